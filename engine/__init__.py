@@ -1,0 +1,1 @@
+"""Naipes' rules engine: pure Python, no I/O, no transport. See ``engine.api``."""

@@ -1,0 +1,172 @@
+"""The engine's entry points. Each takes and returns plain JSON-shaped data in the contract of
+``records/FORMAT.md`` (the same shape the API's messages have in JSON), so that the service, the
+CLI and Python users all speak one format. Bad input raises ``InvalidInput``.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+from engine import options as options_mod
+from engine import rentoy, shuffle
+from engine.cards import Suit, cards_str
+from engine.errors import IllegalAction, InvalidInput
+from engine.record import Game, read_setup, replay, require
+
+GAMES: dict[str, ModuleType] = {"rentoy": rentoy}
+PLANNED = ("tresillo", "revesino")
+
+
+def game_of(request: Any, field: str = "game") -> Game:
+    if not isinstance(request, dict):
+        raise InvalidInput("INVALID_FIELD", "record", "the request must be a JSON object")
+    name = require(request, "game", str)
+    game = GAMES.get(name)
+    if game is None:
+        if name in PLANNED:
+            raise InvalidInput("UNSUPPORTED_GAME", field, f"{name} is not served yet; this service plays: {', '.join(GAMES)}")
+        raise InvalidInput("UNKNOWN_GAME", field, f"unknown game {name!r}: expected tresillo, revesino or rentoy")
+    return game  # type: ignore[return-value]
+
+
+def validate(record: Any) -> dict:
+    """Replay a hand record: is every action legal, and what is the hand worth (FORMAT.md section 6)."""
+    game = game_of(record)
+    setup, actions = read_setup(game, record)
+    run = replay(game, setup, actions)
+    state = run.state
+    finished = game.is_finished(state) and run.violation is None
+    result: dict[str, Any] = {
+        "game": game.NAME,
+        "valid": run.violation is None,
+        "finished": finished,
+        "tricks": [t.to_json() for t in game.tricks(state)],
+    }
+    if run.violation is not None:
+        result["violation"] = run.violation
+    elif not finished:
+        legal = game.legal_actions(state)
+        result["next"] = {"seat": game.to_act(state), "legal": [str(a) for a in legal]}
+    result.update(game.summary(state))
+    if finished:
+        result.update(game.settlement(state))
+    result["events"] = run.events
+    return result
+
+
+def legal_actions(record: Any, seat: int | None = None) -> dict:
+    """Who acts now and every legal action; seen from ``seat``, only what that seat may see."""
+    game = game_of(record)
+    setup, actions = read_setup(game, record)
+    if seat is not None and not 0 <= seat < setup.seats:
+        raise InvalidInput("SEAT_OUT_OF_RANGE", "seat", f"seat {seat} is not a seat of this {setup.seats}-seat table")
+    run = replay(game, setup, actions)
+    state = run.state
+    finished = game.is_finished(state)
+    out: dict[str, Any] = {"game": game.NAME, "valid": run.violation is None, "finished": finished and run.violation is None}
+    if run.violation is not None:
+        out["violation"] = run.violation
+        return out
+    legal = [] if finished else game.legal_actions(state)
+    if seat is not None:
+        legal = [a for a in legal if a.seat == seat]
+    to_act = game.to_act(state)
+    if to_act is not None:
+        out["seat"] = to_act
+    out["legal"] = [str(a) for a in legal]
+    out["actions"] = [_action_json(a) for a in legal]
+    public = game.summary(state)
+    public["tricks"] = [t.to_json() for t in game.tricks(state)]
+    if seat is not None:
+        public.update(game.view(state, seat))
+    out["view"] = public
+    return out
+
+
+def _action_json(action: Any) -> dict:
+    out: dict[str, Any] = {"notation": str(action), "seat": action.seat}
+    if action.card is not None:
+        out["card"] = str(action.card)
+    else:
+        out["call"] = action.call
+        if action.args:
+            out["args"] = list(action.args)
+    return out
+
+
+def resolve_trick(request: Any) -> dict:
+    """The winner of one trick (complete or so far) under a game's contract."""
+    game = game_of(request)
+    options_mod.parse_options(game.Options, request.get("rules"))
+    cards = game.DECK.parse_cards(require(request, "cards", str), "cards")
+    if not cards:
+        raise InvalidInput("WRONG_HAND_SIZE", "cards", "cards must hold at least the card led")
+    if len(set(cards)) != len(cards):
+        raise InvalidInput("DUPLICATE_CARD", "cards", f"cards {cards_str(cards)} has a card twice")
+    contract = require(request, "contract", dict)
+    try:
+        trump = Suit.from_word(require(contract, "trump", str, "contract."))
+    except ValueError as exc:
+        raise InvalidInput("INVALID_FIELD", "contract.trump", f"contract.trump: {exc}") from None
+    seats = request.get("seats")
+    if seats is not None:
+        if seats not in game.SEATS:
+            raise InvalidInput("INVALID_SEATS", "seats", f"{game.NAME} is played with {', '.join(map(str, game.SEATS))} seats, not {seats}")
+        if len(cards) > seats:
+            raise InvalidInput("WRONG_HAND_SIZE", "cards", f"a trick at a {seats}-seat table has at most {seats} cards, not {len(cards)}")
+    index = game.trick_winner_index(cards, trump)
+    out: dict[str, Any] = {"winnerIndex": index, "card": str(cards[index]),
+                           "complete": seats is not None and len(cards) == seats}
+    leader = request.get("leader")
+    if leader is not None:
+        if seats is None:
+            raise InvalidInput("MISSING_FIELD", "seats", "seats is required with leader, to name the winning seat")
+        if not isinstance(leader, int) or not 0 <= leader < seats:
+            raise InvalidInput("SEAT_OUT_OF_RANGE", "leader", f"leader {leader!r} is not a seat of this {seats}-seat table")
+        out["winner"] = (leader + index) % seats
+    who = f"seat {out['winner']}" if "winner" in out else f"card {index + 1} of the trick"
+    how = "trump" if cards[index].suit is trump else f"highest {cards[0].suit.word}, the suit led"
+    out["events"] = [{"kind": "trick", "card": str(cards[index]), "text": f"{who} wins with {cards[index]} ({how})"}]
+    if "winner" in out:
+        out["events"][0]["seat"] = out["winner"]
+    return out
+
+
+def settle_hand(request: Any) -> dict:
+    """The money of a finished hand, from its summary and the table before it."""
+    game = game_of(request)
+    seats = require(request, "seats", int)
+    if seats not in game.SEATS:
+        raise InvalidInput("INVALID_SEATS", "seats", f"{game.NAME} is played with {', '.join(map(str, game.SEATS))} seats, not {seats}")
+    opts = options_mod.parse_options(game.Options, request.get("rules"))
+    table = game.read_table(request.get("table") or {}, seats)
+    return game.settle_summary(opts, table, request.get(game.NAME))
+
+
+def deal(request: Any) -> dict:
+    """A deterministic deal from a seed, and the commitment to publish before the hand."""
+    game = game_of(request)
+    seats = require(request, "seats", int)
+    if seats not in game.SEATS:
+        raise InvalidInput("INVALID_SEATS", "seats", f"{game.NAME} is played with {', '.join(map(str, game.SEATS))} seats, not {seats}")
+    dealer = require(request, "dealer", int)
+    if not 0 <= dealer < seats:
+        raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {dealer} is not a seat of this {seats}-seat table")
+    seed = require(request, "seed", str)
+    if not seed:
+        raise InvalidInput("INVALID_FIELD", "seed", "seed must be a non-empty string")
+    hands, stock = game.deal_from_pack(shuffle.shuffle(game.DECK.cards, seed), seats, dealer)
+    return {"game": game.NAME, "seats": seats, "dealer": dealer, "seed": seed,
+            "commitment": shuffle.commitment(seed), "algorithm": shuffle.ALGORITHM,
+            "deal": {"hands": [cards_str(h) for h in hands], "stock": cards_str(stock)}}
+
+
+def describe_rules(name: str) -> dict:
+    """Every option of a game with its default, allowed values and the spec rule it implements."""
+    game = game_of({"game": name})
+    return {"game": game.NAME, "seats": list(game.SEATS), "options": options_mod.describe(game.Options)}
+
+
+__all__ = ["validate", "legal_actions", "resolve_trick", "settle_hand", "deal", "describe_rules",
+           "IllegalAction", "InvalidInput", "GAMES"]

@@ -1,0 +1,132 @@
+"""Spanish cards in the notation of the hand-record format (``records/FORMAT.md`` section 1).
+
+A card is written ``<rank><suit>``: ``1e`` (as de espadas), ``10o`` (sota de oros), ``12c``
+(rey de copas). ``Card.parse`` reads that notation and ``str(card)`` writes it back.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from engine.errors import InvalidInput
+
+
+class Suit(enum.Enum):
+    """The four Spanish suits, in the canonical order used for sorting and dealing."""
+
+    OROS = "o"
+    COPAS = "c"
+    ESPADAS = "e"
+    BASTOS = "b"
+
+    @property
+    def word(self) -> str:
+        """The suit spelled out, as in calls (``entrada oros``) and API fields."""
+        return self.name.lower()
+
+    @classmethod
+    def from_word(cls, word: str) -> Suit:
+        for suit in cls:
+            if suit.word == word:
+                return suit
+        raise ValueError(f"unknown suit {word!r}: expected oros, copas, espadas or bastos")
+
+
+SUIT_ORDER = {suit: i for i, suit in enumerate(Suit)}
+
+RANK_NAMES = {
+    1: "as", 2: "dos", 3: "tres", 4: "cuatro", 5: "cinco", 6: "seis", 7: "siete",
+    8: "ocho", 9: "nueve", 10: "sota", 11: "caballo", 12: "rey",
+}
+
+_CARD_RE = re.compile(r"^(1[0-2]|[1-9])([ocebOCEB])$")
+
+
+@dataclass(frozen=True, slots=True, order=False)
+class Card:
+    """One card: ``rank`` 1..12 and ``suit``. Written ``10o``, ``1e`` (see ``parse``)."""
+
+    rank: int
+    suit: Suit
+
+    @staticmethod
+    def parse(text: str) -> Card:
+        """Read one card in record notation; raise ``ValueError`` if it is not one."""
+        return _parse_card(text)
+
+    def __str__(self) -> str:
+        return f"{self.rank}{self.suit.value}"
+
+    def __repr__(self) -> str:
+        return f"Card.parse({str(self)!r})"
+
+    @property
+    def name(self) -> str:
+        """The card's Spanish name: ``as de espadas``."""
+        return f"{RANK_NAMES[self.rank]} de {self.suit.word}"
+
+    def sort_key(self) -> tuple[int, int]:
+        return (SUIT_ORDER[self.suit], self.rank)
+
+
+@lru_cache(maxsize=None)
+def _parse_card(text: str) -> Card:
+    match = _CARD_RE.match(text.strip())
+    if not match:
+        raise ValueError(f"{text!r} is not a card (expected rank 1-12 and suit o, c, e or b, e.g. 10o)")
+    return Card(int(match.group(1)), Suit(match.group(2).lower()))
+
+
+def looks_like_card(token: str) -> bool:
+    """True when ``token`` has the shape of a card (``7o``), whatever the deck."""
+    return bool(_CARD_RE.match(token))
+
+
+class Deck:
+    """A Spanish pack: the 40-card deck (no 8 or 9) or the full 48-card deck."""
+
+    def __init__(self, ranks: tuple[int, ...]):
+        self.ranks = ranks
+        self.cards: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in ranks)
+        self._set = frozenset(self.cards)
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def __contains__(self, card: object) -> bool:
+        return card in self._set
+
+    def parse_card(self, text: str) -> Card:
+        """Read a card and check that it belongs to this deck (``ValueError`` otherwise)."""
+        card = Card.parse(text)
+        if card not in self._set:
+            raise ValueError(f"{card} is not in the {len(self)}-card deck")
+        return card
+
+    def parse_cards(self, text: str, field: str) -> tuple[Card, ...]:
+        """Read a space-separated list of cards of this deck; errors name ``field``."""
+        if not isinstance(text, str):
+            raise InvalidInput("INVALID_FIELD", field, f"{field} must be a string of cards such as \"1e 7o 12c\"")
+        cards = []
+        for token in text.split():
+            try:
+                cards.append(self.parse_card(token))
+            except ValueError as exc:
+                raise InvalidInput("UNKNOWN_CARD", field, f"{field}: {exc}") from None
+        return tuple(cards)
+
+
+DECK_40 = Deck((1, 2, 3, 4, 5, 6, 7, 10, 11, 12))
+DECK_48 = Deck((1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12))
+
+
+def cards_str(cards: tuple[Card, ...] | list[Card]) -> str:
+    """Cards as one canonical string: ``"1e 7o 12c"``."""
+    return " ".join(str(c) for c in cards)
+
+
+def sorted_cards(cards: tuple[Card, ...] | list[Card] | frozenset[Card]) -> list[Card]:
+    return sorted(cards, key=Card.sort_key)

@@ -1,0 +1,68 @@
+"""House-rule options: one frozen, keyword-only dataclass per game (STYLE.md, habit 4).
+
+Each field carries its default, the values it accepts and the rule it changes, in the field's
+metadata. The API names an option in lowerCamelCase (``playAllTricks``); the Python field is the
+snake_case of that name (``play_all_tricks``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, TypeVar
+
+from engine.errors import InvalidInput
+
+T = TypeVar("T")
+
+
+def option(default: Any, choices: tuple[Any, ...], rule: str, doc: str) -> Any:
+    """Declare one option field: its default, its allowed values, the spec rule and a sentence."""
+    assert default in choices
+    return dataclasses.field(default=default, metadata={"choices": choices, "rule": rule, "doc": doc})
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def parse_options(cls: type[T], rules: Any, field: str = "rules") -> T:
+    """Build ``cls`` from a record's ``rules`` object. Unknown names and values are errors."""
+    if rules is None:
+        rules = {}
+    if not isinstance(rules, dict):
+        raise InvalidInput("INVALID_FIELD", field, f"{field} must be an object of option names and values")
+    fields = {camel(f.name): f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    values = {}
+    for name, value in rules.items():
+        f = fields.get(name)
+        if f is None:
+            known = ", ".join(sorted(fields)) or "none"
+            raise InvalidInput("UNKNOWN_OPTION", f"{field}.{name}", f"unknown rules option {name!r}; this game's options are: {known}")
+        choices = f.metadata["choices"]
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # JSON numbers arrive as floats through protobuf's Struct
+        if value not in choices or type(value) is not type(f.default):
+            allowed = ", ".join(repr(c) if not isinstance(c, bool) else str(c).lower() for c in choices)
+            raise InvalidInput("INVALID_OPTION_VALUE", f"{field}.{name}", f"rules option {name} cannot be {value!r}; allowed: {allowed}")
+        values[f.name] = value
+    return cls(**values)
+
+
+def describe(cls: type) -> list[dict[str, Any]]:
+    """The options of a game as data: name, default, choices, rule and description."""
+    return [
+        {"name": camel(f.name), "default": f.default, "choices": list(f.metadata["choices"]),
+         "rule": f.metadata["rule"], "doc": f.metadata["doc"]}
+        for f in dataclasses.fields(cls)
+    ]
+
+
+def to_json(options: Any) -> dict[str, Any]:
+    """Every option with its value in force (defaults included), by API name."""
+    return {camel(f.name): getattr(options, f.name) for f in dataclasses.fields(options)}

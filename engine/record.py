@@ -1,0 +1,219 @@
+"""Hand records (``records/FORMAT.md``): reading them, actions, and replay as a fold.
+
+A record is read into a ``Setup`` (who sits where, the options, the table, the deal) and its list
+of action strings. ``replay`` then folds the game's ``apply`` over the actions, checking each one
+by membership in the game's legal list (STYLE.md, habit 6). When an action is not legal, the
+game's ``explain`` says why, after the checks every game shares (``_check``), which follow the
+precedence of FORMAT.md section 6.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from engine.cards import Card, Deck, looks_like_card
+from engine.errors import IllegalAction, InvalidInput
+from engine.tricks import Trick
+
+MAX_ACTIONS = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """One action of the record: a seat plays a card, or makes a call with arguments."""
+
+    seat: int
+    card: Card | None = None
+    call: str | None = None
+    args: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        if self.card is not None:
+            return f"{self.seat} {self.card}"
+        return " ".join((str(self.seat), str(self.call), *self.args))
+
+
+def parse_action(text: Any, seats: int, deck: Deck, calls: frozenset[str]) -> Action:
+    """Read one action in the notation of FORMAT.md section 4 (``"2 1e"``, ``"0 no-quiero"``).
+
+    Input may be in upper case or have extra spaces; the action read is canonical. An action
+    that cannot be read raises ``IllegalAction('MALFORMED_ACTION')``.
+    """
+    if not isinstance(text, str):
+        raise IllegalAction("MALFORMED_ACTION", f"an action must be a string such as \"2 1e\", not {text!r}")
+    tokens = text.lower().split()
+    if len(tokens) < 2:
+        raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: expected a seat and a card or call, e.g. \"2 1e\"")
+    seat_text, word, args = tokens[0], tokens[1], tuple(tokens[2:])
+    if not seat_text.isdigit() or not 0 <= int(seat_text) < seats:
+        raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: {seat_text!r} is not a seat of this {seats}-seat table (0..{seats - 1})")
+    seat = int(seat_text)
+    if looks_like_card(word):
+        try:
+            card = deck.parse_card(word)
+        except ValueError as exc:
+            raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: {exc}") from None
+        if args:
+            raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: a card is played alone, e.g. \"{seat} {card}\"")
+        return Action(seat, card=card)
+    if word not in calls:
+        known = ", ".join(sorted(calls))
+        raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: {word!r} is neither a card nor a call of this game ({known})")
+    return Action(seat, call=word, args=args)
+
+
+class Game(Protocol):
+    """What a game module provides to the shared record machinery."""
+
+    NAME: str
+    SEATS: tuple[int, ...]
+    DECK: Deck
+    CALLS: frozenset[str]
+    Options: type
+
+    def read_table(self, table: Any, seats: int) -> Any: ...
+    def read_deal(self, hands: list[tuple[Card, ...]], stock: tuple[Card, ...], seats: int) -> None: ...
+    def deal_from_pack(self, pack: list[Card], seats: int, dealer: int) -> tuple[list[tuple[Card, ...]], tuple[Card, ...]]: ...
+    def start(self, setup: Setup) -> Any: ...
+    def legal_actions(self, state: Any) -> list[Action]: ...
+    def to_act(self, state: Any) -> int | None: ...
+    def is_finished(self, state: Any) -> bool: ...
+    def out_of_turn_calls(self, state: Any) -> frozenset[str]: ...
+    def explain(self, state: Any, action: Action) -> IllegalAction: ...
+    def apply(self, state: Any, action: Action) -> tuple[Any, list[dict]]: ...
+    def tricks(self, state: Any) -> list[Trick]: ...
+    def summary(self, state: Any) -> dict: ...
+    def settlement(self, state: Any) -> dict: ...
+    def trick_winner_index(self, cards: Any, trump: Any) -> int: ...
+    def settle_summary(self, options: Any, table: Any, hand: Any) -> dict: ...
+    def view(self, state: Any, seat: int) -> dict: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """Everything a record fixes before the first action."""
+
+    seats: int
+    dealer: int
+    options: Any
+    table: Any
+    hands: tuple[tuple[Card, ...], ...]
+    stock: tuple[Card, ...]
+    seed: str | None = None
+
+
+@dataclass(slots=True)
+class Replay:
+    state: Any
+    events: list[dict] = field(default_factory=list)
+    violation: dict | None = None
+
+
+def require(obj: dict, name: str, kind: type | tuple[type, ...], where: str = "") -> Any:
+    """Fetch a required field of the expected JSON type, or raise ``InvalidInput`` naming it."""
+    path = f"{where}{name}"
+    if name not in obj or obj[name] is None:
+        raise InvalidInput("MISSING_FIELD", path, f"{path} is required")
+    value = obj[name]
+    if isinstance(value, float) and kind is int and value.is_integer():
+        value = int(value)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise InvalidInput("INVALID_FIELD", path, f"{path} must be {_JSON_TYPE.get(names, names)}, not {value!r}")
+    return value
+
+
+_JSON_TYPE = {"int": "an integer", "str": "a string", "list": "a list", "dict": "an object"}
+
+
+def read_setup(game: Game, record: Any) -> tuple[Setup, list]:
+    """Check a record's shape and read its setup; return it with the action list."""
+    from engine import shuffle
+
+    if not isinstance(record, dict):
+        raise InvalidInput("INVALID_FIELD", "record", "a hand record must be a JSON object")
+    seats = require(record, "seats", int)
+    if seats not in game.SEATS:
+        allowed = ", ".join(map(str, game.SEATS))
+        raise InvalidInput("INVALID_SEATS", "seats", f"{game.NAME} is played with {allowed} seats, not {seats}")
+    dealer = require(record, "dealer", int)
+    if not 0 <= dealer < seats:
+        raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {dealer} is not a seat of this {seats}-seat table (0..{seats - 1})")
+    options = game_options(game, record.get("rules"))
+    table = game.read_table(record.get("table") or {}, seats)
+    deal = require(record, "deal", dict)
+    unknown = set(deal) - {"hands", "stock", "seed"}
+    if unknown:
+        name = sorted(unknown)[0]
+        raise InvalidInput("INVALID_FIELD", f"deal.{name}", f"deal has no field {name!r}: give hands and stock, or seed")
+    seed = deal.get("seed")
+    if seed is not None and (deal.get("hands") or deal.get("stock")):
+        raise InvalidInput("INVALID_DEAL", "deal.seed", "give either deal.seed or deal.hands and deal.stock, not both")
+    if seed is not None:
+        if not isinstance(seed, str) or not seed:
+            raise InvalidInput("INVALID_FIELD", "deal.seed", "deal.seed must be a non-empty string")
+        hands_list, stock = game.deal_from_pack(shuffle.shuffle(game.DECK.cards, seed), seats, dealer)
+        hands = tuple(hands_list)
+    else:
+        hands, stock = read_cards(game, deal, seats)
+    actions = record.get("actions") or []
+    if not isinstance(actions, list):
+        raise InvalidInput("INVALID_FIELD", "actions", "actions must be a list of strings such as \"2 1e\"")
+    if len(actions) > MAX_ACTIONS:
+        raise InvalidInput("PAYLOAD_TOO_LARGE", "actions", f"a hand has at most {MAX_ACTIONS} actions; this record has {len(actions)}")
+    return Setup(seats, dealer, options, table, hands, stock, seed), actions
+
+
+def game_options(game: Game, rules: Any) -> Any:
+    from engine.options import parse_options
+
+    return parse_options(game.Options, rules)
+
+
+def read_cards(game: Game, deal: dict, seats: int) -> tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]]:
+    """Read ``deal.hands`` and ``deal.stock``: cards of the deck, none twice."""
+    hands_json = require(deal, "hands", list, "deal.")
+    if len(hands_json) != seats:
+        raise InvalidInput("WRONG_HAND_SIZE", "deal.hands", f"deal.hands must have one entry per seat ({seats}), not {len(hands_json)}")
+    hands = tuple(game.DECK.parse_cards(h, f"deal.hands[{i}]") for i, h in enumerate(hands_json))
+    stock = game.DECK.parse_cards(deal.get("stock", ""), "deal.stock")
+    seen: dict[Card, str] = {}
+    for where, cards in [*((f"deal.hands[{i}]", h) for i, h in enumerate(hands)), ("deal.stock", stock)]:
+        for card in cards:
+            if card in seen:
+                other = seen[card]
+                also = "" if other == where else f" and in {other}"
+                raise InvalidInput("DUPLICATE_CARD", where, f"{card} appears twice: in {where}{also}")
+            seen[card] = where
+    game.read_deal(list(hands), stock, seats)
+    return hands, stock
+
+
+def check(game: Game, state: Any, action: Action, legal: list[Action]) -> None:
+    """Raise the violation of an action that is not in ``legal``, by FORMAT.md's precedence."""
+    if action in legal:
+        return
+    if game.is_finished(state):
+        raise IllegalAction("NOT_ALLOWED_NOW", f"seat {action.seat} cannot act: the hand is over")
+    to_act = game.to_act(state)
+    if action.seat != to_act and action.call not in game.out_of_turn_calls(state):
+        raise IllegalAction("NOT_YOUR_TURN", f"it is seat {to_act}'s turn, not seat {action.seat}'s")
+    raise game.explain(state, action)
+
+
+def replay(game: Game, setup: Setup, actions: list) -> Replay:
+    """Fold the actions over the game's start state; stop at the first illegal action."""
+    run = Replay(game.start(setup))
+    for i, text in enumerate(actions):
+        try:
+            action = parse_action(text, setup.seats, game.DECK, game.CALLS)
+            check(game, run.state, action, game.legal_actions(run.state))
+        except IllegalAction as exc:
+            run.violation = {"action": i, "code": exc.code, "message": f"action {i} ({text!r}): {exc.message}"}
+            return run
+        run.state, events = game.apply(run.state, action)
+        for event in events:
+            event["action"] = i
+        run.events.extend(events)
+    return run

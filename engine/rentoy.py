@@ -1,0 +1,436 @@
+"""Rentoy, per ``rules/rentoy.md`` (the spec) and ``docs/rules/rentoy.md`` (our decisions).
+
+Two teams (even seats team 0, odd seats team 1), three cards each, a turned-up card naming
+trumps, three tricks, and the envite ladder 1 -> 3 -> 6 -> 9 -> 12. The only duty in play is
+the arrastre: on a trump lead, play a trump if you hold one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
+from engine.errors import IllegalAction, InvalidInput
+from engine.options import option
+from engine.record import Action, Setup
+from engine.tricks import Trick, rank_table, winning_index
+
+NAME = "rentoy"
+SEATS = (2, 4, 6, 8)
+DECK = DECK_40
+CALLS = frozenset({"envite", "quiero", "no-quiero"})
+MATCH = 12
+
+# B1: rank orders, highest first, exactly as the spec lists them.
+TRUMP_ORDER = rank_table("2 12 11 10 1 7 6 5 4 3")
+PLAIN_ORDER = rank_table("12 11 10 1 7 6 5 4 3 2")
+
+LADDERS = {"1-3-6-9-12": (1, 3, 6, 9, 12), "1-3-6-12": (1, 3, 6, 12)}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Options:
+    """Rentoy's house rules. Every field is an API option (lowerCamelCase of its name)."""
+
+    ladder: str = option("1-3-6-9-12", tuple(LADDERS), "T1",
+                         "values the hand can take; the source's sentence omits 9, its example uses it")
+    bet_timing: str = option("turn", ("turn", "anytime"), "T2",
+                             "turn: a seat bets only at its turn to play a card; anytime: any seat whose team "
+                             "holds the right may bet whenever no proposal is pending")
+    answer_by: str = option("nextOpponent", ("nextOpponent", "anyOpponent"), "T3",
+                            "who answers a proposal: the seat after the proposer, or any member of that team")
+    raise_rights: str = option("accepting", ("accepting", "free"), "T4",
+                               "accepting: after an acceptance only the accepting team may raise; free: either team")
+    play_all_tricks: bool = option(False, (False, True), "T12",
+                                   "false: the hand ends when a team has two tricks; true: all three tricks are played")
+    renuncio: str = option("prevent", ("prevent", "penalty"), "T13",
+                           "prevent: a seat holding a trump must play one on a trump lead; penalty: it may "
+                           "renounce, and its team loses the hand at the current value")
+    first_leader: str = option("afterDealer", ("afterDealer", "dealer"), "T9",
+                               "who leads the first trick: the seat after the dealer, or the dealer")
+    next_dealer: str = option("afterDealer", ("afterDealer", "beforeDealer"), "T9",
+                              "where the deal passes after the hand: to the next seat in order of play, or back")
+
+
+def team(seat: int) -> int:
+    return seat % 2
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """A pending envite: the value proposed and the seat that proposed it."""
+
+    value: int
+    seat: int
+    answerer: int  # the seat expected to answer (the next seat in order of play)
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    options: Options
+    seats: int
+    dealer: int
+    turnup: Card
+    hands: tuple[tuple[Card, ...], ...]
+    score: tuple[int, int]
+    trick: Trick
+    turn: int
+    tricks: tuple[Trick, ...] = ()
+    won: tuple[int, int] = (0, 0)
+    value: int = 1
+    proposal: Proposal | None = None
+    raise_right: int | None = None  # None: either team may bet
+    winner: int | None = None  # team that won the hand, once finished
+    end: str | None = None  # "tricks", "fold" or "renuncio"
+    ladder: tuple[int, ...] = field(default=LADDERS["1-3-6-9-12"])
+
+    @property
+    def trump(self) -> Suit:
+        return self.turnup.suit
+
+    @property
+    def finished(self) -> bool:
+        return self.winner is not None
+
+
+# ---- setup -------------------------------------------------------------------------------
+
+
+def read_table(table: Any, seats: int) -> tuple[int, int]:
+    if not isinstance(table, dict):
+        raise InvalidInput("INVALID_FIELD", "table", "table must be an object such as {\"score\": [4, 5]}")
+    for name in table:
+        if name != "score" and table[name] not in (None, [], 0, "", "none"):
+            raise InvalidInput("INVALID_TABLE", f"table.{name}", f"table.{name} is not part of a Rentoy table (only score)")
+    score = table.get("score") or [0, 0]
+    if (not isinstance(score, list) or len(score) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in score)):
+        raise InvalidInput("INVALID_FIELD", "table.score", "table.score must be two integers: [team 0, team 1]")
+    if min(score) < 0:
+        raise InvalidInput("INVALID_TABLE", "table.score", f"table.score {score} has a negative score")
+    if max(score) >= MATCH:
+        raise InvalidInput("INVALID_TABLE", "table.score",
+                           f"table.score {score}: a team already has {MATCH} points, so the match is over; start the next match at [0, 0]")
+    return (score[0], score[1])
+
+
+def read_deal(hands: list[tuple[Card, ...]], stock: tuple[Card, ...], seats: int) -> None:
+    for i, hand in enumerate(hands):
+        if len(hand) != 3:
+            raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{i}]", f"deal.hands[{i}] has {len(hand)} cards; Rentoy deals 3 to each seat")
+    if not stock:
+        raise InvalidInput("WRONG_HAND_SIZE", "deal.stock", "deal.stock must start with the card turned up for trumps")
+
+
+def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tuple[Card, ...]], tuple[Card, ...]]:
+    """B2: one card at a time, three rounds, from the seat after the dealer; then the turn-up."""
+    hands: list[list[Card]] = [[] for _ in range(seats)]
+    for i in range(3 * seats):
+        hands[(dealer + 1 + i) % seats].append(pack[i])
+    return [tuple(h) for h in hands], tuple(pack[3 * seats:])
+
+
+def start(setup: Setup) -> State:
+    options: Options = setup.options
+    leader = setup.dealer if options.first_leader == "dealer" else (setup.dealer + 1) % setup.seats
+    return State(options=options, seats=setup.seats, dealer=setup.dealer, turnup=setup.stock[0],
+                 hands=setup.hands, score=setup.table, trick=Trick(leader), turn=leader,
+                 ladder=LADDERS[options.ladder])
+
+
+# ---- the trick ---------------------------------------------------------------------------
+
+
+def strength(card: Card, led: Card, trump: Suit) -> int:
+    """B4: any trump beats every other card; otherwise only the suit led can win."""
+    if card.suit is trump:
+        return 100 + TRUMP_ORDER[card.rank]
+    if card.suit is led.suit:
+        return PLAIN_ORDER[card.rank]
+    return -1
+
+
+def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit) -> int:
+    return winning_index(cards, lambda c, led: strength(c, led, trump))
+
+
+# ---- legal actions -----------------------------------------------------------------------
+
+
+def _decided(state: State) -> bool:
+    return max(state.won) >= 2
+
+
+def _may_bet(state: State, seat: int) -> bool:
+    """B3 / T4 / T15: no proposal pending, hand undecided, below the top, and the right to raise."""
+    return (state.proposal is None and not _decided(state) and state.value < state.ladder[-1]
+            and state.raise_right in (None, team(seat)))
+
+
+def _answerers(state: State) -> list[int]:
+    """T3: the seat after the proposer answers; as an option any member of its team may."""
+    proposal = state.proposal
+    assert proposal is not None
+    if state.options.answer_by == "nextOpponent":
+        return [proposal.answerer]
+    return [s for s in _round_from(proposal.answerer, state.seats) if team(s) == team(proposal.answerer)]
+
+
+def _round_from(seat: int, seats: int) -> list[int]:
+    return [(seat + k) % seats for k in range(seats)]
+
+
+def _trumps_held(state: State, seat: int) -> list[Card]:
+    return [c for c in state.hands[seat] if c.suit is state.trump]
+
+
+def _trump_led(state: State) -> bool:
+    return bool(state.trick.cards) and state.trick.cards[0].suit is state.trump
+
+
+def playable(state: State, seat: int) -> list[Card]:
+    """B4 / T11: a free choice, except that on a trump lead a seat holding trumps plays one."""
+    hand = sorted_cards(state.hands[seat])
+    if _trump_led(state) and state.options.renuncio == "prevent":
+        trumps = [c for c in hand if c.suit is state.trump]
+        if trumps:
+            return trumps
+    return hand
+
+
+def legal_actions(state: State) -> list[Action]:
+    if state.finished:
+        return []
+    if state.proposal is not None:
+        # An answer is due: accept, refuse, or raise while the ladder goes higher.
+        can_raise = state.proposal.value < state.ladder[-1]
+        out = []
+        for seat in _answerers(state):
+            out += [Action(seat, call="quiero"), Action(seat, call="no-quiero")]
+            if can_raise:
+                out.append(Action(seat, call="envite"))
+        return out
+    seat = state.turn
+    out = [Action(seat, card=c) for c in playable(state, seat)]
+    if _may_bet(state, seat):
+        out.append(Action(seat, call="envite"))
+    if state.options.bet_timing == "anytime":
+        out += [Action(s, call="envite") for s in _round_from(seat, state.seats)[1:] if _may_bet(state, s)]
+    return out
+
+
+def to_act(state: State) -> int | None:
+    if state.finished:
+        return None
+    return state.proposal.answerer if state.proposal is not None else state.turn
+
+
+def is_finished(state: State) -> bool:
+    return state.finished
+
+
+def out_of_turn_calls(state: State) -> frozenset[str]:
+    calls: set[str] = set()
+    if state.options.bet_timing == "anytime":
+        calls.add("envite")
+    if state.options.answer_by == "anyOpponent" and state.proposal is not None:
+        calls |= {"quiero", "no-quiero", "envite"}
+    return frozenset(calls)
+
+
+def explain(state: State, action: Action) -> IllegalAction:
+    """Why an action (by a seat that may act now) is not legal."""
+    seat = action.seat
+    proposal = state.proposal
+    if action.card is not None:
+        if proposal is not None:
+            return IllegalAction("NOT_ALLOWED_NOW", f"seat {seat} must first answer the envite to {proposal.value} "
+                                 "(quiero, no-quiero or envite)")
+        if action.card not in state.hands[seat]:
+            return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(sorted_cards(state.hands[seat]))}")
+        trumps = _trumps_held(state, seat)
+        led = state.trick.cards[0]
+        return IllegalAction("MUST_PLAY_TRUMP", f"seat {seat} holds {cards_str(trumps)}, trump ({state.trump.word}), and a trump "
+                             f"was led ({led}): the arrastre obliges seat {seat} to play a trump, not {action.card}")
+    if action.args:
+        return IllegalAction("NOT_ALLOWED_NOW", f"{action.call} takes no arguments in Rentoy")
+    if action.call in ("quiero", "no-quiero"):
+        if proposal is None:
+            return IllegalAction("NOT_ALLOWED_NOW", f"there is no envite for seat {seat} to answer")
+        return IllegalAction("NOT_ALLOWED_NOW", f"seat {seat} cannot answer team {team(proposal.seat)}'s own envite; "
+                             f"seat {proposal.answerer} answers it")
+    # envite
+    top = state.ladder[-1]
+    if proposal is not None:
+        if team(seat) == team(proposal.seat):
+            return IllegalAction("NOT_ALLOWED_NOW", f"seat {seat}'s team proposed {proposal.value}; team {1 - team(seat)} must answer it")
+        if seat not in _answerers(state):
+            return IllegalAction("NOT_ALLOWED_NOW", f"seat {proposal.answerer} answers the envite to {proposal.value}, not seat {seat}")
+        return IllegalAction("NOT_ALLOWED_NOW", f"the proposal is already {top}, the top of the ladder: it cannot be raised")
+    if _decided(state):
+        return IllegalAction("NOT_ALLOWED_NOW", "the hand is decided: a team already has two tricks, so no more bets")
+    if state.value >= top:
+        return IllegalAction("NOT_ALLOWED_NOW", f"the hand is already worth {top}: it cannot be raised")
+    if state.raise_right is not None and state.raise_right != team(seat):
+        return IllegalAction("NOT_ALLOWED_NOW", f"team {state.raise_right} accepted the last envite, so only team "
+                             f"{state.raise_right} may raise; seat {seat} is in team {team(seat)}")
+    return IllegalAction("NOT_ALLOWED_NOW", f"seat {seat} may not bet now")
+
+
+# ---- applying actions --------------------------------------------------------------------
+
+
+def _next_value(state: State, value: int) -> int:
+    return state.ladder[state.ladder.index(value) + 1]
+
+
+def _finish(state: State, winner: int, end: str) -> State:
+    return replace(state, winner=winner, end=end, proposal=None)
+
+
+def apply(state: State, action: Action) -> tuple[State, list[dict]]:
+    """Apply a legal action; return the new state and the events it caused."""
+    seat = action.seat
+    if action.card is not None:
+        return _play(state, seat, action.card)
+    proposal = state.proposal
+    if action.call == "envite":
+        if proposal is None:
+            new = Proposal(_next_value(state, state.value), seat, (seat + 1) % state.seats)
+            text = f"seat {seat} (team {team(seat)}) bets: the hand would be worth {new.value}"
+            state = replace(state, proposal=new)
+            return state, [{"kind": "envite", "seat": seat, "team": team(seat), "value": new.value, "text": text}]
+        # A raise accepts the pending proposal and proposes the next level.
+        value = proposal.value
+        new = Proposal(_next_value(state, value), seat, (seat + 1) % state.seats)
+        text = f"seat {seat} (team {team(seat)}) accepts {value} and raises to {new.value}"
+        state = replace(state, value=value, proposal=new)
+        return state, [{"kind": "raise", "seat": seat, "team": team(seat), "value": new.value, "text": text}]
+    assert proposal is not None
+    if action.call == "quiero":
+        right = team(seat) if state.options.raise_rights == "accepting" else None
+        text = f"seat {seat} (team {team(seat)}) accepts: the hand is worth {proposal.value}"
+        state = replace(state, value=proposal.value, proposal=None, raise_right=right)
+        return state, [{"kind": "quiero", "seat": seat, "team": team(seat), "value": proposal.value, "text": text}]
+    # no-quiero: T5, the proposing team scores the last accepted value.
+    winner = team(proposal.seat)
+    text = (f"seat {seat} (team {team(seat)}) refuses {proposal.value}: team {winner} wins the hand "
+            f"at its last accepted value, {state.value}")
+    return _finish(state, winner, "fold"), [{"kind": "no-quiero", "seat": seat, "team": team(seat), "value": state.value, "text": text}]
+
+
+def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict]]:
+    events: list[dict] = []
+    renounced = (_trump_led(state) and card.suit is not state.trump and bool(_trumps_held(state, seat)))
+    hands = tuple(tuple(c for c in h if c != card) if s == seat else h for s, h in enumerate(state.hands))
+    trick = state.trick.with_card(card)
+    state = replace(state, hands=hands, trick=trick)
+    events.append({"kind": "card", "seat": seat, "card": str(card), "text": f"seat {seat} plays {card}"})
+    if renounced:
+        # T13 option "penalty": the offending team loses the hand at its current value.
+        winner = 1 - team(seat)
+        events.append({"kind": "renuncio", "seat": seat, "team": team(seat), "value": state.value,
+                       "text": f"seat {seat} renounces: holds a trump on a trump lead and plays {card}; "
+                               f"team {winner} wins the hand at {state.value}"})
+        return _finish(state, winner, "renuncio"), events
+    if len(trick.cards) < state.seats:
+        return replace(state, turn=(seat + 1) % state.seats), events
+    idx = trick_winner_index(trick.cards, state.trump)
+    winner_seat = trick.seat_of(idx, state.seats)
+    done = Trick(trick.leader, trick.cards, winner_seat)
+    won = list(state.won)
+    won[team(winner_seat)] += 1
+    state = replace(state, tricks=state.tricks + (done,), won=(won[0], won[1]),
+                    trick=Trick(winner_seat), turn=winner_seat)
+    events.append({"kind": "trick", "seat": winner_seat, "team": team(winner_seat), "card": str(trick.cards[idx]),
+                   "trick": len(state.tricks),
+                   "text": f"trick {len(state.tricks)} to seat {winner_seat} (team {team(winner_seat)}) with {trick.cards[idx]}"})
+    leading = 0 if won[0] >= 2 else 1 if won[1] >= 2 else None
+    if leading is not None and (not state.options.play_all_tricks or len(state.tricks) == 3):
+        events.append({"kind": "hand", "team": leading, "value": state.value,
+                       "text": f"team {leading} wins {won[leading]} tricks: the hand, worth {state.value}"})
+        return _finish(state, leading, "tricks"), events
+    return state, events
+
+
+# ---- results -----------------------------------------------------------------------------
+
+
+def tricks(state: State) -> list[Trick]:
+    return [*state.tricks, *([state.trick] if state.trick.cards else [])]
+
+
+def summary(state: State) -> dict:
+    """The Rentoy-specific public fields of a hand in any state: trump, value, bets."""
+    out: dict[str, Any] = {"trump": state.trump.word, "turnUp": str(state.turnup), "value": state.value,
+                           "teamTricks": list(state.won)}
+    if state.proposal is not None:
+        out["proposal"] = {"value": state.proposal.value, "seat": state.proposal.seat}
+    if state.raise_right is not None:
+        out["raiseRight"] = state.raise_right
+    return out
+
+
+def settlement(state: State) -> dict:
+    """The result fields of a finished hand: points, payments, the table after, the next dealer."""
+    assert state.winner is not None and state.end is not None
+    out = settle(state.score, state.winner, state.value, state.end)
+    out["nextDealer"] = next_dealer(state.options, state.dealer, state.seats)
+    return out
+
+
+_END_REASON = {
+    "tricks": "won two tricks",
+    "fold": "the other team refused the envite",
+    "renuncio": "the other team renounced a trump on a trump lead",
+}
+
+
+def settle(score: tuple[int, int], winner: int, value: int, end: str) -> dict:
+    """B5: the winning team scores the hand's value; the match is won at 12."""
+    points = [0, 0]
+    points[winner] = value
+    after = [score[0] + points[0], score[1] + points[1]]
+    out: dict[str, Any] = {
+        "handWinner": winner, "end": end, "points": points,
+        "payments": [{"payee": f"team {winner}", "amount": value,
+                      "reason": f"hand worth {value}: {_END_REASON[end]}"}],
+        "table": {"score": after},
+    }
+    if after[winner] >= MATCH:
+        out["matchWinner"] = winner
+    return out
+
+
+def next_dealer(options: Options, dealer: int, seats: int) -> int:
+    return (dealer + (1 if options.next_dealer == "afterDealer" else -1)) % seats
+
+
+def view(state: State, seat: int) -> dict:
+    """What one seat may see: its own cards, the public calls and tricks, the others' counts."""
+    return {"seat": seat, "hand": cards_str(sorted_cards(state.hands[seat])),
+            "handSizes": [len(h) for h in state.hands], "team": team(seat)}
+
+
+def settle_summary(options: Options, score: tuple[int, int], hand: Any) -> dict:
+    """SettleHand: ``{"winner": team, "value": n, "end": "tricks" | "fold" | "renuncio"}``."""
+    from engine.record import require
+
+    if not isinstance(hand, dict):
+        raise InvalidInput("MISSING_FIELD", "rentoy", "rentoy is required: {\"winner\": team, \"value\": points, \"end\": \"tricks\"}")
+    winner = require(hand, "winner", int, "rentoy.")
+    if winner not in (0, 1):
+        raise InvalidInput("INVALID_FIELD", "rentoy.winner", f"rentoy.winner is a team, 0 or 1, not {winner}")
+    value = require(hand, "value", int, "rentoy.")
+    ladder = LADDERS[options.ladder]
+    if value not in ladder:
+        raise InvalidInput("INVALID_FIELD", "rentoy.value", f"rentoy.value {value} is not on the ladder {options.ladder}")
+    end = hand.get("end", "tricks")
+    if end not in _END_REASON:
+        raise InvalidInput("INVALID_FIELD", "rentoy.end", f"rentoy.end must be tricks, fold or renuncio, not {end!r}")
+    if end == "renuncio" and options.renuncio != "penalty":
+        raise InvalidInput("INVALID_FIELD", "rentoy.end", "a hand ends by renuncio only under the option renuncio: penalty")
+    if end == "fold" and value == ladder[-1]:
+        raise InvalidInput("INVALID_FIELD", "rentoy.value", f"a refused envite scores the last accepted value, which is below {value}")
+    return settle(score, winner, value, end)
