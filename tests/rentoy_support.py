@@ -1,0 +1,73 @@
+"""Small helpers shared by the Rentoy rules tests: hand records written in card notation, and
+readers of validation results. Not a test module (pytest collects only ``test_*.py``).
+
+Seat numbering follows FORMAT.md: seats in order of play, the first player is the seat after the
+dealer. The rules spec numbers seats from the dealer (S0 = dealer, S1 = first player), so with
+``dealer=0`` the spec's Sn is seat n: team A = {S1, S3, ...} is team 1, team B = {S0, S2, ...}
+is team 0.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import api
+
+A, B = 1, 0  # the spec's team A (first player's) and team B (dealer's)
+
+
+def rec(hands: list[str], turnup: str, actions: list[str] | tuple[str, ...] = (), *, dealer: int = 0,
+        score: list[int] | None = None, rules: dict[str, Any] | None = None, rest: str = "") -> dict:
+    """A Rentoy record: ``hands[s]`` is seat s's three cards, ``turnup`` the card turned for trumps."""
+    record: dict[str, Any] = {
+        "game": "rentoy",
+        "seats": len(hands),
+        "dealer": dealer,
+        "deal": {"hands": list(hands), "stock": f"{turnup} {rest}".strip()},
+        "actions": list(actions),
+    }
+    if score is not None:
+        record["table"] = {"score": list(score)}
+    if rules:
+        record["rules"] = dict(rules)
+    return record
+
+
+def more(record: dict, *actions: str) -> dict:
+    """The same record with more actions."""
+    return {**record, "actions": [*record["actions"], *actions]}
+
+
+def ok(record: dict) -> dict:
+    """Validate a record that must be legal throughout; return the result."""
+    result = api.validate(record)
+    assert result["valid"], result.get("violation")
+    return result
+
+
+def winners(result: dict) -> list[int]:
+    """The winners of the completed tricks, in order."""
+    return [t["winner"] for t in result["tricks"] if "winner" in t]
+
+
+def legal(result: dict) -> set[str]:
+    assert not result["finished"], "the hand is over: nothing is legal"
+    return set(result["next"]["legal"])
+
+
+def legal_of(result: dict, seat: int) -> set[str]:
+    """The legal actions of one seat, without the seat number: {"2e", "envite"}."""
+    return {a.split(" ", 1)[1] for a in legal(result) if int(a.split(" ", 1)[0]) == seat}
+
+
+def cards_of(result: dict, seat: int) -> set[str]:
+    """The cards one seat may legally play now."""
+    return {a for a in legal_of(result, seat) if a[0].isdigit()}
+
+
+def violation(record: dict) -> tuple[int, str]:
+    """The first illegal action of a record: (index, code)."""
+    result = api.validate(record)
+    assert not result["valid"], "expected a violation, the record is legal"
+    assert result["finished"] is False
+    return result["violation"]["action"], result["violation"]["code"]
