@@ -1,0 +1,129 @@
+"""JSON <-> protobuf, the one way both transports and the CLI do it.
+
+* Requests reach the engine as ``json_format.MessageToDict``: exactly the record JSON of
+  FORMAT.md (lowerCamelCase; ``optional`` fields keep an explicit ``0``).
+* Engine answers become messages with ``json_format.ParseDict(ignore_unknown_fields=False)``, so
+  a field the engine returns but the schema lacks fails loudly (a test catches the drift).
+* Messages are printed for REST and the CLI with every field that has no presence (``false``,
+  ``0``, ``""``: FORMAT.md section 6 wants ``"valid": false`` and ``"seat": 0``), less the empty
+  lists that are not always part of an answer, so a printed result equals the engine's dict.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeVar
+
+from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
+
+from service.errors import ServiceError
+
+M = TypeVar("M", bound=Message)
+
+# Lists printed even when empty: a client can always read them (FORMAT.md section 6).
+ALWAYS_PRINTED = frozenset({"tricks", "legal", "actions", "events"})
+_OPAQUE = frozenset({"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"})
+
+
+def to_engine(message: Message) -> dict[str, Any]:
+    """A request message as the plain JSON dict the engine takes."""
+    return json_format.MessageToDict(message)
+
+
+def from_engine(data: dict[str, Any], message: M) -> M:
+    """An engine answer into its message. A field the schema lacks raises (an INTERNAL error)."""
+    json_format.ParseDict(data, message, ignore_unknown_fields=False)
+    return message
+
+
+def to_json(message: Message) -> dict[str, Any]:
+    """A message as the API's JSON: defaults printed, empty optional lists dropped, fields in the
+    schema's order."""
+    data = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+    return _prune(data, message.DESCRIPTOR)
+
+
+def _prune(data: dict[str, Any], descriptor: Descriptor) -> dict[str, Any]:
+    if descriptor.full_name in _OPAQUE:
+        return data
+    out: dict[str, Any] = {}
+    for field in descriptor.fields:
+        key = field.json_name
+        if key not in data:
+            continue
+        value = data[key]
+        repeated = is_repeated(field)
+        if repeated and not value and key not in ALWAYS_PRINTED:
+            continue
+        if field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.full_name not in _OPAQUE:
+            value = [_prune(v, field.message_type) for v in value] if repeated else _prune(value, field.message_type)
+        out[key] = value
+    return out
+
+
+def is_repeated(field: FieldDescriptor) -> bool:
+    """Whether a field is a list (``is_repeated`` in newer protobuf; ``label`` in older)."""
+    flag = getattr(field, "is_repeated", None)
+    return bool(flag) if flag is not None else field.label == FieldDescriptor.LABEL_REPEATED
+
+
+def from_json(data: Any, message: M, where: str = "") -> M:
+    """Client JSON into a message; a wrong type or an unknown field is ``INVALID_FIELD`` naming
+    the field's path (``deal.hands``, ``foo``), prefixed by ``where``."""
+    if not isinstance(data, dict):
+        raise ServiceError("INVALID_FIELD", f"{where or 'the body'} must be a JSON object, not {type(data).__name__}", where or "body")
+    try:
+        json_format.ParseDict(data, message, ignore_unknown_fields=False)
+    except json_format.ParseError as exc:
+        path, reason = parse_error_field(str(exc))
+        field = ".".join(p for p in (where, path) if p) or "body"
+        raise ServiceError("INVALID_FIELD", f"{field}: {reason}", field) from None
+    return message
+
+
+_FAILED = re.compile(r"Failed to parse (\S+) field: ")
+_NO_FIELD = re.compile(r'Message type "([\w.]+)" has no field named "([^"]+)"')
+_AT = re.compile(r' at "?([\w.\[\]]+?)"?\.*$')
+
+
+def parse_error_field(message: str) -> tuple[str, str]:
+    """The dotted field path and the reason of a ``json_format.ParseError`` message.
+
+    ``'Failed to parse deal field: Failed to parse hands field: expected string ...'`` gives
+    ``("deal.hands", "expected string ...")``; ``'Message type "naipes.v1.HandRecord" has no
+    field named "foo" at "HandRecord". ...'`` gives ``("foo", "unknown field ...")``.
+    """
+    text = message.splitlines()[0] if message else ""
+    parts: list[str] = []
+    while m := _FAILED.match(text):
+        parts.append(m[1])
+        text = text[m.end():]
+    if m := _NO_FIELD.search(text):
+        parts.append(m[2])
+        return ".".join(parts), f"unknown field {m[2]!r} of {m[1].rsplit('.', 1)[-1]}"
+    at = _AT.search(text)
+    if at:
+        where = at[1].split(".")[1:]  # drop the root message's name
+        if len(where) > len(parts):
+            parts = where
+        text = text[: at.start()]
+    return ".".join(parts), _plain(text.rstrip(".").strip())
+
+
+_REASONS = [
+    (re.compile(r"invalid literal for int\(\) with base 10: (.*)"), r"expected an integer, not \1"),
+    (re.compile(r"Couldn't parse integer: (.*)"), r"expected an integer, not \1"),
+    (re.compile(r"Bool value (\w+) is not acceptable for integer field"), r"expected an integer, not \1"),
+    (re.compile(r"repeated field \w+ must be in \[\] which is (.*)"), r"expected a list, not \1"),
+    (re.compile(r"expected string or bytes-like object, got '(\w+)'"), r"expected a string, got \1"),
+    (re.compile(r"Struct must be in a dict which is (.*)"), r"expected an object, not \1"),
+]
+
+
+def _plain(reason: str) -> str:
+    for pattern, replacement in _REASONS:
+        if pattern.fullmatch(reason):
+            return pattern.sub(replacement, reason)
+    return reason or "invalid value"

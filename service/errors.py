@@ -1,0 +1,96 @@
+"""THE error table: every error code the service can answer with, and what it becomes on each
+transport (STYLE.md, habit 12).
+
+Codes are the engine's invalid-input codes (``engine.errors.INPUT_CODES``) plus a few the
+transport itself raises. A rule violation is not an error: it is a successful validation with
+``valid: false``. On gRPC the code travels as the ``reason`` of a ``google.rpc.ErrorInfo`` (domain
+``naipes.v1``); on REST as the ``code`` of an ``application/problem+json`` body.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import grpc
+
+DOMAIN = "naipes.v1"
+
+
+@dataclass(frozen=True)
+class ErrorKind:
+    grpc_code: grpc.StatusCode
+    http_status: int
+    title: str
+
+
+_BAD = grpc.StatusCode.INVALID_ARGUMENT
+
+ERRORS: dict[str, ErrorKind] = {
+    # Invalid input (engine.errors.INPUT_CODES): the request is not well formed.
+    "MALFORMED_JSON": ErrorKind(_BAD, 400, "The body is not valid JSON"),
+    "INVALID_FIELD": ErrorKind(_BAD, 400, "A field has the wrong type or shape"),
+    "MISSING_FIELD": ErrorKind(_BAD, 400, "A required field is absent"),
+    "UNKNOWN_GAME": ErrorKind(_BAD, 400, "Unknown game"),
+    "UNSUPPORTED_GAME": ErrorKind(grpc.StatusCode.UNIMPLEMENTED, 501, "Game not served yet"),
+    "INVALID_SEATS": ErrorKind(_BAD, 400, "Wrong number of seats for the game"),
+    "SEAT_OUT_OF_RANGE": ErrorKind(_BAD, 400, "Seat out of range"),
+    "UNKNOWN_CARD": ErrorKind(_BAD, 400, "Unknown card"),
+    "DUPLICATE_CARD": ErrorKind(_BAD, 400, "Duplicated card"),
+    "WRONG_HAND_SIZE": ErrorKind(_BAD, 400, "Wrong number of cards"),
+    "UNKNOWN_OPTION": ErrorKind(_BAD, 400, "Unknown rules option"),
+    "INVALID_OPTION_VALUE": ErrorKind(_BAD, 400, "Invalid rules option value"),
+    "INVALID_TABLE": ErrorKind(_BAD, 400, "Impossible table"),
+    "INVALID_DEAL": ErrorKind(_BAD, 400, "Invalid deal"),
+    "PAYLOAD_TOO_LARGE": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 413, "Request too large"),
+    # The transport's own.
+    "NOT_FOUND": ErrorKind(grpc.StatusCode.NOT_FOUND, 404, "No such route"),
+    "METHOD_NOT_ALLOWED": ErrorKind(grpc.StatusCode.UNIMPLEMENTED, 405, "Method not allowed on this route"),
+    "UNSUPPORTED_MEDIA_TYPE": ErrorKind(_BAD, 415, "Unsupported media type"),
+    "INTERNAL": ErrorKind(grpc.StatusCode.INTERNAL, 500, "Internal error"),
+}
+
+
+@dataclass(frozen=True)
+class ServiceError(Exception):
+    """An error answer: a code of ``ERRORS``, a message, and the offending field if any (in the
+    record's JSON spelling, ``deal.hands[1]``, ``rules.foo``)."""
+
+    code: str
+    message: str
+    field: str | None = None
+
+    def __post_init__(self) -> None:
+        assert self.code in ERRORS, self.code
+
+    @property
+    def kind(self) -> ErrorKind:
+        return ERRORS[self.code]
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def from_exception(exc: BaseException) -> ServiceError:
+    """The engine's ``InvalidInput`` as a service error; anything else is INTERNAL."""
+    from engine.errors import InvalidInput
+
+    if isinstance(exc, ServiceError):
+        return exc
+    if isinstance(exc, InvalidInput):
+        return ServiceError(exc.code, exc.message, exc.field)
+    return ServiceError("INTERNAL", f"internal error ({type(exc).__name__}); the request was not processed and the server goes on")
+
+
+def problem(error: ServiceError) -> dict:
+    """The RFC 9457 ``application/problem+json`` body of an error."""
+    kind = error.kind
+    body: dict = {"type": f"urn:naipes:error:{error.code}", "title": kind.title, "status": kind.http_status,
+                  "detail": error.message, "code": error.code}
+    if error.field is not None:
+        body["field"] = error.field
+        body["fieldViolations"] = [{"field": error.field, "description": error.message}]
+    return body
+
+
+# The largest request either transport accepts (gRPC: RESOURCE_EXHAUSTED; REST: 413).
+MAX_REQUEST_BYTES = 1 << 20

@@ -1,0 +1,116 @@
+"""The gRPC server: NaipesService over the shared handlers, standard health checking and
+server reflection.
+
+Invalid input is answered with the status of the error table and the rich error model: a
+``google.rpc.Status`` whose details hold an ``ErrorInfo`` (``reason`` = the error code, domain
+``naipes.v1``, ``metadata.field``) and a ``BadRequest`` naming the field. An unexpected exception
+is logged and answered ``INTERNAL``; the server goes on serving.
+
+Run alone: ``python -m service.grpc_server --host 127.0.0.1 --port 50051``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import signal
+import threading
+from collections.abc import Callable
+from concurrent import futures
+from typing import Any
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from grpc_status import rpc_status
+
+from naipes.v1 import naipes_pb2_grpc
+from service.errors import DOMAIN, MAX_REQUEST_BYTES, ServiceError, from_exception
+from service.handlers import HANDLERS, SERVICE
+
+log = logging.getLogger("naipes.grpc")
+
+
+def status_of(error: ServiceError) -> status_pb2.Status:
+    """The rich gRPC status of an error: ErrorInfo, and BadRequest when a field is at fault."""
+    details = []
+    info = error_details_pb2.ErrorInfo(reason=error.code, domain=DOMAIN)
+    if error.field is not None:
+        info.metadata["field"] = error.field
+    details.append(info)
+    if error.field is not None:
+        details.append(error_details_pb2.BadRequest(field_violations=[
+            error_details_pb2.BadRequest.FieldViolation(field=error.field, description=error.message)]))
+    packed = []
+    for detail in details:
+        any_detail = any_pb2.Any()
+        any_detail.Pack(detail)
+        packed.append(any_detail)
+    return status_pb2.Status(code=error.kind.grpc_code.value[0], message=error.message, details=packed)
+
+
+def _method(name: str, handler: Callable[[Any], Any]) -> Callable[..., Any]:
+    def call(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
+        try:
+            return handler(request)
+        except Exception as exc:  # every failure becomes a status; the server lives on
+            error = from_exception(exc)
+            if error.code == "INTERNAL":
+                log.exception("%s failed", name)
+            context.abort_with_status(rpc_status.to_status(status_of(error)))
+
+    call.__name__ = name
+    return call
+
+
+# The servicer: one method per RPC of the service descriptor, each calling its shared handler.
+NaipesServicer = type("NaipesServicer", (naipes_pb2_grpc.NaipesServiceServicer,),
+                      {m.name: _method(m.name, HANDLERS[m.name]) for m in SERVICE.methods})
+
+
+def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | None = None) -> tuple[grpc.Server, int]:
+    """A started-ready (not yet started) server bound to ``host:port``; returns it and its port."""
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=max_workers or min(32, (os.cpu_count() or 1) * 4)),
+        options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES)],
+    )
+    naipes_pb2_grpc.add_NaipesServiceServicer_to_server(NaipesServicer(), server)
+    health_servicer = health.HealthServicer()
+    for name in ("", SERVICE.full_name):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE.full_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server)
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise OSError(f"cannot listen for gRPC on {host}:{port}")
+    return server, bound
+
+
+def serve(host: str, port: int, max_workers: int | None = None) -> None:
+    """Serve until SIGINT or SIGTERM, then stop with a short grace period."""
+    server, bound = create_server(host, port, max_workers)
+    server.start()
+    log.info("gRPC listening on %s:%d", host, bound)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    stop.wait()
+    server.stop(grace=2).wait()
+    log.info("gRPC stopped")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Naipes gRPC server")
+    parser.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"))
+    parser.add_argument("--port", type=int, default=int(os.environ.get("NAIPES_GRPC_PORT", "50051")))
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    serve(args.host, args.port)
+
+
+if __name__ == "__main__":
+    main()

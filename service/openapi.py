@@ -1,0 +1,138 @@
+"""The OpenAPI 3 document of the REST API, generated from the service descriptor and its
+``google.api.http`` annotations: paths, verbs, parameters and the JSON schemas of the messages
+(protobuf's JSON mapping). Nothing here is written per RPC or per message.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+
+from service.codec import is_repeated
+from service.errors import ERRORS
+from service.handlers import SERVICE
+
+if TYPE_CHECKING:
+    from service.rest import Route
+
+_SCALARS: dict[int, dict[str, str]] = {
+    FieldDescriptor.TYPE_INT32: {"type": "integer", "format": "int32"},
+    FieldDescriptor.TYPE_SINT32: {"type": "integer", "format": "int32"},
+    FieldDescriptor.TYPE_SFIXED32: {"type": "integer", "format": "int32"},
+    FieldDescriptor.TYPE_UINT32: {"type": "integer", "format": "int64", "minimum": "0"},
+    FieldDescriptor.TYPE_FIXED32: {"type": "integer", "format": "int64"},
+    FieldDescriptor.TYPE_INT64: {"type": "string", "format": "int64"},
+    FieldDescriptor.TYPE_SINT64: {"type": "string", "format": "int64"},
+    FieldDescriptor.TYPE_SFIXED64: {"type": "string", "format": "int64"},
+    FieldDescriptor.TYPE_UINT64: {"type": "string", "format": "uint64"},
+    FieldDescriptor.TYPE_FIXED64: {"type": "string", "format": "uint64"},
+    FieldDescriptor.TYPE_BOOL: {"type": "boolean"},
+    FieldDescriptor.TYPE_STRING: {"type": "string"},
+    FieldDescriptor.TYPE_BYTES: {"type": "string", "format": "byte"},
+    FieldDescriptor.TYPE_DOUBLE: {"type": "number", "format": "double"},
+    FieldDescriptor.TYPE_FLOAT: {"type": "number", "format": "float"},
+}
+_WELL_KNOWN: dict[str, dict[str, Any]] = {
+    "google.protobuf.Struct": {"type": "object", "additionalProperties": True},
+    "google.protobuf.Value": {"description": "any JSON value"},
+    "google.protobuf.ListValue": {"type": "array", "items": {}},
+}
+_PROBLEM = {
+    "type": "object",
+    "description": "An error (RFC 9457). `code` is the same as the gRPC ErrorInfo reason.",
+    "properties": {
+        "type": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "integer"},
+        "detail": {"type": "string"}, "code": {"type": "string", "enum": sorted(ERRORS)},
+        "field": {"type": "string", "description": "the offending field, in the record's JSON spelling (deal.hands[1])"},
+        "fieldViolations": {"type": "array", "items": {"type": "object", "properties": {
+            "field": {"type": "string"}, "description": {"type": "string"}}}},
+    },
+    "required": ["type", "title", "status", "detail", "code"],
+}
+
+
+def _schema_name(descriptor: Descriptor) -> str:
+    package = SERVICE.file.package
+    full = descriptor.full_name
+    return full[len(package) + 1:] if full.startswith(package + ".") else full.replace(".", "_")
+
+
+class _Schemas:
+    def __init__(self) -> None:
+        self.components: dict[str, Any] = {}
+
+    def ref(self, descriptor: Descriptor) -> dict[str, Any]:
+        if descriptor.full_name in _WELL_KNOWN:
+            return dict(_WELL_KNOWN[descriptor.full_name])
+        name = _schema_name(descriptor)
+        if name not in self.components:
+            self.components[name] = {}  # placeholder: recursive messages
+            self.components[name] = self.message(descriptor)
+        return {"$ref": f"#/components/schemas/{name}"}
+
+    def field(self, field: FieldDescriptor) -> dict[str, Any]:
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            schema = self.ref(field.message_type)
+        elif field.type == FieldDescriptor.TYPE_ENUM:
+            schema = {"type": "string", "enum": [v.name for v in field.enum_type.values]}
+        else:
+            schema = dict(_SCALARS[field.type])
+        if is_repeated(field):
+            return {"type": "array", "items": schema}
+        return schema
+
+    def message(self, descriptor: Descriptor) -> dict[str, Any]:
+        return {"type": "object", "additionalProperties": False,
+                "properties": {f.json_name: self.field(f) for f in descriptor.fields}}
+
+
+def document(routes: list[Route]) -> dict[str, Any]:
+    schemas = _Schemas()
+    schemas.components["Problem"] = _PROBLEM
+    paths: dict[str, Any] = {}
+    for route in routes:
+        method = route.method
+        op: dict[str, Any] = {"operationId": method.name, "tags": [SERVICE.name],
+                              "summary": f"{SERVICE.full_name}.{method.name} (gRPC)"}
+        params = []
+        for var in route.variables:
+            params.append({"name": var, "in": "path", "required": True,
+                           "schema": schemas.field(_field(method.input_type, var))})
+        if route.body != "*":
+            for f in method.input_type.fields:
+                if f.name != route.body and f.json_name not in route.variables and f.type != FieldDescriptor.TYPE_MESSAGE:
+                    params.append({"name": f.json_name, "in": "query", "required": False, "schema": schemas.field(f)})
+        if params:
+            op["parameters"] = params
+        if route.body:
+            body = method.input_type if route.body == "*" else _field(method.input_type, route.body).message_type
+            op["requestBody"] = {"required": True, "content": {"application/json": {"schema": schemas.ref(body)}}}
+        answer = method.output_type
+        if route.response_body:
+            answer = _field(answer, route.response_body).message_type
+        problem = {"content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+        op["responses"] = {
+            "200": {"description": "OK", "content": {"application/json": {"schema": schemas.ref(answer)}}},
+            "default": {"description": "an error of the error table", **problem},
+        }
+        paths.setdefault(route.template, {})[route.verb.lower()] = op
+    paths["/healthz"] = {"get": {"operationId": "Healthz", "summary": "liveness (gRPC: grpc.health.v1.Health)",
+                                 "responses": {"200": {"description": "serving", "content": {"application/json": {
+                                     "schema": {"type": "object", "properties": {"status": {"type": "string"}}}}}}}}}
+    return {
+        "openapi": "3.0.3",
+        "info": {"title": "Naipes", "version": SERVICE.file.package,
+                 "description": f"Generated from {SERVICE.file.name}: REST bindings of {SERVICE.full_name}."},
+        "paths": paths,
+        "components": {"schemas": schemas.components},
+    }
+
+
+def _field(descriptor: Descriptor, path: str) -> FieldDescriptor:
+    field = None
+    for name in path.split("."):
+        field = descriptor.fields_by_name.get(name) or descriptor.fields_by_camelcase_name[name]
+        descriptor = field.message_type
+    assert field is not None
+    return field

@@ -1,0 +1,212 @@
+"""The REST transport: a Flask app whose routes come from the ``google.api.http`` annotations of
+the service descriptor (STYLE.md, habit 11). No route is written here by hand per RPC.
+
+For each RPC: the annotation's verb and path template make the route; the JSON body fills the
+``body`` field (``"*"``: the whole request), path variables and query parameters fill the other
+fields; the shared handler answers; the ``response_body`` field (or the whole response) is printed
+with protobuf's JSON mapping (``service.codec.to_json``). Errors are ``application/problem+json``
+with the code of the error table, the same code gRPC puts in ``ErrorInfo.reason``.
+
+Also served: ``GET /healthz`` (infrastructure, like gRPC's health service) and
+``GET /v1/openapi.json`` (generated from the same descriptors).
+
+Run: ``gunicorn 'service.rest:create_app()'`` or ``naipes serve``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from flask import Flask, Response, request
+from google.api import annotations_pb2
+from google.protobuf import message_factory
+from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor
+from google.protobuf.message import Message
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
+
+from service import codec
+from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception, problem
+from service.handlers import HANDLERS, SERVICE
+
+log = logging.getLogger("naipes.rest")
+
+_VARIABLE = re.compile(r"\{([\w.]+)(?:=([^}]*))?\}")
+_JSON_TYPES = re.compile(r"^application/(?:[\w.+-]+\+)?json$")
+
+
+@dataclass(frozen=True)
+class Route:
+    """One RPC's HTTP binding, read from its ``google.api.http`` option."""
+
+    method: MethodDescriptor
+    verb: str  # "GET", "POST", ...
+    template: str  # "/v1/games/{game}/rules"
+    body: str  # "" (no body), "*" (the whole request) or a field name
+    response_body: str  # "" (the whole response) or a field name
+    variables: tuple[str, ...]  # field paths bound by the path, in template order
+
+    @property
+    def flask_rule(self) -> str:
+        count = iter(range(len(self.variables)))
+
+        def convert(m: re.Match[str]) -> str:
+            kind = "path:" if m[2] and "**" in m[2] else ""
+            return f"<{kind}v{next(count)}>"
+
+        return _VARIABLE.sub(convert, self.template)
+
+    @property
+    def request_class(self) -> type[Message]:
+        return message_factory.GetMessageClass(self.method.input_type)
+
+
+def http_routes() -> list[Route]:
+    """Every HTTP binding of the service (additional bindings included)."""
+    routes = []
+    for method in SERVICE.methods:
+        options = method.GetOptions()
+        if not options.HasExtension(annotations_pb2.http):
+            continue
+        top = options.Extensions[annotations_pb2.http]
+        for rule in (top, *top.additional_bindings):
+            kind = rule.WhichOneof("pattern")
+            verb, template = (rule.custom.kind, rule.custom.path) if kind == "custom" else (kind, getattr(rule, kind))
+            variables = tuple(m[1] for m in _VARIABLE.finditer(template))
+            routes.append(Route(method, verb.upper(), template, rule.body, rule.response_body, variables))
+    return routes
+
+
+def field_at(descriptor: Descriptor, path: str) -> FieldDescriptor | None:
+    """The field at a dotted path of JSON or proto names (``record.game``), or None."""
+    field = None
+    for name in path.split("."):
+        if descriptor is None:
+            return None
+        field = descriptor.fields_by_camelcase_name.get(name) or descriptor.fields_by_name.get(name)
+        if field is None:
+            return None
+        descriptor = field.message_type
+    return field
+
+
+def _parameters(route: Route, path_values: list[str]) -> dict[str, Any]:
+    """Path variables and query parameters as a JSON dict to merge into the request."""
+    out: dict[str, Any] = {}
+    bound = dict(zip(route.variables, path_values, strict=True))
+    query = [(k, request.args.getlist(k)) for k in request.args]
+    for key, values in [*((k, [v]) for k, v in bound.items()), *query]:
+        field = field_at(route.method.input_type, key)
+        if field is None or (route.body == "*" and key not in bound) or (route.body and key.split(".")[0] == route.body):
+            raise ServiceError("INVALID_FIELD", f"unknown query parameter {key!r}", key)
+        if field.type == FieldDescriptor.TYPE_MESSAGE:
+            raise ServiceError("INVALID_FIELD", f"query parameter {key!r} names a message; give its fields", key)
+        converted: list[Any] = [_query_value(field, key, v) for v in values]
+        node = out
+        *parents, last = key.split(".")
+        for name in parents:
+            node = node.setdefault(name, {})
+        if codec.is_repeated(field):
+            node[last] = converted
+        elif len(converted) > 1:
+            raise ServiceError("INVALID_FIELD", f"query parameter {key!r} given {len(converted)} times", key)
+        else:
+            node[last] = converted[0]
+    return out
+
+
+def _query_value(field: FieldDescriptor, key: str, value: str) -> Any:
+    if field.type == FieldDescriptor.TYPE_BOOL:
+        if value not in ("true", "false"):
+            raise ServiceError("INVALID_FIELD", f"{key}: expected true or false, not {value!r}", key)
+        return value == "true"
+    return value  # protobuf's JSON parser reads numbers from strings
+
+
+def _body() -> Any:
+    data = request.get_data(cache=False)  # enforces MAX_CONTENT_LENGTH
+    if not data.strip():
+        return {}
+    if request.mimetype and not _JSON_TYPES.match(request.mimetype):
+        raise ServiceError("UNSUPPORTED_MEDIA_TYPE", f"the body must be JSON (Content-Type: application/json), not {request.mimetype}")
+    try:
+        return json.loads(data, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ServiceError("MALFORMED_JSON", f"the body is not valid JSON: {exc}") from None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _endpoint(route: Route) -> Callable[..., Response]:
+    handler = HANDLERS[route.method.name]
+
+    def endpoint(**path: str) -> Response:
+        message = route.request_class()
+        if route.body:
+            body = _body()
+            target = message if route.body == "*" else getattr(message, route.body)
+            codec.from_json(body, target)
+        params = _parameters(route, [path[f"v{i}"] for i in range(len(route.variables))])
+        if params:
+            codec.from_json(params, message)
+        answer = handler(message)
+        if route.response_body:
+            answer = getattr(answer, route.response_body)
+        return _json(codec.to_json(answer), 200)
+
+    endpoint.__name__ = route.method.name
+    return endpoint
+
+
+def _json(data: Any, status: int, mimetype: str = "application/json") -> Response:
+    return Response(json.dumps(data, ensure_ascii=False) + "\n", status=status, mimetype=mimetype)
+
+
+def problem_response(error: ServiceError, headers: dict[str, str] | None = None) -> Response:
+    response = _json(problem(error), error.kind.http_status, "application/problem+json")
+    response.headers.update(headers or {})
+    return response
+
+
+def create_app() -> Flask:
+    """The WSGI app (gunicorn: ``service.rest:create_app()``)."""
+    from service.openapi import document
+
+    app = Flask("naipes")
+    app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
+    routes = http_routes()
+    for route in routes:
+        app.add_url_rule(route.flask_rule, endpoint=route.method.name, view_func=_endpoint(route), methods=[route.verb])
+    openapi = document(routes)
+    app.add_url_rule("/v1/openapi.json", "openapi", lambda: _json(openapi, 200), methods=["GET"])
+    app.add_url_rule("/healthz", "healthz", lambda: _json({"status": "SERVING"}, 200), methods=["GET"])
+
+    @app.errorhandler(Exception)
+    def on_error(exc: Exception) -> Response:
+        if isinstance(exc, HTTPException):
+            return _http_error(exc)
+        error = from_exception(exc)
+        if error.code == "INTERNAL":
+            log.exception("%s %s failed", request.method, request.path)
+        return problem_response(error)
+
+    return app
+
+
+def _http_error(exc: HTTPException) -> Response:
+    if isinstance(exc, NotFound):
+        return problem_response(ServiceError("NOT_FOUND", f"no route {request.path}; the API is described at /v1/openapi.json"))
+    if isinstance(exc, MethodNotAllowed):
+        allowed = ", ".join(exc.valid_methods or [])
+        return problem_response(ServiceError("METHOD_NOT_ALLOWED", f"{request.method} is not allowed on {request.path}; allowed: {allowed}"),
+                                {"Allow": allowed})
+    if isinstance(exc, RequestEntityTooLarge):
+        return problem_response(ServiceError("PAYLOAD_TOO_LARGE", f"the body is larger than {MAX_REQUEST_BYTES} bytes"))
+    code = "INVALID_FIELD" if exc.code and 400 <= exc.code < 500 else "INTERNAL"
+    return problem_response(ServiceError(code, exc.description or exc.name))
