@@ -230,13 +230,18 @@ def is_finished(state: State) -> bool:
     return state.finished
 
 
-def out_of_turn_calls(state: State) -> frozenset[str]:
-    calls: set[str] = set()
-    if state.options.bet_timing == "anytime":
-        calls.add("envite")
-    if state.options.answer_by == "anyOpponent" and state.proposal is not None:
-        calls |= {"quiero", "no-quiero", "envite"}
-    return frozenset(calls)
+def out_of_turn_calls(state: State, seat: int) -> frozenset[str]:
+    """The calls ``seat`` may make when another seat is to act (anything else is NOT_YOUR_TURN,
+    FORMAT.md section 6)."""
+    proposal = state.proposal
+    if proposal is None:
+        # T2 option: a bet whenever no proposal is pending; a team without the right to raise is
+        # told NOT_ALLOWED_NOW, as it would be at its own turn.
+        return frozenset({"envite"}) if state.options.bet_timing == "anytime" else frozenset()
+    if state.options.answer_by == "anyOpponent" and team(seat) != team(proposal.seat):
+        # T3 option: any member of the team addressed may answer.
+        return frozenset({"quiero", "no-quiero", "envite"})
+    return frozenset()
 
 
 def explain(state: State, action: Action) -> IllegalAction:
