@@ -15,6 +15,14 @@ from engine import api
 
 A, B = 1, 0  # the spec's team A (first player's) and team B (dealer's)
 
+# Two full 4-seat deals for betting scenarios (dealer 0, trump oros, turn-up 1o).
+# In DEAL_A team A's S1 holds the two top trumps and wins the first two tricks (PLAY_A);
+# in DEAL_B it is team B's S2 (PLAY_B). Nobody else holds a trump.
+DEAL_A = ["10c 11c 12c", "2o 12o 3c", "4e 5e 6e", "7c 4b 5b"]
+PLAY_A = ["1 2o", "2 4e", "3 7c", "0 10c", "1 12o", "2 5e", "3 4b", "0 11c"]
+DEAL_B = ["10c 11c 12c", "4e 5e 6e", "2o 12o 3c", "7c 4b 5b"]
+PLAY_B = ["1 4e", "2 2o", "3 7c", "0 10c", "2 12o", "3 4b", "0 11c", "1 5e"]
+
 
 def rec(hands: list[str], turnup: str, actions: list[str] | tuple[str, ...] = (), *, dealer: int = 0,
         score: list[int] | None = None, rules: dict[str, Any] | None = None, rest: str = "") -> dict:

@@ -7,15 +7,8 @@ team 0, and ``table.score`` is written [B, A].
 from __future__ import annotations
 
 from engine import api
-from rentoy_support import A, B, cards_of, legal_of, more, ok, rec, violation, winners
-
-# Two full deals for the betting examples (trump oros, turn-up 1o).
-# In DEAL_A team A's S1 holds the two top trumps and wins the first two tricks (PLAY_A);
-# in DEAL_B it is team B's S2 (PLAY_B).
-DEAL_A = ["10c 11c 12c", "2o 12o 3c", "4e 5e 6e", "7c 4b 5b"]
-PLAY_A = ["1 2o", "2 4e", "3 7c", "0 10c", "1 12o", "2 5e", "3 4b", "0 11c"]
-DEAL_B = ["10c 11c 12c", "4e 5e 6e", "2o 12o 3c", "7c 4b 5b"]
-PLAY_B = ["1 4e", "2 2o", "3 7c", "0 10c", "2 12o", "3 4b", "0 11c", "1 5e"]
+from rentoy_support import (A, B, DEAL_A, DEAL_B, PLAY_A, PLAY_B, cards_of, legal_of, more, ok, rec, violation,
+                            winners)
 
 
 def score(a: int, b: int) -> list[int]:
