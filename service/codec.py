@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, TypeVar
 
@@ -36,6 +37,11 @@ def from_engine(data: dict[str, Any], message: M) -> M:
     """An engine answer into its message. A field the schema lacks raises (an INTERNAL error)."""
     json_format.ParseDict(data, message, ignore_unknown_fields=False)
     return message
+
+
+def dumps(data: Any) -> str:
+    """The API's JSON text: what REST answers and the CLI prints."""
+    return json.dumps(data, ensure_ascii=False)
 
 
 def to_json(message: Message) -> dict[str, Any]:

@@ -165,7 +165,7 @@ def _endpoint(route: Route) -> Callable[..., Response]:
 
 
 def _json(data: Any, status: int, mimetype: str = "application/json") -> Response:
-    return Response(json.dumps(data, ensure_ascii=False) + "\n", status=status, mimetype=mimetype)
+    return Response(codec.dumps(data) + "\n", status=status, mimetype=mimetype)
 
 
 def problem_response(error: ServiceError, headers: dict[str, str] | None = None) -> Response:

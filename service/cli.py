@@ -1,0 +1,200 @@
+"""The ``naipes`` command.
+
+  naipes serve [--host H] [--rest-port P] [--grpc-port P] [--workers N]
+      REST under gunicorn and gRPC, each in its own process, until SIGINT or SIGTERM.
+      Defaults from NAIPES_HOST, NAIPES_REST_PORT, NAIPES_GRPC_PORT, NAIPES_WORKERS.
+  naipes validate FILE|-      replay a hand record (or {"record": ..., "expect": ...});
+                              exit 0 valid, 1 a rule is broken, 2 invalid input
+  naipes legal FILE|- [--seat N]
+  naipes deal --game rentoy --seats 4 --dealer 0 [--seed S]
+  naipes rules GAME
+
+Every answer is printed exactly as the REST API answers it; an error is printed to stderr as
+the REST API's problem JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from google.protobuf.message import Message
+
+EXIT_VALID, EXIT_VIOLATION, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
+
+log = logging.getLogger("naipes")
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name)
+    return int(value) if value else default
+
+
+def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
+    """Run gunicorn (REST) and the gRPC server as two child processes; stop both on SIGINT or
+    SIGTERM, or when either dies."""
+    children = {
+        "gRPC": subprocess.Popen([sys.executable, "-m", "service.grpc_server", "--host", host, "--port", str(grpc_port)]),
+        "REST": subprocess.Popen([sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"{host}:{rest_port}",
+                                  "--graceful-timeout", "5", "--log-level", "warning", "service.rest:create_app()"]),
+    }
+    log.info("naipes serving: REST on http://%s:%d (gunicorn, %d workers), gRPC on %s:%d", host, rest_port, workers, host, grpc_port)
+    stopping: list[int] = []
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        stopping.append(signum)
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    status = 0
+    try:
+        while not stopping:
+            dead = [name for name, child in children.items() if child.poll() is not None]
+            if dead:
+                log.error("naipes: the %s server exited (status %s); stopping", dead[0], children[dead[0]].returncode)
+                status = 1
+                break
+            time.sleep(0.2)
+    finally:
+        for child in children.values():
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        for child in children.values():
+            try:
+                child.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    log.info("naipes stopped")
+    return status
+
+
+def _read_json(path: str) -> Any:
+    from service.errors import ServiceError
+
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SystemExit(f"naipes: cannot read {path}: {exc.strerror}") from None
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ServiceError("MALFORMED_JSON", f"{path} is not valid JSON: {exc}") from None
+
+
+def _record(path: str) -> Any:
+    """A hand record, or the ``record`` of an example file ``{"record": ..., "expect": ...}``."""
+    data = _read_json(path)
+    if isinstance(data, dict) and "record" in data and "game" not in data:
+        return data["record"]
+    return data
+
+
+def _answer(call: Callable[[], tuple[Message, int]]) -> int:
+    """Run a handler; print its answer as REST would, or the error as problem JSON on stderr."""
+    from service.codec import dumps, to_json
+    from service.errors import from_exception, problem
+
+    try:
+        message, status = call()
+    except Exception as exc:
+        error = from_exception(exc)
+        if error.code == "INTERNAL":
+            log.exception("naipes: internal error")
+        print(dumps(problem(error)), file=sys.stderr)
+        return EXIT_INTERNAL if error.code == "INTERNAL" else EXIT_INVALID
+    print(dumps(to_json(message)))
+    return status
+
+
+def validate(path: str) -> int:
+    from naipes.v1 import naipes_pb2 as pb
+    from service import handlers
+    from service.codec import from_json
+
+    def call() -> tuple[Message, int]:
+        record = from_json(_record(path), pb.HandRecord())
+        result = handlers.validate_hand(pb.ValidateHandRequest(record=record)).result
+        return result, EXIT_VALID if result.valid else EXIT_VIOLATION
+
+    return _answer(call)
+
+
+def legal(path: str, seat: int | None) -> int:
+    from naipes.v1 import naipes_pb2 as pb
+    from service import handlers
+    from service.codec import from_json
+
+    def call() -> tuple[Message, int]:
+        request = pb.LegalActionsRequest(record=from_json(_record(path), pb.HandRecord()), seat=seat)
+        answer = handlers.legal_actions(request)
+        return answer, EXIT_VALID if answer.valid else EXIT_VIOLATION
+
+    return _answer(call)
+
+
+def deal(game: str, seats: int, dealer: int, seed: str) -> int:
+    from naipes.v1 import naipes_pb2 as pb
+    from service import handlers
+
+    return _answer(lambda: (handlers.deal(pb.DealRequest(game=game, seats=seats, dealer=dealer, seed=seed)), EXIT_VALID))
+
+
+def rules(game: str) -> int:
+    from naipes.v1 import naipes_pb2 as pb
+    from service import handlers
+
+    return _answer(lambda: (handlers.describe_rules(pb.DescribeRulesRequest(game=game)), EXIT_VALID))
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="naipes", description="Naipes: rules-as-a-service for Spanish card games")
+    sub = p.add_subparsers(dest="command", required=True)
+    s = sub.add_parser("serve", help="serve REST (gunicorn) and gRPC until SIGINT/SIGTERM")
+    s.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"))
+    s.add_argument("--rest-port", type=int, default=_env_int("NAIPES_REST_PORT", 8080))
+    s.add_argument("--grpc-port", type=int, default=_env_int("NAIPES_GRPC_PORT", 50051))
+    s.add_argument("--workers", type=int, default=_env_int("NAIPES_WORKERS", 2), help="gunicorn workers")
+    v = sub.add_parser("validate", help="replay a hand record; exit 0 valid, 1 violation, 2 invalid input")
+    v.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
+    lg = sub.add_parser("legal", help="who acts and every legal action of a hand in progress")
+    lg.add_argument("file")
+    lg.add_argument("--seat", type=int, help="the view of this seat only")
+    d = sub.add_parser("deal", help="a deterministic deal from a seed")
+    d.add_argument("--game", default="rentoy")
+    d.add_argument("--seats", type=int, default=4)
+    d.add_argument("--dealer", type=int, default=0)
+    d.add_argument("--seed", default=None, help="default: a fresh random seed")
+    r = sub.add_parser("rules", help="a game's house-rule options")
+    r.add_argument("game")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    if args.command == "serve":
+        return serve(args.host, args.rest_port, args.grpc_port, args.workers)
+    if args.command == "validate":
+        return validate(args.file)
+    if args.command == "legal":
+        return legal(args.file, args.seat)
+    if args.command == "deal":
+        return deal(args.game, args.seats, args.dealer, args.seed or secrets.token_hex(8))
+    return rules(args.game)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
