@@ -1,0 +1,59 @@
+# Naipes: make serve | make test | make lint | make proto
+# The first run needs only python3: it creates .venv and installs the project (editable) into it.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+PY := $(BIN)/python
+INSTALLED := $(VENV)/.naipes-installed
+PROTO := protos/naipes/v1/naipes.proto
+GEN := service/gen/naipes/v1/naipes_pb2.py
+IMAGE := build/naipes.binpb
+PYTEST_ARGS ?=
+
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+export PIP_NO_INPUT := 1
+export BUF_CACHE_DIR := $(CURDIR)/build/buf-cache
+
+.PHONY: install serve test lint buf-lint ruff proto clean
+
+install: $(INSTALLED) $(GEN)
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# The build needs grpcio-tools and googleapis-common-protos (setup.py generates the protobuf
+# code); they are installed first so that the editable install can skip build isolation.
+$(INSTALLED): pyproject.toml setup.py tools/protogen.py | $(PY)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q "setuptools>=64" "grpcio-tools>=1.62" "googleapis-common-protos>=1.56"
+	$(PY) -m pip install -q --no-build-isolation -e '.[dev]'
+	touch $@
+
+# Regenerate the Python code when the schema changes.
+$(GEN): $(PROTO) | $(INSTALLED)
+	$(PY) tools/protogen.py
+
+proto: $(INSTALLED)
+	$(PY) tools/protogen.py --descriptor-set $(IMAGE)
+
+$(IMAGE): $(PROTO) | $(INSTALLED)
+	$(PY) tools/protogen.py --descriptor-set $(IMAGE)
+
+serve: install
+	$(BIN)/naipes serve
+
+# buf lints an image built by protoc: no Buf registry needed.
+buf-lint: $(IMAGE)
+	$(BIN)/buf lint $(IMAGE) --config buf.yaml --path naipes/v1/naipes.proto
+
+ruff: install
+	$(BIN)/ruff check service tools setup.py tests/conftest.py tests/service_support.py tests/test_service_*.py
+
+lint: buf-lint ruff
+
+test: install buf-lint
+	$(BIN)/pytest -q $(PYTEST_ARGS)
+
+clean:
+	rm -rf build service/gen *.egg-info
