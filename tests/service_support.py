@@ -1,0 +1,132 @@
+"""Helpers of the service tests: one RPC called over gRPC and over REST, errors read back from
+either transport, the shared sample records. Not a test module."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import grpc
+import requests
+from google.protobuf import json_format, message_factory
+from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
+
+from service.codec import to_json
+from service.handlers import SERVICE
+from service.rest import http_routes
+
+ROOT = Path(__file__).resolve().parent.parent
+ROUTES = {route.method.name: route for route in http_routes()}
+
+
+def examples_dir() -> Path:
+    """shared/records/examples: $NAIPES_SHARED, else shared/ beside the checkout, else /work/shared."""
+    candidates = [Path(os.environ["NAIPES_SHARED"])] if os.environ.get("NAIPES_SHARED") else []
+    candidates += [ROOT.parent / "shared", Path("/work/shared")]
+    for base in candidates:
+        if (base / "records" / "examples").is_dir():
+            return base / "records" / "examples"
+    raise FileNotFoundError("shared/records/examples not found: set NAIPES_SHARED")
+
+
+def rentoy_examples() -> list[Path]:
+    return sorted(examples_dir().glob("rentoy-*.json"))
+
+
+def load_example(path: Path) -> tuple[dict, dict]:
+    data = json.loads(path.read_text())
+    return data["record"], data["expect"]
+
+
+@dataclass
+class Failure:
+    """An error answer, from either transport."""
+
+    code: str  # the error table's code: ErrorInfo.reason (gRPC) or problem "code" (REST)
+    field: str | None
+    message: str
+    status: Any  # grpc.StatusCode or the HTTP status
+
+
+def call_grpc(stub: Any, rpc: str, request: dict) -> dict:
+    """Call an RPC with a request given as JSON; the answer as the API's JSON (the response_body
+    field for REST-shaped comparison), or raise grpc.RpcError."""
+    method = SERVICE.methods_by_name[rpc]
+    message = json_format.ParseDict(request, message_factory.GetMessageClass(method.input_type)())
+    answer = getattr(stub, rpc)(message, timeout=30)
+    body = ROUTES[rpc].response_body
+    return to_json(getattr(answer, body) if body else answer)
+
+
+def rest_request(http: requests.Session, base: str, rpc: str, request: dict) -> requests.Response:
+    """Call an RPC over REST with the request's JSON laid out as its http annotation says."""
+    route = ROUTES[rpc]
+    request = dict(request)
+    path = route.template
+    for var in route.variables:
+        path = path.replace("{" + var + "}", str(request.pop(var)))
+    if route.body == "*":
+        body, params = request, {}
+    elif route.body:
+        body = request.pop(route.body, {})
+        params = request
+    else:
+        body, params = None, request
+    return http.request(route.verb, base + path, json=body, params=params, timeout=30)
+
+
+def call_rest(http: requests.Session, base: str, rpc: str, request: dict) -> dict:
+    response = rest_request(http, base, rpc, request)
+    assert response.status_code == 200, response.text
+    assert response.headers["Content-Type"].startswith("application/json")
+    return response.json()
+
+
+def call_both(stub: Any, http: requests.Session, base: str, rpc: str, request: dict) -> dict:
+    """The answer over both transports; they must be equal."""
+    over_grpc = call_grpc(stub, rpc, request)
+    over_rest = call_rest(http, base, rpc, request)
+    assert over_rest == over_grpc
+    return over_rest
+
+
+def grpc_failure(exc: grpc.RpcError) -> Failure:
+    status = rpc_status.from_call(exc)  # type: ignore[arg-type]
+    code, field = "", None
+    if status is not None:
+        for detail in status.details:
+            if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                info = error_details_pb2.ErrorInfo()
+                detail.Unpack(info)
+                assert info.domain == "naipes.v1"
+                code, field = info.reason, info.metadata.get("field")
+            elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+                bad = error_details_pb2.BadRequest()
+                detail.Unpack(bad)
+                assert [v.field for v in bad.field_violations] == [field] or field is None
+    return Failure(code, field, exc.details() or "", exc.code())
+
+
+def rest_failure(response: requests.Response) -> Failure:
+    assert response.headers["Content-Type"].startswith("application/problem+json"), response.text
+    body = response.json()
+    assert body["status"] == response.status_code
+    assert {"type", "title", "status", "detail", "code"} <= set(body)
+    if "field" in body:
+        assert body["fieldViolations"] == [{"field": body["field"], "description": body["detail"]}]
+    return Failure(body["code"], body.get("field"), body["detail"], response.status_code)
+
+
+def assert_healthy(channel: grpc.Channel, http: requests.Session, base: str) -> None:
+    """Both servers still answer their health checks."""
+    health = health_pb2_grpc.HealthStub(channel)
+    for service in ("", SERVICE.full_name):
+        answer = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10)
+        assert answer.status == health_pb2.HealthCheckResponse.SERVING
+    response = http.get(base + "/healthz", timeout=10)
+    assert response.status_code == 200 and response.json() == {"status": "SERVING"}

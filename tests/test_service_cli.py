@@ -1,0 +1,114 @@
+"""The ``naipes`` command: validate/legal/deal print what REST answers, with the documented exit
+codes, and ``naipes serve`` starts both servers, answers both health checks and stops on SIGTERM."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+import requests
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from service_support import call_rest, load_example, rentoy_examples
+
+from engine import api
+
+BIN = Path(sys.executable).parent
+NAIPES = str(BIN / "naipes") if (BIN / "naipes").exists() else "naipes"
+
+
+def naipes(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([NAIPES, *args], input=stdin, capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("path", rentoy_examples(), ids=lambda p: p.stem)
+def test_validate_prints_what_rest_answers(path: Path, http, rest_url) -> None:
+    record, expect = load_example(path)
+    done = naipes("validate", str(path))
+    assert done.returncode == (0 if expect["valid"] else 1), done.stderr
+    printed = json.loads(done.stdout)
+    assert printed == call_rest(http, rest_url, "ValidateHand", {"record": record}) == api.validate(record)
+
+
+def test_validate_reads_a_bare_record_from_stdin() -> None:
+    record, _ = load_example(rentoy_examples()[0])
+    done = naipes("validate", "-", stdin=json.dumps(record))
+    assert json.loads(done.stdout) == api.validate(record)
+
+
+def test_validate_invalid_input_exits_2_with_a_problem() -> None:
+    record, _ = load_example(rentoy_examples()[0])
+    record["deal"]["hands"][1] = "1o 2o 8o"
+    done = naipes("validate", "-", stdin=json.dumps(record))
+    assert done.returncode == 2 and done.stdout == ""
+    problem = json.loads(done.stderr.strip().splitlines()[-1])
+    assert problem["code"] == "UNKNOWN_CARD" and problem["field"] == "deal.hands[1]"
+    done = naipes("validate", "-", stdin="{not json")
+    assert done.returncode == 2 and json.loads(done.stderr.strip().splitlines()[-1])["code"] == "MALFORMED_JSON"
+    done = naipes("validate", "-", stdin='{"game": "rentoy", "seats": "four"}')
+    assert done.returncode == 2 and json.loads(done.stderr.strip().splitlines()[-1])["field"] == "seats"
+
+
+def test_legal_and_deal() -> None:
+    done = naipes("deal", "--game", "rentoy", "--seats", "4", "--dealer", "0", "--seed", "X")
+    assert done.returncode == 0
+    assert json.loads(done.stdout) == api.deal({"game": "rentoy", "seats": 4, "dealer": 0, "seed": "X"})
+    record = {"game": "rentoy", "seats": 4, "dealer": 0, "deal": json.loads(done.stdout)["deal"]}
+    done = naipes("legal", "-", "--seat", "1", stdin=json.dumps(record))
+    assert done.returncode == 0
+    assert json.loads(done.stdout) == api.legal_actions(record, 1)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
+    rest_port, grpc_port = _free_port(), _free_port()
+    env = {**os.environ, "NAIPES_WORKERS": "1"}
+    server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port)],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert server.poll() is None, server.stdout.read() if server.stdout else ""
+            try:
+                answer = requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=2)
+                if answer.status_code == 200:
+                    break
+            except requests.ConnectionError:
+                pass
+            assert time.monotonic() < deadline, "REST did not come up"
+            time.sleep(0.2)
+        assert answer.json() == {"status": "SERVING"}
+        with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+            grpc.channel_ready_future(channel).result(timeout=30)
+            health = health_pb2_grpc.HealthStub(channel)
+            for service in ("", "naipes.v1.NaipesService"):
+                status = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10).status
+                assert status == health_pb2.HealthCheckResponse.SERVING
+        record, _ = load_example(rentoy_examples()[0])
+        answer = requests.post(f"http://127.0.0.1:{rest_port}/v1/hands:validate", json=record, timeout=10)
+        assert answer.json() == api.validate(record)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            output, _ = server.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            output, _ = server.communicate()
+    assert server.returncode == 0, output
+    assert f"http://127.0.0.1:{rest_port}" in output and f"127.0.0.1:{grpc_port}" in output
+    for port in (rest_port, grpc_port):  # both children are gone: the ports are free again
+        with socket.socket() as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is fine, a listener is not
+            s.bind(("127.0.0.1", port))

@@ -1,0 +1,194 @@
+"""Bad input over both transports: a clear error naming the field, with the same code (gRPC's
+ErrorInfo reason, REST's problem "code"), and both servers keep serving afterwards."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+
+import grpc
+import pytest
+from service_support import (
+    ROUTES,
+    assert_healthy,
+    call_grpc,
+    call_rest,
+    grpc_failure,
+    load_example,
+    rentoy_examples,
+    rest_failure,
+    rest_request,
+)
+
+from engine import api
+from service.errors import ERRORS, MAX_REQUEST_BYTES
+
+
+def _record() -> dict:
+    for path in rentoy_examples():
+        record, expect = load_example(path)
+        if expect["valid"] and not expect.get("finished"):
+            return record
+    raise AssertionError("no sample of a hand in progress")
+
+
+def _changed(change: Callable[[dict], object]) -> dict:
+    record = copy.deepcopy(_record())
+    change(record)
+    return record
+
+
+def _hand(seat: int, cards: str) -> Callable[[dict], object]:
+    return lambda r: r["deal"]["hands"].__setitem__(seat, cards)
+
+
+# (case, rpc, request, code, field): requests any transport can carry.
+CASES = [
+    ("unknown card", "ValidateHand", {"record": _changed(_hand(1, "5o 7o 8b"))}, "UNKNOWN_CARD", "deal.hands[1]"),
+    ("not a card", "ValidateHand", {"record": _changed(_hand(1, "5o 7o 13b"))}, "UNKNOWN_CARD", "deal.hands[1]"),
+    ("duplicated card", "ValidateHand", {"record": _changed(_hand(1, "5o 7o 12c"))}, "DUPLICATE_CARD", "deal.hands[1]"),
+    ("wrong hand size", "ValidateHand", {"record": _changed(_hand(1, "5o 7o"))}, "WRONG_HAND_SIZE", "deal.hands[1]"),
+    ("wrong number of hands", "ValidateHand", {"record": _changed(lambda r: r["deal"]["hands"].pop())}, "WRONG_HAND_SIZE", "deal.hands"),
+    ("unknown option", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("rules", {"foo": 1}))}, "UNKNOWN_OPTION", "rules.foo"),
+    ("bad option value", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("rules", {"ladder": "1-2"}))},
+     "INVALID_OPTION_VALUE", "rules.ladder"),
+    ("option of the wrong type", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("rules", {"playAllTricks": 1}))},
+     "INVALID_OPTION_VALUE", "rules.playAllTricks"),
+    ("unknown game", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("game", "mus"))}, "UNKNOWN_GAME", "game"),
+    ("game not served", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("game", "tresillo"))}, "UNSUPPORTED_GAME", "game"),
+    ("seats", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("seats", 5))}, "INVALID_SEATS", "seats"),
+    ("dealer out of range", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("dealer", 6))}, "SEAT_OUT_OF_RANGE", "dealer"),
+    ("missing deal", "ValidateHand", {"record": _changed(lambda r: r.pop("deal"))}, "MISSING_FIELD", "deal"),
+    ("impossible table", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("table", {"score": [13, 0]}))},
+     "INVALID_TABLE", "table.score"),
+    ("seed and cards", "ValidateHand", {"record": _changed(lambda r: r["deal"].__setitem__("seed", "x"))}, "INVALID_DEAL", "deal.seed"),
+    ("too many actions", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("actions", ["0 1o"] * 1001))},
+     "PAYLOAD_TOO_LARGE", "actions"),
+    ("view of no seat", "LegalActions", {"record": _record(), "seat": 9}, "SEAT_OUT_OF_RANGE", "seat"),
+    ("legal: unknown card", "LegalActions", {"record": _changed(_hand(0, "1o 2o 9o"))}, "UNKNOWN_CARD", "deal.hands[0]"),
+    ("trick: unknown trump", "ResolveTrick", {"game": "rentoy", "contract": {"trump": "rosas"}, "cards": "1o"},
+     "INVALID_FIELD", "contract.trump"),
+    ("trick: duplicated card", "ResolveTrick", {"game": "rentoy", "contract": {"trump": "oros"}, "cards": "1o 1o"},
+     "DUPLICATE_CARD", "cards"),
+    ("trick: leader out of range", "ResolveTrick",
+     {"game": "rentoy", "seats": 2, "leader": 3, "contract": {"trump": "oros"}, "cards": "1o"}, "SEAT_OUT_OF_RANGE", "leader"),
+    ("settle: seats", "SettleHand", {"game": "rentoy", "seats": 3, "rentoy": {"winner": 0, "value": 1}}, "INVALID_SEATS", "seats"),
+    ("deal: dealer out of range", "Deal", {"game": "rentoy", "seats": 4, "dealer": 4, "seed": "x"}, "SEAT_OUT_OF_RANGE", "dealer"),
+    ("deal: empty seed", "Deal", {"game": "rentoy", "seats": 4, "dealer": 0, "seed": ""}, "INVALID_FIELD", "seed"),
+    ("deal: unknown game", "Deal", {"game": "mus", "seats": 4, "dealer": 0, "seed": "x"}, "UNKNOWN_GAME", "game"),
+    ("rules: unknown game", "DescribeRules", {"game": "chess"}, "UNKNOWN_GAME", "game"),
+]
+
+
+@pytest.mark.parametrize(("case", "rpc", "request_json", "code", "field"), CASES, ids=[c[0] for c in CASES])
+def test_same_error_on_both_transports(case, rpc, request_json, code, field, stub, channel, http, rest_url) -> None:
+    with pytest.raises(grpc.RpcError) as raised:
+        call_grpc(stub, rpc, request_json)
+    over_grpc = grpc_failure(raised.value)
+    over_rest = rest_failure(rest_request(http, rest_url, rpc, request_json))
+    assert (over_grpc.code, over_grpc.field) == (code, field)
+    assert (over_rest.code, over_rest.field) == (code, field)
+    assert over_grpc.status == ERRORS[code].grpc_code
+    assert over_rest.status == ERRORS[code].http_status
+    assert over_grpc.message == over_rest.message
+    assert_healthy(channel, http, rest_url)
+
+
+# REST-only mistakes (a gRPC request cannot spell them): the JSON itself is wrong.
+def _post(http, rest_url, path: str, body: str, content_type: str = "application/json"):
+    return http.post(rest_url + path, data=body.encode(), headers={"Content-Type": content_type}, timeout=30)
+
+
+REST_CASES = [
+    ("malformed JSON", '{"game": "rentoy", ', "MALFORMED_JSON", None),
+    ("not an object", '["rentoy"]', "INVALID_FIELD", "body"),
+    ("NaN", '{"seats": NaN}', "MALFORMED_JSON", None),
+    ("seats as a word", '{"game": "rentoy", "seats": "four", "dealer": 0}', "INVALID_FIELD", "seats"),
+    ("seats as a fraction", '{"game": "rentoy", "seats": 4.5, "dealer": 0}', "INVALID_FIELD", "seats"),
+    ("actions not a list", '{"game": "rentoy", "seats": 4, "dealer": 0, "actions": "x"}', "INVALID_FIELD", "actions"),
+    ("hands not strings", '{"game": "rentoy", "seats": 2, "dealer": 0, "deal": {"hands": [1, 2]}}', "INVALID_FIELD", "deal.hands"),
+    ("rules not an object", '{"game": "rentoy", "rules": 5}', "INVALID_FIELD", "rules"),
+    ("unknown field", '{"game": "rentoy", "foo": 1}', "INVALID_FIELD", "foo"),
+    ("unknown nested field", '{"game": "rentoy", "deal": {"cards": "1o"}}', "INVALID_FIELD", "deal.cards"),
+]
+
+
+@pytest.mark.parametrize(("case", "body", "code", "field"), REST_CASES, ids=[c[0] for c in REST_CASES])
+def test_bad_json_over_rest(case, body, code, field, channel, http, rest_url) -> None:
+    failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
+    assert (failure.code, failure.field) == (code, field)
+    assert failure.status == 400
+    if field:
+        assert field in failure.message
+    assert_healthy(channel, http, rest_url)
+
+
+def test_wrong_query_parameter(http, rest_url) -> None:
+    record = json.dumps(_record())
+    for query, field in (("seat=four", "seat"), ("sit=1", "sit"), ("record.game=rentoy", "record.game")):
+        failure = rest_failure(_post(http, rest_url, "/v1/hands:legalActions?" + query, record))
+        assert (failure.code, failure.field, failure.status) == ("INVALID_FIELD", field, 400)
+
+
+def test_huge_payload(stub, channel, http, rest_url) -> None:
+    huge = _changed(lambda r: r.__setitem__("actions", ["0 1o" * 100] * (MAX_REQUEST_BYTES // 300)))
+    body = json.dumps(huge)
+    assert len(body) > MAX_REQUEST_BYTES
+    failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
+    assert (failure.code, failure.status) == ("PAYLOAD_TOO_LARGE", 413)
+    with pytest.raises(grpc.RpcError) as raised:
+        call_grpc(stub, "ValidateHand", {"record": huge})
+    assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert_healthy(channel, http, rest_url)
+
+
+def test_routes_and_media_types(http, rest_url) -> None:
+    failure = rest_failure(http.get(rest_url + "/v1/nowhere", timeout=10))
+    assert (failure.code, failure.status) == ("NOT_FOUND", 404)
+    response = http.get(rest_url + "/v1/hands:validate", timeout=10)
+    failure = rest_failure(response)
+    assert (failure.code, failure.status) == ("METHOD_NOT_ALLOWED", 405)
+    assert "POST" in response.headers["Allow"]
+    failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", "game=rentoy", "application/x-www-form-urlencoded"))
+    assert (failure.code, failure.status) == ("UNSUPPORTED_MEDIA_TYPE", 415)
+
+
+def test_an_engine_failure_is_internal_and_the_servers_live_on(monkeypatch, stub, channel, http, rest_url) -> None:
+    def broken(record):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(api, "validate", broken)
+    request = {"record": _record()}
+    with pytest.raises(grpc.RpcError) as raised:
+        call_grpc(stub, "ValidateHand", request)
+    assert raised.value.code() == grpc.StatusCode.INTERNAL
+    assert grpc_failure(raised.value).code == "INTERNAL"
+    assert "boom" not in (raised.value.details() or "")  # no internals leak
+    failure = rest_failure(rest_request(http, rest_url, "ValidateHand", request))
+    assert (failure.code, failure.status) == ("INTERNAL", 500)
+    monkeypatch.undo()
+    assert call_rest(http, rest_url, "ValidateHand", request)["valid"] is True
+    assert_healthy(channel, http, rest_url)
+
+
+def test_engine_schema_drift_is_caught(monkeypatch, stub, http, rest_url) -> None:
+    """A field the engine returns but the schema lacks is an error, never silently dropped."""
+    real = api.validate
+    monkeypatch.setattr(api, "validate", lambda record: {**real(record), "newField": 1})
+    request = {"record": _record()}
+    with pytest.raises(grpc.RpcError) as raised:
+        call_grpc(stub, "ValidateHand", request)
+    assert raised.value.code() == grpc.StatusCode.INTERNAL
+    assert rest_failure(rest_request(http, rest_url, "ValidateHand", request)).code == "INTERNAL"
+
+
+def test_every_route_answers_errors_as_problems(http, rest_url) -> None:
+    for rpc, route in ROUTES.items():
+        request = {var: "nonesuch" for var in route.variables}
+        if route.body:
+            response = _post(http, rest_url, route.template, "{oops") if not route.variables else None
+            if response is not None:
+                assert rest_failure(response).code == "MALFORMED_JSON", rpc
+        else:
+            assert rest_failure(rest_request(http, rest_url, rpc, request)).code in ERRORS

@@ -1,0 +1,112 @@
+"""Every RPC other than ValidateHand, over both transports: same answers, equal to the engine's."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from service_support import call_both, call_rest, load_example, rentoy_examples
+
+from engine import api
+
+CARD = re.compile(r"^(?:1[0-2]|[1-9])[oceb]$")
+
+
+def _cards_in(value: object) -> set[str]:
+    """Every card named anywhere in a JSON value (card lists are space-separated strings)."""
+    if isinstance(value, dict):
+        return set().union(*(_cards_in(v) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(_cards_in(v) for v in value)) if value else set()
+    if isinstance(value, str):
+        return {token for token in value.split() if CARD.match(token)}
+    return set()
+
+
+def _in_progress() -> dict:
+    for path in rentoy_examples():
+        record, expect = load_example(path)
+        if expect["valid"] and not expect.get("finished"):
+            return record
+    raise AssertionError("no sample of a hand in progress")
+
+
+def test_legal_actions_without_seat(stub, http, rest_url) -> None:
+    record = _in_progress()
+    answer = call_both(stub, http, rest_url, "LegalActions", {"record": record})
+    assert answer == api.legal_actions(record)
+    assert answer["valid"] is True and answer["finished"] is False
+    assert answer["seat"] == api.validate(record)["next"]["seat"]
+    assert "hand" not in answer["view"]
+    # Without a seat, the view is public: no hidden card appears anywhere.
+    hands = [set(h.split()) for h in record["deal"]["hands"]]
+    played = {c for t in answer["view"]["tricks"] for c in t["cards"]}
+    hidden = set().union(*hands) - played
+    assert not (_cards_in(answer["view"]) & hidden)
+
+
+@pytest.mark.parametrize("seat", range(6))
+def test_a_seats_view_never_shows_another_seats_cards(seat: int, stub, http, rest_url) -> None:
+    record = _in_progress()
+    assert record["seats"] == 6
+    answer = call_both(stub, http, rest_url, "LegalActions", {"record": record, "seat": seat})
+    assert answer == api.legal_actions(record, seat)
+    view = answer["view"]
+    assert view["seat"] == seat
+    played = {c for t in view["tricks"] for c in t["cards"]}
+    own = set(record["deal"]["hands"][seat].split()) - played
+    assert set(view["hand"].split()) == own
+    others = set().union(*(set(h.split()) for i, h in enumerate(record["deal"]["hands"]) if i != seat)) - played
+    stock = set(record["deal"]["stock"].split()[1:])  # the turn-up (first) is public
+    assert not (_cards_in(answer) & (others | stock))
+    assert all(action.split()[0] == str(seat) for action in answer["legal"])
+    assert all(a["seat"] == seat for a in answer["actions"])
+
+
+def test_legal_actions_of_a_finished_hand_and_of_a_broken_one(stub, http, rest_url) -> None:
+    for path in rentoy_examples():
+        record, expect = load_example(path)
+        answer = call_both(stub, http, rest_url, "LegalActions", {"record": record})
+        assert answer["valid"] is expect["valid"]
+        if not expect["valid"]:
+            assert answer["violation"]["code"] == expect["violation"]["code"]
+            assert "seat" not in answer
+        elif expect.get("finished"):
+            assert answer["finished"] is True and answer["legal"] == [] and answer["actions"] == []
+
+
+def test_resolve_trick(stub, http, rest_url) -> None:
+    request = {"game": "rentoy", "seats": 4, "leader": 1, "contract": {"trump": "oros"}, "cards": "1e 2o 3c 12o"}
+    answer = call_both(stub, http, rest_url, "ResolveTrick", request)
+    assert answer == api.resolve_trick(request)
+    index = answer["winnerIndex"]
+    assert answer["winner"] == (1 + index) % 4 and answer["card"] == "1e 2o 3c 12o".split()[index]
+    assert answer["card"].endswith("o") and answer["complete"] is True  # a trump takes it
+    # A trick so far, no leader: winnerIndex 0 and complete false still printed.
+    partial = {"game": "rentoy", "contract": {"trump": "bastos"}, "cards": "3e 2e"}
+    answer = call_both(stub, http, rest_url, "ResolveTrick", partial)
+    assert answer == api.resolve_trick(partial)
+    assert answer["winnerIndex"] == 0 and answer["complete"] is False and "winner" not in answer
+
+
+def test_settle_hand(stub, http, rest_url) -> None:
+    request = {"game": "rentoy", "seats": 4, "table": {"score": [10, 4]}, "rentoy": {"winner": 0, "value": 3}}
+    answer = call_both(stub, http, rest_url, "SettleHand", request)
+    assert answer == api.settle_hand(request)
+    assert answer["points"] == [3, 0] and answer["table"]["score"][1] == 4
+    assert answer["handWinner"] == 0
+
+
+def test_deal(stub, http, rest_url) -> None:
+    request = {"game": "rentoy", "seats": 4, "dealer": 0, "seed": "naipes"}
+    answer = call_both(stub, http, rest_url, "Deal", request)
+    assert answer == api.deal(request)
+    assert answer["dealer"] == 0 and len(answer["deal"]["hands"]) == 4
+    record = {"game": "rentoy", "seats": 4, "dealer": 0, "deal": answer["deal"]}
+    assert call_rest(http, rest_url, "ValidateHand", {"record": record})["valid"] is True
+
+
+def test_describe_rules(stub, http, rest_url) -> None:
+    answer = call_both(stub, http, rest_url, "DescribeRules", {"game": "rentoy"})
+    assert answer == api.describe_rules("rentoy")
+    assert any(option["default"] is False for option in answer["options"])  # false is printed
