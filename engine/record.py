@@ -34,11 +34,13 @@ class Action:
         return " ".join((str(self.seat), str(self.call), *self.args))
 
 
-def parse_action(text: Any, seats: int, deck: Deck, calls: frozenset[str]) -> Action:
+def parse_action(text: Any, seats: int, deck: Deck, calls: frozenset[str],
+                 call_args: frozenset[str] = frozenset()) -> Action:
     """Read one action in the notation of FORMAT.md section 4 (``"2 1e"``, ``"0 no-quiero"``).
 
     Input may be in upper case or have extra spaces; the action read is canonical. An action
-    that cannot be read raises ``IllegalAction('MALFORMED_ACTION')``.
+    that cannot be read raises ``IllegalAction('MALFORMED_ACTION')``, and so does a call outside
+    ``call_args`` written with arguments.
     """
     if not isinstance(text, str):
         raise IllegalAction("MALFORMED_ACTION", f"an action must be a string such as \"2 1e\", not {text!r}")
@@ -60,6 +62,8 @@ def parse_action(text: Any, seats: int, deck: Deck, calls: frozenset[str]) -> Ac
     if word not in calls:
         known = ", ".join(sorted(calls))
         raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: {word!r} is neither a card nor a call of this game ({known})")
+    if args and word not in call_args:
+        raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: {word} is written alone, e.g. \"{seat} {word}\"")
     return Action(seat, call=word, args=args)
 
 
@@ -70,6 +74,7 @@ class Game(Protocol):
     SEATS: tuple[int, ...]
     DECK: Deck
     CALLS: frozenset[str]
+    CALL_ARGS: frozenset[str]  # the calls written with arguments (``descarte 4c 5e``); the others stand alone
     Options: type
 
     def read_table(self, table: Any, seats: int) -> Any: ...
@@ -207,7 +212,7 @@ def replay(game: Game, setup: Setup, actions: list) -> Replay:
     run = Replay(game.start(setup))
     for i, text in enumerate(actions):
         try:
-            action = parse_action(text, setup.seats, game.DECK, game.CALLS)
+            action = parse_action(text, setup.seats, game.DECK, game.CALLS, game.CALL_ARGS)
             check(game, run.state, action, game.legal_actions(run.state))
         except IllegalAction as exc:
             run.violation = {"action": i, "code": exc.code, "message": f"action {i} ({text!r}): {exc.message}"}

@@ -20,6 +20,7 @@ NAME = "rentoy"
 SEATS = (2, 4, 6, 8)
 DECK = DECK_40
 CALLS = frozenset({"envite", "quiero", "no-quiero"})
+CALL_ARGS: frozenset[str] = frozenset()  # every Rentoy call is written alone
 MATCH = 12
 
 # B1: rank orders, highest first, exactly as the spec lists them.
@@ -258,8 +259,6 @@ def explain(state: State, action: Action) -> IllegalAction:
         led = state.trick.cards[0]
         return IllegalAction("MUST_PLAY_TRUMP", f"seat {seat} holds {cards_str(trumps)}, trump ({state.trump.word}), and a trump "
                              f"was led ({led}): the arrastre obliges seat {seat} to play a trump, not {action.card}")
-    if action.args:
-        return IllegalAction("NOT_ALLOWED_NOW", f"{action.call} takes no arguments in Rentoy")
     if action.call in ("quiero", "no-quiero"):
         if proposal is None:
             return IllegalAction("NOT_ALLOWED_NOW", f"there is no envite for seat {seat} to answer")
