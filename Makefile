@@ -1,4 +1,4 @@
-# Naipes: make serve | make test | make lint | make proto
+# Naipes: make serve | make test | make lint (buf lint, ruff, mypy) | make proto
 # The first run needs only python3: it creates .venv and installs the project (editable) into it.
 
 PYTHON ?= python3
@@ -15,7 +15,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 export BUF_CACHE_DIR := $(CURDIR)/build/buf-cache
 
-.PHONY: install serve test lint buf-lint ruff proto clean
+.PHONY: install serve test lint buf-lint ruff mypy proto clean
 
 install: $(INSTALLED) $(GEN)
 
@@ -50,7 +50,10 @@ buf-lint: $(IMAGE)
 ruff: install
 	$(BIN)/ruff check service tools setup.py tests/conftest.py tests/service_support.py tests/test_service_*.py
 
-lint: buf-lint ruff
+mypy: install
+	$(BIN)/mypy
+
+lint: buf-lint ruff mypy
 
 test: install buf-lint
 	$(BIN)/pytest -q $(PYTEST_ARGS)

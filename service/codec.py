@@ -16,7 +16,7 @@ import re
 from typing import Any, TypeVar
 
 from google.protobuf import json_format
-from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from service.errors import ServiceError
@@ -51,7 +51,7 @@ def to_json(message: Message) -> dict[str, Any]:
     return _prune(data, message.DESCRIPTOR)
 
 
-def _prune(data: dict[str, Any], descriptor: Descriptor) -> dict[str, Any]:
+def _prune(data: dict[str, Any], descriptor: Any) -> dict[str, Any]:
     if descriptor.full_name in _OPAQUE:
         return data
     out: dict[str, Any] = {}
@@ -63,8 +63,9 @@ def _prune(data: dict[str, Any], descriptor: Descriptor) -> dict[str, Any]:
         repeated = is_repeated(field)
         if repeated and not value and key not in ALWAYS_PRINTED:
             continue
-        if field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type.full_name not in _OPAQUE:
-            value = [_prune(v, field.message_type) for v in value] if repeated else _prune(value, field.message_type)
+        sub = field.message_type
+        if sub is not None and sub.full_name not in _OPAQUE:
+            value = [_prune(v, sub) for v in value] if repeated else _prune(value, sub)
         out[key] = value
     return out
 
@@ -72,7 +73,7 @@ def _prune(data: dict[str, Any], descriptor: Descriptor) -> dict[str, Any]:
 def is_repeated(field: FieldDescriptor) -> bool:
     """Whether a field is a list (``is_repeated`` in newer protobuf; ``label`` in older)."""
     flag = getattr(field, "is_repeated", None)
-    return bool(flag) if flag is not None else field.label == FieldDescriptor.LABEL_REPEATED
+    return bool(flag) if flag is not None else field.label == FieldDescriptor.LABEL_REPEATED  # type: ignore[attr-defined]
 
 
 def from_json(data: Any, message: M, where: str = "") -> M:

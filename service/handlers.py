@@ -7,6 +7,7 @@ for bad input; the transport turns it into its error form through ``service.erro
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from google.protobuf.message import Message
 
@@ -42,7 +43,7 @@ def describe_rules(request: pb.DescribeRulesRequest) -> pb.DescribeRulesResponse
 
 
 # The handler of each RPC, by the method's name in the service descriptor.
-HANDLERS: dict[str, Callable[[Message], Message]] = {  # type: ignore[dict-item]
+HANDLERS: dict[str, Callable[[Any], Message]] = {
     "ValidateHand": validate_hand,
     "LegalActions": legal_actions,
     "ResolveTrick": resolve_trick,

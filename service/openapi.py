@@ -73,8 +73,8 @@ class _Schemas:
 
     def field(self, field: FieldDescriptor) -> dict[str, Any]:
         if field.type == FieldDescriptor.TYPE_MESSAGE:
-            schema = self.ref(field.message_type)
-        elif field.type == FieldDescriptor.TYPE_ENUM:
+            schema = self.ref(_message_of(field))
+        elif field.type == FieldDescriptor.TYPE_ENUM and field.enum_type is not None:
             schema = {"type": "string", "enum": [v.name for v in field.enum_type.values]}
         else:
             schema = dict(_SCALARS[field.type])
@@ -106,11 +106,11 @@ def document(routes: list[Route]) -> dict[str, Any]:
         if params:
             op["parameters"] = params
         if route.body:
-            body = method.input_type if route.body == "*" else _field(method.input_type, route.body).message_type
+            body = method.input_type if route.body == "*" else _message_of(_field(method.input_type, route.body))
             op["requestBody"] = {"required": True, "content": {"application/json": {"schema": schemas.ref(body)}}}
         answer = method.output_type
         if route.response_body:
-            answer = _field(answer, route.response_body).message_type
+            answer = _message_of(_field(answer, route.response_body))
         problem = {"content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
         op["responses"] = {
             "200": {"description": "OK", "content": {"application/json": {"schema": schemas.ref(answer)}}},
@@ -130,9 +130,12 @@ def document(routes: list[Route]) -> dict[str, Any]:
 
 
 def _field(descriptor: Descriptor, path: str) -> FieldDescriptor:
-    field = None
-    for name in path.split("."):
-        field = descriptor.fields_by_name.get(name) or descriptor.fields_by_camelcase_name[name]
-        descriptor = field.message_type
-    assert field is not None
-    return field
+    names = path.split(".")
+    for name in names[:-1]:
+        descriptor = _message_of(descriptor.fields_by_name.get(name) or descriptor.fields_by_camelcase_name[name])
+    return descriptor.fields_by_name.get(names[-1]) or descriptor.fields_by_camelcase_name[names[-1]]
+
+
+def _message_of(field: FieldDescriptor) -> Descriptor:
+    assert field.message_type is not None, field.full_name
+    return field.message_type

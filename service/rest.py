@@ -81,9 +81,10 @@ def http_routes() -> list[Route]:
     return routes
 
 
-def field_at(descriptor: Descriptor, path: str) -> FieldDescriptor | None:
+def field_at(message: Descriptor, path: str) -> FieldDescriptor | None:
     """The field at a dotted path of JSON or proto names (``record.game``), or None."""
     field = None
+    descriptor: Descriptor | None = message
     for name in path.split("."):
         if descriptor is None:
             return None
