@@ -1,0 +1,377 @@
+"""Engine basics: card notation, decks, invalid input, the violation precedence of FORMAT.md
+section 6, seeded deals (docs/deal.md), ResolveTrick and SettleHand, and the engine's isolation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from engine import api, shuffle
+from engine.cards import DECK_40, DECK_48, Card, Suit
+from engine.errors import INPUT_CODES, VIOLATION_CODES, InvalidInput
+from rentoy_support import DEAL_A, PLAY_A, ok, rec, violation
+
+ENGINE = Path(__file__).resolve().parent.parent / "engine"
+
+
+def invalid(request_or_call, *args) -> InvalidInput:
+    """The InvalidInput raised by validate(request) (or by call(*args))."""
+    with pytest.raises(InvalidInput) as err:
+        if callable(request_or_call):
+            request_or_call(*args)
+        else:
+            api.validate(request_or_call)
+    assert err.value.code in INPUT_CODES
+    return err.value
+
+
+# ---- cards and decks --------------------------------------------------------------------------
+
+
+def test_card_parse_and_print():
+    card = Card.parse("10o")
+    assert card == Card(10, Suit.OROS)
+    assert str(card) == "10o"
+    assert card.name == "sota de oros"
+    assert str(Card.parse("1e")) == "1e" and Card.parse("1e").name == "as de espadas"
+    assert Card.parse("12C") == Card(12, Suit.COPAS)  # input may be upper case; output is canonical
+    assert eval(repr(card)) == card  # noqa: S307 - the repr pastes back into Python
+
+
+def test_every_card_round_trips():
+    for card in DECK_48.cards:
+        assert Card.parse(str(card)) == card
+    assert len({str(c) for c in DECK_48.cards}) == 48
+
+
+@pytest.mark.parametrize("text", ["13o", "0o", "1x", "", "10", "o10", "1 o", "01o", "1oo", "-1o"])
+def test_not_a_card(text):
+    with pytest.raises(ValueError):
+        Card.parse(text)
+
+
+def test_decks():
+    assert len(DECK_40) == 40 and len(set(DECK_40.cards)) == 40
+    assert len(DECK_48) == 48 and len(set(DECK_48.cards)) == 48
+    assert {c.rank for c in DECK_40.cards} == {1, 2, 3, 4, 5, 6, 7, 10, 11, 12}
+    assert {c.rank for c in DECK_48.cards} == set(range(1, 13))
+    assert Card.parse("8o") in DECK_48 and Card.parse("8o") not in DECK_40
+    assert set(DECK_40.cards) < set(DECK_48.cards)
+    for suit in Suit:
+        assert sum(c.suit is suit for c in DECK_40.cards) == 10
+    with pytest.raises(ValueError):
+        DECK_40.parse_card("9b")
+    err = invalid(DECK_40.parse_cards, "1o 9b", "deal.stock")
+    assert (err.code, err.field) == ("UNKNOWN_CARD", "deal.stock")
+    assert api.describe_rules("rentoy")["seats"] == [2, 4, 6, 8]
+
+
+# ---- records that are not well formed --------------------------------------------------------
+
+
+def test_a_well_formed_record_for_reference():
+    assert ok(rec(DEAL_A, "1o"))["next"]["seat"] == 1
+
+
+@pytest.mark.parametrize("change, code, field", [
+    (lambda r: r["deal"]["hands"].__setitem__(1, "2o 12o 13c"), "UNKNOWN_CARD", "deal.hands[1]"),
+    (lambda r: r["deal"]["hands"].__setitem__(2, "4e 5e 8e"), "UNKNOWN_CARD", "deal.hands[2]"),
+    (lambda r: r["deal"].__setitem__("stock", "9o"), "UNKNOWN_CARD", "deal.stock"),
+    (lambda r: r["deal"]["hands"].__setitem__(2, "4e 5e 5e"), "DUPLICATE_CARD", "deal.hands[2]"),
+    (lambda r: r["deal"]["hands"].__setitem__(2, "4e 5e 2o"), "DUPLICATE_CARD", "deal.hands[2]"),
+    (lambda r: r["deal"].__setitem__("stock", "12c"), "DUPLICATE_CARD", "deal.stock"),
+    (lambda r: r["deal"]["hands"].__setitem__(2, "4e 5e"), "WRONG_HAND_SIZE", "deal.hands[2]"),
+    (lambda r: r["deal"]["hands"].__setitem__(3, "7c 4b 5b 6b"), "WRONG_HAND_SIZE", "deal.hands[3]"),
+    (lambda r: r["deal"]["hands"].pop(), "WRONG_HAND_SIZE", "deal.hands"),
+    (lambda r: r["deal"].__setitem__("stock", ""), "WRONG_HAND_SIZE", "deal.stock"),
+    (lambda r: r.__setitem__("seats", 3), "INVALID_SEATS", "seats"),
+    (lambda r: r.__setitem__("seats", 5), "INVALID_SEATS", "seats"),
+    (lambda r: r.__setitem__("dealer", 4), "SEAT_OUT_OF_RANGE", "dealer"),
+    (lambda r: r.__setitem__("dealer", -1), "SEAT_OUT_OF_RANGE", "dealer"),
+    (lambda r: r.__setitem__("dealer", "0"), "INVALID_FIELD", "dealer"),
+    (lambda r: r.__setitem__("game", "mus"), "UNKNOWN_GAME", "game"),
+    (lambda r: r.pop("game"), "MISSING_FIELD", "game"),
+    (lambda r: r.pop("deal"), "MISSING_FIELD", "deal"),
+    (lambda r: r["deal"].__setitem__("seed", "s"), "INVALID_DEAL", "deal.seed"),
+    (lambda r: r["deal"].__setitem__("cards", "1o"), "INVALID_FIELD", "deal.cards"),
+    (lambda r: r.__setitem__("table", {"score": [12, 0]}), "INVALID_TABLE", "table.score"),
+    (lambda r: r.__setitem__("table", {"score": [3, 15]}), "INVALID_TABLE", "table.score"),
+    (lambda r: r.__setitem__("table", {"score": [-1, 0]}), "INVALID_TABLE", "table.score"),
+    (lambda r: r.__setitem__("table", {"score": [1]}), "INVALID_FIELD", "table.score"),
+    (lambda r: r.__setitem__("table", {"score": [1, "2"]}), "INVALID_FIELD", "table.score"),
+    (lambda r: r.__setitem__("table", {"score": [0, 0], "plate": 30}), "INVALID_TABLE", "table.plate"),
+    (lambda r: r.__setitem__("rules", ["ladder"]), "INVALID_FIELD", "rules"),
+    (lambda r: r.__setitem__("actions", "1 2o"), "INVALID_FIELD", "actions"),
+    (lambda r: r.__setitem__("actions", ["1 envite"] * 1001), "PAYLOAD_TOO_LARGE", "actions"),
+], ids=lambda v: v if isinstance(v, str) else None)
+def test_records_that_are_not_well_formed(change, code, field):
+    record = rec(DEAL_A, "1o", rest="5c 6c")
+    change(record)
+    err = invalid(record)
+    assert (err.code, err.field) == (code, field)
+    assert field.split("[")[0].split(".")[-1] in err.message or field == "deal.seed"
+
+
+def test_a_game_not_served_yet():
+    for name in ("tresillo", "revesino"):
+        if name in api.GAMES:
+            continue
+        err = invalid({**rec(DEAL_A, "1o"), "game": name})
+        assert (err.code, err.field) == ("UNSUPPORTED_GAME", "game")
+    assert invalid("not a record").code == "INVALID_FIELD"
+
+
+def test_a_fresh_table_is_all_zeros():
+    result = ok(rec(DEAL_A, "1o", PLAY_A))
+    assert result["table"] == {"score": [0, 1]}
+    assert ok({**rec(DEAL_A, "1o", PLAY_A), "table": {}})["table"] == {"score": [0, 1]}
+
+
+# ---- the violation precedence (FORMAT.md section 6) -------------------------------------------
+
+
+def test_violation_codes_are_listed_in_precedence_order():
+    assert list(VIOLATION_CODES) == ["MALFORMED_ACTION", "NOT_YOUR_TURN", "NOT_ALLOWED_NOW", "CARD_NOT_IN_HAND",
+                                     "MUST_FOLLOW_SUIT", "MUST_PLAY_TRUMP"]
+
+
+def test_precedence_malformed_first_even_after_the_end():
+    assert violation(rec(DEAL_A, "1o", [*PLAY_A, "7 2o"])) == (8, "MALFORMED_ACTION")  # seat out of range
+    assert violation(rec(DEAL_A, "1o", [*PLAY_A, "0 paso"])) == (8, "MALFORMED_ACTION")  # unknown word
+
+
+@pytest.mark.parametrize("late", ["1 3c", "0 12c", "2 2o", "3 envite", "0 quiero", "2 no-quiero"])
+def test_precedence_after_the_end_not_allowed_now_whoever_acts(late):
+    # The hand is over: wrong seat, card not held, nothing to answer -- still NOT_ALLOWED_NOW.
+    assert violation(rec(DEAL_A, "1o", [*PLAY_A, late])) == (8, "NOT_ALLOWED_NOW")
+    assert violation(rec(DEAL_A, "1o", ["1 envite", "2 no-quiero", late])) == (2, "NOT_ALLOWED_NOW")
+
+
+def test_precedence_wrong_seat_before_not_allowed_now():
+    # Seat 3 has no right to raise and nothing to answer -- but first of all it is not its turn.
+    accepted = ["1 envite", "2 quiero"]
+    assert violation(rec(DEAL_A, "1o", [*accepted, "3 envite"])) == (2, "NOT_YOUR_TURN")
+    assert violation(rec(DEAL_A, "1o", ["3 no-quiero"])) == (0, "NOT_YOUR_TURN")
+    assert violation(rec(DEAL_A, "1o", ["1 envite", "3 2o"])) == (1, "NOT_YOUR_TURN")
+
+
+def test_precedence_wrong_seat_before_card_not_in_hand():
+    assert violation(rec(DEAL_A, "1o", ["2 2o"])) == (0, "NOT_YOUR_TURN")
+
+
+def test_precedence_not_allowed_now_before_card_not_in_hand():
+    # An answer is due from seat 2: a card it does not even hold is first of all out of phase.
+    assert violation(rec(DEAL_A, "1o", ["1 envite", "2 2o"])) == (1, "NOT_ALLOWED_NOW")
+    assert violation(rec(DEAL_A, "1o", ["1 envite", "2 4e"])) == (1, "NOT_ALLOWED_NOW")
+
+
+def test_precedence_card_not_in_hand_before_must_play_trump():
+    hands = ["1b 5c 6b", "12e 3o 5o", "2e 4b 7o", "10e 11e 3b"]  # trump espadas; S2 must play 2e
+    assert violation(rec(hands, "5e", ["1 12e", "2 6b"])) == (1, "CARD_NOT_IN_HAND")
+    assert violation(rec(hands, "5e", ["1 12e", "2 4b"])) == (1, "MUST_PLAY_TRUMP")
+
+
+def test_only_the_first_violation_is_reported():
+    result = api.validate(rec(DEAL_A, "1o", ["1 2o", "3 7c", "9 x", "0 envido"]))
+    assert result["valid"] is False and result["finished"] is False
+    assert result["violation"]["action"] == 1 and result["violation"]["code"] == "NOT_YOUR_TURN"
+    assert "seat 2" in result["violation"]["message"]
+    assert [t["cards"] for t in result["tricks"]] == [["2o"]]  # the state before the violation
+
+
+def test_a_violation_at_action_zero_is_reported_as_zero():
+    result = api.validate(rec(DEAL_A, "1o", ["0 10c"]))
+    assert result["violation"]["action"] == 0 and result["valid"] is False
+
+
+@pytest.mark.parametrize("bad", [17, None, "", "1", "1 2o 12o", "one 2o", "1 8o", "1 envite 3", "1 quiero please"])
+def test_malformed_actions(bad):
+    assert violation(rec(DEAL_A, "1o", [bad])) == (0, "MALFORMED_ACTION")
+
+
+def test_non_canonical_actions_are_read_and_results_are_canonical():
+    result = ok(rec(DEAL_A, "1o", ["1  2O", " 2 4E ", "3 ENVITE"]))
+    assert result["tricks"][0]["cards"] == ["2o", "4e"]
+    assert result["proposal"] == {"value": 3, "seat": 3}
+    assert set(result["next"]["legal"]) == {"0 quiero", "0 no-quiero", "0 envite"}
+
+
+# ---- seeded deals (docs/deal.md) --------------------------------------------------------------
+
+
+def reference_shuffle(cards: list[str], seed: str) -> list[str]:
+    """docs/deal.md, steps 2-4, written again from the document."""
+
+    def words():
+        counter = 0
+        while True:
+            block = hashlib.sha256(seed.encode() + counter.to_bytes(8, "big")).digest()
+            yield from (int.from_bytes(block[k:k + 4], "big") for k in range(0, 32, 4))
+            counter += 1
+
+    pack, stream = list(cards), words()
+    for i in range(len(pack) - 1, 0, -1):
+        x = next(stream)
+        while x >= 2**32 - (2**32 % (i + 1)):
+            x = next(stream)
+        j = x % (i + 1)
+        pack[i], pack[j] = pack[j], pack[i]
+    return pack
+
+
+CANONICAL_40 = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
+# Pinned so that the algorithm cannot change silently (docs/deal.md).
+NAIPES_40 = ("10e 2b 3c 11b 2o 11c 3o 4e 6e 4c 7b 6b 5o 10c 12o 12c 7e 12b 10o 2e 4b 7c 5b 10b 5e 7o 4o 1b "
+             "11e 6o 3e 3b 12e 1e 1o 11o 5c 1c 2c 6c").split()
+
+
+def test_the_canonical_pack_order():
+    assert [str(c) for c in DECK_40.cards] == CANONICAL_40
+
+
+def test_the_shuffle_is_the_documented_algorithm_and_is_pinned():
+    assert reference_shuffle(CANONICAL_40, "naipes") == NAIPES_40
+    for seed in ("naipes", "a", "seed with spaces", "ñ", "0" * 100):
+        assert [str(c) for c in shuffle.shuffle(DECK_40.cards, seed)] == reference_shuffle(CANONICAL_40, seed)
+    canonical_48 = [str(c) for c in DECK_48.cards]
+    assert [str(c) for c in shuffle.shuffle(DECK_48.cards, "naipes")] == reference_shuffle(canonical_48, "naipes")
+
+
+def test_the_deal_from_a_seed():
+    out = api.deal({"game": "rentoy", "seats": 4, "dealer": 0, "seed": "naipes"})
+    assert out["commitment"] == hashlib.sha256(b"naipes").hexdigest()
+    assert out["algorithm"].startswith("naipes-shuffle-v1")
+    # One card at a time, three rounds, from the seat after the dealer; then the turn-up.
+    pack = NAIPES_40
+    assert out["deal"]["hands"] == [" ".join(pack[3:12:4]), " ".join(pack[0:12:4]), " ".join(pack[1:12:4]),
+                                    " ".join(pack[2:12:4])]
+    assert out["deal"]["hands"] == ["11b 4e 6b", "10e 2o 6e", "2b 11c 4c", "3c 3o 7b"]
+    assert out["deal"]["stock"] == " ".join(pack[12:])
+    assert api.deal({"game": "rentoy", "seats": 4, "dealer": 0, "seed": "naipes"}) == out
+    assert api.deal({"game": "rentoy", "seats": 4, "dealer": 0, "seed": "naipes2"})["deal"] != out["deal"]
+
+
+@pytest.mark.parametrize("seats, dealer", [(2, 0), (4, 3), (6, 2), (8, 7)])
+def test_a_record_with_a_seed_is_the_record_with_its_deal(seats, dealer):
+    seed = f"basics-{seats}-{dealer}"
+    out = api.deal({"game": "rentoy", "seats": seats, "dealer": dealer, "seed": seed})
+    pack = reference_shuffle(CANONICAL_40, seed)
+    for i in range(3 * seats):
+        assert pack[i] in out["deal"]["hands"][(dealer + 1 + i) % seats].split()
+    seeded = ok({"game": "rentoy", "seats": seats, "dealer": dealer, "deal": {"seed": seed}, "actions": []})
+    explicit = ok({"game": "rentoy", "seats": seats, "dealer": dealer, "deal": out["deal"], "actions": []})
+    assert seeded == explicit
+    assert seeded["turnUp"] == pack[3 * seats]
+
+
+@pytest.mark.parametrize("request_, code, field", [
+    ({"game": "rentoy", "seats": 4, "dealer": 0, "seed": ""}, "INVALID_FIELD", "seed"),
+    ({"game": "rentoy", "seats": 4, "dealer": 0}, "MISSING_FIELD", "seed"),
+    ({"game": "rentoy", "seats": 7, "dealer": 0, "seed": "x"}, "INVALID_SEATS", "seats"),
+    ({"game": "rentoy", "seats": 4, "dealer": 4, "seed": "x"}, "SEAT_OUT_OF_RANGE", "dealer"),
+])
+def test_bad_deal_requests(request_, code, field):
+    err = invalid(api.deal, request_)
+    assert (err.code, err.field) == (code, field)
+
+
+# ---- ResolveTrick and SettleHand --------------------------------------------------------------
+
+
+def test_resolve_trick_figures():
+    out = api.resolve_trick({"game": "rentoy", "cards": "12e 2e 3c 1e", "contract": {"trump": "copas"},
+                             "seats": 4, "leader": 1})
+    assert (out["winnerIndex"], out["card"], out["winner"], out["complete"]) == (2, "3c", 3, True)
+    assert "3c" in out["events"][0]["text"]
+    # The two of trumps over the rey of trumps; a trick so far.
+    out = api.resolve_trick({"game": "rentoy", "cards": "12e 2e", "contract": {"trump": "espadas"}, "seats": 4})
+    assert (out["winnerIndex"], out["complete"]) == (1, False)
+    # Off-suit, non-trump cards never win, however high.
+    out = api.resolve_trick({"game": "rentoy", "cards": "2c 12e 12o", "contract": {"trump": "bastos"}})
+    assert out["winnerIndex"] == 0
+
+
+@pytest.mark.parametrize("request_, code, field", [
+    ({"cards": "", "contract": {"trump": "oros"}}, "WRONG_HAND_SIZE", "cards"),
+    ({"cards": "1o 1o", "contract": {"trump": "oros"}}, "DUPLICATE_CARD", "cards"),
+    ({"cards": "1o 8o", "contract": {"trump": "oros"}}, "UNKNOWN_CARD", "cards"),
+    ({"cards": "1o 2o", "contract": {"trump": "o"}}, "INVALID_FIELD", "contract.trump"),
+    ({"cards": "1o 2o"}, "MISSING_FIELD", "contract"),
+    ({"cards": "1o 2o 3o", "contract": {"trump": "oros"}, "seats": 2}, "WRONG_HAND_SIZE", "cards"),
+    ({"cards": "1o 2o", "contract": {"trump": "oros"}, "leader": 1}, "MISSING_FIELD", "seats"),
+    ({"cards": "1o 2o", "contract": {"trump": "oros"}, "seats": 4, "leader": 4}, "SEAT_OUT_OF_RANGE", "leader"),
+    ({"cards": "1o 2o", "contract": {"trump": "oros"}, "rules": {"xyz": 1}}, "UNKNOWN_OPTION", "rules.xyz"),
+])
+def test_bad_resolve_trick_requests(request_, code, field):
+    err = invalid(api.resolve_trick, {"game": "rentoy", **request_})
+    assert (err.code, err.field) == (code, field)
+
+
+def settle(score, winner, value, end="tricks", rules=None):
+    request = {"game": "rentoy", "seats": 4, "table": {"score": score},
+               "rentoy": {"winner": winner, "value": value, "end": end}}
+    if rules:
+        request["rules"] = rules
+    return api.settle_hand(request)
+
+
+def test_settle_hand_figures():
+    out = settle([4, 5], 1, 6)
+    assert out["points"] == [0, 6] and out["table"] == {"score": [4, 11]} and "matchWinner" not in out
+    assert out["payments"] == [{"payee": "team 1", "amount": 6, "reason": "hand worth 6: won two tricks"}]
+    out = settle([4, 5], 0, 9, "fold")
+    assert out["points"] == [9, 0] and out["table"] == {"score": [13, 5]} and out["matchWinner"] == 0
+    out = settle([10, 7], 1, 1, "fold")
+    assert out["table"] == {"score": [10, 8]}
+    out = settle([3, 3], 1, 3, "renuncio", {"renuncio": "penalty"})
+    assert out["points"] == [0, 3] and out["end"] == "renuncio"
+    # SettleHand agrees with the settlement of a validated record.
+    result = ok(rec(DEAL_A, "1o", PLAY_A, score=[2, 2]))
+    assert settle([2, 2], result["handWinner"], result["value"]) == {
+        k: result[k] for k in ("handWinner", "end", "points", "payments", "table")}
+
+
+@pytest.mark.parametrize("hand, rules, field", [
+    ({"winner": 2, "value": 1}, None, "rentoy.winner"),
+    ({"winner": 0, "value": 2}, None, "rentoy.value"),
+    ({"winner": 0, "value": 9}, {"ladder": "1-3-6-12"}, "rentoy.value"),
+    ({"winner": 0, "value": 12, "end": "fold"}, None, "rentoy.value"),  # a fold never scores the top
+    ({"winner": 0, "value": 1, "end": "renuncio"}, None, "rentoy.end"),  # only under renuncio: penalty
+    ({"winner": 0, "value": 1, "end": "timeout"}, None, "rentoy.end"),
+])
+def test_bad_settle_hand_requests(hand, rules, field):
+    request = {"game": "rentoy", "seats": 4, "table": {"score": [0, 0]}, "rentoy": hand}
+    if rules:
+        request["rules"] = rules
+    err = invalid(api.settle_hand, request)
+    assert (err.code, err.field) == ("INVALID_FIELD", field)
+    assert invalid(api.settle_hand, {"game": "rentoy", "seats": 4}).code == "MISSING_FIELD"
+    assert invalid(api.settle_hand, {"game": "rentoy", "seats": 4, "table": {"score": [12, 0]},
+                                     "rentoy": {"winner": 0, "value": 1}}).code == "INVALID_TABLE"
+
+
+# ---- what a seat may see, and the engine's isolation -----------------------------------------
+
+
+def test_a_seat_sees_its_own_hand_only():
+    record = rec(DEAL_A, "1o", ["1 2o"], rest="5c 6c 7o")
+    out = api.legal_actions(record, 2)
+    assert out["seat"] == 2 and set(out["legal"]) == {"2 4e", "2 5e", "2 6e", "2 envite"}
+    assert out["view"]["hand"] == "4e 5e 6e"
+    assert out["view"]["handSizes"] == [3, 2, 3, 3]
+    seen = set(re.findall(r"\b(?:1[0-2]|[1-9])[oceb]\b", json.dumps(out["view"])))
+    assert seen == {"4e", "5e", "6e", "2o", "1o"}  # its cards, the trick, the turn-up
+    assert api.legal_actions(record, 3)["legal"] == []  # not seat 3's turn
+    assert invalid(api.legal_actions, record, 4).code == "SEAT_OUT_OF_RANGE"
+
+
+def test_the_engine_does_no_io():
+    transports = re.compile(r"^\s*(import|from)\s+(grpc|flask|fastapi|requests|socket|http|google\.protobuf|service)\b",
+                            re.MULTILINE)
+    for path in ENGINE.glob("*.py"):
+        assert not transports.search(path.read_text()), path.name
