@@ -121,11 +121,13 @@ def parse_error_field(message: str) -> tuple[str, str]:
 
 _REASONS = [
     (re.compile(r"invalid literal for int\(\) with base 10: (.*)"), r"expected an integer, not \1"),
+    (re.compile(r"int\(\) argument must be .*, not '(\w+)'"), r"expected an integer, got \1"),
     (re.compile(r"Couldn't parse integer: (.*)"), r"expected an integer, not \1"),
     (re.compile(r"Bool value (\w+) is not acceptable for integer field"), r"expected an integer, not \1"),
     (re.compile(r"repeated field \w+ must be in \[\] which is (.*)"), r"expected a list, not \1"),
     (re.compile(r"expected string or bytes-like object, got '(\w+)'"), r"expected a string, got \1"),
     (re.compile(r"Struct must be in a dict which is (.*)"), r"expected an object, not \1"),
+    (re.compile(r"'(\w+)' object is not iterable"), r"expected an object, got \1"),
 ]
 
 

@@ -1,0 +1,82 @@
+"""Mangled requests never crash the service: every answer is a result or an error of the table
+never INTERNAL (bounded, deterministic, in-process)."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+from service_support import load_example, rentoy_examples
+
+from service.errors import ERRORS
+from service.rest import create_app
+
+VALUES = [None, 0, -1, 1, 2, 3, 7, 100, 2**31 - 1, "", "x", "1o", "1o 1o", "12b 11b 10b", [], ["1o"], {}, {"a": 1}, True, False,
+          1.5, ["1o 2o 3o", "4o 5o 6o"], "0 envite", ["0 envite", "1 quiero"]]
+RECORD_PATHS = [("game",), ("seats",), ("dealer",), ("rules",), ("rules", "ladder"), ("rules", "renuncio"), ("rules", "playAllTricks"),
+                ("table",), ("table", "score"), ("table", "plate"), ("table", "plateHolds"), ("deal",), ("deal", "hands"),
+                ("deal", "stock"), ("deal", "seed"), ("actions",)]
+INTS = [0, -1, 1, 2, 3, 4, 5, 7, 8, 12, 100, 2**31 - 1]
+STRINGS = ["", "x", "rentoy", "tresillo", "1o", "1o 1o", "12b 11b 10b", "8o 9o", "oros", "0 envite", "1 1o", "fold"]
+LISTS = [[], ["1o"], ["1o 2o 3o", "4o 5o 6o"], ["0 envite", "1 quiero"], ["3 12b", "0 no-quiero", "x"], [1, 2]]
+TYPED = {"game": STRINGS, "seats": INTS, "dealer": INTS, "leader": INTS, "seed": STRINGS, "cards": STRINGS, "stock": STRINGS,
+         "hands": LISTS, "actions": LISTS, "score": LISTS + [[0, 0], [11, 11], [-1, 3], [12, 0]], "plate": INTS}
+
+
+def _value(rng: random.Random, name: str) -> object:
+    """Mostly a value of the field's type (to reach the engine), sometimes anything."""
+    return copy.deepcopy(rng.choice(TYPED[name] if name in TYPED and rng.random() < 0.8 else VALUES))
+
+
+REQUEST_FIELDS = {"/v1/tricks:resolve": ["game", "seats", "leader", "rules", "contract", "cards"],
+                  "/v1/hands:settle": ["game", "seats", "rules", "table", "rentoy"],
+                  "/v1/deals": ["game", "seats", "dealer", "seed"]}
+
+
+@pytest.fixture(scope="module")
+def client():
+    return create_app().test_client()
+
+
+def _check(response) -> None:
+    if response.status_code != 200:
+        assert response.json["code"] in ERRORS and response.json["code"] != "INTERNAL", response.json
+        assert response.status_code == ERRORS[response.json["code"]].http_status
+
+
+def test_mangled_records(client) -> None:
+    rng = random.Random(7)
+    records = [load_example(p)[0] for p in rentoy_examples()]
+    for _ in range(1500):
+        record = copy.deepcopy(rng.choice(records))
+        for _ in range(rng.randint(1, 3)):
+            *parents, last = rng.choice(RECORD_PATHS)
+            node = record
+            for key in parents:
+                if not isinstance(node.get(key), dict):
+                    node[key] = {}
+                node = node[key]
+            value = _value(rng, last)
+            if value is None:
+                node.pop(last, None)
+            else:
+                node[last] = value
+        url = rng.choice(["/v1/hands:validate", "/v1/hands:legalActions", f"/v1/hands:legalActions?seat={rng.randint(-1, 8)}"])
+        _check(client.post(url, json=record))
+
+
+def test_mangled_requests(client) -> None:
+    rng = random.Random(11)
+    for _ in range(1500):
+        url = rng.choice(sorted(REQUEST_FIELDS))
+        fields = REQUEST_FIELDS[url]
+        body = {k: _value(rng, k) for k in rng.sample(fields, rng.randint(1, len(fields)))}
+        if rng.random() < 0.7:
+            body["game"] = "rentoy"
+        if "contract" in body and rng.random() < 0.5:
+            body["contract"] = {"trump": rng.choice(["oros", "x", ""])}
+        if "rentoy" in body and rng.random() < 0.7:
+            body["rentoy"] = {k: rng.choice([0, 1, 2, 3, -1, 12, "tricks", "fold", "x"])
+                              for k in rng.sample(["winner", "value", "end"], rng.randint(0, 3))}
+        _check(client.post(url, json=body))
