@@ -10,11 +10,11 @@ import re
 from pathlib import Path
 
 import pytest
+from rentoy_support import DEAL_A, PLAY_A, ok, rec, violation
 
 from engine import api, shuffle
 from engine.cards import DECK_40, DECK_48, Card, Suit
 from engine.errors import INPUT_CODES, VIOLATION_CODES, InvalidInput
-from rentoy_support import DEAL_A, PLAY_A, ok, rec, violation
 
 ENGINE = Path(__file__).resolve().parent.parent / "engine"
 

@@ -15,7 +15,6 @@ import pytest
 from engine import api
 
 
-
 def examples_dir() -> Path:
     """shared/records/examples: $NAIPES_SHARED, else shared/ beside the checkout, else /work/shared
     (the search of tests/service_support.py, which cannot be imported here without the transports)."""

@@ -8,11 +8,10 @@ seats (team 0); ``table.score`` is [team 0, team 1].
 from __future__ import annotations
 
 import pytest
+from rentoy_support import DEAL_A, DEAL_B, PLAY_A, PLAY_B, A, B, cards_of, legal, legal_of, more, ok, rec, violation, winners
 
 from engine import api
 from engine.errors import InvalidInput
-from rentoy_support import (A, B, DEAL_A, DEAL_B, PLAY_A, PLAY_B, cards_of, legal, legal_of, more, ok, rec,
-                            violation, winners)
 
 CLIMB = ["1 envite", "2 envite", "3 envite", "0 envite"]  # A 3, B 6, A 9, B 12 (default ladder)
 

@@ -6,9 +6,9 @@ team 0, and ``table.score`` is written [B, A].
 
 from __future__ import annotations
 
+from rentoy_support import DEAL_A, DEAL_B, PLAY_A, PLAY_B, A, B, cards_of, legal_of, more, ok, rec, violation, winners
+
 from engine import api
-from rentoy_support import (A, B, DEAL_A, DEAL_B, PLAY_A, PLAY_B, cards_of, legal_of, more, ok, rec, violation,
-                            winners)
 
 
 def score(a: int, b: int) -> list[int]:
