@@ -259,18 +259,13 @@ def explain(state: State, action: Action) -> IllegalAction:
         led = state.trick.cards[0]
         return IllegalAction("MUST_PLAY_TRUMP", f"seat {seat} holds {cards_str(trumps)}, trump ({state.trump.word}), and a trump "
                              f"was led ({led}): the arrastre obliges seat {seat} to play a trump, not {action.card}")
+    # A seat that may answer a proposal may always accept or refuse it (record.check sends the
+    # other seats NOT_YOUR_TURN), so a refused call here is an answer with nothing to answer, a
+    # raise past the top, or a bet.
     if action.call in ("quiero", "no-quiero"):
-        if proposal is None:
-            return IllegalAction("NOT_ALLOWED_NOW", f"there is no envite for seat {seat} to answer")
-        return IllegalAction("NOT_ALLOWED_NOW", f"seat {seat} cannot answer team {team(proposal.seat)}'s own envite; "
-                             f"seat {proposal.answerer} answers it")
-    # envite
+        return IllegalAction("NOT_ALLOWED_NOW", f"there is no envite for seat {seat} to answer")
     top = state.ladder[-1]
     if proposal is not None:
-        if team(seat) == team(proposal.seat):
-            return IllegalAction("NOT_ALLOWED_NOW", f"seat {seat}'s team proposed {proposal.value}; team {1 - team(seat)} must answer it")
-        if seat not in _answerers(state):
-            return IllegalAction("NOT_ALLOWED_NOW", f"seat {proposal.answerer} answers the envite to {proposal.value}, not seat {seat}")
         return IllegalAction("NOT_ALLOWED_NOW", f"the proposal is already {top}, the top of the ladder: it cannot be raised")
     if _decided(state):
         return IllegalAction("NOT_ALLOWED_NOW", "the hand is decided: a team already has two tricks, so no more bets")
