@@ -27,10 +27,10 @@ def game_of(request: Any, field: str = "game") -> Game:
         if name in PLANNED:
             raise InvalidInput("UNSUPPORTED_GAME", field, f"{name} is not served yet; this service plays: {', '.join(GAMES)}")
         raise InvalidInput("UNKNOWN_GAME", field, f"unknown game {name!r}: expected tresillo, revesino or rentoy")
-    return game  # type: ignore[return-value]
+    return game
 
 
-def validate(record: Any) -> dict:
+def validate(record: Any) -> dict[str, Any]:
     """Replay a hand record: is every action legal, and what is the hand worth (FORMAT.md section 6)."""
     game = game_of(record)
     setup, actions = read_setup(game, record)
@@ -55,7 +55,7 @@ def validate(record: Any) -> dict:
     return result
 
 
-def legal_actions(record: Any, seat: int | None = None) -> dict:
+def legal_actions(record: Any, seat: int | None = None) -> dict[str, Any]:
     """Who acts now and every legal action; seen from ``seat``, only what that seat may see."""
     game = game_of(record)
     setup, actions = read_setup(game, record)
@@ -84,7 +84,7 @@ def legal_actions(record: Any, seat: int | None = None) -> dict:
     return out
 
 
-def _action_json(action: Any) -> dict:
+def _action_json(action: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"notation": str(action), "seat": action.seat}
     if action.card is not None:
         out["card"] = str(action.card)
@@ -95,7 +95,7 @@ def _action_json(action: Any) -> dict:
     return out
 
 
-def resolve_trick(request: Any) -> dict:
+def resolve_trick(request: Any) -> dict[str, Any]:
     """The winner of one trick (complete or so far) under a game's contract."""
     game = game_of(request)
     options_mod.parse_options(game.Options, request.get("rules"))
@@ -133,18 +133,18 @@ def resolve_trick(request: Any) -> dict:
     return out
 
 
-def settle_hand(request: Any) -> dict:
+def settle_hand(request: Any) -> dict[str, Any]:
     """The money of a finished hand, from its summary and the table before it."""
     game = game_of(request)
     seats = require(request, "seats", int)
     if seats not in game.SEATS:
         raise InvalidInput("INVALID_SEATS", "seats", f"{game.NAME} is played with {', '.join(map(str, game.SEATS))} seats, not {seats}")
-    opts = options_mod.parse_options(game.Options, request.get("rules"))
+    opts: Any = options_mod.parse_options(game.Options, request.get("rules"))
     table = game.read_table(request.get("table") or {}, seats)
     return game.settle_summary(opts, table, request.get(game.NAME))
 
 
-def deal(request: Any) -> dict:
+def deal(request: Any) -> dict[str, Any]:
     """A deterministic deal from a seed, and the commitment to publish before the hand."""
     game = game_of(request)
     seats = require(request, "seats", int)
@@ -162,7 +162,7 @@ def deal(request: Any) -> dict:
             "deal": {"hands": [cards_str(h) for h in hands], "stock": cards_str(stock)}}
 
 
-def describe_rules(name: str) -> dict:
+def describe_rules(name: str) -> dict[str, Any]:
     """Every option of a game with its default, allowed values and the spec rule it implements."""
     game = game_of({"game": name})
     return {"game": game.NAME, "seats": list(game.SEATS), "options": options_mod.describe(game.Options)}

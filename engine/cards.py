@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from engine.errors import InvalidInput
 
@@ -72,7 +72,7 @@ class Card:
         return (SUIT_ORDER[self.suit], self.rank)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parse_card(text: str) -> Card:
     match = _CARD_RE.match(text.strip())
     if not match:

@@ -86,13 +86,13 @@ class Game(Protocol):
     def is_finished(self, state: Any) -> bool: ...
     def out_of_turn_calls(self, state: Any, seat: int) -> frozenset[str]: ...
     def explain(self, state: Any, action: Action) -> IllegalAction: ...
-    def apply(self, state: Any, action: Action) -> tuple[Any, list[dict]]: ...
+    def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]: ...
     def tricks(self, state: Any) -> list[Trick]: ...
-    def summary(self, state: Any) -> dict: ...
-    def settlement(self, state: Any) -> dict: ...
+    def summary(self, state: Any) -> dict[str, Any]: ...
+    def settlement(self, state: Any) -> dict[str, Any]: ...
     def trick_winner_index(self, cards: Any, trump: Any) -> int: ...
-    def settle_summary(self, options: Any, table: Any, hand: Any) -> dict: ...
-    def view(self, state: Any, seat: int) -> dict: ...
+    def settle_summary(self, options: Any, table: Any, hand: Any) -> dict[str, Any]: ...
+    def view(self, state: Any, seat: int) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,11 +111,11 @@ class Setup:
 @dataclass(slots=True)
 class Replay:
     state: Any
-    events: list[dict] = field(default_factory=list)
-    violation: dict | None = None
+    events: list[dict[str, Any]] = field(default_factory=list)
+    violation: dict[str, Any] | None = None
 
 
-def require(obj: dict, name: str, kind: type | tuple[type, ...], where: str = "") -> Any:
+def require(obj: dict[str, Any], name: str, kind: type | tuple[type, ...], where: str = "") -> Any:
     """Fetch a required field of the expected JSON type, or raise ``InvalidInput`` naming it."""
     path = f"{where}{name}"
     if name not in obj or obj[name] is None:
@@ -132,7 +132,7 @@ def require(obj: dict, name: str, kind: type | tuple[type, ...], where: str = ""
 _JSON_TYPE = {"int": "an integer", "str": "a string", "list": "a list", "dict": "an object"}
 
 
-def read_setup(game: Game, record: Any) -> tuple[Setup, list]:
+def read_setup(game: Game, record: Any) -> tuple[Setup, list[Any]]:
     """Check a record's shape and read its setup; return it with the action list."""
     from engine import shuffle
 
@@ -176,7 +176,7 @@ def game_options(game: Game, rules: Any) -> Any:
     return parse_options(game.Options, rules)
 
 
-def read_cards(game: Game, deal: dict, seats: int) -> tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]]:
+def read_cards(game: Game, deal: dict[str, Any], seats: int) -> tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]]:
     """Read ``deal.hands`` and ``deal.stock``: cards of the deck, none twice."""
     hands_json = require(deal, "hands", list, "deal.")
     if len(hands_json) != seats:
@@ -207,7 +207,7 @@ def check(game: Game, state: Any, action: Action, legal: list[Action]) -> None:
     raise game.explain(state, action)
 
 
-def replay(game: Game, setup: Setup, actions: list) -> Replay:
+def replay(game: Game, setup: Setup, actions: list[Any]) -> Replay:
     """Fold the actions over the game's start state; stop at the first illegal action."""
     run = Replay(game.start(setup))
     for i, text in enumerate(actions):

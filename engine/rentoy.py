@@ -288,7 +288,7 @@ def _finish(state: State, winner: int, end: str) -> State:
     return replace(state, winner=winner, end=end, proposal=None)
 
 
-def apply(state: State, action: Action) -> tuple[State, list[dict]]:
+def apply(state: State, action: Action) -> tuple[State, list[dict[str, Any]]]:
     """Apply a legal action; return the new state and the events it caused."""
     seat = action.seat
     if action.card is not None:
@@ -319,8 +319,8 @@ def apply(state: State, action: Action) -> tuple[State, list[dict]]:
     return _finish(state, winner, "fold"), [{"kind": "no-quiero", "seat": seat, "team": team(seat), "value": state.value, "text": text}]
 
 
-def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict]]:
-    events: list[dict] = []
+def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, Any]]]:
+    events: list[dict[str, Any]] = []
     renounced = (_trump_led(state) and card.suit is not state.trump and bool(_trumps_held(state, seat)))
     hands = tuple(tuple(c for c in h if c != card) if s == seat else h for s, h in enumerate(state.hands))
     trick = state.trick.with_card(card)
@@ -360,7 +360,7 @@ def tricks(state: State) -> list[Trick]:
     return [*state.tricks, *([state.trick] if state.trick.cards else [])]
 
 
-def summary(state: State) -> dict:
+def summary(state: State) -> dict[str, Any]:
     """The Rentoy-specific public fields of a hand in any state: trump, value, bets."""
     out: dict[str, Any] = {"trump": state.trump.word, "turnUp": str(state.turnup), "value": state.value,
                            "teamTricks": list(state.won)}
@@ -371,7 +371,7 @@ def summary(state: State) -> dict:
     return out
 
 
-def settlement(state: State) -> dict:
+def settlement(state: State) -> dict[str, Any]:
     """The result fields of a finished hand: points, payments, the table after, the next dealer."""
     assert state.winner is not None and state.end is not None
     out = settle(state.score, state.winner, state.value, state.end)
@@ -386,7 +386,7 @@ _END_REASON = {
 }
 
 
-def settle(score: tuple[int, int], winner: int, value: int, end: str) -> dict:
+def settle(score: tuple[int, int], winner: int, value: int, end: str) -> dict[str, Any]:
     """B5: the winning team scores the hand's value; the match is won at 12."""
     points = [0, 0]
     points[winner] = value
@@ -406,13 +406,13 @@ def next_dealer(options: Options, dealer: int, seats: int) -> int:
     return (dealer + (1 if options.next_dealer == "afterDealer" else -1)) % seats
 
 
-def view(state: State, seat: int) -> dict:
+def view(state: State, seat: int) -> dict[str, Any]:
     """What one seat may see: its own cards, the public calls and tricks, the others' counts."""
     return {"seat": seat, "hand": cards_str(sorted_cards(state.hands[seat])),
             "handSizes": [len(h) for h in state.hands], "team": team(seat)}
 
 
-def settle_summary(options: Options, score: tuple[int, int], hand: Any) -> dict:
+def settle_summary(options: Options, score: tuple[int, int], hand: Any) -> dict[str, Any]:
     """SettleHand: ``{"winner": team, "value": n, "end": "tricks" | "fold" | "renuncio"}``."""
     from engine.record import require
 

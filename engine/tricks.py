@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from engine.cards import Card
 
@@ -30,8 +31,8 @@ class Trick:
     def with_card(self, card: Card) -> Trick:
         return Trick(self.leader, self.cards + (card,))
 
-    def to_json(self) -> dict:
-        out: dict = {"leader": self.leader, "cards": [str(c) for c in self.cards]}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"leader": self.leader, "cards": [str(c) for c in self.cards]}
         if self.winner is not None:
             out["winner"] = self.winner
         return out

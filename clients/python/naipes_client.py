@@ -1,0 +1,156 @@
+"""Naipes client for Python: the same calls over REST or gRPC, the same JSON back.
+
+    from naipes_client import RestClient, GrpcClient
+    with GrpcClient("127.0.0.1:50051") as naipes:          # or RestClient("http://127.0.0.1:8080")
+        result = naipes.validate_hand(record)              # the validation result of FORMAT.md
+        print(result["valid"], result.get("points"))
+
+Both clients take and return the JSON of ``records/FORMAT.md`` as plain dicts, so code written
+against one runs against the other. A request the service rejects raises ``NaipesError`` with the
+error's stable ``code`` and the offending ``field``. The REST client needs only the standard
+library; the gRPC client needs the ``naipes`` package (``pip install .`` in this repository) for
+the generated stubs.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from typing import Any
+
+JSON = dict[str, Any]
+
+
+class NaipesError(Exception):
+    """The service rejected a request: ``code`` (``UNKNOWN_CARD``), ``field`` (``deal.hands[1]``)."""
+
+    def __init__(self, code: str, message: str, field: str | None = None, status: Any = None):
+        super().__init__(f"{code}: {message}")
+        self.code, self.message, self.field, self.status = code, message, field, status
+
+
+class RestClient:
+    """Naipes over REST (JSON over HTTP/1.1)."""
+
+    def __init__(self, base_url: str = "http://127.0.0.1:8080", timeout: float = 10.0):
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+
+    def _call(self, method: str, path: str, body: Any = None) -> JSON:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.base_url + path, data=data, method=method,
+                                         headers={"Content-Type": "application/json"} if data else {})
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            problem = json.loads(exc.read() or b"{}")
+            raise NaipesError(problem.get("code", f"HTTP_{exc.code}"), problem.get("detail", str(exc)),
+                              problem.get("field"), exc.code) from None
+
+    def validate_hand(self, record: JSON) -> JSON:
+        return self._call("POST", "/v1/hands:validate", record)
+
+    def legal_actions(self, record: JSON, seat: int | None = None) -> JSON:
+        query = "" if seat is None else "?" + urllib.parse.urlencode({"seat": seat})
+        return self._call("POST", "/v1/hands:legalActions" + query, record)
+
+    def resolve_trick(self, request: JSON) -> JSON:
+        return self._call("POST", "/v1/tricks:resolve", request)
+
+    def settle_hand(self, request: JSON) -> JSON:
+        return self._call("POST", "/v1/hands:settle", request)
+
+    def deal(self, request: JSON) -> JSON:
+        return self._call("POST", "/v1/deals", request)
+
+    def describe_rules(self, game: str) -> JSON:
+        return self._call("GET", f"/v1/games/{urllib.parse.quote(game)}/rules")
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> RestClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class GrpcClient:
+    """Naipes over gRPC; answers are converted to the same JSON the REST API gives."""
+
+    def __init__(self, target: str = "127.0.0.1:50051", timeout: float = 10.0):
+        import grpc
+
+        from naipes.v1 import naipes_pb2, naipes_pb2_grpc
+
+        self._grpc, self._pb, self.timeout = grpc, naipes_pb2, timeout
+        self._channel = grpc.insecure_channel(target)
+        self._stub = naipes_pb2_grpc.NaipesServiceStub(self._channel)
+
+    def _call(self, method: str, request: Any) -> Any:
+        try:
+            return getattr(self._stub, method)(request, timeout=self.timeout)
+        except self._grpc.RpcError as exc:
+            raise _grpc_error(exc) from None
+
+    def _message(self, cls: str, data: JSON) -> Any:
+        from service.codec import from_json
+
+        return from_json(data, getattr(self._pb, cls)())
+
+    @staticmethod
+    def _json(message: Any) -> JSON:
+        from service.codec import to_json
+
+        return to_json(message)
+
+    def validate_hand(self, record: JSON) -> JSON:
+        request = self._pb.ValidateHandRequest(record=self._message("HandRecord", record))
+        return self._json(self._call("ValidateHand", request).result)
+
+    def legal_actions(self, record: JSON, seat: int | None = None) -> JSON:
+        request = self._pb.LegalActionsRequest(record=self._message("HandRecord", record))
+        if seat is not None:
+            request.seat = seat
+        return self._json(self._call("LegalActions", request))
+
+    def resolve_trick(self, request: JSON) -> JSON:
+        return self._json(self._call("ResolveTrick", self._message("ResolveTrickRequest", request)))
+
+    def settle_hand(self, request: JSON) -> JSON:
+        return self._json(self._call("SettleHand", self._message("SettleHandRequest", request)))
+
+    def deal(self, request: JSON) -> JSON:
+        return self._json(self._call("Deal", self._message("DealRequest", request)))
+
+    def describe_rules(self, game: str) -> JSON:
+        return self._json(self._call("DescribeRules", self._pb.DescribeRulesRequest(game=game)))
+
+    def close(self) -> None:
+        self._channel.close()
+
+    def __enter__(self) -> GrpcClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _grpc_error(exc: Any) -> NaipesError:
+    """The service's rich error (google.rpc.Status with ErrorInfo) as a NaipesError."""
+    from google.rpc import error_details_pb2
+    from grpc_status import rpc_status
+
+    code, field, message = exc.code().name, None, exc.details()
+    status = rpc_status.from_call(exc)
+    if status is not None:
+        for detail in status.details:
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info):
+                code = info.reason
+                field = info.metadata.get("field", field)
+    return NaipesError(code, message, field, exc.code())
