@@ -66,7 +66,7 @@ def legal_actions(record: Any, seat: int | None = None) -> dict[str, Any]:
     finished = game.is_finished(state)
     out: dict[str, Any] = {"game": game.NAME, "valid": run.violation is None, "finished": finished and run.violation is None}
     if run.violation is not None:
-        out["violation"] = run.violation
+        out.update(violation=run.violation, legal=[], actions=[])
         return out
     legal = [] if finished else game.legal_actions(state)
     if seat is not None:

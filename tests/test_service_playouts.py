@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from service_support import call_grpc, call_rest
+from service_support import call_both, call_grpc, call_rest
 
 from engine import api
 
@@ -67,3 +67,15 @@ def test_playouts_reach_violations_and_ends() -> None:
         violations += not api.validate(records[-1])["valid"]
     assert finished == HANDS
     assert violations >= HANDS // 2
+
+
+@pytest.mark.parametrize("seed", range(0, HANDS, 6))
+def test_rest_legal_actions_are_the_engine_legal_actions(seed: int, stub, http, rest_url) -> None:
+    """LegalActions, for every seat's view and the table's, is the engine's answer on both
+    transports, including records that end in an illegal action."""
+    records = playout(random.Random(seed))
+    for record in (records[0], records[len(records) // 2], records[-2], records[-1]):
+        for seat in (None, *range(record["seats"])):
+            request = {"record": record} if seat is None else {"record": record, "seat": seat}
+            expected = api.legal_actions(record, seat)
+            assert call_both(stub, http, rest_url, "LegalActions", request) == expected
