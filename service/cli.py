@@ -21,6 +21,7 @@ import logging
 import os
 import secrets
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -48,7 +49,6 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
         "REST": subprocess.Popen([sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"{host}:{rest_port}",
                                   "--graceful-timeout", "5", "--log-level", "warning", "service.rest:create_app()"]),
     }
-    log.info("naipes serving: REST on http://%s:%d (gunicorn, %d workers), gRPC on %s:%d", host, rest_port, workers, host, grpc_port)
     stopping: list[int] = []
 
     def on_signal(signum: int, _frame: Any) -> None:
@@ -56,8 +56,14 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
     status = 0
+    announced = False
+    started = time.monotonic()
     try:
         while not stopping:
+            if not announced and _listening(host, rest_port) and _listening(host, grpc_port):
+                announced = True
+                log.info("naipes ready in %.1f s: REST on http://%s:%d (gunicorn, %d workers), gRPC on %s:%d",
+                         time.monotonic() - started, host, rest_port, workers, host, grpc_port)
             dead = [name for name, child in children.items() if child.poll() is not None]
             if dead:
                 log.error("naipes: the %s server exited (status %s); stopping", dead[0], children[dead[0]].returncode)
@@ -79,6 +85,16 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
             signal.signal(sig, handler)
     log.info("naipes stopped")
     return status
+
+
+def _listening(host: str, port: int) -> bool:
+    """Whether something accepts connections on the port (a wildcard host is reached on loopback)."""
+    target = "127.0.0.1" if host in ("0.0.0.0", "") else "::1" if host == "::" else host
+    try:
+        with socket.create_connection((target, port), timeout=0.2):
+            return True
+    except OSError:
+        return False
 
 
 def _read_json(path: str) -> Any:
