@@ -52,6 +52,47 @@ _PROBLEM = {
 }
 
 
+def _comments() -> dict[str, str]:
+    """The schema's comments by full name (messages, fields, services, methods), read from the
+    descriptor set the build writes beside the generated code (``tools/protogen.py``)."""
+    from importlib import resources
+
+    from google.protobuf import descriptor_pb2
+
+    try:
+        data = resources.files("naipes.v1").joinpath("naipes.binpb").read_bytes()
+    except (FileNotFoundError, ModuleNotFoundError):
+        return {}
+    out: dict[str, str] = {}
+    for file in descriptor_pb2.FileDescriptorSet.FromString(data).file:
+        names: dict[tuple[int, ...], str] = {}
+        for i, message in enumerate(file.message_type):
+            names[(4, i)] = f"{file.package}.{message.name}"
+            for j, field in enumerate(message.field):
+                names[(4, i, 2, j)] = f"{file.package}.{message.name}.{field.name}"
+        for i, service in enumerate(file.service):
+            names[(6, i)] = f"{file.package}.{service.name}"
+            for j, method in enumerate(service.method):
+                names[(6, i, 2, j)] = f"{file.package}.{service.name}.{method.name}"
+        for location in file.source_code_info.location:
+            name = names.get(tuple(location.path))
+            if name and location.leading_comments.strip():
+                out[name] = " ".join(line.strip() for line in location.leading_comments.strip().splitlines())
+    return out
+
+
+COMMENTS = _comments()
+
+
+def _described(schema: dict[str, Any], full_name: str) -> dict[str, Any]:
+    text = COMMENTS.get(full_name)
+    if text and "$ref" not in schema:
+        schema["description"] = text
+    elif text:
+        schema = {"allOf": [schema], "description": text}
+    return schema
+
+
 def _schema_name(descriptor: Descriptor) -> str:
     package = SERVICE.file.package
     full = descriptor.full_name
@@ -83,8 +124,9 @@ class _Schemas:
         return schema
 
     def message(self, descriptor: Descriptor) -> dict[str, Any]:
-        return {"type": "object", "additionalProperties": False,
-                "properties": {f.json_name: self.field(f) for f in descriptor.fields}}
+        return _described({"type": "object", "additionalProperties": False,
+                           "properties": {f.json_name: _described(self.field(f), f.full_name) for f in descriptor.fields}},
+                          descriptor.full_name)
 
 
 def document(routes: list[Route]) -> dict[str, Any]:
@@ -95,6 +137,8 @@ def document(routes: list[Route]) -> dict[str, Any]:
         method = route.method
         op: dict[str, Any] = {"operationId": method.name, "tags": [SERVICE.name],
                               "summary": f"{SERVICE.full_name}.{method.name} (gRPC)"}
+        if method.full_name in COMMENTS:
+            op["description"] = COMMENTS[method.full_name]
         params = []
         for var in route.variables:
             params.append({"name": var, "in": "path", "required": True,
@@ -102,7 +146,8 @@ def document(routes: list[Route]) -> dict[str, Any]:
         if route.body != "*":
             for f in method.input_type.fields:
                 if f.name != route.body and f.json_name not in route.variables and f.type != FieldDescriptor.TYPE_MESSAGE:
-                    params.append({"name": f.json_name, "in": "query", "required": False, "schema": schemas.field(f)})
+                    params.append({"name": f.json_name, "in": "query", "required": False, "schema": schemas.field(f),
+                                   **({"description": COMMENTS[f.full_name]} if f.full_name in COMMENTS else {})})
         if params:
             op["parameters"] = params
         if route.body:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import grpc
+import openapi_spec_validator
 import pytest
 from service_support import ROOT
 
@@ -86,10 +87,15 @@ def test_openapi_is_generated_from_the_schema(http, rest_url) -> None:
         assert ("requestBody" in op) == bool(route.body)
     assert doc["paths"]["/v1/games/{game}/rules"]["get"]["parameters"][0] == {
         "name": "game", "in": "path", "required": True, "schema": {"type": "string"}}
-    assert {"name": "seat", "in": "query", "required": False, "schema": {"type": "integer", "format": "int32"}} in \
-        doc["paths"]["/v1/hands:legalActions"]["post"]["parameters"]
+    seat = {"name": "seat", "in": "query", "required": False, "schema": {"type": "integer", "format": "int32"},
+            "description": "Optionally, the seat whose view to give (REST: query parameter `seat`)."}
+    assert seat in doc["paths"]["/v1/hands:legalActions"]["post"]["parameters"]
     schemas = doc["components"]["schemas"]
-    assert schemas["HandRecord"]["properties"]["actions"] == {"type": "array", "items": {"type": "string"}}
+    # The proto's comments are the descriptions.
+    assert doc["paths"]["/v1/hands:validate"]["post"]["description"].startswith("Replays a hand record")
+    assert schemas["HandRecord"]["properties"]["actions"] == {
+        "type": "array", "items": {"type": "string"},
+        "description": 'Every action of the hand, in order ("2 1e", "1 entrada oros", "0 no-quiero").'}
     assert "turnUp" in schemas["ValidationResult"]["properties"]
     assert "default" in schemas["RuleOption"]["properties"]
 
@@ -103,6 +109,7 @@ def test_openapi_is_generated_from_the_schema(http, rest_url) -> None:
 
     for ref in refs(doc):
         assert ref.removeprefix("#/components/schemas/") in schemas, ref
+    openapi_spec_validator.validate(doc)
 
 
 def test_buf_lint(tmp_path: Path) -> None:

@@ -1,6 +1,7 @@
 """Generate the Python code of the API schema (``protos/``) with grpcio-tools.
 
-The generated package ``naipes.v1`` (``naipes_pb2``, ``naipes_pb2_grpc`` and the ``.pyi`` stubs)
+The generated package ``naipes.v1`` (``naipes_pb2``, ``naipes_pb2_grpc``, the ``.pyi`` stubs, and
+``naipes.binpb``, the schema with its comments)
 goes to ``service/gen/naipes/v1/``, which is never committed: ``setup.py``'s build hook runs this
 on every install (``pip install .`` and ``pip install -e .``), and ``make proto`` runs it when the
 ``.proto`` changes. ``--descriptor-set PATH`` also writes a binary image of the schema (with
@@ -46,6 +47,8 @@ def generate(out: Path = OUT) -> list[Path]:
     """Write naipes/v1/naipes_pb2{,_grpc}.py{,i} under ``out``, with package __init__ files."""
     out.mkdir(parents=True, exist_ok=True)
     protoc([f"--python_out={out}", f"--pyi_out={out}", f"--grpc_python_out={out}", *PROTO_FILES])
+    # The schema with its comments, for the generated OpenAPI document's descriptions.
+    protoc([f"--descriptor_set_out={out / 'naipes' / 'v1' / 'naipes.binpb'}", "--include_source_info", *PROTO_FILES])
     written = []
     for package in ("naipes", "naipes/v1"):
         init = out / package / "__init__.py"
