@@ -141,7 +141,7 @@ def settle_hand(request: Any) -> dict[str, Any]:
         raise InvalidInput("INVALID_SEATS", "seats", f"{game.NAME} is played with {', '.join(map(str, game.SEATS))} seats, not {seats}")
     opts: Any = options_mod.parse_options(game.Options, request.get("rules"))
     table = game.read_table(request.get("table") or {}, seats)
-    return game.settle_summary(opts, table, request.get(game.NAME))
+    return game.settle_summary(opts, table, request)
 
 
 def deal(request: Any) -> dict[str, Any]:

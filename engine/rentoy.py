@@ -412,10 +412,12 @@ def view(state: State, seat: int) -> dict[str, Any]:
             "handSizes": [len(h) for h in state.hands], "team": team(seat)}
 
 
-def settle_summary(options: Options, score: tuple[int, int], hand: Any) -> dict[str, Any]:
-    """SettleHand: ``{"winner": team, "value": n, "end": "tricks" | "fold" | "renuncio"}``."""
+def settle_summary(options: Options, score: tuple[int, int], request: dict[str, Any]) -> dict[str, Any]:
+    """SettleHand: the request's ``rentoy`` is ``{"winner": team, "value": n, "end": "tricks" |
+    "fold" | "renuncio"}``."""
     from engine.record import require
 
+    hand = request.get("rentoy")
     if not isinstance(hand, dict):
         raise InvalidInput("MISSING_FIELD", "rentoy", "rentoy is required: {\"winner\": team, \"value\": points, \"end\": \"tricks\"}")
     winner = require(hand, "winner", int, "rentoy.")
