@@ -34,13 +34,20 @@ class Action:
         return " ".join((str(self.seat), str(self.call), *self.args))
 
 
-def parse_action(text: Any, seats: int, deck: Deck, calls: frozenset[str],
-                 call_args: frozenset[str] = frozenset()) -> Action:
-    """Read one action in the notation of FORMAT.md section 4 (``"2 1e"``, ``"0 no-quiero"``).
+# How the arguments of a call are written (a game's ``CALLS`` maps each call word to one).
+NO_ARGS, SUIT_ARG, CARD_ARG, CARDS_ARGS = "", "suit", "card", "cards"
+SUIT_WORDS = ("oros", "copas", "espadas", "bastos")
 
-    Input may be in upper case or have extra spaces; the action read is canonical. An action
-    that cannot be read raises ``IllegalAction('MALFORMED_ACTION')``, and so does a call outside
-    ``call_args`` written with arguments.
+
+def parse_action(text: Any, seats: int, deck: Deck, calls: dict[str, str]) -> Action:
+    """Read one action in the notation of FORMAT.md section 4 (``"2 1e"``, ``"1 entrada oros"``,
+    ``"1 descarte 4c 5e"``).
+
+    ``calls`` maps each call word of the game to how its arguments are written: none, one suit
+    word, one card, or any number of distinct cards (kept in canonical card order, so that
+    ``"1 descarte 6c 5c"`` and ``"1 descarte 5c 6c"`` are the same action). Input may be in upper
+    case or have extra spaces; the action read is canonical. An action that cannot be read raises
+    ``IllegalAction('MALFORMED_ACTION')``.
     """
     if not isinstance(text, str):
         raise IllegalAction("MALFORMED_ACTION", f"an action must be a string such as \"2 1e\", not {text!r}")
@@ -51,19 +58,35 @@ def parse_action(text: Any, seats: int, deck: Deck, calls: frozenset[str],
     if not seat_text.isdigit() or not 0 <= int(seat_text) < seats:
         raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: {seat_text!r} is not a seat of this {seats}-seat table (0..{seats - 1})")
     seat = int(seat_text)
+
+    def unreadable(why: str) -> IllegalAction:
+        return IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: {why}")
+
     if looks_like_card(word):
         try:
             card = deck.parse_card(word)
         except ValueError as exc:
-            raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: {exc}") from None
+            raise unreadable(str(exc)) from None
         if args:
-            raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: a card is played alone, e.g. \"{seat} {card}\"")
+            raise unreadable(f"a card is played alone, e.g. \"{seat} {card}\"")
         return Action(seat, card=card)
     if word not in calls:
-        known = ", ".join(sorted(calls))
-        raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: {word!r} is neither a card nor a call of this game ({known})")
-    if args and word not in call_args:
-        raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: {word} is written alone, e.g. \"{seat} {word}\"")
+        raise unreadable(f"{word!r} is neither a card nor a call of this game ({', '.join(sorted(calls))})")
+    kind = calls[word]
+    if kind == NO_ARGS and args:
+        raise unreadable(f"{word} is written alone, e.g. \"{seat} {word}\"")
+    if kind == SUIT_ARG and (len(args) != 1 or args[0] not in SUIT_WORDS):
+        raise unreadable(f"{word} names one suit: oros, copas, espadas or bastos, e.g. \"{seat} {word} oros\"")
+    if kind in (CARD_ARG, CARDS_ARGS):
+        try:
+            cards = [deck.parse_card(a) for a in args]
+        except ValueError as exc:
+            raise unreadable(str(exc)) from None
+        if kind == CARD_ARG and len(cards) != 1:
+            raise unreadable(f"{word} names one card, e.g. \"{seat} {word} 4c\"")
+        if len(set(cards)) != len(cards):
+            raise unreadable(f"{word} names a card twice")
+        args = tuple(str(c) for c in sorted(cards, key=Card.sort_key))
     return Action(seat, call=word, args=args)
 
 
@@ -73,8 +96,7 @@ class Game(Protocol):
     NAME: str
     SEATS: tuple[int, ...]
     DECK: Deck
-    CALLS: frozenset[str]
-    CALL_ARGS: frozenset[str]  # the calls written with arguments (``descarte 4c 5e``); the others stand alone
+    CALLS: dict[str, str]  # call word -> how its arguments are written (NO_ARGS, SUIT_ARG, CARD_ARG, CARDS_ARGS)
     Options: type
 
     def read_table(self, table: Any, seats: int) -> Any: ...
@@ -212,7 +234,7 @@ def replay(game: Game, setup: Setup, actions: list[Any]) -> Replay:
     run = Replay(game.start(setup))
     for i, text in enumerate(actions):
         try:
-            action = parse_action(text, setup.seats, game.DECK, game.CALLS, game.CALL_ARGS)
+            action = parse_action(text, setup.seats, game.DECK, game.CALLS)
             check(game, run.state, action, game.legal_actions(run.state))
         except IllegalAction as exc:
             run.violation = {"action": i, "code": exc.code, "message": f"action {i} ({text!r}): {exc.message}"}

@@ -13,14 +13,13 @@ from typing import Any
 from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
-from engine.record import Action, Setup
+from engine.record import NO_ARGS, Action, Setup
 from engine.tricks import Trick, rank_table, winning_index
 
 NAME = "rentoy"
 SEATS = (2, 4, 6, 8)
 DECK = DECK_40
-CALLS = frozenset({"envite", "quiero", "no-quiero"})
-CALL_ARGS: frozenset[str] = frozenset()  # every Rentoy call is written alone
+CALLS = {"envite": NO_ARGS, "quiero": NO_ARGS, "no-quiero": NO_ARGS}  # every Rentoy call is written alone
 MATCH = 12
 
 # B1: rank orders, highest first, exactly as the spec lists them.
