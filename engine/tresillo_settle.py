@@ -1,0 +1,707 @@
+"""Tresillo's money: rank tables, the outcome classes and the accounting of a finished hand.
+
+Spec ``rules/tresillo.md`` sections 1.3 (rank orders), 7 (outcome classes, early end), 8 (the
+plate, puestas primeras and reservadas, the cartulina, condiciones, codillo, surrender and
+defence) and the decisions of section 0 and 9; our own decisions are in ``docs/rules/tresillo.md``.
+
+Everything here is pure: ``settle(options, table, hand)`` takes the table carried from earlier
+hands and the summary of one finished hand, and returns the payments, each seat's ``net`` and the
+table to carry into the next hand. ``settle_summary`` is the SettleHand API for apps that track
+play themselves.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from engine.cards import DECK_40, Card, Suit, cards_str
+from engine.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from engine.tresillo import Options
+
+
+# ---- rank tables (spec 1.3), highest first ------------------------------------------------------
+
+def _cards(text: str) -> tuple[Card, ...]:
+    return tuple(Card.parse(t) for t in text.split())
+
+
+ESPADA = Card.parse("1e")
+BASTO = Card.parse("1b")
+
+TRUMP_ORDER: dict[Suit, tuple[Card, ...]] = {
+    Suit.OROS: _cards("1e 7o 1b 1o 12o 11o 10o 2o 3o 4o 5o 6o"),
+    Suit.COPAS: _cards("1e 7c 1b 1c 12c 11c 10c 2c 3c 4c 5c 6c"),
+    Suit.ESPADAS: _cards("1e 2e 1b 12e 11e 10e 7e 6e 5e 4e 3e"),
+    Suit.BASTOS: _cards("1e 2b 1b 12b 11b 10b 7b 6b 5b 4b 3b"),
+}
+"""The trumps of each trump suit, highest first (spec 1.3): espada, mala, basto, then the suit."""
+
+PLAIN_ORDER: dict[Suit, tuple[Card, ...]] = {
+    Suit.OROS: _cards("12o 11o 10o 1o 2o 3o 4o 5o 6o 7o"),
+    Suit.COPAS: _cards("12c 11c 10c 1c 2c 3c 4c 5c 6c 7c"),
+    Suit.ESPADAS: _cards("12e 11e 10e 7e 6e 5e 4e 3e 2e"),
+    Suit.BASTOS: _cards("12b 11b 10b 7b 6b 5b 4b 3b 2b"),
+}
+"""Each suit when it is not trump, highest first (spec 1.3); the black aces are never in it."""
+
+MATADORES: dict[Suit, tuple[Card, Card, Card]] = {
+    suit: (order[0], order[1], order[2]) for suit, order in TRUMP_ORDER.items()
+}
+"""The three matadores (estuches) under each trump suit: espada, mala, basto."""
+
+
+def trump_order(trump: Suit) -> tuple[Card, ...]:
+    """The trumps under ``trump``, highest first (spec 1.3)."""
+    return TRUMP_ORDER[trump]
+
+
+def mala(trump: Suit) -> Card:
+    """The second trump: the 7 of a long (red) trump suit, the 2 of a short (black) one."""
+    return TRUMP_ORDER[trump][1]
+
+
+# ---- outcome classes (spec 7) -------------------------------------------------------------------
+
+def classify(j: int, a: int, b: int) -> tuple[str, int | None]:
+    """7.1: the Jugador's ``j`` tricks against the contra's ``a`` and ``b``. Returns the class and,
+    for a codillo, which contra player gives it (0: the one with ``a``, 1: the one with ``b``)."""
+    best = max(a, b)
+    if j > best:
+        return "sacada", None
+    if j == best:
+        return "puesta", None
+    if a == b:
+        return "puestaReal", None
+    return "codillo", 0 if a > b else 1
+
+
+def classify_defended(d: int, r: int, p: int) -> str:
+    """7.4: a defended entrada, with the defender's ``d``, the rendido's ``r`` and the mano
+    pobre's ``p`` tricks. The edge ``r == p > d`` is D-CODILLO-R (A16)."""
+    best = max(r, p)
+    if d > best:
+        return "dWin"
+    if d == best:
+        return "dPuesta"
+    if r >= p:
+        return "dCodilloR"
+    return "dCodilloP"
+
+
+def decided(j: int, a: int, b: int, remaining: int, defended: bool = False) -> bool:
+    """7.3: every split of the ``remaining`` tricks gives the same class (and the same codillo
+    giver). With ``defended`` the counts are (defender, rendido, mano pobre) and 7.4 applies."""
+    results: set[object] = set()
+    for x in range(remaining + 1):
+        for y in range(remaining - x + 1):
+            z = remaining - x - y
+            results.add(classify_defended(j + x, a + y, b + z) if defended else classify(j + x, a + y, b + z))
+            if len(results) > 1:
+                return False
+    return True
+
+
+# ---- estuches (spec 8.2, A22, A23) --------------------------------------------------------------
+
+def estuches(cards: tuple[Card, ...] | list[Card] | frozenset[Card], trump: Suit, bola_made: bool,
+             options: Options) -> tuple[int, int]:
+    """The (estuches, contraestuches) of the Jugador's nine cards when trick play starts.
+
+    All three matadores held: 3 plus the unbroken run of trumps after the basto. None held
+    (contraestuche): 3 plus the unbroken run of missing trumps after the basto (``symmetric``), or
+    always 3 (``flat``). Either is capped at ``estucheCap`` unless the bola is made. Any other
+    holding (the estuche menor included) counts nothing."""
+    held = frozenset(cards)
+    order = TRUMP_ORDER[trump]
+    top = order[:3]
+    cap = len(order) if bola_made else options.estuche_cap
+    if all(c in held for c in top):
+        k = 3
+        while k < len(order) and order[k] in held:
+            k += 1
+        return min(k, cap), 0
+    if not any(c in held for c in top):
+        if options.contraestuche_mode == "flat":
+            return 0, 3
+        k = 3
+        while k < len(order) and order[k] not in held:
+            k += 1
+        return 0, min(k, cap)
+    return 0, 0
+
+
+def round_up5(x: int) -> int:
+    """``roundUp5``: every payment is rounded up to a multiple of 5 (seed section 15)."""
+    return 5 * math.ceil(x / 5)
+
+
+# ---- the table carried between hands -------------------------------------------------------------
+
+HOLDS = ("none", "primera", "reservada")
+_OTHER_GAMES_FIELDS = ("score", "fondo")
+
+
+@dataclass(frozen=True)
+class Table:
+    """The plate (its tantos and whether it holds a puesta, ``none`` | ``primera`` |
+    ``reservada``) and the cartulina: reserved puestas not yet paid, ``(seat, amount)``, oldest
+    first. A joint entry of puestas gemelas (``gemelasOnCartulina: joint``) is ``(seat, amount,
+    partner)``: the two seats owe half each and pay it into the plate together."""
+
+    plate: int = 0
+    holds: str = "none"
+    cartulina: tuple[tuple[int, ...], ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        entries: list[dict[str, int]] = []
+        for entry in self.cartulina:
+            item = {"seat": entry[0], "amount": entry[1]}
+            if len(entry) > 2:
+                item["partner"] = entry[2]
+            entries.append(item)
+        return {"plate": self.plate, "plateHolds": self.holds, "cartulina": entries}
+
+
+def _int(value: Any) -> int | None:
+    """A JSON integer (an integral float from protobuf's Struct included), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) else None
+
+
+def read_table(table: Any, seats: int) -> Table:
+    """Read and check a record's ``table`` (FORMAT.md section 5). Omitted fields are a fresh
+    table's: plate 0 holding no puesta, an empty cartulina."""
+    if table is None:
+        table = {}
+    if not isinstance(table, dict):
+        raise InvalidInput("INVALID_FIELD", "table", "table must be an object such as {\"plate\": 30, \"plateHolds\": \"primera\", \"cartulina\": []}")
+    for name, value in table.items():
+        if name in ("plate", "plateHolds", "cartulina"):
+            continue
+        if name in _OTHER_GAMES_FIELDS:
+            if value in (None, [], 0):  # protobuf JSON prints empty repeated fields
+                continue
+            raise InvalidInput("INVALID_TABLE", f"table.{name}",
+                               f"table.{name} is not part of a Tresillo table (plate, plateHolds, cartulina)")
+        raise InvalidInput("INVALID_FIELD", f"table.{name}", f"unknown table field {name!r}; a Tresillo table has plate, plateHolds and cartulina")
+    raw_plate = table.get("plate")
+    plate = 0 if raw_plate is None else _int(raw_plate)
+    if plate is None:
+        raise InvalidInput("INVALID_FIELD", "table.plate", f"table.plate must be an integer (tantos), not {raw_plate!r}")
+    if plate < 0:
+        raise InvalidInput("INVALID_TABLE", "table.plate", f"table.plate {plate} is negative")
+    if plate % 5:
+        raise InvalidInput("INVALID_TABLE", "table.plate", f"table.plate {plate} is not a multiple of 5: every payment is in fives")
+    holds = table.get("plateHolds")
+    if holds is None or holds == "":
+        holds = "none"
+    if not isinstance(holds, str) or holds not in HOLDS:
+        raise InvalidInput("INVALID_FIELD", "table.plateHolds", f"table.plateHolds must be none, primera or reservada, not {holds!r}")
+    if holds != "none" and plate == 0:
+        raise InvalidInput("INVALID_TABLE", "table.plateHolds", f"the plate holds a puesta {holds} but table.plate is 0")
+    raw = table.get("cartulina")
+    if raw is None:
+        raw = []
+    if not isinstance(raw, list):
+        raise InvalidInput("INVALID_FIELD", "table.cartulina", "table.cartulina must be a list of {\"seat\", \"amount\"}")
+    entries: list[tuple[int, ...]] = []
+    for i, item in enumerate(raw):
+        where = f"table.cartulina[{i}]"
+        if not isinstance(item, dict):
+            raise InvalidInput("INVALID_FIELD", where, f"{where} must be an object {{\"seat\", \"amount\"}}")
+        for name in item:
+            if name not in ("seat", "amount", "partner"):
+                raise InvalidInput("INVALID_FIELD", f"{where}.{name}", f"unknown cartulina field {name!r}; an entry has seat and amount")
+        seat = _int(item.get("seat"))
+        if seat is None:
+            raise InvalidInput("INVALID_FIELD", f"{where}.seat", f"{where}.seat must be an integer, not {item.get('seat')!r}")
+        if not 0 <= seat < seats:
+            raise InvalidInput("INVALID_TABLE", f"{where}.seat", f"{where}.seat {seat} is not a seat of this {seats}-seat table")
+        amount = _int(item.get("amount"))
+        if amount is None:
+            raise InvalidInput("INVALID_FIELD", f"{where}.amount", f"{where}.amount must be an integer, not {item.get('amount')!r}")
+        if amount <= 0 or amount % 5:
+            raise InvalidInput("INVALID_TABLE", f"{where}.amount", f"{where}.amount {amount} must be a positive multiple of 5")
+        entry: tuple[int, ...] = (seat, amount)
+        if item.get("partner") is not None:
+            partner = _int(item["partner"])
+            if partner is None:
+                raise InvalidInput("INVALID_FIELD", f"{where}.partner", f"{where}.partner must be an integer, not {item['partner']!r}")
+            if not 0 <= partner < seats or partner == seat:
+                raise InvalidInput("INVALID_TABLE", f"{where}.partner", f"{where}.partner {partner} must be another seat of this {seats}-seat table")
+            if amount % 10:
+                raise InvalidInput("INVALID_TABLE", f"{where}.amount", f"{where}.amount {amount}: a joint entry is two equal puestas, a multiple of 10")
+            entry = (seat, amount, partner)
+        entries.append(entry)
+    if entries and holds == "none":
+        raise InvalidInput("INVALID_TABLE", "table.cartulina",
+                           "the cartulina holds reserved puestas but the plate holds no puesta: a puesta is reserved only while one is in the plate")
+    return Table(plate, holds, tuple(entries))
+
+
+# ---- the summary of a finished hand -------------------------------------------------------------
+
+@dataclass(frozen=True, kw_only=True)
+class Hand:
+    """What the accounting needs of a finished hand.
+
+    ``jugador`` is the declarer (the rendido when surrendered); ``jugador_cards`` his nine cards
+    when trick play started (for estuches); ``trick_winners`` the seat that won each trick played,
+    in order (fewer than nine when the hand ended early; in a defended hand every trick, those won
+    before the surrender included)."""
+
+    seats: int
+    dealer: int
+    annulled: bool = False
+    jugador: int | None = None
+    lance: str | None = None
+    trump: Suit | None = None
+    solera: bool = False
+    jugador_cards: tuple[Card, ...] = ()
+    trick_winners: tuple[int, ...] = ()
+    bola: str = "none"
+    surrender: str = "none"
+    defender: int | None = None
+
+    @property
+    def active(self) -> tuple[int, ...]:
+        """The three seats that hold cards, in turn order from the mano."""
+        count = 3
+        return tuple((self.dealer + 1 + i) % self.seats for i in range(count))
+
+    @property
+    def contra(self) -> tuple[int, ...]:
+        """The Jugador's two opponents, in turn order starting after him."""
+        assert self.jugador is not None
+        return tuple(s for s in _turn_from(self.jugador, self.active) if s != self.jugador)
+
+    def tricks_of(self, seat: int) -> int:
+        return sum(1 for w in self.trick_winners if w == seat)
+
+
+def _turn_from(seat: int, active: tuple[int, ...]) -> tuple[int, ...]:
+    i = active.index(seat)
+    return active[i:] + active[:i]
+
+
+# ---- settlement ---------------------------------------------------------------------------------
+
+def _who(party: int | None) -> str:
+    return "plate" if party is None else f"seat {party}"
+
+
+@dataclass
+class _Ledger:
+    """The plate and cartulina as they change during one settlement, and every transfer made."""
+
+    seats: int
+    plate: int
+    holds: str
+    cartulina: list[tuple[int, ...]]
+    payments: list[dict[str, Any]] = field(default_factory=list)
+    net: list[int] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.net = [0] * self.seats
+
+    def pay(self, payer: int | None, payee: int | None, amount: int, reason: str) -> None:
+        """One transfer; ``None`` is the plate. Zero amounts are not transfers."""
+        assert amount >= 0 and amount % 5 == 0, amount
+        if amount == 0:
+            return
+        if payer is None:
+            self.plate -= amount
+        else:
+            self.net[payer] -= amount
+        if payee is None:
+            self.plate += amount
+        else:
+            self.net[payee] += amount
+        self.payments.append({"payer": _who(payer), "payee": _who(payee), "amount": amount, "reason": reason})
+
+    def puesta_amount(self, favor: bool) -> tuple[int, str]:
+        """8.6: the puesta's amount P and how it was reckoned."""
+        if self.holds == "reservada":
+            return self.plate, f"{self.plate} = the plate (it holds a reserved puesta)"
+        extra = 40 if favor else 20
+        return self.plate + extra, f"{self.plate + extra} = plate {self.plate} + {extra}"
+
+    def puestas(self, owners: list[int], amount: int, how: str, joint: bool) -> None:
+        """Each of ``owners`` makes a puesta of ``amount``: into the plate when it holds no puesta
+        (a puesta primera; gemelas go in together), else onto the cartulina (not a transfer)."""
+        if self.holds == "none":
+            for owner in owners:
+                self.pay(owner, None, amount, f"puesta to the plate: {how}")
+            self.holds = "primera"
+        elif joint and len(owners) == 2:
+            self.cartulina.append((owners[0], 2 * amount, owners[1]))
+        else:
+            for owner in owners:
+                self.cartulina.append((owner, amount))
+
+    def take_plate(self, seat: int, why: str) -> None:
+        """8.3: the winner takes the plate; the largest reserved puesta (ties: the oldest) is then
+        paid into it by its owner(s), else the plate is empty."""
+        self.pay(None, seat, self.plate, f"{why} takes the plate: {self.plate}")
+        assert self.plate == 0
+        if not self.cartulina:
+            self.holds = "none"
+            return
+        best = max(range(len(self.cartulina)), key=lambda i: (self.cartulina[i][1], -i))
+        entry = self.cartulina.pop(best)
+        if len(entry) > 2:
+            half = entry[1] // 2
+            for owner in (entry[0], entry[2]):
+                self.pay(owner, None, half, f"reserved puesta from the cartulina into the plate: {half} (half of the gemelas' {entry[1]})")
+        else:
+            self.pay(entry[0], None, entry[1], f"reserved puesta from the cartulina into the plate: {entry[1]}")
+        self.holds = "reservada"
+
+    def table(self) -> Table:
+        return Table(self.plate, self.holds, tuple(self.cartulina))
+
+
+def _favor_amount(tantos: int, favor: bool, options: Options) -> int:
+    """8.5/A21: a simple amount rounded up to fives, doubled in the favour suit."""
+    if tantos == 0:
+        return 0
+    if not favor:
+        return round_up5(tantos)
+    if options.favor_rounding == "roundedDouble":
+        return round_up5(2 * tantos)
+    return 2 * round_up5(tantos)
+
+
+def is_favor(options: Options, hand: Hand) -> bool:
+    """The hand is played a favor: its trump is the favour suit (a vuelta only with ``vueltaFavor``)."""
+    if hand.trump is None or options.favor_suit == "none" or hand.trump.word != options.favor_suit:
+        return False
+    return hand.lance != "vuelta" or options.vuelta_favor
+
+
+def _solo_like(options: Options, hand: Hand) -> bool:
+    """A solo, or a vuelta solera scored as one (A9)."""
+    return hand.lance == "solo" or (hand.lance == "vuelta" and hand.solera and options.vuelta_solera_allowed)
+
+
+def _lance_item(options: Options, hand: Hand) -> dict[str, Any] | None:
+    if hand.lance == "solo" or _solo_like(options, hand):
+        return {"item": "solo", "tantos": 20}
+    if hand.lance == "vuelta":
+        return {"item": "vuelta", "tantos": 2}
+    return None
+
+
+def _primeras_contra(options: Options, hand: Hand, contra: tuple[int, ...]) -> bool:
+    """7.2 / A20: in a puesta, the contra won the first tricks and (``narrow``) the Jugador all the rest."""
+    w = hand.trick_winners
+    if len(w) < 5 or not all(s in contra for s in w[:5]):
+        return False
+    if options.primeras_contra_rule == "general":
+        return True
+    k = 5
+    while k < len(w) and w[k] in contra:
+        k += 1
+    return all(s == hand.jugador for s in w[k:])
+
+
+def _describe(items: list[dict[str, Any]]) -> str:
+    return " + ".join(f"{i['item']} {i['tantos']}" for i in items)
+
+
+def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
+    """The money of one finished hand (spec section 8): payments, each seat's net (the dealer's 5,
+    the enchilada and any reserved puesta paid into the plate included), and the table after."""
+    led = _Ledger(hand.seats, table.plate, table.holds, list(table.cartulina))
+    dealer = hand.dealer
+    led.pay(dealer, None, 5, "the dealer's 5 into the plate")
+    out: dict[str, Any] = {"outcome": "annulled", "favor": False, "primeras": False, "primerasContra": False,
+                           "estuches": 0, "contraestuches": 0, "condiciones": []}
+    if hand.annulled:
+        return _result(led, out)
+    if options.enchilada and led.holds == "none":
+        led.pay(dealer, None, options.enchilada, f"the enchilada into the plate: {options.enchilada} (a puesta primera)")
+        led.holds = "primera"
+    assert hand.jugador is not None and hand.lance is not None and hand.trump is not None
+    jug = hand.jugador
+    others = [s for s in range(hand.seats) if s != jug]
+    favor = is_favor(options, hand)
+    out["favor"] = favor
+    twice = ", x2 a favor" if favor else ""
+    if hand.surrender != "none":
+        _settle_surrender(options, hand, led, out, favor)
+        return _result(led, out)
+
+    contra = hand.contra
+    j, a, b = hand.tricks_of(jug), hand.tricks_of(contra[0]), hand.tricks_of(contra[1])
+    cls, giver = classify(j, a, b)
+    primeras = len(hand.trick_winners) >= 5 and all(w == jug for w in hand.trick_winners[:5])
+    bola_made = hand.bola == "made"
+    est, contra_est = estuches(hand.jugador_cards, hand.trump, bola_made, options)
+    out.update(estuches=est, contraestuches=contra_est)
+    items: list[dict[str, Any]] = []
+    lance_item = _lance_item(options, hand)
+    if lance_item:
+        items.append(lance_item)
+    if est:
+        items.append({"item": "estuches", "tantos": est})
+    if contra_est:
+        items.append({"item": "contraestuches", "tantos": contra_est})
+
+    if cls == "sacada" or hand.bola != "none":
+        # 8.5: a win (a failed bola is a win with primeras, then the bola is paid, A18)
+        count_primeras = primeras and (not bola_made or options.primeras_with_bola)
+        if count_primeras:
+            items.append({"item": "primeras", "tantos": 1})
+        if bola_made:
+            items.append({"item": "bola", "tantos": 100})
+        if led.holds != "reservada":
+            items.append({"item": "jugar", "tantos": 5})
+        base = sum(i["tantos"] for i in items)
+        each = _favor_amount(base, favor, options)
+        for o in others:
+            led.pay(o, jug, each, f"condiciones for the won {_lance_name(options, hand)}: {_describe(items)} = {base} -> {each}{twice}")
+        led.take_plate(jug, "the Jugador")
+        if hand.bola == "failed":
+            out["outcome"] = "bolaFailed"
+            if options.bola_failure == "payBola":
+                bola = _favor_amount(100, favor, options)
+                for o in others:
+                    led.pay(jug, o, bola, f"failed bola: {bola} to each other player{twice}")
+        else:
+            out["outcome"] = "bola" if bola_made else ("primeras" if primeras else "sacada")
+        out.update(primeras=count_primeras, condiciones=items)
+        return _result(led, out)
+
+    # 8.6: a loss by puesta, puesta real or codillo
+    primeras_contra = cls in ("puesta", "puestaReal") and _primeras_contra(options, hand, contra)
+    if primeras_contra:
+        items.append({"item": "primeras", "tantos": 1})
+    out.update(outcome=cls, primerasContra=primeras_contra)
+    solo_codillo = cls == "codillo" and _solo_like(options, hand) and (
+        options.solo_codillo_no_puesta == "always"
+        or (options.solo_codillo_no_puesta == "reservedOnly" and led.holds == "reservada"))
+    pays_cond = not solo_codillo or options.solo_codillo_pays_cond
+    if pays_cond:
+        base = sum(i["tantos"] for i in items)
+        each = _favor_amount(base, favor, options)
+        for o in others:
+            led.pay(jug, o, each, f"condiciones for the lost {_lance_name(options, hand)}: {_describe(items)} = {base} -> {each}{twice}")
+        out["condiciones"] = items
+    amount, how = led.puesta_amount(favor)
+    if not solo_codillo:
+        led.puestas([jug], amount, how, joint=False)
+    if cls == "codillo":
+        assert giver is not None
+        to = contra[giver]
+        out["codilloTo"] = to
+        led.pay(jug, to, amount, f"codillo: {how}")
+    return _result(led, out)
+
+
+def _lance_name(options: Options, hand: Hand) -> str:
+    if hand.lance == "vuelta" and hand.solera:
+        return "vuelta solera"
+    return hand.lance or ""
+
+
+def _settle_surrender(options: Options, hand: Hand, led: _Ledger, out: dict[str, Any], favor: bool) -> None:
+    """8.7: a vuelta rendida, an entrada rendida accepted, or an entrada rendida and defended."""
+    assert hand.jugador is not None
+    rendido = hand.jugador
+    others = [s for s in range(hand.seats) if s != rendido]
+    twice = ", x2 a favor" if favor else ""
+    amount, how = led.puesta_amount(favor)
+    if hand.surrender == "accepted":
+        out["outcome"] = "rendida"
+        if hand.lance == "vuelta":
+            solo = hand.solera and options.vuelta_solera_allowed and options.solera_surrender == "asSolo"
+            item: dict[str, Any] = {"item": "solo", "tantos": 20} if solo else {"item": "vuelta", "tantos": 2}
+            each = _favor_amount(item["tantos"], favor, options)
+            for o in others:
+                led.pay(rendido, o, each, f"condiciones for the surrendered {_lance_name(options, hand)}: "
+                                          f"{item['item']} {item['tantos']} -> {each}{twice}")
+            out["condiciones"] = [item]
+        led.puestas([rendido], amount, how, joint=False)
+        return
+    # defended (an entrada): no condiciones in any case
+    assert hand.defender is not None
+    defender = hand.defender
+    pobre = next(s for s in hand.active if s not in (rendido, defender))
+    d, r, p = hand.tricks_of(defender), hand.tricks_of(rendido), hand.tricks_of(pobre)
+    cls = classify_defended(d, r, p)
+    out["outcome"] = cls
+    joint = options.gemelas_on_cartulina == "joint"
+    if cls == "dWin":
+        led.pay(rendido, defender, amount, f"the rendido's puesta to the defender who won: {how}")
+        if options.defender_takes_plate:
+            led.take_plate(defender, "the defender")
+    elif cls == "dPuesta":
+        led.puestas([rendido, defender], amount, f"{how} (puestas gemelas)", joint=joint)
+    elif cls == "dCodilloR":
+        led.puestas([defender], amount, f"{how} (the defender takes over the rendido's puesta)", joint=False)
+    else:
+        if options.defender_codillo_also_puesta:
+            led.puestas([rendido, defender], amount, how, joint=joint)
+        else:
+            led.puestas([rendido], amount, how, joint=False)
+        out["codilloTo"] = pobre
+        led.pay(defender, pobre, amount, f"codillo from the defender to the mano pobre: {how}")
+
+
+def _result(led: _Ledger, out: dict[str, Any]) -> dict[str, Any]:
+    return {"net": list(led.net), "payments": led.payments, "table": led.table().to_json(), **out}
+
+
+# ---- SettleHand ---------------------------------------------------------------------------------
+
+_LANCES = ("entrada", "vuelta", "solo")
+_BOLA = ("none", "made", "failed")
+_SURRENDER = ("none", "accepted", "defended")
+
+
+def _get(obj: dict[str, Any], name: str, kind: type, default: Any = None, required: bool = False) -> Any:
+    path = f"tresillo.{name}"
+    value = obj.get(name)
+    if value is None:
+        if required:
+            raise InvalidInput("MISSING_FIELD", path, f"{path} is required")
+        return default
+    if kind is int:
+        number = _int(value)
+        if number is None:
+            raise InvalidInput("INVALID_FIELD", path, f"{path} must be an integer, not {value!r}")
+        return number
+    if not isinstance(value, kind):
+        names = {bool: "true or false", str: "a string", list: "a list"}
+        raise InvalidInput("INVALID_FIELD", path, f"{path} must be {names.get(kind, kind.__name__)}, not {value!r}")
+    return value
+
+
+def _choice(obj: dict[str, Any], name: str, choices: tuple[str, ...], default: str | None = None) -> str:
+    value = _get(obj, name, str, default, required=default is None)
+    if value not in choices:
+        raise InvalidInput("INVALID_FIELD", f"tresillo.{name}", f"tresillo.{name} must be {', '.join(choices[:-1])} or {choices[-1]}, not {value!r}")
+    return str(value)
+
+
+def read_hand(options: Options, request: dict[str, Any]) -> Hand:
+    """Read and check SettleHand's ``seats``, ``dealer`` and ``tresillo`` fields."""
+    seats = _int(request.get("seats"))
+    if seats is None:
+        raise InvalidInput("INVALID_FIELD" if "seats" in request else "MISSING_FIELD", "seats", "seats must be 3 or 4")
+    if seats not in (3, 4):
+        raise InvalidInput("INVALID_SEATS", "seats", f"tresillo is played with 3 or 4 seats, not {seats}")
+    dealer = _int(request.get("dealer"))
+    if dealer is None:
+        raise InvalidInput("INVALID_FIELD" if request.get("dealer") is not None else "MISSING_FIELD", "dealer",
+                           f"dealer must be a seat number, not {request.get('dealer')!r}")
+    if not 0 <= dealer < seats:
+        raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {dealer} is not a seat of this {seats}-seat table")
+    t = request.get("tresillo")
+    if t is None:
+        raise InvalidInput("MISSING_FIELD", "tresillo",
+                           "tresillo is required: {\"jugador\", \"lance\", \"trump\", \"jugadorHand\", \"tricks\", ...} or {\"annulled\": true}")
+    if not isinstance(t, dict):
+        raise InvalidInput("INVALID_FIELD", "tresillo", "tresillo must be an object")
+    known = ("annulled", "jugador", "lance", "trump", "solera", "jugadorHand", "tricks", "bola", "surrender", "defender")
+    for name in t:
+        if name not in known:
+            raise InvalidInput("INVALID_FIELD", f"tresillo.{name}", f"unknown field tresillo.{name}; the fields are {', '.join(known)}")
+    if _get(t, "annulled", bool, False):
+        return Hand(seats=seats, dealer=dealer, annulled=True)
+    active = tuple((dealer + 1 + i) % seats for i in range(3))
+
+    def seat(where: str, allowed: tuple[int, ...], what: str, value: Any) -> int:
+        number = _int(value)
+        if number is None:
+            raise InvalidInput("INVALID_FIELD", where, f"{where} must be a seat number, not {value!r}")
+        if not 0 <= number < seats:
+            raise InvalidInput("SEAT_OUT_OF_RANGE", where, f"{where} {number} is not a seat of this {seats}-seat table")
+        if number not in allowed:
+            raise InvalidInput("INVALID_FIELD", where, f"{where} {number} is not {what}")
+        return number
+
+    jugador = seat("tresillo.jugador", active, "an active seat (the dealer of a 4-seat table does not play)",
+                   _get(t, "jugador", int, required=True))
+    lance = _choice(t, "lance", _LANCES)
+    trump_word = _choice(t, "trump", tuple(s.word for s in Suit))
+    trump = Suit.from_word(trump_word)
+    solera = _get(t, "solera", bool, False)
+    if solera and lance != "vuelta":
+        raise InvalidInput("INVALID_FIELD", "tresillo.solera", f"only a vuelta can be a vuelta solera, not a {lance}")
+    bola = _choice(t, "bola", _BOLA, "none")
+    surrender = _choice(t, "surrender", _SURRENDER, "none")
+    contra = tuple(s for s in active if s != jugador)
+
+    raw_tricks = _get(t, "tricks", list, [])
+    if len(raw_tricks) > 9:
+        raise InvalidInput("INVALID_FIELD", "tresillo.tricks", f"tresillo.tricks has {len(raw_tricks)} tricks; a hand has at most 9")
+    winners = tuple(seat(f"tresillo.tricks[{i}]", active, "an active seat: only the three players take tricks", w)
+                    for i, w in enumerate(raw_tricks))
+
+    cards: tuple[Card, ...] = ()
+    if t.get("jugadorHand") is not None or surrender == "none":
+        text = _get(t, "jugadorHand", str, required=True)
+        cards = DECK_40.parse_cards(text, "tresillo.jugadorHand")
+        if len(set(cards)) != len(cards):
+            raise InvalidInput("DUPLICATE_CARD", "tresillo.jugadorHand", f"tresillo.jugadorHand {cards_str(cards)} has a card twice")
+        if len(cards) != 9:
+            raise InvalidInput("WRONG_HAND_SIZE", "tresillo.jugadorHand",
+                               f"tresillo.jugadorHand has {len(cards)} cards; the Jugador holds 9 when trick play starts")
+
+    defender: int | None = None
+    if surrender != "none":
+        if bola != "none":
+            raise InvalidInput("INVALID_FIELD", "tresillo.bola", "a surrendered hand has no bola")
+        if lance == "solo":
+            raise InvalidInput("INVALID_FIELD", "tresillo.surrender", "a solo cannot be surrendered (the Jugador must play it out)")
+        if lance == "vuelta" and solera and options.solera_surrender == "forbidden":
+            raise InvalidInput("INVALID_FIELD", "tresillo.surrender", "a vuelta solera cannot be surrendered under soleraSurrender: forbidden")
+        if surrender == "defended":
+            if lance == "vuelta":
+                raise InvalidInput("INVALID_FIELD", "tresillo.surrender", "a vuelta rendida cannot be defended; the hand ends at once")
+            defender = seat("tresillo.defender", contra, f"an opponent of the Jugador ({' or '.join(map(str, contra))})",
+                            _get(t, "defender", int, required=True))
+            pobre = next(s for s in contra if s != defender)
+            if not decided(sum(w == defender for w in winners), sum(w == jugador for w in winners),
+                           sum(w == pobre for w in winners), 9 - len(winners), defended=True):
+                raise InvalidInput("INVALID_FIELD", "tresillo.tricks", "the defended hand is not over: its result still depends on the tricks to play")
+        else:
+            if len(winners) > 3:
+                raise InvalidInput("INVALID_FIELD", "tresillo.tricks",
+                                   f"a surrender comes before the Jugador's card to the 4th trick, so at most 3 tricks, not {len(winners)}")
+    if t.get("defender") is not None and surrender != "defended":
+        raise InvalidInput("INVALID_FIELD", "tresillo.defender", "a defender is named only when the surrender is defended")
+
+    if surrender == "none":
+        first_five = len(winners) >= 5 and all(w == jugador for w in winners[:5])
+        if bola == "made" and (len(winners) != 9 or any(w != jugador for w in winners)):
+            raise InvalidInput("INVALID_FIELD", "tresillo.bola", "bola made means the Jugador took all nine tricks")
+        if bola == "failed":
+            if not first_five or winners[-1] == jugador or any(w != jugador for w in winners[:-1]):
+                raise InvalidInput("INVALID_FIELD", "tresillo.bola",
+                                   "a failed bola: the Jugador won tricks 1-5 and every trick until the first he lost, which ends the hand")
+        if bola == "none":
+            if first_five and len(winners) > 5:
+                raise InvalidInput("INVALID_FIELD", "tresillo.tricks",
+                                   "the Jugador won tricks 1-5: he stops there (planto) unless he goes for the bola")
+            j, a, b = (sum(w == s for w in winners) for s in (jugador, *contra))
+            if not first_five and not decided(j, a, b, 9 - len(winners)):
+                raise InvalidInput("INVALID_FIELD", "tresillo.tricks", "the hand is not over: its result still depends on the tricks to play")
+    return Hand(seats=seats, dealer=dealer, jugador=jugador, lance=lance, trump=trump, solera=solera, jugador_cards=cards,
+                trick_winners=winners, bola=bola, surrender=surrender, defender=defender)
+
+
+def settle_summary(options: Options, table: Table, request: dict[str, Any]) -> dict[str, Any]:
+    """SettleHand for apps that track play themselves. ``request["tresillo"]`` is ``{"annulled",
+    "jugador", "lance", "trump", "solera", "jugadorHand", "tricks" (the winner of each trick),
+    "bola", "surrender", "defender"}``."""
+    return settle(options, table, read_hand(options, request))
