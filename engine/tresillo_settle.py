@@ -477,7 +477,7 @@ def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
                     led.pay(jug, o, bola, f"failed bola: {bola} to each other player{twice}")
         else:
             out["outcome"] = "bola" if bola_made else ("primeras" if primeras else "sacada")
-        out.update(primeras=count_primeras, condiciones=items)
+        out.update(primeras=primeras, condiciones=items)
         return _result(led, out)
 
     # 8.6: a loss by puesta, puesta real or codillo
