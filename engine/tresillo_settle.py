@@ -379,6 +379,17 @@ def _favor_amount(tantos: int, favor: bool, options: Options) -> int:
     return 2 * round_up5(tantos)
 
 
+def _reckoning(tantos: int, favor: bool, options: Options) -> str:
+    """How ``_favor_amount`` got its figure, for a payment's reason: ``7, rounded 10, x2 a favor = 20``."""
+    each = _favor_amount(tantos, favor, options)
+    if not favor:
+        return f"{tantos}" if each == tantos else f"{tantos}, rounded up {each}"
+    if options.favor_rounding == "roundedDouble":
+        return f"{tantos} x2 a favor = {2 * tantos}" + ("" if each == 2 * tantos else f", rounded up {each}")
+    rounded = round_up5(tantos)
+    return f"{tantos}" + ("" if rounded == tantos else f", rounded up {rounded}") + f", x2 a favor = {each}"
+
+
 def is_favor(options: Options, hand: Hand) -> bool:
     """The hand is played a favor: its trump is the favour suit (a vuelta only with ``vueltaFavor``)."""
     if hand.trump is None or options.favor_suit == "none" or hand.trump.word != options.favor_suit:
@@ -434,7 +445,6 @@ def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
     others = [s for s in range(hand.seats) if s != jug]
     favor = is_favor(options, hand)
     out["favor"] = favor
-    twice = ", x2 a favor" if favor else ""
     if hand.surrender != "none":
         _settle_surrender(options, hand, led, out, favor)
         return _result(led, out)
@@ -467,14 +477,14 @@ def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
         base = sum(i["tantos"] for i in items)
         each = _favor_amount(base, favor, options)
         for o in others:
-            led.pay(o, jug, each, f"condiciones for the won {_lance_name(options, hand)}: {_describe(items)} = {base} -> {each}{twice}")
+            led.pay(o, jug, each, f"condiciones of the {_lance_name(options, hand)} won: {_describe(items)} = {_reckoning(base, favor, options)}")
         led.take_plate(jug, "the Jugador")
         if hand.bola == "failed":
             out["outcome"] = "bolaFailed"
             if options.bola_failure == "payBola":
                 bola = _favor_amount(100, favor, options)
                 for o in others:
-                    led.pay(jug, o, bola, f"failed bola: {bola} to each other player{twice}")
+                    led.pay(jug, o, bola, f"failed bola: {_reckoning(100, favor, options)} to each other player")
         else:
             out["outcome"] = "bola" if bola_made else ("primeras" if primeras else "sacada")
         out.update(primeras=primeras, condiciones=items)
@@ -493,7 +503,7 @@ def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
         base = sum(i["tantos"] for i in items)
         each = _favor_amount(base, favor, options)
         for o in others:
-            led.pay(jug, o, each, f"condiciones for the lost {_lance_name(options, hand)}: {_describe(items)} = {base} -> {each}{twice}")
+            led.pay(jug, o, each, f"condiciones of the {_lance_name(options, hand)} lost: {_describe(items)} = {_reckoning(base, favor, options)}")
         out["condiciones"] = items
     amount, how = led.puesta_amount(favor)
     if not solo_codillo:
@@ -502,7 +512,8 @@ def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
         assert giver is not None
         to = contra[giver]
         out["codilloTo"] = to
-        led.pay(jug, to, amount, f"codillo: {how}")
+        no_puesta = " (a solo lost by codillo pays only the codillo)" if solo_codillo else ""
+        led.pay(jug, to, amount, f"codillo to the player with most tricks: {how}{no_puesta}")
     return _result(led, out)
 
 
@@ -517,7 +528,6 @@ def _settle_surrender(options: Options, hand: Hand, led: _Ledger, out: dict[str,
     assert hand.jugador is not None
     rendido = hand.jugador
     others = [s for s in range(hand.seats) if s != rendido]
-    twice = ", x2 a favor" if favor else ""
     amount, how = led.puesta_amount(favor)
     if hand.surrender == "accepted":
         out["outcome"] = "rendida"
@@ -526,8 +536,8 @@ def _settle_surrender(options: Options, hand: Hand, led: _Ledger, out: dict[str,
             item: dict[str, Any] = {"item": "solo", "tantos": 20} if solo else {"item": "vuelta", "tantos": 2}
             each = _favor_amount(item["tantos"], favor, options)
             for o in others:
-                led.pay(rendido, o, each, f"condiciones for the surrendered {_lance_name(options, hand)}: "
-                                          f"{item['item']} {item['tantos']} -> {each}{twice}")
+                led.pay(rendido, o, each, f"condiciones of the {_lance_name(options, hand)} surrendered: "
+                                          f"{item['item']} {item['tantos']} = {_reckoning(item['tantos'], favor, options)}")
             out["condiciones"] = [item]
         led.puestas([rendido], amount, how, joint=False)
         return
