@@ -9,13 +9,13 @@ from types import ModuleType
 from typing import Any
 
 from engine import options as options_mod
-from engine import rentoy, shuffle
+from engine import rentoy, shuffle, tresillo
 from engine.cards import Suit, cards_str
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import Game, read_setup, replay, require
 
-GAMES: dict[str, ModuleType] = {"rentoy": rentoy}
-PLANNED = ("tresillo", "revesino")
+GAMES: dict[str, ModuleType] = {"tresillo": tresillo, "rentoy": rentoy}
+PLANNED = ("revesino",)
 
 
 def game_of(request: Any, field: str = "game") -> Game:

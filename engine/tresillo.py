@@ -9,9 +9,17 @@ The money of a finished hand (the plate, puestas, the cartulina, condiciones) is
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from itertools import combinations
+from typing import Any
 
+from engine import tresillo_settle as settle_mod
+from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
+from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
+from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup
+from engine.tresillo_settle import Table, mala, trump_order
+from engine.tricks import Trick, rank_table, winning_index
 
 SUITS = ("oros", "copas", "espadas", "bastos")
 
@@ -67,3 +75,729 @@ class Options:
     gemelas_on_cartulina: str = option("separate", ("separate", "joint"), "A29",
                                        "puestas gemelas written on the cartulina as two entries or one")
     stop_when_decided: bool = option(True, (True, False), "A33", "the hand ends as soon as its result is certain")
+
+
+# ---- cards -------------------------------------------------------------------------------
+
+NAME = "tresillo"
+SEATS = (3, 4)
+DECK = DECK_40
+CALLS = {"paso": NO_ARGS, "juego": NO_ARGS, "mas": NO_ARGS, "entrada": SUIT_ARG, "vuelta": NO_ARGS,
+         "solo": SUIT_ARG, "contra": NO_ARGS, "cedo": NO_ARGS, "descarte": CARDS_ARGS, "rindo": NO_ARGS,
+         "bien": NO_ARGS, "defiendo": NO_ARGS, "bola": NO_ARGS, "planto": NO_ARGS}
+ESPADA, BASTO = Card(1, Suit.ESPADAS), Card(1, Suit.BASTOS)
+
+# 1.3: the plain (non-trump) suits, highest first. The red numerals run backwards; the black aces
+# are always trumps and never belong to their printed suit.
+PLAIN_ORDER = {
+    Suit.OROS: rank_table("12 11 10 1 2 3 4 5 6 7"),
+    Suit.COPAS: rank_table("12 11 10 1 2 3 4 5 6 7"),
+    Suit.ESPADAS: rank_table("12 11 10 7 6 5 4 3 2"),
+    Suit.BASTOS: rank_table("12 11 10 7 6 5 4 3 2"),
+}
+
+# Phases (STYLE.md, habit 5), in the order a hand goes through them.
+AUCTION, DECLARE, CONTRA_ORDER, EXCHANGE, PLAY, SURRENDER, BOLA_DECISION, OVER = (
+    "auction", "declare", "contraOrder", "exchange", "play", "surrender", "bolaDecision", "over")
+
+
+def is_trump(card: Card, trump: Suit) -> bool:
+    return card in trump_rank(trump)
+
+
+def trump_rank(trump: Suit) -> dict[Card, int]:
+    """The trumps of a suit, each with its index in the trump order (0 = the espada)."""
+    return _TRUMP_RANKS[trump]
+
+
+_TRUMP_RANKS = {suit: {card: i for i, card in enumerate(trump_order(suit))} for suit in Suit}
+
+
+def is_matador(card: Card, trump: Suit) -> bool:
+    return card == ESPADA or card == BASTO or card == mala(trump)
+
+
+def strength(card: Card, led: Card, trump: Suit) -> int:
+    """Section 6: the lowest trump rank wins; else the best card of the suit led; else nothing."""
+    ranks = trump_rank(trump)
+    if card in ranks:
+        return 100 - ranks[card]
+    if led not in ranks and card.suit is led.suit:
+        return PLAIN_ORDER[card.suit][card.rank]
+    return -1
+
+
+def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit) -> int:
+    return winning_index(cards, lambda c, led: strength(c, led, trump))
+
+
+# ---- state -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    options: Options
+    seats: int
+    dealer: int
+    table: Table
+    hands: tuple[tuple[Card, ...], ...]
+    stock: tuple[Card, ...]  # what is left of the baceta, top first
+    phase: str
+    turn: int | None  # the seat to act
+    order: tuple[int, ...]  # the active seats: mano, medio, postre
+    # auction (3.3)
+    bidders: tuple[int, ...] = ()  # seats still in the auction
+    level: int = 0
+    holder: int | None = None
+    forced_entrada: bool = False  # espadaForzada ifAllPass: the holder of 1e must play an entrada
+    # declaration and exchange (3.4, 4)
+    jugador: int | None = None
+    lance: str | None = None
+    trump: Suit | None = None
+    turned: Card | None = None
+    solera: bool = False
+    queue: tuple[int, ...] = ()  # seats still to exchange, in order
+    discards: tuple[tuple[Card, ...], ...] = ()  # private, by seat
+    exchanged: tuple[int, ...] = ()  # public counts, by seat (-1: not yet)
+    jugador_cards: tuple[Card, ...] = ()  # the Jugador's hand when play starts (estuches)
+    # play (5, 6)
+    trick: Trick = Trick(0)
+    tricks: tuple[Trick, ...] = ()
+    # surrender and defence (7.4), bola (7.2)
+    rendido: int | None = None
+    asking: tuple[int, ...] = ()  # opponents still to answer a surrender
+    defender: int | None = None
+    surrender: str = "none"  # none | accepted | defended
+    bola: str = "none"  # none | attempt | made | failed
+    planto: bool = False
+    annulled: bool = False
+    resume: int | None = None  # whose turn it was when the Jugador surrendered
+
+    @property
+    def mano(self) -> int:
+        return self.order[0]
+
+    @property
+    def declarer(self) -> int | None:
+        """Who plays for the lance now: the defender after a defence, else the Jugador."""
+        return self.defender if self.defender is not None else self.jugador
+
+    @property
+    def finished(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def max_level(self) -> int:
+        return 3 if self.options.favor_suit == "none" else 5
+
+    @property
+    def favor(self) -> Suit | None:
+        return None if self.options.favor_suit == "none" else Suit.from_word(self.options.favor_suit)
+
+
+def active_seats(seats: int, dealer: int) -> tuple[int, ...]:
+    """2.2: mano, medio, postre. At four seats the dealer is the alcalde and does not play."""
+    if seats == 4:
+        return tuple((dealer + k) % 4 for k in (1, 2, 3))
+    return tuple((dealer + k) % 3 for k in (1, 2, 3))
+
+
+def read_table(table: Any, seats: int) -> Table:
+    return settle_mod.read_table(table, seats)
+
+
+def read_deal(hands: list[tuple[Card, ...]], stock: tuple[Card, ...], seats: int) -> None:
+    """Nine cards for each active seat, none for the alcalde, thirteen in the stock: the whole deck."""
+    dealer_hint = [i for i, h in enumerate(hands) if not h]
+    for i, hand in enumerate(hands):
+        if seats == 4 and not hand:
+            continue
+        if len(hand) != 9:
+            raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{i}]", f"deal.hands[{i}] has {len(hand)} cards; Tresillo deals 9 to each active seat")
+    if seats == 4 and len(dealer_hint) != 1:
+        raise InvalidInput("WRONG_HAND_SIZE", "deal.hands", "at four seats the dealer (the alcalde) gets no cards: his entry must be \"\"")
+    if len(stock) != 13:
+        raise InvalidInput("WRONG_HAND_SIZE", "deal.stock", f"deal.stock has {len(stock)} cards; the baceta holds the 13 cards left")
+
+
+def check_setup(setup: Setup) -> None:
+    """The alcalde's empty hand must be the dealer's."""
+    if setup.seats == 4 and setup.hands[setup.dealer]:
+        raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{setup.dealer}]",
+                           f"seat {setup.dealer} deals at this four-seat table and sits out as the alcalde: his hand must be \"\"")
+
+
+def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tuple[Card, ...]], tuple[Card, ...]]:
+    """2.3: packets of three, three rounds, from the mano; the 13 left are the baceta."""
+    order = active_seats(seats, dealer)
+    hands: list[list[Card]] = [[] for _ in range(seats)]
+    for packet in range(9):
+        hands[order[packet % 3]].extend(pack[3 * packet:3 * packet + 3])
+    return [tuple(h) for h in hands], tuple(pack[27:])
+
+
+def start(setup: Setup) -> State:
+    check_setup(setup)
+    order = active_seats(setup.seats, setup.dealer)
+    return State(options=setup.options, seats=setup.seats, dealer=setup.dealer, table=setup.table,
+                 hands=setup.hands, stock=setup.stock, phase=AUCTION, turn=order[0], order=order,
+                 bidders=order, discards=tuple(() for _ in range(setup.seats)),
+                 exchanged=tuple(-1 for _ in range(setup.seats)))
+
+
+def lance_level(state: State, lance: str, suit: Suit | None) -> int:
+    """3.1: entrada 1 (2 in the favour suit), vuelta 3, solo 4 (5 in favour); without a favour
+    suit the ladder is entrada 1, vuelta 2, solo 3."""
+    if state.favor is None:
+        return {"entrada": 1, "vuelta": 2, "solo": 3}[lance]
+    favored = suit is state.favor
+    return {"entrada": 2 if favored else 1, "vuelta": 3, "solo": 5 if favored else 4}[lance]
+
+
+def is_favor(state: State) -> bool:
+    if state.trump is None or state.trump is not state.favor:
+        return False
+    return state.lance != "vuelta" or state.options.vuelta_favor
+
+
+# ---- legal actions -----------------------------------------------------------------------
+
+
+def _position(state: State, seat: int) -> int:
+    return state.order.index(seat)
+
+
+def _equalises(state: State, seat: int) -> bool:
+    """3.2 / A4: the mano's más only equals the bid; positionally, any earlier speaker's does."""
+    assert state.holder is not None
+    if state.options.auction_priority == "positional":
+        return _position(state, seat) < _position(state, state.holder)
+    return seat == state.mano
+
+
+def _auction_voices(state: State, seat: int) -> list[str]:
+    voices = ["paso"]
+    if state.level == 0:
+        voices.append("juego")
+        if state.options.espada_forzada == "mustOpen" and ESPADA in state.hands[seat]:
+            voices.remove("paso")  # A14: the espada must open
+    elif state.holder != seat and (_equalises(state, seat) or state.level < state.max_level):
+        voices.append("mas")
+    return voices
+
+
+def _declarations(state: State) -> list[Action]:
+    seat = state.jugador
+    assert seat is not None
+    out = []
+    for lance in ("entrada", "vuelta", "solo"):
+        if state.forced_entrada and lance != "entrada":
+            continue
+        if lance == "vuelta":
+            if lance_level(state, lance, None) >= state.level:
+                out.append(Action(seat, call="vuelta"))
+            continue
+        for suit in Suit:
+            if lance_level(state, lance, suit) >= state.level:
+                out.append(Action(seat, call=lance, args=(suit.word,)))
+    return out
+
+
+def _discard_range(state: State, seat: int) -> tuple[list[Card], int, int]:
+    """The cards a seat may discard and how many (4, A11, A12)."""
+    hand = sorted_cards(state.hands[seat])
+    if seat == state.jugador and state.lance == "vuelta":
+        if not state.options.vuelta_turned_card_discardable:
+            hand = [c for c in hand if c != state.turned]
+        return hand, 1, min(len(hand), len(state.stock) + 1)
+    if seat == state.jugador:
+        return hand, state.options.entrada_min_discard, min(9, len(state.stock))
+    return hand, 0, min(9, len(state.stock))
+
+
+def _discards(state: State, seat: int) -> list[Action]:
+    cards, low, high = _discard_range(state, seat)
+    out = []
+    for k in range(low, high + 1):
+        out += [Action(seat, call="descarte", args=tuple(str(c) for c in combo)) for combo in combinations(cards, k)]
+    return out
+
+
+def playable(state: State, seat: int) -> list[Card]:
+    """Section 5, as an ordered cascade: follow the suit led; on a trump lead play a trump unless
+    every trump held is a privileged matador."""
+    hand = sorted_cards(state.hands[seat])
+    if not state.trick.cards:
+        return hand  # the leader plays anything
+    trump = state.trump
+    assert trump is not None
+    led = state.trick.cards[0]
+    ranks = trump_rank(trump)
+    if led not in ranks:
+        # A plain suit led: follow it if possible. The espada and the basto are trumps, never
+        # cards of their printed suit.
+        follow = [c for c in hand if c.suit is led.suit and c not in ranks]
+        return follow or hand
+    trumps = [c for c in hand if c in ranks]
+    forcing = state.options.matador_forcing == "trickLeader" or state.trick.leader == state.mano
+
+    def forced(card: Card) -> bool:
+        if not is_matador(card, trump):
+            return True  # an ordinary trump must follow a trump lead
+        if state.options.multi_matador_renege and len(trumps) > 1:
+            return False  # a matador is forced only when it is the only trump held
+        return is_matador(led, trump) and ranks[led] < ranks[card] and forcing
+
+    if any(forced(c) for c in trumps):
+        return trumps
+    return hand
+
+
+def _may_surrender(state: State) -> bool:
+    """7.4 / A31: entrada or vuelta (not a forbidden solera), the original Jugador, before he
+    plays his card to the fourth trick."""
+    jugador = state.jugador
+    if state.phase != PLAY or jugador is None or state.lance == "solo" or state.rendido is not None:
+        return False
+    if state.lance == "vuelta" and state.solera and state.options.solera_surrender == "forbidden":
+        return False
+    if state.options.surrender_only_on_own_turn and state.turn != jugador:
+        return False
+    played = len(state.tricks) + (1 if _has_played(state.trick, jugador, state.seats) else 0)
+    return played < 4
+
+
+def _has_played(trick: Trick, seat: int, seats: int) -> bool:
+    return any(trick.seat_of(i, seats) == seat for i in range(len(trick.cards)))
+
+
+def legal_actions(state: State) -> list[Action]:
+    phase, seat = state.phase, state.turn
+    if phase == OVER or seat is None:
+        return []
+    if phase == AUCTION:
+        return [Action(seat, call=v) for v in _auction_voices(state, seat)]
+    if phase == DECLARE:
+        return _declarations(state)
+    if phase == CONTRA_ORDER:
+        return [Action(seat, call="contra"), Action(seat, call="cedo")]
+    if phase == EXCHANGE:
+        return _discards(state, seat)
+    if phase == SURRENDER:
+        return [Action(seat, call="bien"), Action(seat, call="defiendo")]
+    if phase == BOLA_DECISION:
+        return [Action(seat, call="bola"), Action(seat, call="planto")]
+    out = [Action(seat, card=c) for c in playable(state, seat)]
+    if _may_surrender(state):
+        assert state.jugador is not None
+        out.append(Action(state.jugador, call="rindo"))
+    return out
+
+
+def to_act(state: State) -> int | None:
+    return None if state.finished else state.turn
+
+
+def is_finished(state: State) -> bool:
+    return state.finished
+
+
+def out_of_turn_calls(state: State, seat: int) -> frozenset[str]:
+    """Only the Jugador's surrender may come out of turn (section 0): too early or too late, it
+    is NOT_ALLOWED_NOW rather than NOT_YOUR_TURN."""
+    if seat == state.jugador and not state.options.surrender_only_on_own_turn:
+        return frozenset({"rindo"})
+    return frozenset()
+
+
+_PHASE_CALLS = {
+    AUCTION: "paso, juego or mas", DECLARE: "entrada <suit>, vuelta or solo <suit>", CONTRA_ORDER: "contra or cedo",
+    EXCHANGE: "descarte [cards]", SURRENDER: "bien or defiendo", BOLA_DECISION: "bola or planto", PLAY: "a card",
+}
+
+
+def explain(state: State, action: Action) -> IllegalAction:
+    """Why an action by a seat that may act now is not legal (section 0, Codes)."""
+    seat, phase = action.seat, state.phase
+
+    def not_now(why: str) -> IllegalAction:
+        return IllegalAction("NOT_ALLOWED_NOW", why)
+
+    if action.card is not None:
+        if phase != PLAY:
+            return not_now(f"no card is played during the {phase}: seat {seat} may say {_PHASE_CALLS[phase]}")
+        if action.card not in state.hands[seat]:
+            return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(sorted_cards(state.hands[seat]))}")
+        return _explain_card(state, seat, action.card)
+    call = action.call
+    assert call is not None
+    if call == "rindo":
+        return not_now(_why_no_surrender(state, seat))
+    if phase == AUCTION and call in ("paso", "juego", "mas"):
+        if call == "juego":
+            return not_now(f"the auction already stands at level {state.level}: juego only opens it; say mas or paso")
+        if call == "paso":
+            return not_now(f"seat {seat} holds the espada and nobody has bid: under espadaForzada mustOpen it must say juego")
+        if state.level == 0:
+            return not_now("nobody has bid yet: open with juego, or paso")
+        if state.holder == seat:
+            return not_now(f"seat {seat} already holds the bid")
+        return not_now(f"the auction is at its top level {state.level}: only the mano may equal it; seat {seat} can only pass")
+    if phase == DECLARE and call in ("entrada", "vuelta", "solo"):
+        if state.forced_entrada:
+            return not_now("the espada's holder must play an entrada when everybody passed (espadaForzada ifAllPass)")
+        return not_now(f"the auction reached level {state.level}; {' '.join((call, *action.args))} is below it "
+                       f"(entrada 1, entrada a favor 2, vuelta 3, solo 4, solo a favor 5)")
+    if phase == EXCHANGE and call == "descarte":
+        return _explain_discard(state, seat, action.args)
+    return not_now(f"{call} is not a call of the {phase}: seat {seat} may say {_PHASE_CALLS[phase]}")
+
+
+def _explain_card(state: State, seat: int, card: Card) -> IllegalAction:
+    trump = state.trump
+    assert trump is not None
+    led = state.trick.cards[0]
+    ranks = trump_rank(trump)
+    legal = playable(state, seat)
+    if led not in ranks:
+        suit = led.suit.word
+        return IllegalAction("MUST_FOLLOW_SUIT", f"seat {seat} holds {cards_str(legal)} of {suit}, the suit led ({led}), and must "
+                             f"follow it, not play {card}" + (f" ({card} is a trump, not a card of {suit})" if card in ranks and card.suit is led.suit else ""))
+    lone = [c for c in legal if is_matador(c, trump)]
+    why = ""
+    if len(legal) == 1 and lone:
+        why = f", {_matador_name(lone[0], trump)}, is the only trump held and {led} was led by the mano: it must be played"
+    return IllegalAction("MUST_PLAY_TRUMP", f"seat {seat} holds {cards_str(legal)}{why or ', trumps (' + trump.word + ')'}, and a trump "
+                         f"was led ({led}): seat {seat} must play a trump, not {card}")
+
+
+def _matador_name(card: Card, trump: Suit) -> str:
+    return "the espada" if card == ESPADA else "the basto" if card == BASTO else "the mala"
+
+
+def _explain_discard(state: State, seat: int, args: tuple[str, ...]) -> IllegalAction:
+    cards = [Card.parse(a) for a in args]
+    missing = [c for c in cards if c not in state.hands[seat]]
+    if missing:
+        return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {cards_str(missing)}")
+    if state.turned in cards and seat == state.jugador:
+        return IllegalAction("NOT_ALLOWED_NOW", f"the turned card {state.turned} stays with the Jugador: it cannot be discarded")
+    _, low, high = _discard_range(state, seat)
+    return IllegalAction("NOT_ALLOWED_NOW", f"seat {seat} may discard {low} to {high} cards here, not {len(cards)}")
+
+
+def _why_no_surrender(state: State, seat: int) -> str:
+    if seat != state.jugador:
+        return f"only the Jugador (seat {state.jugador}) may surrender"
+    if state.phase != PLAY:
+        return f"a surrender comes after the exchange and before the Jugador's fourth card, not during the {state.phase}"
+    if state.lance == "solo":
+        return "a solo cannot be surrendered: the Jugador must play it out"
+    if state.rendido is not None:
+        return "the Jugador has already surrendered"
+    if state.solera and state.options.solera_surrender == "forbidden":
+        return "a vuelta solera cannot be surrendered (soleraSurrender forbidden)"
+    if state.options.surrender_only_on_own_turn and state.turn != seat:
+        return "the Jugador may surrender only at his own turn (surrenderOnlyOnOwnTurn)"
+    return "too late: the Jugador has played his card to the fourth trick"
+
+
+# ---- applying actions --------------------------------------------------------------------
+
+Events = list[dict[str, Any]]
+
+
+def _next_in(order: tuple[int, ...], after: int, among: tuple[int, ...]) -> int | None:
+    """The first seat of ``among`` after ``after`` in the cyclic ``order``."""
+    start = order.index(after)
+    for k in range(1, len(order) + 1):
+        seat = order[(start + k) % len(order)]
+        if seat in among:
+            return seat
+    return None
+
+
+def apply(state: State, action: Action) -> tuple[State, Events]:
+    """Apply a legal action; return the new state and the events it caused."""
+    if action.card is not None:
+        return _play(state, action.seat, action.card)
+    handler = _CALL_HANDLERS[action.call or ""]
+    return handler(state, action)
+
+
+def _auction(state: State, action: Action) -> tuple[State, Events]:
+    seat, voice = action.seat, action.call
+    bidders, level, holder = state.bidders, state.level, state.holder
+    if voice == "paso":
+        bidders = tuple(s for s in bidders if s != seat)
+        text = f"seat {seat} passes"
+    elif voice == "juego":
+        level, holder = 1, seat
+        text = f"seat {seat}: juego (level 1)"
+    else:
+        if not _equalises(state, seat):
+            level += 1
+        holder = seat
+        text = f"seat {seat}: más (level {level}{', equalling' if level == state.level else ''})"
+    events: Events = [{"kind": voice, "seat": seat, "value": level, "text": text}]
+    state = replace(state, bidders=bidders, level=level, holder=holder)
+    if not bidders:
+        if state.options.espada_forzada == "ifAllPass":
+            forced = next((s for s in state.order if ESPADA in state.hands[s]), None)
+            if forced is not None:
+                events.append({"kind": "espadaForzada", "seat": forced,
+                               "text": f"everybody passed: seat {forced} holds the espada and must play an entrada"})
+                return replace(state, phase=DECLARE, turn=forced, jugador=forced, level=1, holder=forced,
+                               forced_entrada=True), events
+        events.append({"kind": "annulled", "text": "everybody passed: the hand is annulled and the deal passes"})
+        return replace(state, phase=OVER, turn=None, annulled=True), events
+    if len(bidders) == 1 and level >= 1:
+        winner = bidders[0]
+        events.append({"kind": "jugador", "seat": winner, "value": level,
+                       "text": f"seat {winner} wins the auction at level {level} and is the Jugador"})
+        return replace(state, phase=DECLARE, turn=winner, jugador=winner), events
+    return replace(state, turn=_next_in(state.order, seat, bidders)), events
+
+
+def _declare(state: State, action: Action) -> tuple[State, Events]:
+    seat, lance = action.seat, action.call
+    assert lance is not None
+    hands = state.hands
+    stock = state.stock
+    turned = None
+    if lance == "vuelta":
+        turned, stock = stock[0], stock[1:]
+        trump = turned.suit  # A10: a turned 1e or 1b gives its printed suit
+        hands = _with_hand(hands, seat, hands[seat] + (turned,))
+        text = f"seat {seat} plays a vuelta: turns up {turned}, trumps are {trump.word}"
+    else:
+        trump = Suit.from_word(action.args[0])
+        text = f"seat {seat} plays {lance} in {trump.word}"
+    state = replace(state, lance=lance, trump=trump, turned=turned, hands=hands, stock=stock)
+    favor = " a favor" if is_favor(state) else ""
+    events: Events = [{"kind": lance, "seat": seat, "card": str(turned) if turned else None, "text": text + favor}]
+    events[0] = {k: v for k, v in events[0].items() if v is not None}
+    if lance == "solo":
+        return _after_jugador_exchange(state), events
+    return replace(state, phase=EXCHANGE, turn=seat, queue=(seat,)), events
+
+
+def _after_jugador_exchange(state: State) -> State:
+    """4: the opponent after the Jugador goes to the contra or cedes (or, by turnOrder, goes)."""
+    assert state.jugador is not None
+    first = _next_in(state.order, state.jugador, state.order)
+    assert first is not None
+    second = _next_in(state.order, first, tuple(s for s in state.order if s != state.jugador))
+    assert second is not None
+    if state.options.contra_order == "turnOrder":
+        return replace(state, phase=EXCHANGE, turn=first, queue=(first, second))
+    return replace(state, phase=CONTRA_ORDER, turn=first, queue=(first, second))
+
+
+def _contra(state: State, action: Action) -> tuple[State, Events]:
+    first, second = state.queue
+    queue = (first, second) if action.call == "contra" else (second, first)
+    text = (f"seat {first} goes to the contra and exchanges first" if action.call == "contra"
+            else f"seat {first} cedes: seat {second} exchanges first")
+    return replace(state, phase=EXCHANGE, turn=queue[0], queue=queue), [{"kind": action.call, "seat": first, "text": text}]
+
+
+def _discard(state: State, action: Action) -> tuple[State, Events]:
+    seat = action.seat
+    out = tuple(Card.parse(a) for a in action.args)
+    draw = len(out) - 1 if seat == state.jugador and state.lance == "vuelta" else len(out)
+    drawn, stock = state.stock[:draw], state.stock[draw:]
+    hand = tuple(c for c in state.hands[seat] if c not in out) + drawn
+    discards = _with_hand(state.discards, seat, state.discards[seat] + out)
+    exchanged = tuple(len(out) if s == seat else n for s, n in enumerate(state.exchanged))
+    solera = state.solera or (seat == state.jugador and state.lance == "vuelta" and len(out) == 1)
+    state = replace(state, hands=_with_hand(state.hands, seat, hand), stock=stock, discards=discards,
+                    exchanged=exchanged, solera=solera, queue=state.queue[1:])
+    text = f"seat {seat} discards {len(out)} and draws {draw}" + (" (vuelta solera)" if solera and seat == state.jugador else "")
+    events: Events = [{"kind": "descarte", "seat": seat, "value": len(out), "text": text}]
+    if seat == state.jugador and state.queue == ():
+        return _after_jugador_exchange(state), events
+    if state.queue:
+        return replace(state, turn=state.queue[0]), events
+    # The last exchange is done: trick play starts with the mano (4).
+    assert state.jugador is not None
+    state = replace(state, phase=PLAY, turn=state.mano, trick=Trick(state.mano),
+                    jugador_cards=state.hands[state.jugador])
+    events.append({"kind": "play", "seat": state.mano, "text": f"the exchange is over; seat {state.mano}, the mano, leads"})
+    return state, events
+
+
+def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+    return tuple(hand if s == seat else h for s, h in enumerate(hands))
+
+
+def _rindo(state: State, action: Action) -> tuple[State, Events]:
+    seat = action.seat
+    state = replace(state, rendido=seat)
+    if state.lance == "vuelta":
+        return (replace(state, phase=OVER, turn=None, surrender="accepted"),
+                [{"kind": "rindo", "seat": seat, "text": f"seat {seat} surrenders the vuelta: the hand ends (a vuelta cannot be defended)"}])
+    asking = tuple(s for s in _round_after(state, seat) if s != seat)
+    text = f"seat {seat} surrenders the entrada; seat {asking[0]} answers first (bien or defiendo)"
+    return (replace(state, phase=SURRENDER, asking=asking, turn=asking[0], resume=state.turn),
+            [{"kind": "rindo", "seat": seat, "text": text}])
+
+
+def _round_after(state: State, seat: int) -> tuple[int, ...]:
+    start = state.order.index(seat)
+    return tuple(state.order[(start + k) % 3] for k in range(1, 3))
+
+
+def _answer(state: State, action: Action) -> tuple[State, Events]:
+    seat = action.seat
+    if action.call == "defiendo":
+        text = f"seat {seat} defends the surrendered entrada and plays on as the Jugador"
+        return (replace(state, phase=PLAY, defender=seat, surrender="defended", asking=(), turn=state.resume),
+                [{"kind": "defiendo", "seat": seat, "text": text}])
+    asking = state.asking[1:]
+    if asking:
+        return replace(state, asking=asking, turn=asking[0]), [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts"}]
+    return (replace(state, phase=OVER, turn=None, surrender="accepted", asking=()),
+            [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts: the surrendered entrada is a puesta"}])
+
+
+def _bola(state: State, action: Action) -> tuple[State, Events]:
+    seat = action.seat
+    if action.call == "planto":
+        return (replace(state, phase=OVER, turn=None, planto=True),
+                [{"kind": "planto", "seat": seat, "text": f"seat {seat} stops after the first five tricks: a win with primeras"}])
+    return (replace(state, phase=PLAY, turn=seat, bola="attempt"),
+            [{"kind": "bola", "seat": seat, "text": f"seat {seat} goes on for the bola: all nine tricks"}])
+
+
+_CALL_HANDLERS = {
+    "paso": _auction, "juego": _auction, "mas": _auction,
+    "entrada": _declare, "vuelta": _declare, "solo": _declare,
+    "contra": _contra, "cedo": _contra, "descarte": _discard,
+    "rindo": _rindo, "bien": _answer, "defiendo": _answer, "bola": _bola, "planto": _bola,
+}
+
+
+def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
+    hands = _with_hand(state.hands, seat, tuple(c for c in state.hands[seat] if c != card))
+    trick = state.trick.with_card(card)
+    events: Events = [{"kind": "card", "seat": seat, "card": str(card), "text": f"seat {seat} plays {card}"}]
+    state = replace(state, hands=hands, trick=trick)
+    if len(trick.cards) < 3:
+        nxt = _next_in(state.order, seat, state.order)
+        return replace(state, turn=nxt), events
+    trump = state.trump
+    assert trump is not None
+    idx = trick_winner_index(trick.cards, trump)
+    winner = state.order[(state.order.index(trick.leader) + idx) % 3]
+    done = Trick(trick.leader, trick.cards, winner)
+    state = replace(state, tricks=state.tricks + (done,), trick=Trick(winner), turn=winner)
+    number = len(state.tricks)
+    events.append({"kind": "trick", "seat": winner, "card": str(trick.cards[idx]), "trick": number,
+                   "text": f"trick {number} to seat {winner} with {trick.cards[idx]}"})
+    return _after_trick(state, events)
+
+
+def seat_tricks(state: State) -> list[int]:
+    counts = [0] * state.seats
+    for t in state.tricks:
+        assert t.winner is not None
+        counts[t.winner] += 1
+    return counts
+
+
+def _after_trick(state: State, events: Events) -> tuple[State, Events]:
+    """7.2 / 7.3: the bola decision after five straight tricks; the early end once decided."""
+    played = len(state.tricks)
+    declarer = state.declarer
+    assert declarer is not None
+    counts = seat_tricks(state)
+    others = [s for s in state.order if s != declarer]
+    if state.bola == "attempt":
+        if state.tricks[-1].winner != declarer:
+            events.append({"kind": "bolaFailed", "seat": declarer, "text": f"seat {declarer} loses trick {played}: the bola fails"})
+            return replace(state, phase=OVER, turn=None, bola="failed"), events
+        if played == 9:
+            events.append({"kind": "bolaMade", "seat": declarer, "text": f"seat {declarer} takes all nine tricks: bola"})
+            return replace(state, phase=OVER, turn=None, bola="made"), events
+        return state, events
+    if state.defender is None and played == 5 and all(t.winner == declarer for t in state.tricks):
+        events.append({"kind": "primeras", "seat": declarer,
+                       "text": f"seat {declarer} has won the first five tricks: bola (go on for all nine) or planto (stop)"})
+        return replace(state, phase=BOLA_DECISION, turn=declarer), events
+    remaining = 9 - played
+    if state.defender is not None:
+        assert state.rendido is not None
+        pobre = next(s for s in state.order if s not in (state.defender, state.rendido))
+        done = remaining == 0 or (state.options.stop_when_decided and settle_mod.decided(
+            counts[state.defender], counts[state.rendido], counts[pobre], remaining, defended=True))
+    else:
+        done = remaining == 0 or (state.options.stop_when_decided and settle_mod.decided(
+            counts[declarer], counts[others[0]], counts[others[1]], remaining))
+    if done:
+        events.append({"kind": "over", "text": "the result is settled" + ("" if remaining == 0 else f" with {remaining} tricks unplayed")})
+        return replace(state, phase=OVER, turn=None), events
+    return state, events
+
+
+# ---- results -----------------------------------------------------------------------------
+
+
+def tricks(state: State) -> list[Trick]:
+    return [*state.tricks, *([state.trick] if state.trick.cards else [])]
+
+
+def summary(state: State) -> dict[str, Any]:
+    """The public fields of a Tresillo hand in any state."""
+    out: dict[str, Any] = {"phase": state.phase, "seatTricks": seat_tricks(state)}
+    if state.phase == AUCTION or state.level:
+        out["level"] = state.level
+    if state.holder is not None and state.phase == AUCTION:
+        out["holder"] = state.holder
+    if state.jugador is not None:
+        out["jugador"] = state.jugador
+    if state.lance is not None:
+        assert state.trump is not None
+        out.update(lance=state.lance, trump=state.trump.word, favor=is_favor(state))
+        if state.solera:
+            out["solera"] = True
+    if state.turned is not None:
+        out["turnUp"] = str(state.turned)
+    if state.options.reveal_discard_count and any(n >= 0 for n in state.exchanged):
+        out["exchanged"] = list(state.exchanged)
+    if state.rendido is not None:
+        out["rendido"] = state.rendido
+    if state.defender is not None:
+        out["defender"] = state.defender
+    if state.bola != "none":
+        out["bola"] = state.bola
+    return out
+
+
+def hand_summary(state: State) -> settle_mod.Hand:
+    """What the accounting needs of a finished hand."""
+    return settle_mod.Hand(
+        seats=state.seats, dealer=state.dealer, annulled=state.annulled, jugador=state.jugador,
+        lance=state.lance, trump=state.trump, solera=state.solera, jugador_cards=state.jugador_cards,
+        trick_winners=tuple(t.winner for t in state.tricks if t.winner is not None),
+        bola=state.bola if state.bola in ("made", "failed") else "none",
+        surrender=state.surrender, defender=state.defender)
+
+
+def settlement(state: State) -> dict[str, Any]:
+    out = settle_mod.settle(state.options, state.table, hand_summary(state))
+    out["nextDealer"] = (state.dealer + 1) % state.seats
+    return out
+
+
+def settle_summary(options: Options, table: Table, request: dict[str, Any]) -> dict[str, Any]:
+    return settle_mod.settle_summary(options, table, request)
+
+
+def view(state: State, seat: int) -> dict[str, Any]:
+    """What one seat may see: its cards, counts of the others', the public calls and tricks."""
+    out: dict[str, Any] = {"seat": seat, "hand": cards_str(sorted_cards(state.hands[seat])),
+                           "handSizes": [len(h) for h in state.hands], "stockSize": len(state.stock)}
+    if state.options.reveal_remainder and state.phase not in (AUCTION, DECLARE, CONTRA_ORDER, EXCHANGE):
+        out["stock"] = cards_str(state.stock)
+    return out

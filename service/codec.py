@@ -25,6 +25,14 @@ M = TypeVar("M", bound=Message)
 
 # Lists printed even when empty: a client can always read them (FORMAT.md section 6).
 ALWAYS_PRINTED = frozenset({"tricks", "legal", "actions", "events"})
+# Lists printed even when empty beside another field: a Tresillo table (it has a plate) always
+# lists its cartulina, and a settled Tresillo hand (it has an outcome) its condiciones; a Rentoy
+# answer, which shares these messages, has neither.
+PRINTED_WITH = {
+    "naipes.v1.Table": {"cartulina": "plate"},
+    "naipes.v1.ValidationResult": {"condiciones": "outcome"},
+    "naipes.v1.SettleHandResponse": {"condiciones": "outcome"},
+}
 _OPAQUE = frozenset({"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"})
 
 
@@ -61,7 +69,8 @@ def _prune(data: dict[str, Any], descriptor: Any) -> dict[str, Any]:
             continue
         value = data[key]
         repeated = is_repeated(field)
-        if repeated and not value and key not in ALWAYS_PRINTED:
+        if repeated and not value and key not in ALWAYS_PRINTED \
+                and PRINTED_WITH.get(descriptor.full_name, {}).get(key) not in data:
             continue
         sub = field.message_type
         if sub is not None and sub.full_name not in _OPAQUE:
