@@ -461,14 +461,16 @@ def _explain_card(state: State, seat: int, card: Card) -> IllegalAction:
     legal = playable(state, seat)
     if led not in ranks:
         suit = led.suit.word
-        return IllegalAction("MUST_FOLLOW_SUIT", f"seat {seat} holds {cards_str(legal)} of {suit}, the suit led ({led}), and must "
-                             f"follow it, not play {card}" + (f" ({card} is a trump, not a card of {suit})" if card in ranks and card.suit is led.suit else ""))
-    lone = [c for c in legal if is_matador(c, trump)]
-    why = ""
-    if len(legal) == 1 and lone:
-        why = f", {_matador_name(lone[0], trump)}, is the only trump held and {led} was led by the mano: it must be played"
-    return IllegalAction("MUST_PLAY_TRUMP", f"seat {seat} holds {cards_str(legal)}{why or ', trumps (' + trump.word + ')'}, and a trump "
-                         f"was led ({led}): seat {seat} must play a trump, not {card}")
+        note = f" ({card} is a trump, not a card of {suit})" if card in ranks and card.suit is led.suit else ""
+        return IllegalAction("MUST_FOLLOW_SUIT", f"seat {seat} holds {cards_str(legal)} of {suit}, the suit led ({led}), "
+                             f"and must follow it, not play {card}{note}")
+    if len(legal) == 1 and is_matador(legal[0], trump):
+        forced, by = legal[0], "the mano" if state.trick.leader == state.mano else f"seat {state.trick.leader}"
+        name = _matador_name(forced, trump)
+        return IllegalAction("MUST_PLAY_TRUMP", f"seat {seat} holds {forced}, {name}, its only trump, and {_matador_name(led, trump)} "
+                             f"({led}) was led by {by}: {name} must be played, not {card}")
+    return IllegalAction("MUST_PLAY_TRUMP", f"seat {seat} holds {cards_str(legal)}, trumps ({trump.word}), and a trump was led "
+                         f"({led}): seat {seat} must play a trump, not {card}")
 
 
 def _matador_name(card: Card, trump: Suit) -> str:
