@@ -493,6 +493,19 @@ def test_a31_not_after_the_fourth_card():
     assert violation(swap(record, pass_4th, "1 rindo")) == (pass_4th, "NOT_ALLOWED_NOW")
 
 
+def test_a31_fourth_card_played_second_in_a_trick_led_across_the_alcalde():
+    # 4 seats, dealer 0: the postre (3) leads trick 4 and the Jugador, the mano (1), plays his 4th
+    # card right after him (seat 0, the alcalde, is skipped). Then rindo is over for him.
+    record, start = hand(([1, 1, 3, 2], {}))
+    fourth = start + 11  # tricks 1-3 done, the postre led trick 4, the mano's card is action start + 10
+    assert record["actions"][start + 9].startswith("3 ") and record["actions"][start + 10].startswith("1 ")
+    assert "1 rindo" in legal(ok(cut(record, start + 10)))
+    result = ok(cut(record, fourth))
+    assert result["next"]["seat"] == 2
+    assert "1 rindo" not in legal(result)
+    assert violation(swap(record, fourth, "1 rindo")) == (fourth, "NOT_ALLOWED_NOW")
+
+
 def test_a31_never_in_solo():
     record, start = hand(([2, 1, 1], {}), lance="solo oros")
     result = ok(cut(record, start))
