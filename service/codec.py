@@ -54,14 +54,14 @@ def dumps(data: Any) -> str:
 
 def to_json(message: Message) -> dict[str, Any]:
     """A message as the API's JSON: defaults printed, empty optional lists dropped, fields in the
-    schema's order."""
+    schema's order, integral numbers inside a ``google.protobuf.Value`` as integers."""
     data = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
     return _prune(data, message.DESCRIPTOR)
 
 
-def _prune(data: dict[str, Any], descriptor: Any) -> dict[str, Any]:
+def _prune(data: Any, descriptor: Any) -> Any:
     if descriptor.full_name in _OPAQUE:
-        return data
+        return _integral(data)
     out: dict[str, Any] = {}
     for field in descriptor.fields:
         key = field.json_name
@@ -73,10 +73,23 @@ def _prune(data: dict[str, Any], descriptor: Any) -> dict[str, Any]:
                 and PRINTED_WITH.get(descriptor.full_name, {}).get(key) not in data:
             continue
         sub = field.message_type
-        if sub is not None and sub.full_name not in _OPAQUE:
+        if sub is not None:
             value = [_prune(v, sub) for v in value] if repeated else _prune(value, sub)
         out[key] = value
     return out
+
+
+def _integral(value: Any) -> Any:
+    """A JSON value with every integral number as an integer. ``google.protobuf.Value`` holds
+    numbers as doubles, so an option's default ``5`` would print as ``5.0``: a typed client
+    (Go's ``int``, Java's ``Integer``) cannot read that back, and it is not what the spec spells."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _integral(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_integral(v) for v in value]
+    return value
 
 
 def is_repeated(field: FieldDescriptor) -> bool:
