@@ -363,12 +363,14 @@ def _may_surrender(state: State) -> bool:
         return False
     if state.options.surrender_only_on_own_turn and state.turn != jugador:
         return False
-    played = len(state.tricks) + (1 if _has_played(state.trick, jugador, state.seats) else 0)
+    played = len(state.tricks) + (1 if jugador in _players(state, state.trick) else 0)
     return played < 4
 
 
-def _has_played(trick: Trick, seat: int, seats: int) -> bool:
-    return any(trick.seat_of(i, seats) == seat for i in range(len(trick.cards)))
+def _players(state: State, trick: Trick) -> list[int]:
+    """The seats that played to a trick, in order (the alcalde of a 4-seat table never plays)."""
+    first = state.order.index(trick.leader)
+    return [state.order[(first + i) % 3] for i in range(len(trick.cards))]
 
 
 def legal_actions(state: State) -> list[Action]:
@@ -691,7 +693,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     trump = state.trump
     assert trump is not None
     idx = trick_winner_index(trick.cards, trump)
-    winner = state.order[(state.order.index(trick.leader) + idx) % 3]
+    winner = _players(state, trick)[idx]
     done = Trick(trick.leader, trick.cards, winner)
     state = replace(state, tricks=state.tricks + (done,), trick=Trick(winner), turn=winner)
     number = len(state.tricks)
