@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from engine.errors import InvalidInput
@@ -51,6 +51,10 @@ class Card:
 
     rank: int
     suit: Suit
+    code: str = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", f"{self.rank}{self.suit.value}")
 
     @staticmethod
     def parse(text: str) -> Card:
@@ -58,7 +62,7 @@ class Card:
         return _parse_card(text)
 
     def __str__(self) -> str:
-        return f"{self.rank}{self.suit.value}"
+        return self.code
 
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"

@@ -317,9 +317,10 @@ def _discard_range(state: State, seat: int) -> tuple[list[Card], int, int]:
 
 def _discards(state: State, seat: int) -> list[Action]:
     cards, low, high = _discard_range(state, seat)
+    names = [str(c) for c in cards]  # already in canonical order, so every subset is too
     out = []
     for k in range(low, high + 1):
-        out += [Action(seat, call="descarte", args=tuple(str(c) for c in combo)) for combo in combinations(cards, k)]
+        out += [Action(seat, call="descarte", args=combo) for combo in combinations(names, k)]
     return out
 
 
