@@ -62,7 +62,7 @@ SPEC = [
 ]
 
 # Each deal's net, read off the spec's balances (D1's net is D1's balances).
-SPEC_NET = [tuple(b - a for a, b in zip((0, 0, 0, 0) if i == 0 else SPEC[i - 1]["balances"], row["balances"]))
+SPEC_NET = [tuple(b - a for a, b in zip((0, 0, 0, 0) if i == 0 else SPEC[i - 1]["balances"], row["balances"], strict=True))
             for i, row in enumerate(SPEC)]
 
 
@@ -109,7 +109,7 @@ def test_the_nine_records_are_there_and_well_formed():
 def test_tr9_chain_each_record_carries_the_previous_table():
     """The stored ``table`` of deal N+1 is exactly the ``table`` deal N's validation returns."""
     table = FRESH
-    for n, (record, result) in enumerate(chain(), start=1):
+    for n, (_record, result) in enumerate(chain(), start=1):
         assert sample(n)["record"]["table"] == table, f"deal {n}: the record's table is not the previous result's"
         table = result["table"]
 
@@ -128,7 +128,7 @@ def test_tr9_every_record_is_legal_and_stops_where_the_engine_finishes():
 
 def test_tr9_chain_money_as_the_spec_table():
     balances = [0, 0, 0, 0]
-    for n, ((record, result), spec) in enumerate(zip(chain(), SPEC, strict=True), start=1):
+    for n, ((_record, result), spec) in enumerate(zip(chain(), SPEC, strict=True), start=1):
         assert tuple(result["net"]) == SPEC_NET[n - 1], f"deal {n}: net"
         assert result["table"]["plate"] == spec["plate"], f"deal {n}: plate"
         assert result["table"]["plateHolds"] == spec["holds"], f"deal {n}: plateHolds"
@@ -148,7 +148,7 @@ def test_tr9_chain_money_as_the_spec_table():
 
 def test_tr9_each_record_is_the_event_the_table_describes():
     results = chain()
-    for n, ((record, result), spec) in enumerate(zip(results, SPEC, strict=True), start=1):
+    for n, ((_record, result), spec) in enumerate(zip(results, SPEC, strict=True), start=1):
         j = spec["jugador"]
         assert result["jugador"] == j, f"deal {n}"
         assert (result["lance"], result["trump"], result["favor"]) == (spec["lance"], spec["trump"], spec["favor"]), f"deal {n}"
