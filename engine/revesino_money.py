@@ -1,0 +1,965 @@
+"""Revesino's money: every tanto that moves in a hand, from the course of play.
+
+Spec ``rules/revesino.md`` section 0 (binding sequencing decisions) and A6 (the fondo and its
+renewal, aces and the quínola placed or forced, the escrow of the quínola's fondo movements, the
+revesino won or cut, the napolitana's success or failure, the hand winner's party, revokes), with
+the house rules of ``engine.revesino.Options``.
+
+Everything here is pure. ``money(options, course)`` takes what has happened in a hand so far (the
+fondo before the deal, the complete tricks with every ace and quínola classified, the napolitana,
+the announcer, the cards out of play) and returns the payments made so far, each seat's net, the
+fondo and the escrow now, and, once the hand is over, the hand winner and the table to carry. The
+same function serves a hand in progress (the antes and fee at the deal, the payments of each
+trick as it completes, the escrow) and a finished one (everything, in the order of A6.9). The
+invariant ``sum(net) + (fondo now + escrow now - fondo before) == 0`` holds at every point.
+
+``trick_payments`` is the money of one isolated trick (ResolveTrick); ``read_table`` reads the
+record's ``table``; ``settle_summary`` is the SettleHand API for apps that track play themselves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from engine.cards import DECK_48, Card, Suit, cards_str
+from engine.errors import InvalidInput
+from engine.tricks import rank_table, winning_index
+
+if TYPE_CHECKING:
+    from engine.revesino import Options
+
+SEATS = 4
+QUINOLA = Card(10, Suit.OROS)
+HIGH_OROS = frozenset({Card(1, Suit.OROS), Card(12, Suit.OROS), Card(11, Suit.OROS)})
+"""A napolitana's quínola forced by one of these leads costs him the 2/1/1 (A6.6, R27)."""
+
+KINDS = ("led", "placed", "forced", "voluntary")
+REVOKE_FINE = 2
+"""A6.8: the renuncio costs 2 tantos into the fondo."""
+
+
+def _card_points(card: Card) -> int:
+    if card == QUINOLA:
+        return 3
+    if card.rank == 1:
+        return 5 if card.suit is Suit.COPAS else 4
+    return {12: 3, 11: 2, 10: 1}.get(card.rank, 0)
+
+
+POINTS: dict[Card, int] = {card: _card_points(card) for card in DECK_48.cards}
+"""A1: the card points (aces 4, the ace of copas 5, kings 3, horses 2, sotas 1, the quínola 3)."""
+
+STRENGTH = rank_table("1 12 11 10 9 8 7 6 5 4 3 2")
+"""A1: the rank order inside every suit, highest first."""
+
+
+def strength(card: Card, led: Card) -> int:
+    """A card's strength in a trick led with ``led``: only the suit led can win (no trumps)."""
+    return STRENGTH[card.rank] if card.suit is led.suit else -1
+
+
+def trick_winner(leader: int, cards: tuple[Card, ...] | list[Card]) -> int:
+    """The seat that wins a trick of ``cards`` in play order, led by ``leader``."""
+    return (leader + winning_index(cards, strength)) % SEATS
+
+
+def multiplier(number: int) -> int:
+    """A6: m = 2 in the first and the last trick, otherwise 1."""
+    return 2 if number in (1, 11) else 1
+
+
+def is_special(card: Card) -> bool:
+    """An ace or the quínola: the cards classified by A5.1."""
+    return card.rank == 1 or card == QUINOLA
+
+
+# ---- the course of a hand -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Play:
+    """One card played. ``kind`` classifies an ace or the quínola (A5.1, section 0): ``led``,
+    ``placed`` (off-suit: void, or a napolitana renouncing in tricks 1-9), ``forced`` (his only
+    card of the suit led by another) or ``voluntary``; ``""`` for every other card. ``revoke``:
+    a renuncio accepted under ``allowRevokes``."""
+
+    seat: int
+    card: Card
+    kind: str
+    revoke: bool = False
+
+
+@dataclass(frozen=True)
+class PlayedTrick:
+    """One trick: its number (1..11), its leader, the plays in order, the winner once complete."""
+
+    number: int
+    leader: int
+    plays: tuple[Play, ...]
+    winner: int | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Course:
+    """Everything the money depends on, for a hand in progress or over.
+
+    ``fondo`` is the table's fondo before this deal's re-ante and fee; ``tricks`` the complete
+    tricks in order (a last trick without a winner, in progress, only tells that it has been led);
+    ``napolitana`` the seat that declared (or implicitly renounced as) napolitana; ``announcer``
+    the seat that announced a revesino after trick 9; ``out_of_play`` the four cards out of play
+    (the party, A6.7)."""
+
+    dealer: int
+    fondo: int
+    tricks: tuple[PlayedTrick, ...]
+    napolitana: int | None = None
+    announcer: int | None = None
+    out_of_play: tuple[Card, ...] = ()
+    finished: bool = False
+
+
+# ---- the ledger ---------------------------------------------------------------------------------
+
+FONDO = -1
+ESCROW = -2
+
+
+def _who(party: int) -> str:
+    if party == FONDO:
+        return "fondo"
+    if party == ESCROW:
+        return "escrow"
+    return f"seat {party}"
+
+
+@dataclass
+class _Side:
+    """A side payment between seats, remembered for the revesino's cancellation and the failed
+    napolitana's refunds. ``placer``: the seat whose placed ace or quínola it paid for."""
+
+    payer: int
+    payee: int
+    amount: int
+    trick: int
+    what: str
+    placer: int | None = None
+    returned: bool = False
+
+
+@dataclass
+class _Escrow:
+    """A quínola fondo movement of tricks 1-9 held apart (A6.4): ``take`` (the placer took the
+    fondo) or ``pay`` (the holder paid an amount equal to the fondo)."""
+
+    seat: int
+    amount: int
+    kind: str
+    trick: int
+
+
+@dataclass
+class _Ledger:
+    options: Options
+    dealer: int
+    fondo: int
+    escrow_enabled: bool = True
+    net: list[int] = field(default_factory=lambda: [0] * SEATS)
+    escrow: int = 0
+    payments: list[dict[str, Any]] = field(default_factory=list)
+    forfeited: list[dict[str, Any]] = field(default_factory=list)
+    side: list[_Side] = field(default_factory=list)
+    pending: list[_Escrow] = field(default_factory=list)
+    fines: list[tuple[int, int]] = field(default_factory=list)  # (seat, trick) of each renuncio fine
+    revoked: dict[int, int] = field(default_factory=dict)  # seat -> trick of his first revoke
+    gergi: list[tuple[int, int, Card]] = field(default_factory=list)  # (seat, trick, ace) led
+    quinola_take: tuple[int, int] | None = None  # (seat, amount) the placed quínola took from the fondo
+    quinola_take_reversed: bool = False
+    doubled: set[int] = field(default_factory=set)  # seats whose quínola fondo payment in play stands
+
+    # -- transfers --
+
+    def move(self, payer: int, payee: int, amount: int, reason: str, trick: int | None = None) -> None:
+        """One transfer between seats, the fondo and the escrow. Zero amounts are not transfers."""
+        assert amount >= 0, amount
+        if amount == 0:
+            return
+        for party, sign in ((payer, -1), (payee, 1)):
+            if party == FONDO:
+                self.fondo += sign * amount
+            elif party == ESCROW:
+                self.escrow += sign * amount
+            else:
+                self.net[party] += sign * amount
+        item: dict[str, Any] = {"payer": _who(payer), "payee": _who(payee), "amount": amount, "reason": reason}
+        if trick is not None:
+            item["trick"] = trick
+        self.payments.append(item)
+
+    def forfeits(self, seat: int, when: int) -> bool:
+        """A6.8: a seat that revoked in trick ``when`` or earlier collects nothing more."""
+        first = self.revoked.get(seat)
+        return first is not None and first <= when
+
+    def forfeit(self, seat: int, amount: int, reason: str, trick: int | None) -> None:
+        if amount <= 0:
+            return
+        item: dict[str, Any] = {"seat": seat, "amount": amount, "reason": f"{reason} (forfeited: seat {seat} revoked)"}
+        if trick is not None:
+            item["trick"] = trick
+        self.forfeited.append(item)
+
+    def opposite(self, payer: int, payee: int, amount: int, reason: str) -> tuple[int, str]:
+        """R34 ``oppositeDouble``: a payment between a seat and the seat opposite is doubled."""
+        if self.options.opposite_double and (payer - payee) % SEATS == 2:
+            return 2 * amount, f"{reason}, doubled between opposite seats"
+        return amount, reason
+
+    def gain(self, payer: int, payee: int, base: int, reason: str, trick: int | None, when: int) -> int:
+        """A payment a seat collects (not a return of his own money): doubled between opposite
+        seats, forfeited by a revoker. Returns the amount paid."""
+        amount, reason = self.opposite(payer, payee, base, reason)
+        if amount <= 0:
+            return 0
+        if self.forfeits(payee, when):
+            self.forfeit(payee, amount, reason, trick)
+            return 0
+        self.move(payer, payee, amount, reason, trick)
+        return amount
+
+    def side_payment(self, payer: int, payee: int, base: int, what: str, trick: int, placer: int | None = None) -> None:
+        amount = self.gain(payer, payee, base, what, trick, trick)
+        if amount:
+            self.side.append(_Side(payer, payee, amount, trick, what, placer))
+
+    def into_fondo(self, seat: int, amount: int, reason: str, trick: int | None) -> None:
+        """A quínola fondo payment: held in escrow in tricks 1-9 (A6.4), final otherwise."""
+        self.doubled.add(seat)
+        if amount <= 0:
+            return
+        if trick is not None and trick <= 9 and self.escrow_enabled:
+            self.move(seat, ESCROW, amount, f"{reason} (held in escrow until trick 10 is led)", trick)
+            self.pending.append(_Escrow(seat, amount, "pay", trick))
+        else:
+            self.move(seat, FONDO, amount, reason, trick)
+
+    def take_fondo(self, seat: int, reason: str, trick: int) -> None:
+        """A placed quínola takes the whole fondo (escrowed in tricks 1-9)."""
+        amount = self.fondo
+        if amount <= 0:
+            return
+        if self.forfeits(seat, trick):
+            self.forfeit(seat, amount, f"{reason}: the fondo, {amount}", trick)
+            return
+        if trick <= 9 and self.escrow_enabled:
+            self.move(FONDO, ESCROW, amount, f"{reason}: takes the fondo, {amount} (held in escrow until trick 10 is led)", trick)
+            self.pending.append(_Escrow(seat, amount, "take", trick))
+        else:
+            self.move(FONDO, seat, amount, f"{reason}: takes the fondo, {amount}", trick)
+        self.quinola_take = (seat, amount)
+
+    # -- the fondo's renewal (A6.1) --
+
+    def renew(self, why: str, trick: int | None, at_deal: bool) -> None:
+        """Every player pays the stake (``fullStake``), or the players top the fondo up to
+        ``renewBelow`` (``topUp``: the shortfall in equal shares, a remainder paid one tanto each
+        from the dealer in play order). At the deal, with ``dealerInitialStakeIncludesFee`` off,
+        the dealer's stake is one more (the 3 of the seeds on top of the fee)."""
+        o = self.options
+        order = [(self.dealer + i) % SEATS for i in range(SEATS)]
+        shares: dict[int, int] = {}
+        if o.renew_amount == "fullStake":
+            shares = {s: o.stake for s in order}
+            how = f"each player pays {o.stake}"
+        else:
+            short = max(0, o.renew_below - self.fondo)
+            base, rest = divmod(short, SEATS)
+            shares = {s: base + (1 if i < rest else 0) for i, s in enumerate(order)}
+            how = f"the players top it up to {o.renew_below}"
+        extra = at_deal and not o.dealer_initial_stake_includes_fee
+        if extra:
+            shares[self.dealer] += 1
+        for s in order:
+            note = " (the dealer's stake is one more: his 3 before the fee)" if extra and s == self.dealer else ""
+            self.move(s, FONDO, shares[s], f"{why}: {how}{note}", trick)
+
+    # -- the escrow (A6.4) --
+
+    def finalize_escrow(self) -> None:
+        for e in self.pending:
+            if e.kind == "take":
+                self.move(ESCROW, e.seat, e.amount, f"no revesino announced: the quínola placed in trick {e.trick} keeps the fondo it took, {e.amount}")
+            else:
+                self.move(ESCROW, FONDO, e.amount, f"no revesino announced: the quínola payment of trick {e.trick}, {e.amount}, stays in the fondo")
+        self.pending = []
+
+    def reverse_escrow(self, e: _Escrow, reason: str) -> None:
+        if e.kind == "take":
+            self.move(ESCROW, FONDO, e.amount, f"{reason}: the fondo taken by the quínola in trick {e.trick}, {e.amount}, returned")
+            self.quinola_take_reversed = True
+        else:
+            self.move(ESCROW, e.seat, e.amount, f"{reason}: the quínola payment of trick {e.trick}, {e.amount}, returned")
+            self.doubled.discard(e.seat)
+        self.pending.remove(e)
+
+
+# ---- the deal and each trick --------------------------------------------------------------------
+
+def _deal(led: _Ledger) -> None:
+    """A6.1: re-ante when the fondo is below ``renewBelow`` (or empty, per ``renewTrigger``),
+    then the dealer's fee."""
+    o = led.options
+    start = led.fondo
+    renew = start < o.renew_below if o.renew_trigger == "belowStake" else start == 0
+    if renew:
+        why = "the fondo is empty" if start == 0 else f"the fondo ({start}) is below {o.renew_below}"
+        led.renew(f"re-ante: {why}", None, at_deal=True)
+    led.move(led.dealer, FONDO, o.dealer_fee, f"the dealer's fee of {o.dealer_fee} into the fondo")
+
+
+def _ace_double(options: Options, card: Card, placed: bool) -> int:
+    suit = options.double_ace_placed if placed else options.double_ace_forced
+    return 2 if card.suit.word == suit else 1
+
+
+def _trick(led: _Ledger, t: PlayedTrick, napolitana: int | None, announced: bool, voided: bool) -> None:
+    """A6.9 step 2: the payments of one complete trick."""
+    o = led.options
+    n = t.number
+    m = multiplier(n)
+    assert t.winner is not None
+    winner, leader = t.winner, t.leader
+    for p in t.plays:
+        if p.revoke:
+            led.move(p.seat, FONDO, REVOKE_FINE, f"renuncio: seat {p.seat} played {p.card} in trick {n} without following suit, "
+                                                 f"{REVOKE_FINE} into the fondo; he collects nothing more this hand", n)
+            led.fines.append((p.seat, n))
+            led.revoked.setdefault(p.seat, n)
+    late = announced and n >= 10  # A6.5 step 2: no ace or quínola payments once a revesino is on
+    for p in t.plays:
+        card, seat = p.card, p.seat
+        if card.rank == 1:
+            if late:
+                continue
+            if p.kind == "placed":
+                base = _ace_double(o, card, placed=True) * m
+                led.side_payment(winner, seat, base, f"{card} placed in trick {n}: the trick's winner pays {base}", n, placer=seat)
+            elif p.kind == "forced":
+                base = _ace_double(o, card, placed=False) * m
+                led.side_payment(seat, leader, base, f"{card} forced in trick {n}: pays the trick's leader {base}", n)
+            elif p.kind == "led" and o.gergi:
+                led.gergi.append((seat, n, card))
+        elif card == QUINOLA:
+            _quinola(led, t, p, napolitana, late, voided)
+    if o.renew_timing == "immediately" and led.fondo == 0:
+        led.renew(f"the fondo emptied in trick {n}: renewed at once", n, at_deal=False)
+
+
+def _quinola(led: _Ledger, t: PlayedTrick, p: Play, napolitana: int | None, late: bool, voided: bool) -> None:
+    o = led.options
+    n, m = t.number, multiplier(t.number)
+    assert t.winner is not None
+    winner, leader, holder = t.winner, t.leader, p.seat
+    others = [s for s in _play_order(leader) if s not in (holder, winner)]
+    nap_rule = holder == napolitana and p.kind == "forced" and t.plays[0].card in HIGH_OROS
+    if late and not (nap_rule and not voided):
+        return
+    if p.kind == "placed":
+        led.take_fondo(holder, f"quínola placed in trick {n}", n)
+        base = o.quinola_placed_winner_pays * m
+        led.side_payment(winner, holder, base, f"quínola placed in trick {n}: the trick's winner pays {base}", n, placer=holder)
+        for s in others:
+            led.side_payment(s, holder, m, f"quínola placed in trick {n}: each other player pays {m}", n, placer=holder)
+        return
+    if nap_rule:
+        # A6.6: the napolitana's quínola forced with the 1o, 12o or 11o: he doubles the fondo and
+        # pays 2 to the forcer and 1 to each other player (x m only with doubleAppliesTo all).
+        k = m if o.double_applies_to == "all" else 1
+        led.into_fondo(holder, led.fondo, f"the napolitana's quínola forced by {t.plays[0].card} in trick {n}: "
+                                          f"he doubles the fondo, {led.fondo}", n)
+        led.side_payment(holder, leader, 2 * k, f"the napolitana's quínola forced by {t.plays[0].card} in trick {n}: "
+                                                f"{2 * k} to the player who forced it", n)
+        for s in _play_order(leader):
+            if s not in (holder, leader):
+                led.side_payment(holder, s, k, f"the napolitana's quínola forced in trick {n}: {k} to each other player", n)
+        return
+    if o.quinola_penalty_trigger == "forced":
+        trigger = p.kind == "forced" or (p.kind == "led" and o.gergi)
+        what = "forced" if p.kind == "forced" else "led (gergi)"
+    else:
+        trigger = winner == holder
+        what = "took the trick"
+    if not trigger:
+        return
+    led.into_fondo(holder, led.fondo, f"quínola {what} in trick {n}: pays an amount equal to the fondo, {led.fondo}", n)
+    if o.quinola_forced_pays_forcer and p.kind == "forced" and leader != holder:
+        led.side_payment(holder, leader, 4 * m, f"quínola forced in trick {n}: {4 * m} to the player who forced it", n)
+        for s in _play_order(leader):
+            if s not in (holder, leader):
+                led.side_payment(holder, s, m, f"quínola forced in trick {n}: {m} to each other player", n)
+
+
+def _play_order(first: int) -> list[int]:
+    return [(first + i) % SEATS for i in range(SEATS)]
+
+
+# ---- the revesino (A6.4, A6.5) ------------------------------------------------------------------
+
+def _announce(led: _Ledger, announcer: int) -> None:
+    """A6.5 step 1: every side payment returned; the other players' quínola fondo movements reversed
+    (the announcer's own quínola payment stays in escrow until the revesino is decided)."""
+    why = f"revesino announced by seat {announcer}"
+    for s in led.side:
+        if not s.returned:
+            led.move(s.payee, s.payer, s.amount, f"{why}: {s.what} returned")
+            s.returned = True
+    for e in list(led.pending):
+        if not (e.kind == "pay" and e.seat == announcer):
+            led.reverse_escrow(e, why)
+    if led.options.renuncio_penalty_refunded:
+        for seat, n in led.fines:
+            led.move(FONDO, seat, REVOKE_FINE, f"{why}: the renuncio fine of trick {n} returned")
+    led.gergi = []
+
+
+def _own_quinola(course: Course, announcer: int) -> bool:
+    """The announcer played the quínola himself in tricks 1-9 (led, followed or forced)."""
+    return any(p.card == QUINOLA and p.seat == announcer for t in course.tricks if t.number <= 9 for p in t.plays)
+
+
+def _revesino_won(led: _Ledger, course: Course, d: int, napolitana: int | None) -> None:
+    o = led.options
+    own = _own_quinola(course, d)
+    for e in list(led.pending):
+        led.move(ESCROW, e.seat, e.amount, f"revesino won: his quínola payment of trick {e.trick}, {e.amount}, returned to him")
+        led.doubled.discard(e.seat)
+        led.pending.remove(e)
+    f = led.fondo
+    led.gain(FONDO, d, f, f"revesino won: seat {d} takes the fondo, {f}", None, 12)
+    others = [s for s in _play_order(d) if s != d]
+    if napolitana is not None and napolitana != d and o.napolitana_pays_for_all:
+        each = 3 * o.revesino_win_each
+        led.gain(napolitana, d, each, f"revesino won: the napolitana pays for all three players, {each}", None, 12)
+    else:
+        for s in others:
+            led.gain(s, d, o.revesino_win_each, f"revesino won: each other player pays {o.revesino_win_each}", None, 12)
+    if not own:
+        return
+    if o.revesino_quinola_bonus == "extraFondo":
+        base, rest = divmod(f, 3)
+        for i, s in enumerate(others):
+            share = base + (1 if i < rest else 0)
+            led.gain(s, d, share, f"revesino won with his own quínola: the other players pay him the quínola, "
+                                  f"an amount equal to the fondo ({f}) in equal shares", None, 12)
+    elif o.revesino_quinola_bonus == "sidePayments":
+        for s in others:
+            led.gain(s, d, 1, "revesino won with his own quínola: each other player pays 1", None, 12)
+
+
+def _revesino_cut(led: _Ledger, course: Course, d: int, cutter: int, napolitana: int | None) -> None:
+    o = led.options
+    f = led.fondo
+    c = o.revesino_cut_to_cutter
+    led.gain(d, cutter, c, f"revesino cut by seat {cutter}: the announcer pays the cutter {c}", None, 12)
+    if napolitana is not None and napolitana not in (d, cutter):
+        led.gain(napolitana, cutter, c, f"revesino cut by seat {cutter}: the napolitana also pays the cutter {c}", None, 12)
+    led.move(d, FONDO, f, f"revesino cut: the announcer doubles the fondo, {f}")
+    own = _own_quinola(course, d)
+    escrowed = 0
+    for e in list(led.pending):
+        what = "his quínola payment" if own else "the quínola payment"
+        led.move(ESCROW, FONDO, e.amount, f"revesino cut: {what} of trick {e.trick}, {e.amount}, goes into the fondo")
+        escrowed += e.amount
+        led.pending.remove(e)
+    if own:
+        due = f if o.cut_quinola_base == "sameBase" else 2 * f
+        rest = max(0, due - escrowed)
+        counted = f" ({escrowed} already paid in escrow counts)" if escrowed else ""
+        led.move(d, FONDO, rest, f"revesino cut with his own quínola: he pays the quínola, {due}{counted}")
+
+
+# ---- the napolitana (A6.6) and the hand winner (A6.7) -------------------------------------------
+
+def _nap_failed(options: Options, tricks: list[PlayedTrick], napolitana: int) -> bool:
+    counted = (10, 11) if options.napolitana_fail_last_two_only else tuple(range(1, 12))
+    return any(t.winner == napolitana and t.number in counted for t in tricks)
+
+
+def _nap_failure(led: _Ledger, tricks: list[PlayedTrick], nap: int) -> None:
+    """Section 0 / A6.6: refunds of his sold cards' side payments, then at most one fondo doubling."""
+    o = led.options
+    received: dict[int, int] = {}
+    returned: dict[int, int] = {}
+    for s in led.side:
+        if s.placer == nap and s.payee == nap:
+            received[s.payer] = received.get(s.payer, 0) + s.amount
+            if s.returned:
+                returned[s.payer] = returned.get(s.payer, 0) + s.amount
+    for payer in _play_order(nap):
+        r = received.get(payer, 0)
+        due = o.napolitana_refund_factor * r - returned.get(payer, 0)
+        if due <= 0:
+            continue
+        reason = (f"failed napolitana: pays back {o.napolitana_refund_factor} x the {r} he was paid for the cards he sold")
+        back = r - returned.get(payer, 0)  # the part that only returns the payer's own money
+        if led.forfeits(payer, 12) and due > back:
+            led.forfeit(payer, due - max(0, back), reason, None)
+            due = max(0, back)
+        led.move(nap, payer, due, reason)
+    forced_late = any(p.seat == nap and p.card == QUINOLA and p.kind == "forced" and t.number >= 10 for t in tricks for p in t.plays)
+    doubled = nap in led.doubled  # a quínola fondo payment he made in play is his one doubling
+    take = led.quinola_take if led.quinola_take is not None and led.quinola_take[0] == nap else None
+    if forced_late:
+        if not doubled:
+            led.move(nap, FONDO, led.fondo, f"failed napolitana: his quínola was forced in trick 10 or 11, he doubles the fondo, {led.fondo}")
+    elif take is not None:
+        amount = take[1]
+        due = 2 * amount - (amount if led.quinola_take_reversed else 0)
+        led.move(nap, FONDO, due, f"failed napolitana: he sold the quínola and pays twice the fondo it took ({amount}) into the fondo")
+    elif not doubled and _nap_led_quinola_last(tricks, nap):
+        led.move(nap, FONDO, led.fondo, f"failed napolitana: he won trick 10 and led the quínola in trick 11, he doubles the fondo, {led.fondo}")
+
+
+def _nap_led_quinola_last(tricks: list[PlayedTrick], nap: int) -> bool:
+    last = [t for t in tricks if t.number == 11]
+    return bool(last) and last[0].leader == nap and last[0].plays[0].card == QUINOLA
+
+
+def seat_order(options: Options, dealer: int) -> list[int]:
+    """A6.7 / R3: the seats best first: dealer, S1, S2, S3 (``playOrder``) or dealer, S3, S2, S1."""
+    if options.tiebreak_order == "playOrder":
+        return [(dealer + i) % SEATS for i in range(SEATS)]
+    return [(dealer - i) % SEATS for i in range(SEATS)]
+
+
+def choose_winner(options: Options, dealer: int, points: list[int], tricks: list[int],
+                  excluded: tuple[int, ...] = ()) -> tuple[int, str]:
+    """Fewest points, then fewest tricks, then the best seat, among the seats not ``excluded``."""
+    order = seat_order(options, dealer)
+    candidates = [s for s in order if s not in excluded]
+    low = min(points[s] for s in candidates)
+    by_points = [s for s in candidates if points[s] == low]
+    if len(by_points) == 1:
+        return by_points[0], "fewestPoints"
+    fewest = min(tricks[s] for s in by_points)
+    by_tricks = [s for s in by_points if tricks[s] == fewest]
+    if len(by_tricks) == 1:
+        return by_tricks[0], "fewestTricks"
+    return by_tricks[0], "seat"
+
+
+def choose_payer(options: Options, dealer: int, points: list[int], tricks: list[int], winner: int) -> int:
+    """R2: most points, then more tricks, then the later seat, among the seats but the winner."""
+    order = seat_order(options, dealer)
+    candidates = [s for s in order if s != winner]
+    return max(candidates, key=lambda s: (points[s], tricks[s], order.index(s)))
+
+
+def party_value(options: Options, out_of_play: tuple[Card, ...]) -> int:
+    """A6.7: the points of the four cards out of play plus ``partyBonus``."""
+    return sum(POINTS[c] for c in out_of_play) + options.party_bonus
+
+
+# ---- the money of a hand ------------------------------------------------------------------------
+
+def _check(course: Course) -> list[PlayedTrick]:
+    complete = [t for t in course.tricks if t.winner is not None]
+    if any(t.winner is None for t in course.tricks[:-1]):
+        raise ValueError("only the last trick of a course may be in progress")
+    for i, t in enumerate(complete):
+        if t.number != i + 1 or len(t.plays) != SEATS:
+            raise ValueError(f"trick {i + 1} is not the {i + 1}th complete trick of four plays")
+        for p in t.plays:
+            if is_special(p.card) and p.kind not in KINDS:
+                raise ValueError(f"trick {t.number}: {p.card} needs a kind (led, placed, forced or voluntary)")
+    if course.announcer is not None and len(complete) < 9:
+        raise ValueError("a revesino is announced after trick 9")
+    return complete
+
+
+def money(options: Options, course: Course) -> dict[str, Any]:
+    """The money of a hand so far (module docstring). See ``Course`` for the input."""
+    complete = _check(course)
+    led = _Ledger(options, course.dealer, course.fondo)
+    _deal(led)
+    d = course.announcer
+    announced = d is not None
+    nap = course.napolitana
+    voided = announced and options.revesino_voids_napolitana
+    nap_active = nap is not None and not voided
+    escrow_settled = False
+    outcome = "pending"
+    cutter: int | None = None
+
+    def settle_escrow() -> None:
+        nonlocal escrow_settled
+        if escrow_settled:
+            return
+        escrow_settled = True
+        if announced:
+            assert d is not None
+            _announce(led, d)
+        else:
+            led.finalize_escrow()
+
+    for t in complete:
+        if t.number == 10:
+            settle_escrow()
+        _trick(led, t, nap if nap_active else None, announced, voided)
+        if announced and outcome == "pending" and t.number >= 10:
+            assert d is not None and t.winner is not None
+            if t.winner != d:
+                outcome, cutter = "cut", t.winner
+                _revesino_cut(led, course, d, t.winner, nap)
+            elif t.number == 11:
+                outcome = "won"
+                _revesino_won(led, course, d, nap)
+    in_progress = [t for t in course.tricks if t.winner is None and t.plays]
+    if announced and len(complete) >= 9:
+        settle_escrow()
+    elif course.finished or any(t.number >= 10 for t in in_progress):
+        settle_escrow()
+
+    points = [0] * SEATS
+    seat_tricks = [0] * SEATS
+    for t in complete:
+        assert t.winner is not None
+        seat_tricks[t.winner] += 1
+        points[t.winner] += sum(POINTS[p.card] for p in t.plays)
+
+    out: dict[str, Any] = {}
+    nap_outcome: str | None = None
+    if nap is not None:
+        if voided:
+            nap_outcome = "void"
+        elif _nap_failed(options, complete, nap) or (
+                len(complete) == 11 and all(t.winner == nap for t in complete)):
+            nap_outcome = "failed"
+        elif course.finished:
+            nap_outcome = "success"
+        else:
+            nap_outcome = "pending"
+        out["napolitana"] = {"seat": nap, "outcome": nap_outcome}
+    if announced:
+        rev: dict[str, Any] = {"seat": d, "outcome": outcome}
+        if cutter is not None:
+            rev["cutter"] = cutter
+        out["revesino"] = rev
+
+    if course.finished:
+        if nap is not None and nap_outcome == "failed":
+            _nap_failure(led, complete, nap)
+        named = not announced or options.play_out_after_cut
+        if named:
+            winner, tiebreak = _hand_winner(options, course, complete, points, seat_tricks, nap_outcome, outcome)
+            party = party_value(options, course.out_of_play)
+            out.update(handWinner=winner, tiebreak=tiebreak, party=party)
+            if not announced:
+                for seat, n, card in led.gergi:
+                    if seat != winner:
+                        base = _ace_double(options, card, placed=False) * multiplier(n)
+                        led.gain(seat, winner, base, f"{card} led in trick {n} (gergi): pays the hand winner {base}", None, 12)
+                payer = _pay_party(led, course, points, seat_tricks, winner, nap if nap_outcome == "failed" else None, party)
+                if payer is not None:
+                    out["partyPayer"] = payer
+        out["table"] = {"fondo": led.fondo}
+
+    result: dict[str, Any] = {
+        "payments": led.payments,
+        "net": list(led.net),
+        "fondo": led.fondo,
+        "escrow": led.escrow,
+        "points": points,
+        "seatTricks": seat_tricks,
+        **out,
+    }
+    if led.forfeited:
+        result["forfeited"] = led.forfeited
+    return result
+
+
+def _hand_winner(options: Options, course: Course, complete: list[PlayedTrick], points: list[int], seat_tricks: list[int],
+                 nap_outcome: str | None, revesino: str) -> tuple[int, str]:
+    nap = course.napolitana
+    if revesino == "won":
+        assert course.announcer is not None
+        return course.announcer, "sweep"
+    sweeper = next((s for s in range(SEATS) if seat_tricks[s] == 11), None)
+    if course.announcer is None and sweeper is not None and sweeper != nap and options.unannounced_sweep == "winsHand":
+        return sweeper, "sweep"
+    if nap is not None and nap_outcome == "success":
+        return nap, "napolitana"
+    excluded = (nap,) if nap is not None and nap_outcome == "failed" else ()
+    return choose_winner(options, course.dealer, points, seat_tricks, excluded)
+
+
+def _pay_party(led: _Ledger, course: Course, points: list[int], seat_tricks: list[int], winner: int,
+               failed_nap: int | None, party: int) -> int | None:
+    """A6.7: the hand-winner payout; a failed napolitana pays it alone (R21)."""
+    o = led.options
+    if o.hand_payout == "none":
+        return None
+    alone = failed_nap if failed_nap is not None and o.napolitana_pays_party_for_all else None
+    if o.hand_payout == "partyFromMost":
+        payer = alone if alone is not None else choose_payer(o, course.dealer, points, seat_tricks, winner)
+        why = "the failed napolitana pays" if alone is not None else "the player with most points pays"
+        led.gain(payer, winner, party, f"the party to the hand winner ({why}): {party}", None, 12)
+        return payer
+    amount = party if o.hand_payout == "partyFromEach" else o.fixed_payout
+    what = "the party" if o.hand_payout == "partyFromEach" else "the fixed payout"
+    if alone is not None:
+        led.gain(alone, winner, 3 * amount, f"{what} to the hand winner: the failed napolitana pays for all three, 3 x {amount}", None, 12)
+        return alone
+    for s in _play_order(winner):
+        if s != winner:
+            led.gain(s, winner, amount, f"{what} to the hand winner: each other player pays {amount}", None, 12)
+    return None
+
+
+def trick_payments(options: Options, trick: PlayedTrick, fondo: int, napolitana: int | None) -> list[dict[str, Any]]:
+    """The payments of one complete trick on its own (ResolveTrick): aces and the quínola placed or
+    forced, the napolitana's forced quínola, renuncio fines; quínola fondo movements are applied at
+    once (no escrow, no revesino). Gergi aces, paid to the hand winner, are not in it."""
+    if trick.winner is None or len(trick.plays) != SEATS:
+        raise ValueError("trick_payments needs a complete trick")
+    led = _Ledger(options, (trick.leader - 1) % SEATS, fondo, escrow_enabled=False)
+    _trick(led, trick, napolitana, announced=False, voided=False)
+    return led.payments
+
+
+# ---- the table carried between hands ------------------------------------------------------------
+
+_OTHER_GAMES_FIELDS = ("plate", "plateHolds", "cartulina", "score")
+
+
+def _int(value: Any) -> int | None:
+    """A JSON integer (an integral float from protobuf's Struct included), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) else None
+
+
+def read_table(table: Any, seats: int) -> int:
+    """Read and check a Revesino record's ``table`` (FORMAT.md section 5): ``{"fondo": n}``,
+    omitted: 0. Empty fields of other games' tables are accepted (protobuf prints defaults)."""
+    del seats
+    if table is None:
+        return 0
+    if not isinstance(table, dict):
+        raise InvalidInput("INVALID_FIELD", "table", "table must be an object such as {\"fondo\": 12}")
+    for name, value in table.items():
+        if name == "fondo":
+            continue
+        if name in _OTHER_GAMES_FIELDS:
+            if value is None or (not isinstance(value, bool) and value in (0, [], "")):
+                continue
+            raise InvalidInput("INVALID_TABLE", f"table.{name}", f"table.{name} is not part of a Revesino table (fondo)")
+        raise InvalidInput("INVALID_FIELD", f"table.{name}", f"unknown table field {name!r}; a Revesino table has fondo")
+    raw = table.get("fondo")
+    if raw is None:
+        return 0
+    fondo = _int(raw)
+    if fondo is None:
+        raise InvalidInput("INVALID_FIELD", "table.fondo", f"table.fondo must be an integer (tantos), not {raw!r}")
+    if fondo < 0:
+        raise InvalidInput("INVALID_TABLE", "table.fondo", f"table.fondo {fondo} is negative")
+    return fondo
+
+
+# ---- SettleHand ---------------------------------------------------------------------------------
+
+_SUMMARY_FIELDS = ("tricks", "napolitana", "announcer", "outOfPlay")
+_TRICK_FIELDS = ("leader", "cards", "forced", "winner")
+
+
+def _seat(value: Any, where: str) -> int:
+    number = _int(value)
+    if number is None:
+        raise InvalidInput("INVALID_FIELD", where, f"{where} must be a seat number, not {value!r}")
+    if not 0 <= number < SEATS:
+        raise InvalidInput("SEAT_OUT_OF_RANGE", where, f"{where} {number} is not a seat of this 4-seat table")
+    return number
+
+
+def _card_list(value: Any, where: str) -> tuple[Card, ...]:
+    if isinstance(value, list):
+        if not all(isinstance(v, str) for v in value):
+            raise InvalidInput("INVALID_FIELD", where, f"{where} must be a string of cards such as \"1e 7o 12c\" or a list of card strings")
+        value = " ".join(value)
+    return DECK_48.parse_cards(value, where)
+
+
+def _qualifies(cards: list[Card] | tuple[Card, ...]) -> bool:
+    aces = sum(1 for c in cards if c.rank == 1)
+    return aces == 4 or (aces == 3 and QUINOLA in cards)
+
+
+def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[Course, list[dict[str, Any]]]:
+    """Read and check SettleHand's ``seats``, ``dealer`` and ``revesino`` fields into a finished
+    ``Course`` (and the tricks as ``{"leader", "cards", "winner"}``)."""
+    seats = _int(request.get("seats"))
+    if seats is None:
+        raise InvalidInput("INVALID_FIELD" if "seats" in request else "MISSING_FIELD", "seats", "seats must be 4")
+    if seats != SEATS:
+        raise InvalidInput("INVALID_SEATS", "seats", f"revesino is played with 4 seats, not {seats}")
+    if request.get("dealer") is None:
+        raise InvalidInput("MISSING_FIELD", "dealer", "dealer is required")
+    dealer = _seat(request.get("dealer"), "dealer")
+    r = request.get("revesino")
+    if r is None:
+        raise InvalidInput("MISSING_FIELD", "revesino",
+                           "revesino is required: {\"tricks\": [{\"leader\", \"cards\", \"forced\"}], \"napolitana\", \"announcer\", \"outOfPlay\"}")
+    if not isinstance(r, dict):
+        raise InvalidInput("INVALID_FIELD", "revesino", "revesino must be an object")
+    for name in r:
+        if name not in _SUMMARY_FIELDS:
+            raise InvalidInput("INVALID_FIELD", f"revesino.{name}", f"unknown field revesino.{name}; the fields are {', '.join(_SUMMARY_FIELDS)}")
+    nap = None if r.get("napolitana") is None else _seat(r["napolitana"], "revesino.napolitana")
+    announcer = None if r.get("announcer") is None else _seat(r["announcer"], "revesino.announcer")
+    raw = r.get("tricks")
+    if raw is None:
+        raise InvalidInput("MISSING_FIELD", "revesino.tricks", "revesino.tricks is required: the tricks of the hand in order")
+    if not isinstance(raw, list):
+        raise InvalidInput("INVALID_FIELD", "revesino.tricks", "revesino.tricks must be a list of {\"leader\", \"cards\"}")
+    if len(raw) > 11:
+        raise InvalidInput("INVALID_FIELD", "revesino.tricks", f"revesino.tricks has {len(raw)} tricks; a hand has 11")
+
+    seen: dict[Card, str] = {}
+    leader = (dealer + 1) % SEATS
+    rows: list[tuple[int, tuple[Card, ...], frozenset[Card], int]] = []  # leader, cards, forced, winner
+    for i, item in enumerate(raw):
+        where = f"revesino.tricks[{i}]"
+        if not isinstance(item, dict):
+            raise InvalidInput("INVALID_FIELD", where, f"{where} must be an object {{\"leader\", \"cards\"}}")
+        for name in item:
+            if name not in _TRICK_FIELDS:
+                raise InvalidInput("INVALID_FIELD", f"{where}.{name}", f"unknown field {where}.{name}; a trick has leader, cards and forced")
+        if item.get("leader") is not None:
+            given = _seat(item["leader"], f"{where}.leader")
+            if given != leader:
+                who = "the seat after the dealer" if i == 0 else f"the winner of trick {i}"
+                raise InvalidInput("INVALID_FIELD", f"{where}.leader", f"{where}.leader is {given}, but {who} leads: seat {leader}")
+        if item.get("cards") is None:
+            raise InvalidInput("MISSING_FIELD", f"{where}.cards", f"{where}.cards is required: the four cards in play order")
+        cards = _card_list(item["cards"], f"{where}.cards")
+        if len(cards) != SEATS:
+            raise InvalidInput("WRONG_HAND_SIZE", f"{where}.cards", f"{where}.cards has {len(cards)} cards; a trick has 4")
+        for c in cards:
+            if c in seen:
+                raise InvalidInput("DUPLICATE_CARD", f"{where}.cards", f"{c} is played twice ({seen[c]} and {where})")
+            seen[c] = where
+        forced = frozenset(_card_list(item.get("forced") or [], f"{where}.forced"))
+        winner = trick_winner(leader, cards)
+        if item.get("winner") is not None and _seat(item["winner"], f"{where}.winner") != winner:
+            raise InvalidInput("INVALID_FIELD", f"{where}.winner", f"{where}.winner is not seat {winner}, who played the highest card of the suit led")
+        rows.append((leader, cards, forced, winner))
+        leader = winner
+
+    count = len(rows)
+    # how many tricks a finished hand has
+    if announcer is not None:
+        if count < 10:
+            raise InvalidInput("INVALID_FIELD", "revesino.tricks", f"a hand with a revesino announced ends after trick 10 or 11, not {count}")
+        if any(w != announcer for _, _, _, w in rows[:9]):
+            raise InvalidInput("INVALID_FIELD", "revesino.announcer", f"seat {announcer} did not win tricks 1-9: he cannot announce a revesino")
+        if announcer == nap and not options.napolitana_may_announce:
+            raise InvalidInput("INVALID_FIELD", "revesino.announcer", "a napolitana may not announce a revesino (napolitanaMayAnnounce is off)")
+        cut10 = rows[9][3] != announcer
+        expected = 10 if cut10 and not options.play_out_after_cut else 11
+    else:
+        expected = 11
+    if count != expected:
+        raise InvalidInput("INVALID_FIELD", "revesino.tricks", f"the hand is over after {expected} tricks, not {count}")
+
+    full = count == 11
+    # each seat's plays, trick by trick: his hand before trick i is what he plays from trick i on
+    plays_of: list[list[Card]] = [[] for _ in range(SEATS)]
+    for ld, cards, _, _ in rows:
+        for k, c in enumerate(cards):
+            plays_of[(ld + k) % SEATS].append(c)
+
+    out_raw = r.get("outOfPlay")
+    unplayed = [c for c in DECK_48.cards if c not in seen]
+    if out_raw is not None:
+        out_cards = _card_list(out_raw, "revesino.outOfPlay")
+        if len(out_cards) != 4 or len(set(out_cards)) != 4:
+            raise InvalidInput("WRONG_HAND_SIZE", "revesino.outOfPlay", "revesino.outOfPlay must be the 4 distinct cards out of play")
+        for c in out_cards:
+            if c in seen:
+                raise InvalidInput("DUPLICATE_CARD", "revesino.outOfPlay", f"{c} is out of play and played in {seen[c]}")
+    elif full:
+        out_cards = tuple(unplayed)
+    else:
+        out_cards = ()
+
+    if nap is not None:
+        held = plays_of[nap]
+        if full:
+            ok = _qualifies(held)
+        else:
+            spare = [c for c in unplayed if c not in out_cards]
+            ok = any(_qualifies(held + [x]) for x in spare)
+        if not ok:
+            raise InvalidInput("INVALID_FIELD", "revesino.napolitana",
+                               f"seat {nap} did not hold three aces and the quínola, or the four aces: no napolitana")
+
+    tricks: list[PlayedTrick] = []
+    for i, (ld, cards, forced, winner) in enumerate(rows):
+        n = i + 1
+        where = f"revesino.tricks[{i}]"
+        suit = cards[0].suit
+        plays: list[Play] = []
+        for k, c in enumerate(cards):
+            seat = (ld + k) % SEATS
+            later = plays_of[seat][n:]  # the cards he plays after this trick
+            known = full  # without trick 11, each hand has one card nobody knows
+            holds_suit = any(x.suit is suit for x in later)
+            renounce = seat == nap and n <= 9
+            revoke = False
+            if k > 0 and c.suit is not suit and holds_suit and not renounce:
+                if not options.allow_revokes:
+                    raise InvalidInput("INVALID_FIELD", f"{where}.cards",
+                                       f"seat {seat} plays {c} in trick {n} without following suit while holding {suit.word} "
+                                       f"(a renuncio; allowRevokes is off)")
+                revoke = True
+            kind = ""
+            if is_special(c):
+                if k == 0:
+                    kind = "led"
+                elif c.suit is not suit:
+                    kind = "placed"
+                elif renounce or holds_suit:
+                    kind = "voluntary"
+                elif known or c in forced:
+                    kind = "forced"
+                else:
+                    kind = "voluntary"
+            if c in forced and kind != "forced":
+                if k == 0 or c.suit is not suit or renounce or not is_special(c):
+                    why = "only an ace or the quínola played in the suit led by another player (not a napolitana's in tricks 1-9) can be forced"
+                else:
+                    why = f"seat {seat} still held {suit.word} after it"
+                raise InvalidInput("INVALID_FIELD", f"{where}.forced", f"{c} was not forced in trick {n}: {why}")
+            plays.append(Play(seat, c, kind, revoke))
+        tricks.append(PlayedTrick(n, ld, tuple(plays), winner))
+    course = Course(dealer=dealer, fondo=fondo, tricks=tuple(tricks), napolitana=nap, announcer=announcer,
+                    out_of_play=out_cards, finished=True)
+    shown = [{"leader": ld, "cards": [str(c) for c in cards], "winner": w} for ld, cards, _, w in rows]
+    return course, shown
+
+
+def settle_summary(options: Options, fondo: int, request: dict[str, Any]) -> dict[str, Any]:
+    """SettleHand for apps that track play themselves. ``request["revesino"]`` is
+    ``{"tricks": [{"leader"?, "cards": "c1 c2 c3 c4", "forced"?: ["1c"]}], "napolitana"?: seat,
+    "announcer"?: seat, "outOfPlay"?: "c1 c2 c3 c4"}``: the cards in play order (the leader of
+    trick 1 is the seat after the dealer, then each trick's winner, computed here); ``forced`` the
+    aces or quínola that were their player's only card of the suit led, needed only where the
+    later tricks do not show it (a hand cut in trick 10); ``outOfPlay`` may be omitted when all
+    eleven tricks are given (the four cards not played)."""
+    course, shown = read_course(options, fondo, request)
+    result = money(options, course)
+    result["tricks"] = shown
+    if course.out_of_play:
+        result["outOfPlay"] = cards_str(course.out_of_play)
+    return result

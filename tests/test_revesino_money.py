@@ -1,0 +1,936 @@
+"""Revesino's money (``engine.revesino_money``): the spec's worked examples RV-3..RV-12 with their
+exact figures, the shared sample records' net and fondo, the decisions R1-R38 that concern money
+(default and option), SettleHand's summary, and random courses for the money invariant."""
+
+from __future__ import annotations
+
+import dataclasses
+import glob
+import json
+import random
+from typing import Any
+
+import pytest
+
+from engine.cards import DECK_48, Card, Suit
+from engine.errors import InvalidInput
+from engine.revesino import Options
+from engine.revesino_money import (
+    POINTS,
+    QUINOLA,
+    Course,
+    Play,
+    PlayedTrick,
+    choose_payer,
+    choose_winner,
+    is_special,
+    money,
+    read_table,
+    settle_summary,
+    trick_payments,
+    trick_winner,
+)
+
+EXAMPLES = "/work/shared/records/examples"
+
+
+def C(text: str) -> Card:
+    return Card.parse(text)
+
+
+def T(n: int, leader: int, cards: str, forced: str = "", nap: int | None = None, revoke: str = "") -> PlayedTrick:
+    """A complete trick from its cards in play order; aces and the quínola classified per A5.1:
+    the leader's is led, an off-suit one placed, an in-suit one forced when listed in ``forced``
+    (never a napolitana's in tricks 1-9), else voluntary."""
+    cs = [C(x) for x in cards.split()]
+    forced_set = {C(x) for x in forced.split()}
+    revoked = {C(x) for x in revoke.split()}
+    plays = []
+    for k, c in enumerate(cs):
+        seat = (leader + k) % 4
+        kind = ""
+        if is_special(c):
+            if k == 0:
+                kind = "led"
+            elif c.suit is not cs[0].suit:
+                kind = "placed"
+            elif c in forced_set and not (seat == nap and n <= 9):
+                kind = "forced"
+            else:
+                kind = "voluntary"
+        plays.append(Play(seat, c, kind, c in revoked))
+    return PlayedTrick(n, leader, tuple(plays), trick_winner(leader, cs))
+
+
+def F(n: int, leader: int, winner: int, suit: str = "b") -> PlayedTrick:
+    """A blank filler trick (no points, no payments) that ``winner`` takes."""
+    plays = []
+    low = iter(["2", "3", "4"])
+    for k in range(4):
+        seat = (leader + k) % 4
+        rank = "9" if seat == winner else next(low)
+        plays.append(Play(seat, C(rank + suit), ""))
+    return PlayedTrick(n, leader, tuple(plays), winner)
+
+
+def chain(specs: list[Any], dealer: int = 0) -> tuple[PlayedTrick, ...]:
+    """Tricks 1.. from ``specs``: an int is a filler won by that seat; a (cards, kwargs) pair or a
+    string is a trick of those cards; each led by the previous winner (trick 1 by the dealer's right)."""
+    leader = (dealer + 1) % 4
+    out = []
+    for i, spec in enumerate(specs):
+        n = i + 1
+        if isinstance(spec, int):
+            t = F(n, leader, spec)
+        elif isinstance(spec, str):
+            t = T(n, leader, spec)
+        else:
+            t = T(n, leader, spec[0], **spec[1])
+        out.append(t)
+        assert t.winner is not None
+        leader = t.winner
+    return tuple(out)
+
+
+def run(course: Course, **rules: Any) -> dict[str, Any]:
+    result = money(Options(**rules), course)
+    check_invariants(course, result)
+    return result
+
+
+def check_invariants(course: Course, result: dict[str, Any]) -> None:
+    assert sum(result["net"]) + result["fondo"] + result["escrow"] - course.fondo == 0
+    assert result["fondo"] >= 0 and result["escrow"] >= 0
+    names = {"fondo", "escrow", "seat 0", "seat 1", "seat 2", "seat 3"}
+    for p in result["payments"]:
+        assert type(p["amount"]) is int and p["amount"] > 0, p
+        assert p["payer"] in names and p["payee"] in names and p["payer"] != p["payee"], p
+        assert p["reason"]
+    if course.finished:
+        assert result["escrow"] == 0
+        assert result["table"] == {"fondo": result["fondo"]}
+
+
+def pay(result: dict[str, Any], payer: str, payee: str, trick: int | None = None) -> list[int]:
+    return [p["amount"] for p in result["payments"]
+            if p["payer"] == payer and p["payee"] == payee and (trick is None or p.get("trick") == trick)]
+
+
+def total(result: dict[str, Any], payer: str, payee: str, trick: int | None = None) -> int:
+    return sum(pay(result, payer, payee, trick))
+
+
+def fee_free(result: dict[str, Any], dealer: int = 0, fee: int = 1) -> list[int]:
+    net = list(result["net"])
+    net[dealer] += fee
+    return net
+
+
+# ---- A1 -----------------------------------------------------------------------------------------
+
+def test_a1_points_total_43() -> None:
+    assert sum(POINTS.values()) == 43
+    assert POINTS[QUINOLA] == 3 and POINTS[C("1c")] == 5 and POINTS[C("1o")] == 4
+    assert POINTS[C("12e")] == 3 and POINTS[C("11b")] == 2 and POINTS[C("10c")] == 1 and POINTS[C("9o")] == 0
+
+
+# ---- worked examples ----------------------------------------------------------------------------
+
+def test_rv3_trick_winner_and_placed_ace() -> None:
+    t = T(4, 1, "5e 12e 1b 9e")
+    assert t.winner == 2
+    assert sum(POINTS[p.card] for p in t.plays) == 7
+    assert [p.kind for p in t.plays] == ["", "", "placed", ""]
+    got = trick_payments(Options(), t, 20, None)
+    assert [(p["payer"], p["payee"], p["amount"], p["trick"]) for p in got] == [("seat 2", "seat 3", 1, 4)]
+
+
+def test_rv4_oros_ace_placed_in_trick_1_doubled() -> None:
+    t = T(1, 1, "4c 1o 11c 2c")
+    assert t.winner == 3
+    got = trick_payments(Options(), t, 20, None)
+    assert [(p["payer"], p["payee"], p["amount"]) for p in got] == [("seat 3", "seat 2", 4)]
+    got = trick_payments(Options(double_ace_placed="copas"), t, 20, None)
+    assert [(p["payer"], p["payee"], p["amount"]) for p in got] == [("seat 3", "seat 2", 2)]
+
+
+def test_rv5_ace_forced_in_the_last_trick() -> None:
+    t = T(11, 0, "5c 1c 8c 2b", forced="1c")
+    assert t.winner == 1
+    got = trick_payments(Options(), t, 20, None)
+    assert [(p["payer"], p["payee"], p["amount"]) for p in got] == [("seat 1", "seat 0", 4)]
+
+
+def _rv6(trick: int = 3) -> list[Any]:
+    # S2 leads 6e, S3 8e, S0 places the quínola, S1 2e: S3 wins
+    specs: list[Any] = [2] * (trick - 1) + ["6e 8e 10o 2e"] + [3] * (11 - trick)
+    return specs
+
+
+def test_rv6_quinola_placed_escrow_then_final() -> None:
+    tricks = chain(_rv6())
+    course = Course(dealer=0, fondo=13, tricks=tricks[:3])  # 13 + fee 1 = 14 before trick 3
+    r = run(course)
+    assert r["escrow"] == 14 and r["fondo"] == 0
+    assert total(r, "seat 3", "seat 0") == 2 and total(r, "seat 1", "seat 0") == 1 and total(r, "seat 2", "seat 0") == 1
+    assert r["net"] == [-1 + 4, -1, -1, -2]
+    # after trick 9 the escrow is still pending: a revesino could still be announced
+    r9 = run(Course(dealer=0, fondo=13, tricks=tricks[:9]))
+    assert r9["escrow"] == 14
+    # trick 10 led without an announcement: final
+    lead10 = PlayedTrick(10, 3, (Play(3, C("5b"), ""),), None)
+    r10 = run(Course(dealer=0, fondo=13, tricks=tricks[:9] + (lead10,)))
+    assert r10["escrow"] == 0 and r10["net"][0] == 3 + 14 and r10["fondo"] == 0
+    done = run(Course(dealer=0, fondo=13, tricks=tricks, finished=True, out_of_play=(C("2o"), C("3o"), C("4o"), C("5o"))))
+    assert done["table"] == {"fondo": 0}
+    # next deal: 0 < 9 -> four antes of 2 + fee 1 -> 9
+    nxt = run(Course(dealer=1, fondo=done["table"]["fondo"], tricks=()))
+    assert nxt["fondo"] == 9 and nxt["net"] == [-2, -3, -2, -2]
+    # the same event in trick 11: 4/2/2 and the fondo take final at once
+    t11 = chain(_rv6(11))
+    r11 = run(Course(dealer=0, fondo=13, tricks=t11, finished=True))
+    assert pay(r11, "seat 3", "seat 0", 11) == [4] and pay(r11, "seat 1", "seat 0", 11) == [2] and pay(r11, "seat 2", "seat 0", 11) == [2]
+    assert pay(r11, "fondo", "seat 0", 11) == [14] and not pay(r11, "fondo", "escrow")
+
+
+def test_rv7_quinola_forced_escrow_then_final_or_returned() -> None:
+    # fondo 12 before trick 5: S1 leads 12o, S2's only oros is 10o, S3 4o, S0 7o
+    specs: list[Any] = [1, 1, 1, 1, ("12o 10o 4o 7o", {"forced": "10o"})] + [1] * 6
+    tricks = chain(specs)
+    r5 = run(Course(dealer=0, fondo=11, tricks=tricks[:5]))
+    assert r5["escrow"] == 12 and r5["fondo"] == 12 and r5["net"][2] == -12
+    r = run(Course(dealer=0, fondo=11, tricks=tricks, finished=True))
+    assert r["net"][2] == -12 and r["fondo"] == 24
+    assert r["payments"][-2]["reason"].startswith("no revesino announced") or any(
+        p["payer"] == "escrow" and p["payee"] == "fondo" and p["amount"] == 12 for p in r["payments"])
+    # S1 won tricks 1-9 and announces: S2's 12 is returned before the revesino settlement
+    ra = run(Course(dealer=0, fondo=11, tricks=tricks[:9], announcer=1))
+    assert ra["escrow"] == 0 and ra["fondo"] == 12 and ra["net"][2] == 0
+    assert pay(ra, "escrow", "seat 2") == [12]
+
+
+def _rv8_course(variant: bool) -> Course:
+    s1_blank = 3 if variant else 1
+    tricks = [
+        T(1, 0, "1o 2o 3o 4o"), T(2, 0, "1e 2e 3e 4e"), T(3, 0, "1b 2b 3b 4b"), T(4, 0, "12o 5o 6o 7o"), T(5, 0, "12c 2c 3c 4c"),
+        T(6, 1, "12b 5b 6b 7b"), F(7, s1_blank, s1_blank, "e"),
+        T(8, 2, "10c 10e 10b 5c"),
+        T(9, 3, "1c 6c 8c 9c"), T(10, 3, "11o 10o 8o 2e"), T(11, 3, "11c 11e 11b 2c"),
+    ]
+    return Course(dealer=0, fondo=20, tricks=tuple(tricks), finished=True, out_of_play=(C("12e"), C("5b"), C("7c"), C("9o")))
+
+
+def test_rv8_hand_winner_and_party() -> None:
+    r = run(_rv8_course(False))
+    assert r["points"] == [18, 3, 3, 16] and r["seatTricks"] == [5, 2, 1, 3]
+    assert r["handWinner"] == 2 and r["tiebreak"] == "fewestTricks" and r["party"] == 7 and r["partyPayer"] == 0
+    assert pay(r, "seat 0", "seat 2") == [7]
+    v = run(_rv8_course(True))
+    assert v["points"] == [18, 3, 3, 16] and v["seatTricks"] == [5, 1, 1, 4]
+    assert v["handWinner"] == 1 and v["tiebreak"] == "seat" and pay(v, "seat 0", "seat 1") == [7]
+    w = run(_rv8_course(True), tiebreak_order="dealerThenLeft")
+    assert w["handWinner"] == 2 and pay(w, "seat 0", "seat 2") == [7]
+
+
+def _rv9_tricks(last: list[Any], nap: int | None = None) -> tuple[PlayedTrick, ...]:
+    specs: list[Any] = [
+        ("5c 6c 9c 2c", {}),             # 1: S1 leads, S3 wins
+        ("9c 2c 1e 3c", {}),             # 2: S3 leads, S1 places 1e
+        3,                               # 3
+        ("9b 2b 3b 10o", {"nap": nap}),  # 4: S2 places the quínola
+        3, 3, 3, 3, 3,                   # 5-9
+    ] + last
+    return chain(specs)
+
+
+def test_rv9_revesino_won_with_cancellation() -> None:
+    tricks = _rv9_tricks([3, 3])
+    r = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True))
+    assert r["revesino"] == {"seat": 3, "outcome": "won"}
+    assert fee_free(r) == [-16, -16, -16, 65]
+    assert r["fondo"] == 0 and r["table"] == {"fondo": 0}
+    assert "handWinner" not in r and "partyPayer" not in r
+    # the cancellation: S1 returns 1 to S3; S2 returns 17 to the fondo and 2, 1, 1
+    assert pay(r, "seat 1", "seat 3") == [1, 16]
+    assert pay(r, "escrow", "fondo") == [17]
+    assert total(r, "seat 2", "seat 3") == 2 + 16 and pay(r, "seat 2", "seat 0") == [1] and pay(r, "seat 2", "seat 1") == [1]
+    assert pay(r, "fondo", "seat 3") == [17]
+    # in progress after the announcement: cancelled, pending
+    p = run(Course(dealer=0, fondo=16, tricks=tricks[:9], announcer=3))
+    assert p["revesino"] == {"seat": 3, "outcome": "pending"} and p["fondo"] == 17 and p["escrow"] == 0
+    assert fee_free(p) == [0, 0, 0, 0]
+
+
+def test_rv10_revesino_cut() -> None:
+    tricks = _rv9_tricks([("2o 3o 9o 4o", {})])  # S3 2o, S0 3o, S1 9o, S2 4o: S1 cuts
+    assert tricks[9].winner == 1
+    r = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True))
+    assert r["revesino"] == {"seat": 3, "outcome": "cut", "cutter": 1}
+    assert fee_free(r) == [0, 64, 0, -81] and r["fondo"] == 34
+    # S2 a napolitana (who won no trick): he also pays the cutter 64
+    n = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, napolitana=2, finished=True))
+    assert fee_free(n) == [0, 128, -64, -81] and n["napolitana"] == {"seat": 2, "outcome": "void"}
+    # S2 the napolitana is the cutter: S3 pays him 64 and doubles the fondo; nobody else pays
+    cut2 = _rv9_tricks([("2o 3o 4o 9o", {})])
+    assert cut2[9].winner == 2
+    c = run(Course(dealer=0, fondo=16, tricks=cut2, announcer=3, napolitana=2, finished=True))
+    assert fee_free(c) == [0, 0, 64, -81] and c["fondo"] == 34 and c["revesino"]["cutter"] == 2
+
+
+def _rv11_course(**kw: Any) -> Course:
+    nap = 2
+    specs: list[Any] = [
+        1, 1,
+        ("4b 10o 9b 12b", {"nap": nap}),      # 3: S1 leads, S2 renounces the quínola; S0 wins
+        0,
+        ("3e 11e 1c 2e", {"nap": nap}),       # 5: S0 leads, S2 renounces 1c; S1 wins
+        1,
+        ("5c 1e 7c 9c", {"nap": nap}),        # 7: S1 leads, S2 renounces 1e; S0 wins
+        3, 3,
+        ("2o 4o 5o 1o", {"nap": nap, "forced": "1o"}),  # 10: S3 leads 2o; S2's only oros 1o, forced: he wins
+        ("2b 3b 5b 6b", {}),                  # 11: S2 leads, S1 wins
+    ]
+    tricks = chain(specs)
+    assert [t.winner for t in tricks] == [1, 1, 0, 0, 1, 1, 0, 3, 3, 2, 1]
+    return Course(dealer=0, fondo=11, tricks=tricks, napolitana=nap, out_of_play=(C("12e"), C("5b"), C("7c"), C("9o")), **kw)
+
+
+def test_rv11_napolitana_fails() -> None:
+    r = run(_rv11_course(finished=True))
+    assert r["napolitana"] == {"seat": 2, "outcome": "failed"}
+    assert pay(r, "seat 2", "seat 0")[-1] == 6 and pay(r, "seat 2", "seat 1")[-1] == 4 and pay(r, "seat 2", "seat 3")[-3:] == [1, 2, 7]
+    assert pay(r, "seat 2", "fondo") == [24] and r["fondo"] == 24
+    assert r["handWinner"] == 3 and r["partyPayer"] == 2 and r["party"] == 7 and pay(r, "seat 2", "seat 3")[-1] == 7
+    assert r["net"][2] == -19 - 7
+    # before the end: trick 10 done, failure known but not yet settled
+    mid = run(dataclasses.replace(_rv11_course(), tricks=_rv11_course().tricks[:10]))
+    assert mid["napolitana"]["outcome"] == "failed" and mid["net"][2] == 4 + 12 + 2 - 1
+
+
+def test_rv12_fondo_over_three_deals_with_a_revoke() -> None:
+    out = (C("12e"), C("5e"), C("7e"), C("9o"))
+    # deal 1 (dealer P0): 0 -> antes 8 + fee 1 -> 9; P1 revokes in trick 2 -> 11, and collects
+    # nothing more: not his placed ace of trick 4, not the party he wins
+    specs1: list[Any] = [
+        ("2c 3c 9c 4c", {}),                 # 1: P1 leads, P3 wins
+        ("9c 5c 5b 6c", {"revoke": "5b"}),   # 2: P3 leads, P0 5c, P1 revokes 5b, P2 6c: P3 wins
+        3,
+        ("9b 2b 1o 3b", {}),                 # 4: P3 leads, P0 2b, P1 places 1o, P2 3b: P3 wins
+    ] + [0] * 7
+    tricks1 = chain(specs1)
+    assert tricks1[1].plays[2] == Play(1, C("5b"), "", True) and tricks1[3].plays[2].kind == "placed"
+    d1 = run(Course(dealer=0, fondo=0, tricks=tricks1, out_of_play=out, finished=True), allow_revokes=True)
+    assert d1["table"] == {"fondo": 11}
+    assert pay(d1, "seat 1", "fondo", 2) == [2]
+    assert d1["handWinner"] == 1 and d1["net"][1] == -2 - 2
+    assert [f["amount"] for f in d1["forfeited"]] == [2, 7] and {f["seat"] for f in d1["forfeited"]} == {1}
+    # deal 2 (dealer P1): 11 >= 9, fee -> 12; P3 places the quínola in trick 6 -> takes 12 (escrow,
+    # final after trick 9) -> fondo 0
+    specs2: list[Any] = [2, 2, 2, 2, 2, ("3e 10o 4e 5e", {})] + [2] * 5
+    tricks2 = chain(specs2, dealer=1)
+    assert tricks2[5].plays[1] == Play(3, QUINOLA, "placed")
+    d2 = run(Course(dealer=1, fondo=d1["table"]["fondo"], tricks=tricks2, finished=True, out_of_play=out))
+    assert d2["payments"][0] == {"payer": "seat 1", "payee": "fondo", "amount": 1, "reason": "the dealer's fee of 1 into the fondo"}
+    assert pay(d2, "fondo", "escrow", 6) == [12] and pay(d2, "escrow", "seat 3") == [12]
+    assert d2["table"] == {"fondo": 0}
+    # deal 3 (dealer P2): 0 < 9 -> antes 8 + fee 1 -> 9
+    d3 = run(Course(dealer=2, fondo=d2["table"]["fondo"], tricks=()))
+    assert d3["fondo"] == 9 and d3["net"] == [-2, -2, -3, -2]
+
+
+# ---- the shared sample records ------------------------------------------------------------------
+
+def replay(rec: dict[str, Any]) -> Course:
+    """A record's actions to a Course: the exchange, the calls, the plays classified per A5.1
+    on the player's hand before he plays."""
+    d = rec["dealer"]
+    hands = [{C(c) for c in h.split()} for h in rec["deal"]["hands"]]
+    stock = [C(c) for c in rec["deal"]["stock"].split()]
+    oop: list[Card] = []
+    nap = ann = None
+    tricks: list[PlayedTrick] = []
+    cur: list[Play] = []
+    for action in rec["actions"]:
+        s_text, rest = action.split(" ", 1)
+        s, words = int(s_text), rest.split()
+        if words[0] == "cambio":
+            c = C(words[1])
+            hands[s].remove(c)
+            oop.append(c)
+            hands[s].add(stock[(s - d - 1) % 4])
+        elif words[0] == "quedo":
+            oop.append(stock[(s - d - 1) % 4])
+        elif words[0] == "descarte":
+            c = C(words[1])
+            hands[s].remove(c)
+            oop.append(c)
+        elif words[0] == "napolitana":
+            nap = s
+        elif words[0] == "revesino":
+            ann = s
+        else:
+            c = C(words[0])
+            cur.append(Play(s, c, classify(s, c, hands[s], cur, len(tricks) + 1, nap)))
+            hands[s].remove(c)
+            if len(cur) == 4:
+                tricks.append(PlayedTrick(len(tricks) + 1, cur[0].seat, tuple(cur), trick_winner(cur[0].seat, [p.card for p in cur])))
+                cur = []
+    return Course(dealer=d, fondo=rec.get("table", {}).get("fondo", 0), tricks=tuple(tricks), napolitana=nap, announcer=ann,
+                  out_of_play=tuple(oop), finished=True)
+
+
+def classify(seat: int, card: Card, hand: set[Card] | list[Card], trick: list[Play], n: int, nap: int | None) -> str:
+    if not is_special(card):
+        return ""
+    if not trick:
+        return "led"
+    suit = trick[0].card.suit
+    if card.suit is not suit:
+        return "placed"
+    if seat == nap and n <= 9:
+        return "voluntary"
+    return "forced" if sum(1 for c in hand if c.suit is suit) == 1 else "voluntary"
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(f"{EXAMPLES}/revesino-full-*.json")), ids=lambda p: p.rsplit("/", 1)[-1])
+def test_sample_records_net_and_fondo(path: str) -> None:
+    sample = json.load(open(path))
+    course = replay(sample["record"])
+    assert [t.winner for t in course.tricks] == sample["expect"]["tricks"]
+    r = run(course)
+    assert r["net"] == sample["expect"]["net"]
+    assert r["table"] == sample["expect"]["table"]
+
+
+def test_sample_sweep_is_a_won_revesino_and_the_cut_one_is_cut() -> None:
+    won = run(replay(json.load(open(f"{EXAMPLES}/revesino-full-28-sweep.json"))["record"]))
+    assert won["revesino"] == {"seat": 3, "outcome": "won"} and "handWinner" not in won
+    cut = run(replay(json.load(open(f"{EXAMPLES}/revesino-full-31-sweep-cut.json"))["record"]))
+    assert cut["revesino"] == {"seat": 2, "outcome": "cut", "cutter": 3}
+
+
+def _summary(course: Course, rules: dict[str, Any] | None = None, forced: bool = False) -> dict[str, Any]:
+    tricks = []
+    for t in course.tricks:
+        item: dict[str, Any] = {"leader": t.leader, "cards": " ".join(str(p.card) for p in t.plays)}
+        if forced:
+            item["forced"] = [str(p.card) for p in t.plays if p.kind == "forced"]
+        tricks.append(item)
+    body: dict[str, Any] = {"tricks": tricks}
+    if course.napolitana is not None:
+        body["napolitana"] = course.napolitana
+    if course.announcer is not None:
+        body["announcer"] = course.announcer
+    if course.out_of_play:
+        body["outOfPlay"] = " ".join(map(str, course.out_of_play))
+    return {"game": "revesino", "seats": 4, "dealer": course.dealer, "rules": rules or {}, "table": {"fondo": course.fondo},
+            "revesino": body}
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(f"{EXAMPLES}/revesino-full-*.json")), ids=lambda p: p.rsplit("/", 1)[-1])
+def test_settle_summary_of_the_sample_records(path: str) -> None:
+    sample = json.load(open(path))
+    course = replay(sample["record"])
+    request = _summary(course, forced=True)
+    r = settle_summary(Options(), read_table(request["table"], 4), request)
+    assert r["net"] == sample["expect"]["net"] and r["table"] == sample["expect"]["table"]
+    assert [t["winner"] for t in r["tricks"]] == sample["expect"]["tricks"]
+    # the later tricks show which aces were forced: the list is optional, and so is outOfPlay with 11 tricks
+    bare = _summary(course)
+    if len(course.tricks) == 11:
+        del bare["revesino"]["outOfPlay"]
+    for t in bare["revesino"]["tricks"]:
+        del t["leader"]
+    assert settle_summary(Options(), course.fondo, bare)["net"] == sample["expect"]["net"]
+
+
+# ---- decisions R1-R38 that concern money --------------------------------------------------------
+
+def test_a61_first_deal_and_r4_dealer_stake() -> None:
+    assert run(Course(dealer=0, fondo=0, tricks=()))["fondo"] == 9
+    r = run(Course(dealer=0, fondo=0, tricks=()), dealer_initial_stake_includes_fee=False)
+    assert r["fondo"] == 10 and r["net"] == [-4, -2, -2, -2]
+    assert run(Course(dealer=0, fondo=9, tricks=()))["fondo"] == 10  # no re-ante at 9
+
+
+def test_r5_renewal_trigger_amount_and_r38_stakes() -> None:
+    assert run(Course(dealer=0, fondo=5, tricks=()), renew_trigger="empty")["fondo"] == 6
+    assert run(Course(dealer=0, fondo=0, tricks=()), renew_trigger="empty")["fondo"] == 9
+    top = run(Course(dealer=0, fondo=6, tricks=()), renew_amount="topUp")
+    assert top["fondo"] == 10 and top["net"] == [-2, -1, -1, 0]  # 3 short: dealer, S1, S2 pay 1; then the fee
+    r = run(Course(dealer=2, fondo=3, tricks=()), stake=3, dealer_fee=2, renew_below=20)
+    assert r["fondo"] == 3 + 12 + 2 and r["net"] == [-3, -3, -5, -3]
+
+
+def test_r5_r35_immediate_refill_and_escrow_reversal() -> None:
+    tricks = _rv9_tricks([3, 3])  # S2 places the quínola in trick 4 and takes 17
+    r4 = run(Course(dealer=0, fondo=16, tricks=tricks[:4]), renew_timing="immediately")
+    assert r4["escrow"] == 17 and r4["fondo"] == 8 and any(p["reason"].startswith("the fondo emptied in trick 4") for p in r4["payments"])
+    # announced: the escrow returns exactly 17; the refill stands
+    r = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True), renew_timing="immediately")
+    assert pay(r, "escrow", "fondo") == [17]
+    assert pay(r, "fondo", "seat 3") == [25]
+    assert fee_free(r) == [-18, -18, -18, -2 + 25 + 48]
+
+
+def test_r9_gergi() -> None:
+    # default: a led ace pays nothing
+    c = _rv8_course(False)
+    assert not [p for p in run(c)["payments"] if "gergi" in p["reason"]]
+    g = run(c, gergi=True)
+    # S0 led 1o (trick 1, m 2: 1 x 2), 1e (1), 1b (1); S3 led 1c (copas: 2) -> all to the hand winner S2
+    assert sorted(pay(g, "seat 0", "seat 2")) == [1, 1, 2, 7] and pay(g, "seat 3", "seat 2") == [2]
+    # a led quínola pays the fondo under gergi
+    t = T(5, 1, "10o 2o 3o 4o")
+    got = trick_payments(Options(gergi=True), t, 12, None)
+    assert [(p["payer"], p["payee"], p["amount"]) for p in got] == [("seat 1", "fondo", 12)]
+    assert trick_payments(Options(), t, 12, None) == []
+
+
+def test_r10_quinola_penalty_trigger() -> None:
+    forced_loses = T(5, 1, "12o 10o 4o 7o", forced="10o")
+    assert [p["amount"] for p in trick_payments(Options(), forced_loses, 12, None)] == [12]
+    assert trick_payments(Options(quinola_penalty_trigger="winsTrick"), forced_loses, 12, None) == []
+    voluntary_wins = T(5, 1, "4o 10o 2o 7o")
+    assert voluntary_wins.winner == 2
+    assert trick_payments(Options(), voluntary_wins, 12, None) == []
+    got = trick_payments(Options(quinola_penalty_trigger="winsTrick"), voluntary_wins, 12, None)
+    assert [(p["payer"], p["payee"], p["amount"]) for p in got] == [("seat 2", "fondo", 12)]
+
+
+def test_r11_double_ace_forced_option() -> None:
+    t = T(4, 1, "5o 1o 6o 7o", forced="1o")
+    assert [p["amount"] for p in trick_payments(Options(), t, 12, None)] == [1]
+    assert [p["amount"] for p in trick_payments(Options(double_ace_forced="oros"), t, 12, None)] == [2]
+    c = T(4, 1, "5c 1c 6c 7c", forced="1c")
+    assert [p["amount"] for p in trick_payments(Options(), c, 12, None)] == [2]
+
+
+def test_r12_quinola_placed_winner_pays_3() -> None:
+    t = T(3, 2, "6e 8e 10o 2e")
+    got = trick_payments(Options(quinola_placed_winner_pays=3), t, 14, None)
+    assert [(p["payer"], p["payee"], p["amount"]) for p in got] == [
+        ("fondo", "seat 0", 14), ("seat 3", "seat 0", 3), ("seat 2", "seat 0", 1), ("seat 1", "seat 0", 1)]
+
+
+def test_r13_r27_napolitana_quinola_forced_by_a_high_oros() -> None:
+    high = T(11, 1, "1o 10o 4o 7o", forced="10o")
+    got = trick_payments(Options(), high, 12, 2)
+    assert [(p["payer"], p["payee"], p["amount"]) for p in got] == [
+        ("seat 2", "fondo", 12), ("seat 2", "seat 1", 2), ("seat 2", "seat 3", 1), ("seat 2", "seat 0", 1)]
+    got = trick_payments(Options(double_applies_to="all"), high, 12, 2)
+    assert [p["amount"] for p in got] == [12, 4, 2, 2]
+    low = T(11, 1, "9o 10o 4o 7o", forced="10o")
+    assert [(p["payer"], p["payee"], p["amount"]) for p in trick_payments(Options(), low, 12, 2)] == [("seat 2", "fondo", 12)]
+    # not a napolitana: the ordinary rule
+    assert [p["amount"] for p in trick_payments(Options(), high, 12, None)] == [12]
+
+
+def test_r14_quinola_forced_pays_forcer() -> None:
+    t = T(4, 1, "12o 10o 4o 7o", forced="10o")
+    got = trick_payments(Options(quinola_forced_pays_forcer=True), t, 12, None)
+    assert [(p["payer"], p["payee"], p["amount"]) for p in got] == [
+        ("seat 2", "fondo", 12), ("seat 2", "seat 1", 4), ("seat 2", "seat 3", 1), ("seat 2", "seat 0", 1)]
+
+
+def test_r16_renuncio_fine_refunded_on_a_revesino() -> None:
+    specs: list[Any] = [("5c 6c 9c 2c", {}), ("9c 2b 3c 4c", {"revoke": "2b"})] + [3] * 9
+    tricks = chain(specs)
+    r = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True), allow_revokes=True)
+    assert pay(r, "seat 0", "fondo") == [1, 2] and not pay(r, "fondo", "seat 0")
+    assert r["net"][0] == -3 - 16
+    r2 = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True), allow_revokes=True, renuncio_penalty_refunded=True)
+    assert pay(r2, "fondo", "seat 0") == [2] and r2["net"][0] == -1 - 16
+
+
+def test_r17_play_out_after_cut() -> None:
+    tricks = _rv9_tricks([("2o 3o 9o 4o", {}), ("5b 6b 8b 7b", {})])
+    r = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True, out_of_play=(C("2e"), C("3e"), C("4e"), C("5e"))),
+            play_out_after_cut=True)
+    assert r["revesino"]["outcome"] == "cut" and fee_free(r) == [0, 64, 0, -81]
+    assert "handWinner" in r and "partyPayer" not in r and r["party"] == 4
+    d = run(Course(dealer=0, fondo=16, tricks=tricks[:10], announcer=3, finished=True))
+    assert "handWinner" not in d
+
+
+def _sweep(nap: int | None = None) -> Course:
+    return Course(dealer=0, fondo=20, tricks=chain([3] * 11), napolitana=nap, finished=True,
+                  out_of_play=(C("12e"), C("5b"), C("7c"), C("9o")))
+
+
+def test_r18_unannounced_sweep() -> None:
+    r = run(_sweep())
+    assert r["handWinner"] == 3 and r["tiebreak"] == "sweep" and "revesino" not in r
+    assert r["partyPayer"] == 2 and pay(r, "seat 2", "seat 3") == [7]  # all 0/0: the later seat S3... but S3 won, so S2
+    s = run(_sweep(), unannounced_sweep="scoredNormally")
+    assert s["handWinner"] == 0 and s["tiebreak"] == "seat" and s["partyPayer"] == 3
+    # another seat's napolitana (who won nothing) does not beat the sweeper
+    n = run(_sweep(nap=1))
+    assert n["handWinner"] == 3 and n["napolitana"] == {"seat": 1, "outcome": "success"}
+    # a napolitana who sweeps has failed
+    f = run(_sweep(nap=3))
+    assert f["napolitana"]["outcome"] == "failed" and f["handWinner"] == 0 and f["partyPayer"] == 3
+
+
+def _own_quinola(last: list[Any]) -> tuple[PlayedTrick, ...]:
+    # S3 wins 1-9; in trick 3 his only oros is the quínola, forced by S1? S3 leads trick 3: make S0
+    # lead instead is impossible, so S3 follows a trick led by ... S3 leads everything after trick 1.
+    # Trick 1: S1 leads 2o, S2 3o, S3 10o (forced, wins), S0 4o.
+    specs: list[Any] = [("2o 3o 10o 4o", {"forced": "10o"})] + [3] * 8 + last
+    return chain(specs)
+
+
+def test_r19_announcers_own_quinola_won_extra_fondo() -> None:
+    tricks = _own_quinola([3, 3])
+    assert tricks[0].plays[2].kind == "forced" and tricks[0].winner == 3
+    r = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True))
+    # forced in trick 1: paid 17 into escrow, returned on the win; takes 17 + 48 + 17 (6, 6, 5 from S0, S1, S2)
+    assert pay(r, "seat 3", "escrow") == [17] and pay(r, "escrow", "seat 3") == [17]
+    assert fee_free(r) == [-16 - 6, -16 - 6, -16 - 5, 17 + 48 + 17]
+    side = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True), revesino_quinola_bonus="sidePayments")
+    assert fee_free(side) == [-17, -17, -17, 17 + 48 + 3]
+    none = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True), revesino_quinola_bonus="none")
+    assert fee_free(none) == [-16, -16, -16, 17 + 48]
+
+
+def test_r19_announcers_own_quinola_cut() -> None:
+    tricks = _own_quinola([("2b 3b 9b 4b", {})])  # S1 cuts in trick 10
+    assert tricks[9].winner == 1
+    r = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True))
+    # fondo 17: 64 to S1, doubling 17, the quínola 17 of which the escrowed 17 counts: fondo 3F = 51
+    assert r["fondo"] == 51 and fee_free(r) == [0, 64, 0, -64 - 34]
+    s = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True), cut_quinola_base="sequential")
+    assert s["fondo"] == 68 and fee_free(s) == [0, 64, 0, -64 - 51]
+
+
+def test_r20_napolitana_fails_in_the_last_two_only() -> None:
+    specs: list[Any] = [1, ("5e 6e 9e 7e", {})] + [2] * 9  # S2 wins tricks 2..11? no: S2 wins trick 2 onwards
+    tricks = chain(specs)
+    short = Course(dealer=0, fondo=20, tricks=tricks[:9], napolitana=2)
+    assert run(short)["napolitana"]["outcome"] == "failed"
+    assert run(short, napolitana_fail_last_two_only=True)["napolitana"]["outcome"] == "pending"
+    specs2: list[Any] = [1, ("5e 6e 9e 7e", {}), 0] + [0] * 8
+    ok = Course(dealer=0, fondo=20, tricks=chain(specs2), napolitana=2, finished=True)
+    r = run(ok, napolitana_fail_last_two_only=True)
+    assert r["napolitana"]["outcome"] == "success" and r["handWinner"] == 2 and r["tiebreak"] == "napolitana"
+
+
+def test_r21_r22_failed_napolitana_options() -> None:
+    r = run(_rv11_course(finished=True), napolitana_pays_party_for_all=False)
+    assert r["partyPayer"] != 2 or r["points"][2] == max(r["points"])
+    one = run(_rv11_course(finished=True), napolitana_refund_factor=1)
+    assert one["net"][2] == -19 - 7 + 6  # refunds 3, 2, 1 instead of 6, 4, 2
+
+
+def test_r23_one_doubling_only() -> None:
+    # a failed napolitana whose quínola is forced in trick 11 (a low lead): the forced payment is his one doubling
+    specs: list[Any] = [1] * 8 + [2, ("2c 3c 4c 9c", {}), ("5o 10o 6o 7o", {"forced": "10o", "nap": 2})]
+    tricks = chain(specs, dealer=0)
+    assert tricks[9].winner == 1 and tricks[10].plays[1].kind == "forced"
+    c = Course(dealer=0, fondo=20, tricks=tricks, napolitana=2, finished=True)
+    r = run(c)
+    assert r["napolitana"]["outcome"] == "failed" and pay(r, "seat 2", "fondo") == [21]
+    # he won trick 10 and leads the quínola in trick 11: doubles the fondo at the end
+    specs2: list[Any] = [1] * 9 + [("2c 9c 3c 4c", {}), ("10o 2o 3o 4o", {})]
+    r2 = run(Course(dealer=0, fondo=20, tricks=chain(specs2), napolitana=2, finished=True))
+    assert pay(r2, "seat 2", "fondo") == [21] and r2["fondo"] == 42
+    # with gergi the led quínola already paid in trick 11: no second doubling
+    r3 = run(Course(dealer=0, fondo=20, tricks=chain(specs2), napolitana=2, finished=True), gergi=True)
+    assert pay(r3, "seat 2", "fondo") == [21]
+
+
+def test_r26_napolitana_pays_for_all_on_a_won_revesino() -> None:
+    tricks = _rv9_tricks([3, 3])
+    r = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, napolitana=1, finished=True), napolitana_pays_for_all=True)
+    assert fee_free(r) == [0, -48, 0, 65]
+    d = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, napolitana=1, finished=True))
+    assert fee_free(d) == [-16, -16, -16, 65] and d["napolitana"]["outcome"] == "void"
+
+
+def test_r33_revesino_amounts() -> None:
+    won = run(Course(dealer=0, fondo=16, tricks=_rv9_tricks([3, 3]), announcer=3, finished=True), revesino_win_each=20)
+    assert fee_free(won) == [-20, -20, -20, 77]
+    cut = run(Course(dealer=0, fondo=16, tricks=_rv9_tricks([("2o 3o 9o 4o", {})]), announcer=3, finished=True), revesino_cut_to_cutter=80)
+    assert fee_free(cut) == [0, 80, 0, -97]
+
+
+def test_r34_opposite_double() -> None:
+    t = T(4, 1, "5e 12e 1b 9e")  # S2 pays S3: not opposite
+    assert [p["amount"] for p in trick_payments(Options(opposite_double=True), t, 20, None)] == [1]
+    t3 = T(4, 2, "5e 12e 6e 1b")  # S2 leads, S3 12e wins, S1 places 1b: S3 pays S1, opposite
+    got = trick_payments(Options(opposite_double=True), t3, 20, None)
+    assert [(p["payer"], p["payee"], p["amount"]) for p in got] == [("seat 3", "seat 1", 2)]
+    won = run(Course(dealer=0, fondo=16, tricks=_rv9_tricks([3, 3]), announcer=3, finished=True), opposite_double=True)
+    assert fee_free(won) == [-16, -32, -16, 17 + 64]
+
+
+def test_r36_revesino_does_not_void_napolitana() -> None:
+    # S2 napolitana cuts in trick 10: he fails too (option off); his sold quínola of trick 4 was
+    # reversed by the announcement, so he pays the fondo once more (2 x 17 - the 17 returned)
+    cut2 = _rv9_tricks([("2o 3o 4o 9o", {})])
+    r = run(Course(dealer=0, fondo=16, tricks=cut2, announcer=3, napolitana=2, finished=True), revesino_voids_napolitana=False)
+    assert r["napolitana"]["outcome"] == "failed"
+    # refunds: he was paid 2 + 1 + 1 for the quínola and got them returned: pays 1x more each
+    assert pay(r, "seat 2", "seat 3")[-1] == 2 and pay(r, "seat 2", "seat 0")[-1] == 1
+    assert pay(r, "seat 2", "fondo") == [17]
+    v = run(Course(dealer=0, fondo=16, tricks=cut2, announcer=3, napolitana=2, finished=True))
+    assert v["napolitana"]["outcome"] == "void" and not pay(v, "seat 2", "fondo")
+
+
+def test_r1_hand_payout_modes_and_party_bonus() -> None:
+    c = _rv8_course(False)
+    each = run(c, hand_payout="partyFromEach")
+    assert pay(each, "seat 0", "seat 2") == [7] and pay(each, "seat 1", "seat 2") == [7] and pay(each, "seat 3", "seat 2") == [7]
+    assert "partyPayer" not in each
+    fixed = run(c, hand_payout="fixedFromEach", fixed_payout=5)
+    assert total(fixed, "seat 1", "seat 2") == 5 and fixed["net"][2] == 15
+    none = run(c, hand_payout="none")
+    assert none["net"] == [-1, 0, 0, 0] and none["handWinner"] == 2
+    assert run(c, party_bonus=0)["party"] == 3
+    # a failed napolitana pays all three shares under partyFromEach
+    r = run(_rv11_course(finished=True), hand_payout="partyFromEach")
+    assert pay(r, "seat 2", "seat 3")[-1] == 21 and r["partyPayer"] == 2
+
+
+def test_r2_payer_ties() -> None:
+    o = Options()
+    assert choose_payer(o, 0, [5, 9, 9, 0], [1, 3, 4, 3], 3) == 2
+    assert choose_payer(o, 0, [5, 9, 9, 0], [1, 4, 4, 2], 3) == 2   # later seat in play order
+    assert choose_payer(Options(tiebreak_order="dealerThenLeft"), 0, [5, 9, 9, 0], [1, 4, 4, 2], 3) == 1
+    assert choose_winner(o, 2, [0, 0, 0, 0], [0, 0, 0, 0]) == (2, "seat")
+
+
+def test_a68_revoke_forfeits_what_he_would_collect() -> None:
+    # S1 revokes in trick 2; in trick 4 he places 1o: the winner keeps the 2
+    specs: list[Any] = [("5c 6c 9c 2c", {}), ("9c 3c 2b 4c", {"revoke": "2b"}), 3, ("9b 2b 1o 3b", {})] + [3] * 7
+    tricks = chain(specs)
+    assert tricks[3].plays[2].seat == 1
+    r = run(Course(dealer=0, fondo=16, tricks=tricks, finished=True), allow_revokes=True)
+    assert not pay(r, "seat 3", "seat 1") and r["forfeited"][0]["seat"] == 1 and r["forfeited"][0]["amount"] == 2
+
+
+# ---- read_table ---------------------------------------------------------------------------------
+
+def test_read_table() -> None:
+    assert read_table(None, 4) == 0 and read_table({}, 4) == 0 and read_table({"fondo": 12}, 4) == 12
+    assert read_table({"fondo": 12.0, "plate": 0, "plateHolds": "", "cartulina": [], "score": []}, 4) == 12
+    for bad, code, fld in [({"fondo": "x"}, "INVALID_FIELD", "table.fondo"), ({"fondo": True}, "INVALID_FIELD", "table.fondo"),
+                           ({"fondo": -1}, "INVALID_TABLE", "table.fondo"), ({"plate": 5}, "INVALID_TABLE", "table.plate"),
+                           ({"score": [1, 2]}, "INVALID_TABLE", "table.score"), ({"pot": 1}, "INVALID_FIELD", "table.pot"),
+                           ([], "INVALID_FIELD", "table")]:
+        with pytest.raises(InvalidInput) as err:
+            read_table(bad, 4)
+        assert err.value.code == code and err.value.field == fld
+
+
+# ---- settle_summary -----------------------------------------------------------------------------
+
+def _rec(name: str) -> dict[str, Any]:
+    record: dict[str, Any] = json.load(open(f"{EXAMPLES}/{name}.json"))["record"]
+    return record
+
+
+@pytest.mark.parametrize("mutate, code, fld", [
+    (lambda r: r.update(seats=3), "INVALID_SEATS", "seats"),
+    (lambda r: r.pop("revesino"), "MISSING_FIELD", "revesino"),
+    (lambda r: r["revesino"]["tricks"][3].update(cards="1o 1o 2o 3o"), "DUPLICATE_CARD", "revesino.tricks[3].cards"),
+    (lambda r: r["revesino"]["tricks"][3].update(cards="2o 3o 4o"), "WRONG_HAND_SIZE", "revesino.tricks[3].cards"),
+    (lambda r: r["revesino"]["tricks"][3].update(cards="2o 3o 4o 13o"), "UNKNOWN_CARD", "revesino.tricks[3].cards"),
+    (lambda r: r["revesino"]["tricks"][0].update(leader=3), "INVALID_FIELD", "revesino.tricks[0].leader"),
+    (lambda r: r["revesino"]["tricks"].pop(), "INVALID_FIELD", "revesino.tricks"),
+    (lambda r: r["revesino"].update(announcer=1), "INVALID_FIELD", "revesino.announcer"),
+    (lambda r: r["revesino"].update(napolitana=1), "INVALID_FIELD", "revesino.napolitana"),
+    (lambda r: r["revesino"].update(napolitana=9), "SEAT_OUT_OF_RANGE", "revesino.napolitana"),
+    (lambda r: r["revesino"]["tricks"][1].update(forced=["10c"]), "INVALID_FIELD", "revesino.tricks[1].forced"),
+    (lambda r: r["revesino"].update(extra=1), "INVALID_FIELD", "revesino.extra"),
+    (lambda r: r["revesino"].update(outOfPlay="1o 2o 3o 4o"), "DUPLICATE_CARD", "revesino.outOfPlay"),
+])
+def test_settle_summary_bad_input(mutate: Any, code: str, fld: str) -> None:
+    request = _summary(replay(_rec("revesino-full-01-random")))
+    mutate(request)
+    with pytest.raises(InvalidInput) as err:
+        settle_summary(Options(), 5, request)
+    assert err.value.code == code and err.value.field == fld
+
+
+def test_settle_summary_revoke_needs_allow_revokes() -> None:
+    course = replay(_rec("revesino-full-01-random"))
+    request = _summary(course)
+    # swap seat 1's 6c (trick 2, copas led) and 6e (trick 6): a renuncio in trick 2 (and in trick 6)
+    t = request["revesino"]["tricks"]
+    t[1]["cards"] = t[1]["cards"].replace("6c", "6e")
+    t[5]["cards"] = t[5]["cards"].replace("6e", "6c")
+    with pytest.raises(InvalidInput) as err:
+        settle_summary(Options(), 5, request)
+    assert err.value.code == "INVALID_FIELD" and err.value.field == "revesino.tricks[1].cards"
+    r = settle_summary(Options(allow_revokes=True), 5, request)
+    assert pay(r, "seat 1", "fondo", 2) == [2] and pay(r, "seat 1", "fondo", 6) == [2]
+    assert r["handWinner"] == 1 and pay(r, "seat 3", "seat 1") == [] and r["forfeited"][0]["seat"] == 1
+
+
+def test_settle_summary_cut_hand_needs_forced_list_for_trick_10_only() -> None:
+    course = replay(_rec("revesino-full-31-sweep-cut"))
+    assert len(course.tricks) == 10
+    r = settle_summary(Options(), 5, _summary(course))
+    assert r["net"] == [-2, -3, -80, 62] and "outOfPlay" in r
+
+
+# ---- random courses -----------------------------------------------------------------------------
+
+MONEY_FIELDS = [f for f in dataclasses.fields(Options) if f.name not in ("peek_before_exchange", "napolitana_declaration")]
+
+
+def random_options(rng: random.Random) -> Options:
+    values: dict[str, Any] = {}
+    for f in MONEY_FIELDS:
+        if rng.random() < 0.35:
+            choices = f.metadata["choices"]
+            values[f.name] = rng.choice(choices[:12]) if isinstance(choices[0], int) and not isinstance(choices[0], bool) else rng.choice(choices)
+    return Options(**values)
+
+
+def legal(hand: list[Card], trick: list[Play], n: int, seat: int, nap: int | None) -> list[Card]:
+    if not trick or (seat == nap and n <= 9):
+        return list(hand)
+    same = [c for c in hand if c.suit is trick[0].card.suit]
+    return same or list(hand)
+
+
+def random_course(rng: random.Random, options: Options) -> Course:
+    """A legal-looking hand: a random (sometimes rigged) deal and exchange, a napolitana when one
+    qualifies, random or strong play, a revesino announced when possible."""
+    deck = list(DECK_48.cards)
+    rng.shuffle(deck)
+    dealer = rng.randrange(4)
+    hero = (dealer + rng.randrange(1, 4)) % 4
+    if rng.random() < 0.3:  # give a non-dealer the strongest cards, to make sweeps and revesinos
+        strong = [c for c in deck if c.rank in (1, 12, 11)][:11]
+        if rng.random() < 0.5:  # with the quínola, for the announcer's own quínola
+            strong = strong[:10] + [QUINOLA]
+        deck = strong + [c for c in deck if c not in strong]
+        order = [hero] + [s for s in range(4) if s != hero]
+    else:
+        order = list(range(4))
+    hands: list[list[Card]] = [[] for _ in range(4)]
+    pos = 0
+    for s in order:
+        size = 12 if s == dealer else 11
+        hands[s] = deck[pos:pos + size]
+        pos += size
+    stock = deck[pos:]
+    oop: list[Card] = []
+    for i in range(3):
+        s = (dealer + 1 + i) % 4
+        if rng.random() < 0.5:
+            out = rng.choice(hands[s])
+            hands[s].remove(out)
+            hands[s].append(stock[i])
+            oop.append(out)
+        else:
+            oop.append(stock[i])
+    out = rng.choice(hands[dealer])
+    hands[dealer].remove(out)
+    oop.append(out)
+    nap = None
+    for s in range(4):
+        aces = sum(1 for c in hands[s] if c.rank == 1)
+        if (aces == 4 or (aces == 3 and QUINOLA in hands[s])) and rng.random() < 0.8:
+            nap = s
+    strongplay = rng.random() < 0.5
+    leader = (dealer + 1) % 4
+    tricks: list[PlayedTrick] = []
+    announcer: int | None = None
+    for n in range(1, 12):
+        if n == 10 and len({t.winner for t in tricks}) == 1:
+            first = tricks[0].winner
+            if first is not None and (first != nap or options.napolitana_may_announce) and rng.random() < 0.7:
+                announcer = first
+        cur: list[Play] = []
+        for k in range(4):
+            seat = (leader + k) % 4
+            choices = legal(hands[seat], cur, n, seat, nap)
+            revoke = False
+            if options.allow_revokes and cur and len(choices) < len(hands[seat]) and rng.random() < 0.05:
+                card = rng.choice([c for c in hands[seat] if c not in choices])
+                revoke = True
+            elif strongplay and seat == hero and n >= 10 and rng.random() < 0.3:
+                card = min(choices, key=lambda c: c.rank if c.rank != 1 else 13)  # let the revesino be cut
+            elif strongplay:
+                key = (lambda c: POINTS[c] * 20 + c.rank) if seat == hero else (lambda c: -(POINTS[c] * 20 + c.rank))
+                card = max(choices, key=key) if rng.random() < 0.8 else rng.choice(choices)
+            else:
+                card = rng.choice(choices)
+            cur.append(Play(seat, card, classify(seat, card, hands[seat], cur, n, nap), revoke))
+            hands[seat].remove(card)
+        winner = trick_winner(leader, [p.card for p in cur])
+        tricks.append(PlayedTrick(n, leader, tuple(cur), winner))
+        leader = winner
+        if announcer is not None and n == 10 and winner != announcer and not options.play_out_after_cut:
+            break
+    return Course(dealer=dealer, fondo=rng.choice([0, 3, 8, 9, 15, 40]), tricks=tuple(tricks), napolitana=nap, announcer=announcer,
+                  out_of_play=tuple(oop), finished=True)
+
+
+def prefixes(course: Course) -> list[Course]:
+    """Every moment of the hand: k complete tricks, then k complete and the next one led."""
+    out = []
+    for k in range(len(course.tricks) + 1):
+        ann = course.announcer if k >= 9 else None
+        base = dataclasses.replace(course, tricks=course.tricks[:k], announcer=ann, finished=False)
+        out.append(base)
+        if k < len(course.tricks):
+            nxt = course.tricks[k]
+            led = PlayedTrick(nxt.number, nxt.leader, nxt.plays[:1], None)
+            out.append(dataclasses.replace(base, tricks=course.tricks[:k] + (led,)))
+    out.append(course)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_random_courses_conserve_money(seed: int) -> None:
+    rng = random.Random(seed)
+    options = Options() if seed % 3 == 0 else random_options(rng)
+    course = random_course(rng, options)
+    previous: list[dict[str, Any]] = []
+    for c in prefixes(course):
+        r = money(options, c)
+        check_invariants(c, r)
+        # a payment once made never changes: each moment's payments extend the previous moment's
+        assert r["payments"][:len(previous)] == previous
+        previous = r["payments"] if not c.finished else previous
+        assert r["points"] == [sum(POINTS[p.card] for t in c.tricks if t.winner == s for p in t.plays) for s in range(4)]
+    r = money(options, course)
+    named = course.announcer is None or options.play_out_after_cut
+    assert ("handWinner" in r) == named
+    if course.announcer is not None:
+        assert r["revesino"]["outcome"] in ("won", "cut")
+    if course.napolitana is not None:
+        assert r["napolitana"]["outcome"] in ("success", "failed", "void")
+    if len(course.tricks) == 11:
+        s = settle_summary(options, course.fondo, _summary(course))
+        assert s["net"] == r["net"] and s["table"] == r["table"]
+
+
+def test_random_courses_reach_the_interesting_cases() -> None:
+    seen: set[str] = set()
+    for seed in range(300):
+        rng = random.Random(seed)
+        options = Options() if seed % 3 == 0 else random_options(rng)
+        r = money(options, random_course(rng, options))
+        if "revesino" in r:
+            seen.add("revesino-" + r["revesino"]["outcome"])
+        if "napolitana" in r:
+            seen.add("napolitana-" + r["napolitana"]["outcome"])
+        if r.get("tiebreak") == "sweep":
+            seen.add("sweep")
+        if r.get("forfeited"):
+            seen.add("forfeit")
+        if any("quínola placed" in p["reason"] for p in r["payments"]):
+            seen.add("quinola-placed")
+        if any("quínola forced" in p["reason"] for p in r["payments"]):
+            seen.add("quinola-forced")
+    assert {"revesino-won", "revesino-cut", "napolitana-failed", "quinola-placed", "quinola-forced"} <= seen, seen
+
+
+def test_suits_cover_the_deck() -> None:
+    assert len({c.suit for c in DECK_48.cards}) == len(Suit)
