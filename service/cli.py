@@ -1,7 +1,7 @@
 """The ``naipes`` command.
 
   naipes serve [--host H] [--rest-port P] [--grpc-port P] [--workers N]
-      REST under gunicorn and gRPC, each in its own process, until SIGINT or SIGTERM.
+      REST under gunicorn (N workers) and gRPC (N processes on one port), until SIGINT or SIGTERM.
       Defaults from NAIPES_HOST, NAIPES_REST_PORT, NAIPES_GRPC_PORT, NAIPES_WORKERS.
   naipes validate FILE|-      replay a hand record (or {"record": ..., "expect": ...});
                               exit 0 valid, 1 a rule is broken, 2 invalid input
@@ -32,6 +32,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 EXIT_VALID, EXIT_VIOLATION, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
+REST_THREADS = 4  # threads per gunicorn worker
 
 log = logging.getLogger("naipes")
 
@@ -42,13 +43,21 @@ def _env_int(name: str, default: int) -> int:
 
 
 def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
-    """Run gunicorn (REST) and the gRPC server as two child processes; stop both on SIGINT or
-    SIGTERM, or when either dies."""
-    children = {
-        "gRPC": subprocess.Popen([sys.executable, "-m", "service.grpc_server", "--host", host, "--port", str(grpc_port)]),
-        "REST": subprocess.Popen([sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind", f"{host}:{rest_port}",
-                                  "--graceful-timeout", "5", "--log-level", "warning", "service.rest:create_app()"]),
-    }
+    """Run ``workers`` gRPC server processes sharing one port (SO_REUSEPORT: the kernel spreads
+    connections over them) and gunicorn (REST) with ``workers`` worker processes; stop them all on
+    SIGINT or SIGTERM, or when one dies. NAIPES_WORKERS is passed on: it sizes each process's
+    pool for the streaming validator."""
+    workers = max(1, workers)
+    if grpc_port == 0 and workers > 1:
+        raise SystemExit("naipes serve: several gRPC workers share one port: give --grpc-port (not 0)")
+    env = {**os.environ, "NAIPES_WORKERS": str(workers)}
+    grpc_command = [sys.executable, "-m", "service.grpc_server", "--host", host, "--port", str(grpc_port)]
+    children = {f"gRPC worker {i + 1}" if workers > 1 else "gRPC": subprocess.Popen(grpc_command, env=env) for i in range(workers)}
+    # gthread workers: keep-alive connections, and a long ValidateHands stream does not trip the
+    # worker timeout (a sync worker is killed after --timeout seconds in one request).
+    children["REST"] = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--worker-class", "gthread", "--threads", str(REST_THREADS),
+         "--bind", f"{host}:{rest_port}", "--graceful-timeout", "5", "--log-level", "warning", "service.rest:create_app()"], env=env)
     stopping: list[int] = []
 
     def on_signal(signum: int, _frame: Any) -> None:
@@ -62,8 +71,8 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
         while not stopping:
             if not announced and _listening(host, rest_port) and _listening(host, grpc_port):
                 announced = True
-                log.info("naipes ready in %.1f s: REST on http://%s:%d (gunicorn, %d workers), gRPC on %s:%d",
-                         time.monotonic() - started, host, rest_port, workers, host, grpc_port)
+                log.info("naipes ready in %.1f s: REST on http://%s:%d (gunicorn, %d workers), gRPC on %s:%d (%d processes)",
+                         time.monotonic() - started, host, rest_port, workers, host, grpc_port, workers)
             dead = [name for name, child in children.items() if child.poll() is not None]
             if dead:
                 log.error("naipes: the %s server exited (status %s); stopping", dead[0], children[dead[0]].returncode)
@@ -182,7 +191,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"))
     s.add_argument("--rest-port", type=int, default=_env_int("NAIPES_REST_PORT", 8080))
     s.add_argument("--grpc-port", type=int, default=_env_int("NAIPES_GRPC_PORT", 50051))
-    s.add_argument("--workers", type=int, default=_env_int("NAIPES_WORKERS", 2), help="gunicorn workers")
+    s.add_argument("--workers", type=int, default=_env_int("NAIPES_WORKERS", 2), help="gRPC server processes and gunicorn workers")
     v = sub.add_parser("validate", help="replay a hand record; exit 0 valid, 1 violation, 2 invalid input")
     v.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
     lg = sub.add_parser("legal", help="who acts and every legal action of a hand in progress")

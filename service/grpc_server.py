@@ -16,18 +16,19 @@ import logging
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent import futures
 from typing import Any
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, message_factory
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
-from naipes.v1 import naipes_pb2_grpc
+from service import stream
 from service.errors import DOMAIN, MAX_REQUEST_BYTES, ServiceError, from_exception
 from service.handlers import HANDLERS, SERVICE
 
@@ -52,8 +53,8 @@ def status_of(error: ServiceError) -> status_pb2.Status:
     return status_pb2.Status(code=error.kind.grpc_code.value[0], message=error.message, details=packed)
 
 
-def _method(name: str, handler: Callable[[Any], Any]) -> Callable[..., Any]:
-    def call(self: Any, request: Any, context: grpc.ServicerContext) -> Any:
+def _method(name: str, handler: Callable[[Any], Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
+    def call(request: Any, context: grpc.ServicerContext) -> Any:
         try:
             return handler(request)
         except Exception as exc:  # every failure becomes a status; the server lives on
@@ -66,18 +67,51 @@ def _method(name: str, handler: Callable[[Any], Any]) -> Callable[..., Any]:
     return call
 
 
-# The servicer: one method per RPC of the service descriptor, each calling its shared handler.
-NaipesServicer = type("NaipesServicer", (naipes_pb2_grpc.NaipesServiceServicer,),
-                      {m.name: _method(m.name, HANDLERS[m.name]) for m in SERVICE.methods})
+def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext], Iterator[bytes]]:
+    """A streaming RPC over wire bytes: the records go to the validation pool unparsed and their
+    answers come back serialized (``service.stream``); a bad record is an ``error`` entry."""
+    def call(requests: Iterator[bytes], context: grpc.ServicerContext) -> Iterator[bytes]:
+        answers = stream.validate_wire(requests)
+        try:
+            yield from answers
+        except grpc.RpcError:  # the client went away
+            return
+        except Exception as exc:
+            log.exception("%s failed", name)
+            context.abort_with_status(rpc_status.to_status(status_of(from_exception(exc))))
+
+    call.__name__ = name
+    return call
+
+
+def rpc_handlers() -> grpc.GenericRpcHandler:
+    """One handler per RPC of the service descriptor: unary RPCs call their shared handler;
+    ValidateHands streams wire bytes through the validation pool."""
+    handlers: dict[str, grpc.RpcMethodHandler] = {}
+    for method in SERVICE.methods:
+        if method.client_streaming or method.server_streaming:
+            handlers[method.name] = grpc.stream_stream_rpc_method_handler(_stream_method(method.name))
+            continue
+        request_class = message_factory.GetMessageClass(method.input_type)
+        handlers[method.name] = grpc.unary_unary_rpc_method_handler(
+            _method(method.name, HANDLERS[method.name]), request_deserializer=request_class.FromString,
+            response_serializer=_serialize)
+    return grpc.method_handlers_generic_handler(SERVICE.full_name, handlers)
+
+
+def _serialize(message: Message) -> bytes:
+    return message.SerializeToString()
 
 
 def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | None = None) -> tuple[grpc.Server, int]:
     """A started-ready (not yet started) server bound to ``host:port``; returns it and its port."""
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers or min(32, (os.cpu_count() or 1) * 4)),
-        options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES)],
+        # SO_REUSEPORT: `naipes serve --workers N` runs N of these processes on one port, and
+        # the kernel spreads the connections over them.
+        options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES), ("grpc.so_reuseport", 1)],
     )
-    naipes_pb2_grpc.add_NaipesServiceServicer_to_server(NaipesServicer(), server)
+    server.add_generic_rpc_handlers((rpc_handlers(),))
     health_servicer = health.HealthServicer()
     for name in ("", SERVICE.full_name):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -100,6 +134,7 @@ def serve(host: str, port: int, max_workers: int | None = None) -> None:
         signal.signal(sig, lambda *_: stop.set())
     stop.wait()
     server.stop(grace=2).wait()
+    stream.shutdown_pool()
     log.info("gRPC stopped")
 
 

@@ -6,10 +6,8 @@ for bad input; the transport turns it into its error form through ``service.erro
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
-
-from google.protobuf.message import Message
 
 from engine import api
 from naipes.v1 import naipes_pb2 as pb
@@ -19,6 +17,16 @@ from service.codec import from_engine, to_engine
 def validate_hand(request: pb.ValidateHandRequest) -> pb.ValidateHandResponse:
     result = api.validate(to_engine(request.record))
     return pb.ValidateHandResponse(result=from_engine(result, pb.ValidationResult()))
+
+
+def validate_hands(requests: Iterable[pb.ValidateHandsRequest]) -> Iterator[pb.ValidateHandsResponse]:
+    """A stream of records, validated on the pool of worker processes, answered in order. The
+    transports call ``service.stream`` with wire bytes instead (the server process only moves
+    bytes); this is the same stream in messages."""
+    from service import stream
+
+    for data in stream.validate_wire(r.SerializeToString() for r in requests):
+        yield pb.ValidateHandsResponse.FromString(data)
 
 
 def legal_actions(request: pb.LegalActionsRequest) -> pb.LegalActionsResponse:
@@ -42,9 +50,11 @@ def describe_rules(request: pb.DescribeRulesRequest) -> pb.DescribeRulesResponse
     return from_engine(api.describe_rules(request.game), pb.DescribeRulesResponse())
 
 
-# The handler of each RPC, by the method's name in the service descriptor.
-HANDLERS: dict[str, Callable[[Any], Message]] = {
+# The handler of each RPC, by the method's name in the service descriptor (a streaming RPC's
+# takes and returns an iterator of messages).
+HANDLERS: dict[str, Callable[[Any], Any]] = {
     "ValidateHand": validate_hand,
+    "ValidateHands": validate_hands,
     "LegalActions": legal_actions,
     "ResolveTrick": resolve_trick,
     "SettleHand": settle_hand,

@@ -131,7 +131,7 @@ class _Schemas:
 
 def document(routes: list[Route]) -> dict[str, Any]:
     schemas = _Schemas()
-    schemas.components["Problem"] = _PROBLEM
+    schemas.components["ProblemDetails"] = _PROBLEM
     paths: dict[str, Any] = {}
     for route in routes:
         method = route.method
@@ -150,15 +150,21 @@ def document(routes: list[Route]) -> dict[str, Any]:
                                    **({"description": COMMENTS[f.full_name]} if f.full_name in COMMENTS else {})})
         if params:
             op["parameters"] = params
+        # A streaming RPC: newline-delimited JSON, the schema of one line.
+        media = "application/x-ndjson" if route.streaming else "application/json"
         if route.body:
             body = method.input_type if route.body == "*" else _message_of(_field(method.input_type, route.body))
-            op["requestBody"] = {"required": True, "content": {"application/json": {"schema": schemas.ref(body)}}}
+            op["requestBody"] = {"required": True, "content": {media: {"schema": schemas.ref(body)}}}
+            if route.streaming:
+                op["requestBody"]["description"] = (f"one {body.name} per line (or the bare {_message_of(body.fields[0]).name} "
+                                                    f"of its first field)")
         answer = method.output_type
         if route.response_body:
             answer = _message_of(_field(answer, route.response_body))
-        problem = {"content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+        problem = {"content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/ProblemDetails"}}}}
         op["responses"] = {
-            "200": {"description": "OK", "content": {"application/json": {"schema": schemas.ref(answer)}}},
+            "200": {"description": f"one {answer.name} per line, in order" if route.streaming else "OK",
+                    "content": {media: {"schema": schemas.ref(answer)}}},
             "default": {"description": "an error of the error table", **problem},
         }
         paths.setdefault(route.template, {})[route.verb.lower()] = op

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +30,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescri
 from google.protobuf.message import Message
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
-from service import codec
+from service import codec, stream
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception, problem
 from service.handlers import HANDLERS, SERVICE
 
@@ -37,6 +38,9 @@ log = logging.getLogger("naipes.rest")
 
 _VARIABLE = re.compile(r"\{([\w.]+)(?:=([^}]*))?\}")
 _JSON_TYPES = re.compile(r"^application/(?:[\w.+-]+\+)?json$")
+# A streaming RPC speaks newline-delimited JSON: one request per line in, one response per line out.
+NDJSON = "application/x-ndjson"
+_NDJSON_TYPES = frozenset({NDJSON, "application/ndjson", "application/jsonl", "application/json"})
 
 
 @dataclass(frozen=True)
@@ -63,6 +67,10 @@ class Route:
     @property
     def request_class(self) -> type[Message]:
         return message_factory.GetMessageClass(self.method.input_type)
+
+    @property
+    def streaming(self) -> bool:
+        return bool(self.method.client_streaming or self.method.server_streaming)
 
 
 def http_routes() -> list[Route]:
@@ -165,6 +173,26 @@ def _endpoint(route: Route) -> Callable[..., Response]:
     return endpoint
 
 
+def _stream_endpoint(route: Route) -> Callable[..., Response]:
+    """A streaming RPC over HTTP/1.1: the body is NDJSON, read line by line while the answers
+    are written, one line per record and in order, as the pool validates them
+    (``service.stream``). No limit on the body's size; each line is limited like a request."""
+
+    def endpoint(**_path: str) -> Response:
+        if request.mimetype and request.mimetype not in _NDJSON_TYPES:
+            raise ServiceError("UNSUPPORTED_MEDIA_TYPE",
+                               f"the body must be newline-delimited JSON (Content-Type: {NDJSON}), not {request.mimetype}")
+        if request.args:
+            key = next(iter(request.args))
+            raise ServiceError("INVALID_FIELD", f"unknown query parameter {key!r}", key)
+        request.max_content_length = sys.maxsize  # an archive may be any size; each line is limited
+        body = request.stream
+        return Response(stream.validate_ndjson(stream.read_lines(body)), status=200, mimetype=NDJSON)
+
+    endpoint.__name__ = route.method.name
+    return endpoint
+
+
 def _json(data: Any, status: int, mimetype: str = "application/json") -> Response:
     return Response(codec.dumps(data) + "\n", status=status, mimetype=mimetype)
 
@@ -183,7 +211,8 @@ def create_app() -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     routes = http_routes()
     for route in routes:
-        app.add_url_rule(route.flask_rule, endpoint=route.method.name, view_func=_endpoint(route), methods=[route.verb])
+        view = _stream_endpoint(route) if route.streaming else _endpoint(route)
+        app.add_url_rule(route.flask_rule, endpoint=route.method.name, view_func=view, methods=[route.verb])
     openapi = document(routes)
     app.add_url_rule("/v1/openapi.json", "openapi", lambda: _json(openapi, 200), methods=["GET"])
     app.add_url_rule("/healthz", "healthz", lambda: _json({"status": "SERVING"}, 200), methods=["GET"])

@@ -1,0 +1,296 @@
+"""The streaming validator (``ValidateHands``): records in, results out, in order, on every core.
+
+A stream's records are validated in a pool of worker processes (``pool_size()``: the server's
+configured worker count, ``NAIPES_WORKERS``, else ``os.cpu_count()``), shared by every stream of
+the server process and started on the first stream. The transports hand the pool wire items and
+get wire items back, so the server process only moves bytes:
+
+* gRPC: serialized ``ValidateHandsRequest`` in, serialized ``ValidateHandsResponse`` out
+  (``validate_wire``);
+* REST: lines of newline-delimited JSON in (a hand record, or ``{"id": ..., "record": ...}``),
+  lines of the response's JSON out (``validate_ndjson``).
+
+``pipelined`` keeps the answers in input order and bounds the work in flight: a thread reads the
+input only while fewer than ``window`` records are read and not yet answered (backpressure on
+the client), and records go to the pool in batches that grow when the pool is busy (few
+round trips under load, no waiting for a batch to fill when the client is slow). A record that
+is not well formed is answered with an ``error`` entry and the stream goes on.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import multiprocessing
+import os
+import queue
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, TypeVar
+
+from naipes.v1 import naipes_pb2 as pb
+from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
+
+log = logging.getLogger("naipes.stream")
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+BATCH = 32  # records per round trip to a worker, at most
+BATCHES_PER_WORKER = 2  # batches in flight per worker process: one running, one queued
+
+
+# ---- one record (runs in the worker processes) -----------------------------------------------
+
+
+def problem_of(error: ServiceError) -> pb.Problem:
+    return pb.Problem(code=error.code, field=error.field, message=error.message)
+
+
+def answer(request: pb.ValidateHandsRequest) -> pb.ValidateHandsResponse:
+    """One record's answer: ValidateHand's result, or the error ValidateHand would answer."""
+    from service.handlers import validate_hand
+
+    response = pb.ValidateHandsResponse(id=request.id) if request.HasField("id") else pb.ValidateHandsResponse()
+    try:
+        if not request.HasField("record"):
+            raise ServiceError("MISSING_FIELD", "record is required", "record")
+        response.result.CopyFrom(validate_hand(pb.ValidateHandRequest(record=request.record)).result)
+    except Exception as exc:  # one bad record must not end the stream
+        error = from_exception(exc)
+        if error.code == "INTERNAL":
+            log.exception("ValidateHands: a record failed")
+        response.ClearField("result")
+        response.error.CopyFrom(problem_of(error))
+    return response
+
+
+def answer_wire(batch: list[bytes]) -> list[bytes]:
+    """Serialized requests -> serialized responses (gRPC)."""
+    out = []
+    for data in batch:
+        try:
+            request = pb.ValidateHandsRequest.FromString(data)
+        except Exception:
+            error = ServiceError("INVALID_FIELD", "the message is not a ValidateHandsRequest", "body")
+            out.append(pb.ValidateHandsResponse(error=problem_of(error)).SerializeToString())
+            continue
+        out.append(answer(request).SerializeToString())
+    return out
+
+
+def request_of_line(line: bytes) -> pb.ValidateHandsRequest:
+    """A line of NDJSON as a request: ``{"id": ..., "record": {...}}``, or a bare hand record."""
+    from service.codec import from_json
+
+    try:
+        data = json.loads(line, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ServiceError("MALFORMED_JSON", f"the line is not valid JSON: {exc}") from None
+    if isinstance(data, dict) and "record" in data and "game" not in data:
+        return from_json(data, pb.ValidateHandsRequest())
+    return pb.ValidateHandsRequest(record=from_json(data, pb.HandRecord()))
+
+
+def answer_ndjson(batch: list[bytes]) -> list[bytes]:
+    """Lines of NDJSON -> lines of the responses' JSON (REST)."""
+    from service.codec import dumps, to_json
+
+    out = []
+    for line in batch:
+        try:
+            if line == TOO_LARGE:
+                raise ServiceError("PAYLOAD_TOO_LARGE", f"a line of the body is longer than {MAX_REQUEST_BYTES} bytes")
+            response = answer(request_of_line(line))
+        except ServiceError as error:
+            response = pb.ValidateHandsResponse(error=problem_of(error))
+        out.append((dumps(to_json(response)) + "\n").encode("utf-8"))
+    return out
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def internal_wire(batch: list[bytes], _exc: BaseException) -> list[bytes]:
+    error = pb.ValidateHandsResponse(error=problem_of(from_exception(RuntimeError())))
+    return [error.SerializeToString()] * len(batch)
+
+
+def internal_ndjson(batch: list[bytes], _exc: BaseException) -> list[bytes]:
+    from service.codec import dumps, to_json
+
+    error = pb.ValidateHandsResponse(error=problem_of(from_exception(RuntimeError())))
+    return [(dumps(to_json(error)) + "\n").encode("utf-8")] * len(batch)
+
+
+# ---- the pool ------------------------------------------------------------------------------
+
+
+def pool_size() -> int:
+    """The server's configured worker count (NAIPES_WORKERS), else every core."""
+    configured = os.environ.get("NAIPES_WORKERS")
+    return max(1, int(configured)) if configured else (os.cpu_count() or 1)
+
+
+_pool: ProcessPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _warm() -> int:
+    import service.handlers  # noqa: F401  (import the engine and the schema once, at start)
+
+    return os.getpid()
+
+
+def pool() -> ProcessPoolExecutor:
+    """The process pool of this server process, started on first use. Workers are spawned (a
+    fresh interpreter, not a fork: the gRPC runtime's threads do not survive a fork)."""
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            size = pool_size()
+            _pool = ProcessPoolExecutor(max_workers=size, mp_context=multiprocessing.get_context("spawn"))
+            for done in [_pool.submit(_warm) for _ in range(size)]:
+                done.result()
+            log.info("validation pool: %d worker processes", size)
+        return _pool
+
+
+def _discard_pool(broken: ProcessPoolExecutor) -> None:
+    global _pool
+    with _pool_lock:
+        if _pool is broken:
+            _pool = None
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
+def shutdown_pool() -> None:
+    global _pool
+    with _pool_lock:
+        current, _pool = _pool, None
+    if current is not None:
+        current.shutdown(wait=True, cancel_futures=True)
+
+
+# ---- in order, bounded ---------------------------------------------------------------------
+
+_ITEM, _DONE, _END, _FAILED = range(4)
+TOO_LARGE = b"\x00line too large"  # stands for a line over the limit (no JSON starts with NUL)
+
+
+def pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure: Callable[[list[T], BaseException], list[R]],
+              executor: ProcessPoolExecutor | None = None, workers: int | None = None, batch: int = BATCH) -> Iterator[R]:
+    """``work`` over ``items`` in batches on the pool, answers in input order.
+
+    At most ``window`` items are read and not yet answered: the input is read by a thread that
+    waits for a free slot before each item, so a fast client is held back by TCP flow control
+    rather than by the server's memory. A batch whose worker failed is answered by
+    ``on_failure`` (an INTERNAL error per item) and a fresh pool takes over.
+    """
+    executor = executor or pool()
+    workers = workers or pool_size()
+    max_batches = BATCHES_PER_WORKER * workers
+    window = (max_batches + 1) * batch
+    slots = threading.Semaphore(window)
+    events: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def feed() -> None:
+        try:
+            for item in items:
+                while not slots.acquire(timeout=0.25):
+                    if stop.is_set():
+                        return
+                if stop.is_set():
+                    return
+                events.put((_ITEM, item))
+        except BaseException as exc:  # the input broke: the stream ends with its error
+            events.put((_FAILED, exc))
+        else:
+            events.put((_END, None))
+
+    def notify(_future: Future[list[R]]) -> None:
+        events.put((_DONE, None))
+
+    feeder = threading.Thread(target=feed, name="naipes-stream-input", daemon=True)
+    feeder.start()
+    pending: deque[tuple[Future[list[R]], list[T]]] = deque()
+    buffer: list[T] = []
+    ended = False
+    try:
+        while True:
+            while pending and pending[0][0].done():
+                future, chunk = pending.popleft()
+                try:
+                    answers = future.result()
+                except Exception as exc:
+                    log.error("ValidateHands: a worker failed (%s); a fresh pool takes over", exc)
+                    answers = on_failure(chunk, exc)
+                    if executor is _pool:
+                        _discard_pool(executor)
+                        executor = pool()
+                for out in answers:
+                    yield out
+                    slots.release()
+            if ended and not pending and not buffer:
+                return
+            while buffer and len(pending) < max_batches:
+                chunk, buffer = buffer[:batch], buffer[batch:]
+                try:
+                    future = executor.submit(work, chunk)
+                except RuntimeError as exc:  # the pool broke between two batches
+                    future = Future()
+                    future.set_exception(exc)
+                future.add_done_callback(notify)
+                pending.append((future, chunk))
+            kind, value = events.get()
+            while True:
+                if kind == _ITEM:
+                    buffer.append(value)
+                elif kind == _END:
+                    ended = True
+                elif kind == _FAILED:
+                    raise value
+                try:
+                    kind, value = events.get_nowait()
+                except queue.Empty:
+                    break
+    finally:
+        stop.set()
+        for future, _chunk in pending:
+            future.cancel()
+
+
+def validate_wire(requests: Iterable[bytes]) -> Iterator[bytes]:
+    """gRPC: serialized requests in, serialized responses out, in order."""
+    return pipelined(requests, answer_wire, internal_wire)
+
+
+def validate_ndjson(lines: Iterable[bytes]) -> Iterator[bytes]:
+    """REST: NDJSON lines in (blank lines skipped), response lines out, in order."""
+    return pipelined((line for line in lines if line.strip()), answer_ndjson, internal_ndjson)
+
+
+def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES) -> Iterator[bytes]:
+    """The lines of a request body, each at most ``limit`` bytes (a longer line is answered with
+    PAYLOAD_TOO_LARGE, by a line the JSON reader cannot mistake for a record). A raw stream (the
+    werkzeug server's dechunked input, whose ``readline`` reads a byte at a time) is buffered;
+    gunicorn's body reads lines itself."""
+    if isinstance(stream, io.RawIOBase):
+        stream = io.BufferedReader(stream, 1 << 16)
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and not line.endswith(b"\n"):
+            while True:  # skip the rest of the long line
+                rest = stream.readline(limit)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield TOO_LARGE
+            continue
+        yield line

@@ -1,0 +1,276 @@
+"""The streaming validator, ValidateHands, over both transports on real servers: one answer per
+record, in input order, ids echoed, each answer what ValidateHand answers for the record (its
+result, or its error as an ``error`` entry, after which the stream goes on), many records, and a
+bounded number of records in flight."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+from collections.abc import Iterable, Iterator
+from urllib.parse import urlparse
+
+import grpc
+import pytest
+import requests
+from google.protobuf import json_format
+from service_support import ROOT, call_grpc, examples_dir, grpc_failure, load_example
+
+from naipes.v1 import naipes_pb2 as pb
+from service import handlers, stream
+from service.codec import from_json, to_json
+from service.errors import from_exception
+
+NDJSON = "application/x-ndjson"
+
+
+def example_records() -> list[dict]:
+    """Every shared example record of every game (a game not served yet is an error entry), and
+    every prefix of each: complete hands, hands in progress, some violations."""
+    records = []
+    for path in sorted(examples_dir().glob("*.json")):
+        if path.name == "README.md":
+            continue
+        record, _ = load_example(path)
+        actions = record.get("actions") or []
+        records += [dict(record, actions=actions[:n]) for n in range(len(actions) + 1)]
+    return records
+
+
+RECORDS = example_records()
+BAD = {"game": "rentoy", "seats": 4, "dealer": 0, "deal": {"hands": ["1o 2o 3o", "4o 5o 6o", "7o 10o 11o", "12o 1c 9c"], "stock": "2c"}}
+
+
+def expected(record: dict) -> dict:
+    """What ValidateHand answers for a record, as a ValidateHands answer's JSON."""
+    try:
+        message = from_json(record, pb.HandRecord())
+        return {"result": to_json(handlers.validate_hand(pb.ValidateHandRequest(record=message)).result)}
+    except Exception as exc:
+        error = from_exception(exc)
+        return {"error": {k: v for k, v in (("code", error.code), ("field", error.field), ("message", error.message)) if v is not None}}
+
+
+def test_the_examples_cover_every_game_and_errors() -> None:
+    answers = [expected(r) for r in RECORDS]
+    assert len(RECORDS) > 200
+    assert {a["result"]["game"] for a in answers if "result" in a} >= {"rentoy", "tresillo"}
+    assert any("result" in a and not a["result"]["valid"] for a in answers)
+
+
+# ---- gRPC ----------------------------------------------------------------------------------
+
+
+def grpc_requests(records: list[dict], ids: bool = True) -> list[pb.ValidateHandsRequest]:
+    out = []
+    for i, record in enumerate(records):
+        request = pb.ValidateHandsRequest(record=json_format.ParseDict(record, pb.HandRecord()))
+        if ids:
+            request.id = f"r{i}"
+        out.append(request)
+    return out
+
+
+def test_grpc_stream_answers_every_record_in_order_as_validate_hand(stub) -> None:
+    records = RECORDS
+    requests_ = grpc_requests(records)
+    answers = list(stub.ValidateHands(iter(requests_), timeout=60))
+    assert [a.id for a in answers] == [r.id for r in requests_]
+    for record, answer in zip(records, answers, strict=True):
+        got = to_json(answer)
+        got.pop("id")
+        assert got == expected(record)
+
+
+def test_grpc_stream_equals_validate_hand_over_the_wire(stub) -> None:
+    records = RECORDS[::4]
+    answers = list(stub.ValidateHands(iter(grpc_requests(records, ids=False)), timeout=60))
+    assert len(answers) == len(records)
+    for record, answer in zip(records, answers, strict=True):
+        assert not answer.HasField("id")
+        try:
+            assert to_json(answer.result) == call_grpc(stub, "ValidateHand", {"record": record})
+            assert not answer.HasField("error")
+        except grpc.RpcError as exc:
+            failure = grpc_failure(exc)
+            assert (answer.error.code, answer.error.field or None) == (failure.code, failure.field)
+            assert not answer.HasField("result")
+
+
+def test_grpc_a_bad_record_in_the_middle_is_an_error_entry_and_the_stream_goes_on(stub) -> None:
+    good = RECORDS[:20]
+    requests_ = grpc_requests(good[:10]) + [pb.ValidateHandsRequest(id="bad", record=json_format.ParseDict(BAD, pb.HandRecord())),
+                                            pb.ValidateHandsRequest(id="empty")] + grpc_requests(good[10:])
+    answers = list(stub.ValidateHands(iter(requests_), timeout=60))
+    assert [a.id for a in answers] == [r.id for r in requests_]
+    bad, empty = answers[10], answers[11]
+    assert not bad.HasField("result") and bad.error.code == "UNKNOWN_CARD" and bad.error.field == "deal.hands[3]"
+    assert "9c is not in the 40-card deck" in bad.error.message
+    assert empty.error.code == "MISSING_FIELD" and empty.error.field == "record"
+    assert all(a.HasField("result") == ("result" in expected(r)) for a, r in zip(answers[12:], good[10:], strict=True))
+
+
+def test_grpc_empty_stream(stub) -> None:
+    assert list(stub.ValidateHands(iter([]), timeout=10)) == []
+
+
+def test_grpc_answers_come_while_the_client_is_still_sending(stub) -> None:
+    """A client that waits for each answer before sending the next record gets it: nothing
+    waits for a batch to fill."""
+    sent: list[pb.ValidateHandsRequest] = []
+    ready = threading.Semaphore(0)
+    requests_ = grpc_requests(RECORDS[:12])
+
+    def one_at_a_time() -> Iterator[pb.ValidateHandsRequest]:
+        for request in requests_:
+            sent.append(request)
+            yield request
+            assert ready.acquire(timeout=30)
+
+    for i, answer in enumerate(stub.ValidateHands(one_at_a_time(), timeout=60)):
+        assert answer.id == f"r{i}" and len(sent) == i + 1
+        ready.release()
+
+
+def test_the_pipeline_bounds_the_records_in_flight() -> None:
+    """However fast the input, at most `window` records are read ahead of the answers taken."""
+    workers = 2
+    window = (stream.BATCHES_PER_WORKER * workers + 1) * stream.BATCH
+    wire = [r.SerializeToString() for r in grpc_requests(RECORDS[:40])] * 20
+    read = 0
+
+    def source() -> Iterator[bytes]:
+        nonlocal read
+        for item in wire:
+            read += 1
+            yield item
+
+    taken = 0
+    for _answer in stream.pipelined(source(), stream.answer_wire, stream.internal_wire, workers=workers):
+        taken += 1
+        assert read - taken <= window
+    assert taken == read == len(wire)
+
+
+# ---- REST ----------------------------------------------------------------------------------
+
+
+def ndjson_lines(records: Iterable[dict], ids: bool = False) -> list[bytes]:
+    return [(json.dumps({"id": f"r{i}", "record": r} if ids else r) + "\n").encode() for i, r in enumerate(records)]
+
+
+def post_stream(base: str, lines: Iterable[bytes], content_type: str = NDJSON) -> tuple[int, str, list[dict]]:
+    """POST a chunked NDJSON body while reading the streamed answer (full duplex, as curl does):
+    status, content type, and the answer's lines as JSON."""
+    url = urlparse(base)
+    sock = socket.create_connection((url.hostname, url.port), timeout=60)
+    head = (f"POST /v1/hands:validateStream HTTP/1.1\r\nHost: {url.netloc}\r\nContent-Type: {content_type}\r\n"
+            "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n").encode()
+    sock.sendall(head)
+
+    def send() -> None:
+        try:
+            for line in lines:
+                sock.sendall(b"%x\r\n%s\r\n" % (len(line), line))
+            sock.sendall(b"0\r\n\r\n")
+        except OSError:
+            pass  # the server answered early (an error) and closed
+
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    response = http.client.HTTPResponse(sock)
+    try:
+        response.begin()
+        body = response.read().decode()
+    finally:
+        response.close()
+        sock.close()
+    sender.join(timeout=30)
+    return response.status, response.getheader("Content-Type") or "", [json.loads(line) for line in body.splitlines()]
+
+
+def test_rest_stream_answers_every_record_in_order_as_validate_hand(rest_url) -> None:
+    records = RECORDS
+    status, kind, answers = post_stream(rest_url, ndjson_lines(records, ids=True))
+    assert status == 200 and kind.startswith(NDJSON)
+    assert [a.get("id") for a in answers] == [f"r{i}" for i in range(len(records))]
+    for record, answer in zip(records, answers, strict=True):
+        answer.pop("id")
+        assert answer == expected(record)
+
+
+def test_rest_stream_equals_validate_hand_over_the_wire(rest_url, http: requests.Session) -> None:
+    records = RECORDS[::4]
+    answer = http.post(rest_url + "/v1/hands:validateStream", data=b"".join(ndjson_lines(records)),
+                       headers={"Content-Type": NDJSON}, timeout=60)
+    assert answer.status_code == 200 and answer.headers["Content-Type"].startswith(NDJSON)
+    lines = [json.loads(line) for line in answer.text.splitlines()]
+    assert len(lines) == len(records)
+    for record, line in zip(records, lines, strict=True):
+        single = http.post(rest_url + "/v1/hands:validate", json=record, timeout=30)
+        if single.status_code == 200:
+            assert line == {"result": single.json()}
+        else:
+            problem = single.json()
+            assert line == {"error": {"code": problem["code"], **({"field": problem["field"]} if "field" in problem else {}),
+                                      "message": problem["detail"]}}
+
+
+def test_rest_bad_lines_are_error_entries_and_the_stream_goes_on(rest_url) -> None:
+    good = ndjson_lines(RECORDS[:6])
+    lines = [*good[:3], b"{not json\n", b"\n", b"   \n", json.dumps({"id": "bad", "record": BAD}).encode() + b"\n",
+             b"[1, 2]\n", json.dumps({"id": "x", "record": RECORDS[0], "extra": 1}).encode() + b"\n", *good[3:]]
+    status, _kind, answers = post_stream(rest_url, lines)
+    assert status == 200
+    assert len(answers) == 10  # blank lines are skipped
+    assert [a["result"] for a in answers[:3]] == [expected(r)["result"] for r in RECORDS[:3]]
+    assert answers[3]["error"]["code"] == "MALFORMED_JSON" and "id" not in answers[3]
+    assert answers[4] == {"id": "bad", "error": {"code": "UNKNOWN_CARD", "field": "deal.hands[3]",
+                                                 "message": "deal.hands[3]: 9c is not in the 40-card deck"}}
+    assert answers[5]["error"]["code"] == "INVALID_FIELD" and answers[5]["error"]["field"] == "body"
+    assert answers[6]["error"] == {"code": "INVALID_FIELD", "field": "extra", "message": answers[6]["error"]["message"]}
+    assert [a["result"] for a in answers[7:]] == [expected(r)["result"] for r in RECORDS[3:6]]
+
+
+def test_rest_a_line_too_long_is_an_error_entry(rest_url) -> None:
+    huge = json.dumps({"record": dict(RECORDS[0], actions=["0 1o"] * 200_000)}).encode() + b"\n"
+    status, _kind, answers = post_stream(rest_url, [*ndjson_lines(RECORDS[:1]), huge, *ndjson_lines(RECORDS[1:2])])
+    assert status == 200 and len(answers) == 3
+    assert answers[1]["error"]["code"] == "PAYLOAD_TOO_LARGE"
+    assert answers[2] == expected(RECORDS[1])
+
+
+def test_rest_many_records_stream_through_a_bounded_window(rest_url) -> None:
+    """Several thousand records, sent while the answers are read: each answer arrives, in order."""
+    records = [r for r in RECORDS if r["game"] == "rentoy"]
+    lines = ndjson_lines(records) * max(1, 3000 // len(records))
+    status, _kind, answers = post_stream(rest_url, lines)
+    assert status == 200 and len(answers) == len(lines)
+    want = [expected(r) for r in records]
+    assert all(a == want[i % len(records)] for i, a in enumerate(answers))
+
+
+def test_rest_stream_refuses_other_media_types(rest_url, http: requests.Session) -> None:
+    answer = http.post(rest_url + "/v1/hands:validateStream", data=b"game=rentoy", timeout=10,
+                       headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert answer.status_code == 415 and answer.json()["code"] == "UNSUPPORTED_MEDIA_TYPE"
+    assert http.post(rest_url + "/v1/hands:validateStream", data=b"", headers={"Content-Type": NDJSON}, timeout=10).text == ""
+
+
+@pytest.mark.parametrize("kind", ["application/json", "application/jsonl"])
+def test_rest_stream_takes_json_lines_under_other_names(rest_url, http: requests.Session, kind: str) -> None:
+    answer = http.post(rest_url + "/v1/hands:validateStream", data=ndjson_lines(RECORDS[:1])[0], headers={"Content-Type": kind}, timeout=10)
+    assert answer.status_code == 200 and json.loads(answer.text) == expected(RECORDS[0])
+
+
+def test_the_stream_is_in_the_openapi_document(http: requests.Session, rest_url) -> None:
+    op = http.get(rest_url + "/v1/openapi.json", timeout=10).json()["paths"]["/v1/hands:validateStream"]["post"]
+    assert op["operationId"] == "ValidateHands"
+    assert "application/x-ndjson" in op["requestBody"]["content"] and "application/x-ndjson" in op["responses"]["200"]["content"]
+
+
+def test_readme_documents_the_stream() -> None:
+    text = (ROOT / "README.md").read_text()
+    assert "ValidateHands" in text and "/v1/hands:validateStream" in text
