@@ -9,13 +9,12 @@ from types import ModuleType
 from typing import Any
 
 from engine import options as options_mod
-from engine import rentoy, shuffle, tresillo
+from engine import rentoy, revesino, shuffle, tresillo
 from engine.cards import Suit, cards_str
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import Game, read_setup, replay, require
 
-GAMES: dict[str, ModuleType] = {"tresillo": tresillo, "rentoy": rentoy}
-PLANNED = ("revesino",)
+GAMES: dict[str, ModuleType] = {"tresillo": tresillo, "revesino": revesino, "rentoy": rentoy}
 
 
 def game_of(request: Any, field: str = "game") -> Game:
@@ -24,8 +23,6 @@ def game_of(request: Any, field: str = "game") -> Game:
     name = require(request, "game", str)
     game = GAMES.get(name)
     if game is None:
-        if name in PLANNED:
-            raise InvalidInput("UNSUPPORTED_GAME", field, f"{name} is not served yet; this service plays: {', '.join(GAMES)}")
         raise InvalidInput("UNKNOWN_GAME", field, f"unknown game {name!r}: expected tresillo, revesino or rentoy")
     return game
 
@@ -96,40 +93,53 @@ def _action_json(action: Any) -> dict[str, Any]:
 
 
 def resolve_trick(request: Any) -> dict[str, Any]:
-    """The winner of one trick (complete or so far) under a game's contract."""
+    """The winner of one trick (complete or so far) under a game's contract; for Revesino also
+    the trick's payments."""
     game = game_of(request)
-    options_mod.parse_options(game.Options, request.get("rules"))
+    options: Any = options_mod.parse_options(game.Options, request.get("rules"))
     cards = game.DECK.parse_cards(require(request, "cards", str), "cards")
     if not cards:
         raise InvalidInput("WRONG_HAND_SIZE", "cards", "cards must hold at least the card led")
     if len(set(cards)) != len(cards):
         raise InvalidInput("DUPLICATE_CARD", "cards", f"cards {cards_str(cards)} has a card twice")
-    contract = require(request, "contract", dict)
-    try:
-        trump = Suit.from_word(require(contract, "trump", str, "contract."))
-    except ValueError as exc:
-        raise InvalidInput("INVALID_FIELD", "contract.trump", f"contract.trump: {exc}") from None
+    trump = None
+    if game.HAS_TRUMP:
+        contract = require(request, "contract", dict)
+        try:
+            trump = Suit.from_word(require(contract, "trump", str, "contract."))
+        except ValueError as exc:
+            raise InvalidInput("INVALID_FIELD", "contract.trump", f"contract.trump: {exc}") from None
+    elif (request.get("contract") or {}).get("trump"):
+        raise InvalidInput("INVALID_FIELD", "contract.trump", f"{game.NAME} has no trumps")
     seats = request.get("seats")
+    size = None
     if seats is not None:
         if seats not in game.SEATS:
             raise InvalidInput("INVALID_SEATS", "seats", f"{game.NAME} is played with {', '.join(map(str, game.SEATS))} seats, not {seats}")
-        if len(cards) > seats:
-            raise InvalidInput("WRONG_HAND_SIZE", "cards", f"a trick at a {seats}-seat table has at most {seats} cards, not {len(cards)}")
+        size = game.trick_size(seats)
+        if len(cards) > size:
+            raise InvalidInput("WRONG_HAND_SIZE", "cards", f"a trick at a {seats}-seat {game.NAME} table has {size} cards, not {len(cards)}")
     index = game.trick_winner_index(cards, trump)
-    out: dict[str, Any] = {"winnerIndex": index, "card": str(cards[index]),
-                           "complete": seats is not None and len(cards) == seats}
+    out: dict[str, Any] = {"winnerIndex": index, "card": str(cards[index]), "complete": len(cards) == size}
     leader = request.get("leader")
+    players: list[int] | None = None
     if leader is not None:
         if seats is None:
             raise InvalidInput("MISSING_FIELD", "seats", "seats is required with leader, to name the winning seat")
         if not isinstance(leader, int) or not 0 <= leader < seats:
             raise InvalidInput("SEAT_OUT_OF_RANGE", "leader", f"leader {leader!r} is not a seat of this {seats}-seat table")
-        out["winner"] = (leader + index) % seats
+        dealer = request.get("dealer")
+        if dealer is not None and (not isinstance(dealer, int) or not 0 <= dealer < seats):
+            raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {dealer!r} is not a seat of this {seats}-seat table")
+        players = game.trick_players(seats, dealer, leader, len(cards))
+        out["winner"] = players[index]
     who = f"seat {out['winner']}" if "winner" in out else f"card {index + 1} of the trick"
-    how = "trump" if cards[index].suit is trump else f"highest {cards[0].suit.word}, the suit led"
+    how = "trump" if trump is not None and game.is_trump(cards[index], trump) else f"highest {cards[0].suit.word}, the suit led"
     out["events"] = [{"kind": "trick", "card": str(cards[index]), "text": f"{who} wins with {cards[index]} ({how})"}]
     if "winner" in out:
         out["events"][0]["seat"] = out["winner"]
+    if players is not None and out["complete"]:
+        out.update(game.trick_money(options, request, cards, players, index))
     return out
 
 

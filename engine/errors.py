@@ -30,7 +30,6 @@ INPUT_CODES: dict[str, str] = {
     "INVALID_FIELD": "a field has the wrong type or shape",
     "MISSING_FIELD": "a required field is absent",
     "UNKNOWN_GAME": "the game is not tresillo, revesino or rentoy",
-    "UNSUPPORTED_GAME": "the game is known but not yet served",
     "INVALID_SEATS": "the number of seats is not one the game is played with",
     "SEAT_OUT_OF_RANGE": "a seat number is outside 0 .. seats-1",
     "UNKNOWN_CARD": "a card that does not exist in the game's deck",

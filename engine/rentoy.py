@@ -155,6 +155,25 @@ def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit) -> int
     return winning_index(cards, lambda c, led: strength(c, led, trump))
 
 
+HAS_TRUMP = True
+
+
+def is_trump(card: Card, trump: Suit) -> bool:
+    return card.suit is trump
+
+
+def trick_size(seats: int) -> int:
+    return seats
+
+
+def trick_players(seats: int, dealer: int | None, leader: int, count: int) -> list[int]:
+    return [(leader + i) % seats for i in range(count)]
+
+
+def trick_money(options: Options, request: dict[str, Any], cards: Any, players: list[int], index: int) -> dict[str, Any]:
+    return {}  # a Rentoy trick moves no points by itself
+
+
 # ---- legal actions -----------------------------------------------------------------------
 
 

@@ -131,6 +131,30 @@ def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit) -> int
     return winning_index(cards, lambda c, led: strength(c, led, trump))
 
 
+HAS_TRUMP = True
+
+
+def trick_size(seats: int) -> int:
+    return 3  # three active players, at three seats or four
+
+
+def trick_players(seats: int, dealer: int | None, leader: int, count: int) -> list[int]:
+    """The seats playing to a trick from its leader; at four seats the dealer (the alcalde) is
+    skipped, so the dealer must be known."""
+    if seats == 4:
+        if dealer is None:
+            raise InvalidInput("MISSING_FIELD", "dealer", "dealer is required at a four-seat table: the alcalde plays no card")
+        if leader == dealer:
+            raise InvalidInput("INVALID_FIELD", "leader", f"seat {leader} deals and sits out as the alcalde: it cannot lead")
+    order = active_seats(seats, dealer if dealer is not None else 0) if seats == 4 else tuple(range(3))
+    first = order.index(leader)
+    return [order[(first + i) % 3] for i in range(count)]
+
+
+def trick_money(options: Options, request: dict[str, Any], cards: Any, players: list[int], index: int) -> dict[str, Any]:
+    return {}  # Tresillo pays at the end of the hand only
+
+
 # ---- state -------------------------------------------------------------------------------
 
 

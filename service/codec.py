@@ -24,7 +24,13 @@ from service.errors import ServiceError
 M = TypeVar("M", bound=Message)
 
 # Lists printed even when empty: a client can always read them (FORMAT.md section 6).
-ALWAYS_PRINTED = frozenset({"tricks", "legal", "actions", "events"})
+ALWAYS_PRINTED = {
+    "naipes.v1.ValidationResult": frozenset({"tricks", "events"}),
+    "naipes.v1.Next": frozenset({"legal"}),
+    "naipes.v1.LegalActionsResponse": frozenset({"legal", "actions"}),
+    "naipes.v1.View": frozenset({"tricks"}),
+    "naipes.v1.ResolveTrickResponse": frozenset({"events"}),
+}
 # Lists printed even when empty beside another field: a Tresillo table (it has a plate) always
 # lists its cartulina, and a settled Tresillo hand (it has an outcome) its condiciones; a Rentoy
 # answer, which shares these messages, has neither.
@@ -69,7 +75,7 @@ def _prune(data: Any, descriptor: Any) -> Any:
             continue
         value = data[key]
         repeated = is_repeated(field)
-        if repeated and not value and key not in ALWAYS_PRINTED \
+        if repeated and not value and key not in ALWAYS_PRINTED.get(descriptor.full_name, ()) \
                 and PRINTED_WITH.get(descriptor.full_name, {}).get(key) not in data:
             continue
         sub = field.message_type

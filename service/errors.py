@@ -31,7 +31,6 @@ ERRORS: dict[str, ErrorKind] = {
     "INVALID_FIELD": ErrorKind(_BAD, 400, "A field has the wrong type or shape"),
     "MISSING_FIELD": ErrorKind(_BAD, 400, "A required field is absent"),
     "UNKNOWN_GAME": ErrorKind(_BAD, 400, "Unknown game"),
-    "UNSUPPORTED_GAME": ErrorKind(grpc.StatusCode.UNIMPLEMENTED, 501, "Game not served yet"),
     "INVALID_SEATS": ErrorKind(_BAD, 400, "Wrong number of seats for the game"),
     "SEAT_OUT_OF_RANGE": ErrorKind(_BAD, 400, "Seat out of range"),
     "UNKNOWN_CARD": ErrorKind(_BAD, 400, "Unknown card"),

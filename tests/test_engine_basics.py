@@ -117,12 +117,9 @@ def test_records_that_are_not_well_formed(change, code, field):
     assert field.split("[")[0].split(".")[-1] in err.message or field == "deal.seed"
 
 
-def test_a_game_not_served_yet():
-    for name in ("tresillo", "revesino"):
-        if name in api.GAMES:
-            continue
-        err = invalid({**rec(DEAL_A, "1o"), "game": name})
-        assert (err.code, err.field) == ("UNSUPPORTED_GAME", "game")
+def test_every_game_is_served_and_a_record_must_be_an_object():
+    assert set(api.GAMES) == {"tresillo", "revesino", "rentoy"}
+    assert invalid({**rec(DEAL_A, "1o"), "game": "mus"}).code == "UNKNOWN_GAME"
     assert invalid("not a record").code == "INVALID_FIELD"
 
 

@@ -56,7 +56,6 @@ CASES = [
     ("option of the wrong type", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("rules", {"playAllTricks": 1}))},
      "INVALID_OPTION_VALUE", "rules.playAllTricks"),
     ("unknown game", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("game", "mus"))}, "UNKNOWN_GAME", "game"),
-    ("game not served", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("game", "revesino"))}, "UNSUPPORTED_GAME", "game"),
     ("seats", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("seats", 5))}, "INVALID_SEATS", "seats"),
     ("dealer out of range", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("dealer", 6))}, "SEAT_OUT_OF_RANGE", "dealer"),
     ("missing deal", "ValidateHand", {"record": _changed(lambda r: r.pop("deal"))}, "MISSING_FIELD", "deal"),

@@ -625,9 +625,10 @@ def test_resolve_trick(stub, http, rest_url) -> None:
     assert answer == api.resolve_trick(request)
     assert (answer["winnerIndex"], answer["winner"], answer["card"], answer["complete"]) == (1, 1, "1e", True)
     # The basto is a trump on a bastos lead under oros; the mala of oros beats it; seat 2 leads.
-    request = {"game": "tresillo", "seats": 4, "leader": 2, "contract": {"trump": "oros"}, "cards": "12b 1b 7o"}
+    # At four seats the alcalde plays no card: dealer 3, leader 2 -> seats 2, 0, 1; three cards make the trick.
+    request = {"game": "tresillo", "seats": 4, "dealer": 3, "leader": 2, "contract": {"trump": "oros"}, "cards": "12b 1b 7o"}
     answer = call_both(stub, http, rest_url, "ResolveTrick", request)
-    assert (answer["winnerIndex"], answer["winner"], answer["card"], answer["complete"]) == (2, 0, "7o", False)
+    assert (answer["winnerIndex"], answer["winner"], answer["card"], answer["complete"]) == (2, 1, "7o", True)
     # Red plain suits run backwards: the 2 beats the 6; a trick so far at seat 0 is printed.
     request = {"game": "tresillo", "seats": 3, "leader": 0, "contract": {"trump": "espadas"}, "cards": "6c 2c"}
     answer = call_both(stub, http, rest_url, "ResolveTrick", request)

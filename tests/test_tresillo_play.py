@@ -234,8 +234,9 @@ def test_tr06_resolve_trick(trump: str, cards: str, winner: str):
     index = cards.split().index(winner)
     out = api.resolve_trick({"game": "tresillo", "seats": 3, "leader": 0, "contract": {"trump": trump}, "cards": cards})
     assert (out["winnerIndex"], out["winner"], out["card"]) == (index, index, winner)
-    out = api.resolve_trick({"game": "tresillo", "seats": 4, "leader": 2, "contract": {"trump": trump}, "cards": cards})
-    assert (out["winnerIndex"], out["winner"]) == (index, (2 + index) % 4)
+    # At four seats the dealer (the alcalde) plays no card: dealer 0, leader 2 -> seats 2, 3, 1.
+    out = api.resolve_trick({"game": "tresillo", "seats": 4, "dealer": 0, "leader": 2, "contract": {"trump": trump}, "cards": cards})
+    assert (out["winnerIndex"], out["winner"]) == (index, (2, 3, 1)[index])
 
 
 def one_trick(trump: str, cards: str) -> dict:

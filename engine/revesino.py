@@ -1,0 +1,512 @@
+"""Revesino, per ``rules/revesino.md`` (the spec) and ``docs/rules/revesino.md`` (our decisions).
+
+Four players, the 48-card pack, no trumps, eleven tricks: avoid card points. The exchange with
+the three undealt cards, the napolitana's renounces, and the revesino announced after nine
+straight tricks are here; every tanto that moves (aces and the quínola placed or forced, the
+fondo and its escrow, the revesino, the napolitana's failure, the hand winner's party) is
+computed from the course of the hand by ``engine.revesino_money``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from engine import revesino_money as money_mod
+from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
+from engine.errors import IllegalAction, InvalidInput
+from engine.options import option
+from engine.record import CARD_ARG, NO_ARGS, Action, Setup
+from engine.revesino_money import Course, Play, PlayedTrick
+from engine.tricks import Trick, rank_table, winning_index
+
+
+@dataclass(frozen=True, kw_only=True)
+class Options:
+    """Revesino's house rules (ambiguities R1-R38). The spec's snake_case option names map one
+    to one to these fields (``allow_revokes`` is the API option ``allowRevokes``)."""
+
+    # What the hand winner collects (A6.7, R1, R2, R3, R21).
+    hand_payout: str = option("partyFromMost", ("partyFromMost", "partyFromEach", "fixedFromEach", "none"), "R1",
+                              "partyFromMost: the player with most points pays the party to the hand winner; partyFromEach: "
+                              "each other player pays it; fixedFromEach: each other player pays fixedPayout; none")
+    party_bonus: int = option(4, (4, 0), "R1", "added to the points of the four cards out of play to make the party")
+    fixed_payout: int = option(4, tuple(range(1, 51)), "R1", "what each other player pays the winner under fixedFromEach")
+    tiebreak_order: str = option("playOrder", ("playOrder", "dealerThenLeft"), "R3",
+                                 "the last tie-break for the hand winner: dealer, S1, S2, S3; or dealer, S3, S2, S1")
+    napolitana_pays_party_for_all: bool = option(True, (True, False), "R21",
+                                                 "a failed napolitana alone pays the hand-winner payout")
+    # The fondo (A6.1, R4, R5, R35, R38).
+    stake: int = option(2, tuple(range(1, 11)), "R38", "each player's re-ante into the fondo")
+    dealer_fee: int = option(1, tuple(range(0, 6)), "R38", "the dealer's fee into the fondo at every deal")
+    renew_below: int = option(9, tuple(range(1, 61)), "R38", "the fondo is renewed when it holds less than this")
+    dealer_initial_stake_includes_fee: bool = option(True, (True, False), "R4",
+                                                     "true: the dealer's 3 is the re-ante 2 plus the fee 1")
+    renew_trigger: str = option("belowStake", ("belowStake", "empty"), "R5", "renew below renewBelow, or only when empty")
+    renew_amount: str = option("fullStake", ("fullStake", "topUp"), "R5",
+                               "fullStake: every player pays the stake; topUp: the players top the fondo up to renewBelow")
+    renew_timing: str = option("startOfDeal", ("startOfDeal", "immediately"), "R5",
+                               "renew at the start of the next deal, or as soon as the fondo empties in play")
+    # The exchange (R6).
+    peek_before_exchange: bool = option(False, (False, True), "R6", "a non-dealer sees his undealt card before choosing")
+    # Ace and quínola payments (A6.2, A6.3, R9-R14).
+    gergi: bool = option(False, (False, True), "R9", "a led ace or quínola pays as if forced")
+    quinola_penalty_trigger: str = option("forced", ("forced", "winsTrick"), "R10",
+                                          "the quínola's holder doubles the fondo when it is forced, or when it takes a trick")
+    double_ace_placed: str = option("oros", ("oros", "copas"), "R11", "the ace that pays 2 when placed")
+    double_ace_forced: str = option("copas", ("copas", "oros"), "R11", "the ace that pays 2 when forced")
+    quinola_placed_winner_pays: int = option(2, (2, 3), "R12", "what the trick winner pays the player who placed the quínola")
+    double_applies_to: str = option("sidePayments", ("sidePayments", "all"), "R13",
+                                    "what the first and last tricks double: the side payments, or also the napolitana's 2/1/1")
+    quinola_forced_pays_forcer: bool = option(False, (False, True), "R14",
+                                              "a forced quínola also pays the forcer 4 and each other player 1")
+    # The revesino (A6.5, R16-R19, R33).
+    renuncio_penalty_refunded: bool = option(False, (False, True), "R16", "an announced revesino also refunds revoke penalties")
+    play_out_after_cut: bool = option(False, (False, True), "R17", "play trick 11 after a cut and name a hand winner")
+    unannounced_sweep: str = option("winsHand", ("winsHand", "scoredNormally"), "R18",
+                                    "a player who takes all eleven tricks without announcing wins the hand, or is scored")
+    revesino_quinola_bonus: str = option("extraFondo", ("extraFondo", "sidePayments", "none"), "R19",
+                                         "what the announcer's own quínola adds to a won revesino")
+    cut_quinola_base: str = option("sameBase", ("sameBase", "sequential"), "R19",
+                                   "the announcer's quínola on a cut revesino: the same base as the doubling (3F) or after it (4F)")
+    revesino_win_each: int = option(16, tuple(range(1, 101)), "R33", "what each other player pays a won revesino")
+    revesino_cut_to_cutter: int = option(64, tuple(range(1, 201)), "R33", "what the announcer pays the player who cuts")
+    opposite_double: bool = option(False, (False, True), "R34", "everything is paid double to and by the player opposite")
+    # The napolitana (A4.1, A6.6, R20-R27, R36, R37).
+    napolitana_declaration: str = option("explicit", ("explicit", "implicit"), "R24",
+                                         "explicit: the call napolitana; implicit: the first renounce declares it")
+    napolitana_fail_last_two_only: bool = option(False, (False, True), "R20",
+                                                 "the napolitana fails only by winning trick 10 or 11")
+    napolitana_refund_factor: int = option(2, (2, 1), "R22", "a failed napolitana refunds this many times what he was paid")
+    napolitana_pays_for_all: bool = option(False, (False, True), "R26", "on a won revesino the napolitana pays all three shares")
+    napolitana_may_announce: bool = option(False, (False, True), "A4.2", "a napolitana may announce a revesino")
+    revesino_voids_napolitana: bool = option(True, (True, False), "R36",
+                                             "an announced revesino voids the napolitana's own consequences")
+    # Revokes (A5, A6.8, R28).
+    allow_revokes: bool = option(False, (False, True), "R28",
+                                 "accept a revoke and fine it (2 to the fondo, no more collecting that hand)")
+
+
+# ---- the game ----------------------------------------------------------------------------
+
+NAME = "revesino"
+SEATS = (4,)
+DECK = DECK_48
+CALLS = {"cambio": CARD_ARG, "quedo": NO_ARGS, "descarte": CARD_ARG, "napolitana": NO_ARGS, "revesino": NO_ARGS}
+QUINOLA = Card(10, Suit.OROS)
+ACES = frozenset(Card(1, s) for s in Suit)
+
+# A1: one rank order for every suit, highest first; no trumps.
+ORDER = rank_table("1 12 11 10 9 8 7 6 5 4 3 2")
+
+EXCHANGE, PLAY, OVER = "exchange", "play", "over"
+
+
+def strength(card: Card, led: Card) -> int:
+    """Only the suit led can win; within it the rank order of A1."""
+    return ORDER[card.rank] if card.suit is led.suit else -1
+
+
+def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit | None = None) -> int:
+    return winning_index(cards, strength)
+
+
+HAS_TRUMP = False
+
+
+def is_trump(card: Card, trump: Suit) -> bool:
+    return False
+
+
+def trick_size(seats: int) -> int:
+    return 4
+
+
+def trick_players(seats: int, dealer: int | None, leader: int, count: int) -> list[int]:
+    return [(leader + i) % 4 for i in range(count)]
+
+
+def trick_money(options: Options, request: dict[str, Any], cards: Any, players: list[int], index: int) -> dict[str, Any]:
+    """ResolveTrick: the payments of one trick (A6.2, A6.3). ``number`` (1-11) sets the first and
+    last tricks' doubling, ``fondo`` what a quínola takes or doubles, ``napolitana`` his seat, and
+    ``forced`` the aces and quínola that were their player's only card of the suit led."""
+    number = request.get("number", 2)
+    if not isinstance(number, int) or not 1 <= number <= 11:
+        raise InvalidInput("INVALID_FIELD", "number", f"number is the trick's number, 1 to 11, not {number!r}")
+    fondo = request.get("fondo", 0)
+    if not isinstance(fondo, int) or fondo < 0:
+        raise InvalidInput("INVALID_FIELD", "fondo", f"fondo must be a whole number of tantos, not {fondo!r}")
+    napolitana = request.get("napolitana")
+    if napolitana is not None and (not isinstance(napolitana, int) or not 0 <= napolitana < 4):
+        raise InvalidInput("SEAT_OUT_OF_RANGE", "napolitana", f"napolitana {napolitana!r} is not a seat")
+    forced = set(DECK.parse_cards(request.get("forced") or "", "forced"))
+    led = cards[0].suit
+    plays = []
+    for i, (seat, card) in enumerate(zip(players, cards, strict=True)):
+        kind = ""
+        if card in ACES or card == QUINOLA:
+            privileged = seat == napolitana and number <= 9
+            kind = ("led" if i == 0 else "placed" if card.suit is not led
+                    else "forced" if card in forced and not privileged else "voluntary")
+        plays.append(Play(seat, card, kind))
+    trick = PlayedTrick(number, players[0], tuple(plays), players[index])
+    return {"payments": money_mod.trick_payments(options, trick, fondo, napolitana)}
+
+
+def qualifies(hand: tuple[Card, ...]) -> bool:
+    """A4.1: three aces and the quínola, or all four aces."""
+    aces = sum(1 for c in hand if c in ACES)
+    return aces == 4 or (aces == 3 and QUINOLA in hand)
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    options: Options
+    dealer: int
+    fondo: int
+    hands: tuple[tuple[Card, ...], ...]
+    undealt: tuple[Card, ...]  # the three cards under the dish: S1's, S2's, S3's
+    phase: str
+    turn: int | None
+    choices: tuple[str, ...] = ("", "", "", "")  # per seat: "cambio", "quedo", "descarte" once made
+    out_of_play: tuple[Card, ...] = ()  # discards, declined undealt cards and the dealer's discard
+    napolitana: int | None = None
+    announcer: int | None = None
+    trick: Trick = Trick(0)
+    plays: tuple[Play, ...] = ()  # the trick in progress, classified
+    tricks: tuple[Trick, ...] = ()
+    played: tuple[PlayedTrick, ...] = ()  # the complete tricks, classified, for the money
+    cut: bool = False
+
+    @property
+    def finished(self) -> bool:
+        return self.phase == OVER
+
+    @property
+    def number(self) -> int:
+        """The number of the trick in progress (1..11)."""
+        return len(self.tricks) + 1
+
+
+def read_table(table: Any, seats: int) -> int:
+    return money_mod.read_table(table, seats)
+
+
+def read_deal(hands: list[tuple[Card, ...]], stock: tuple[Card, ...], seats: int) -> None:
+    """Eleven cards to each non-dealer, twelve to the dealer, three undealt: the whole pack."""
+    sizes = sorted(len(h) for h in hands)
+    if sizes != [11, 11, 11, 12]:
+        i = next((i for i, h in enumerate(hands) if len(h) not in (11, 12)), 0)
+        raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{i}]",
+                           f"Revesino deals 11 cards to each non-dealer and 12 to the dealer; the hands have {[len(h) for h in hands]}")
+    if len(stock) != 3:
+        raise InvalidInput("WRONG_HAND_SIZE", "deal.stock", f"deal.stock holds the 3 undealt cards, not {len(stock)}")
+
+
+def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tuple[Card, ...]], tuple[Card, ...]]:
+    """A3: three rounds from S1; packets of 3, 4, 4 to each non-dealer and 4, 4, 4 to the dealer;
+    the last three cards are undealt, for S1, S2 and S3 in that order."""
+    hands: list[list[Card]] = [[] for _ in range(4)]
+    position = 0
+    for packet in (3, 4, 4):
+        for k in range(1, 5):
+            seat = (dealer + k) % 4
+            size = 4 if seat == dealer else packet
+            hands[seat].extend(pack[position:position + size])
+            position += size
+    return [tuple(h) for h in hands], tuple(pack[position:])
+
+
+def start(setup: Setup) -> State:
+    if len(setup.hands[setup.dealer]) != 12:
+        raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{setup.dealer}]",
+                           f"seat {setup.dealer} deals and must hold 12 cards, not {len(setup.hands[setup.dealer])}")
+    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, hands=setup.hands,
+                 undealt=setup.stock, phase=EXCHANGE, turn=(setup.dealer + 1) % 4)
+
+
+# ---- legal actions -----------------------------------------------------------------------
+
+
+def _napolitana_open(state: State) -> bool:
+    """Section 0: between the dealer's discard and the first card of trick 1."""
+    return (state.phase == PLAY and not state.tricks and not state.trick.cards and state.napolitana is None
+            and state.options.napolitana_declaration == "explicit")
+
+
+def _renounces(state: State, seat: int) -> bool:
+    """Whether a seat may renounce now: the napolitana in tricks 1-9 (implicitly: the seat that
+    qualifies, until it has played its first renounce)."""
+    if state.number > 9:
+        return False
+    if state.napolitana is not None:
+        return seat == state.napolitana
+    return state.options.napolitana_declaration == "implicit" and qualifies(state.hands[seat] + _played_by(state, seat))
+
+
+def _played_by(state: State, seat: int) -> tuple[Card, ...]:
+    return tuple(p.card for t in state.played for p in t.plays if p.seat == seat) + \
+        tuple(p.card for p in state.plays if p.seat == seat)
+
+
+def playable(state: State, seat: int) -> list[Card]:
+    """A5: lead anything; follow the suit led if able, except a napolitana in tricks 1-9."""
+    hand = sorted_cards(state.hands[seat])
+    if not state.trick.cards or _renounces(state, seat) or state.options.allow_revokes:
+        return hand
+    led = state.trick.cards[0].suit
+    return [c for c in hand if c.suit is led] or hand
+
+
+def _may_announce(state: State, seat: int) -> bool:
+    """A4.2 / section 0: the leader of trick 10 who won tricks 1-9, before he leads."""
+    return (len(state.tricks) == 9 and not state.trick.cards and state.announcer is None
+            and all(t.winner == seat for t in state.tricks)
+            and (seat != state.napolitana or state.options.napolitana_may_announce))
+
+
+def legal_actions(state: State) -> list[Action]:
+    seat = state.turn
+    if state.phase == OVER or seat is None:
+        return []
+    if state.phase == EXCHANGE:
+        cards = sorted_cards(state.hands[seat])
+        if seat == state.dealer:
+            return [Action(seat, call="descarte", args=(str(c),)) for c in cards]
+        return [*(Action(seat, call="cambio", args=(str(c),)) for c in cards), Action(seat, call="quedo")]
+    out = [Action(seat, card=c) for c in playable(state, seat)]
+    if _may_announce(state, seat):
+        out.append(Action(seat, call="revesino"))
+    if _napolitana_open(state):
+        out += [Action(s, call="napolitana") for s in _round_from(seat) if qualifies(state.hands[s])]
+    return out
+
+
+def _round_from(seat: int) -> list[int]:
+    return [(seat + k) % 4 for k in range(4)]
+
+
+def to_act(state: State) -> int | None:
+    return None if state.finished else state.turn
+
+
+def is_finished(state: State) -> bool:
+    return state.finished
+
+
+def out_of_turn_calls(state: State, seat: int) -> frozenset[str]:
+    """Section 0: the napolitana may be called whoever's turn it is."""
+    return frozenset({"napolitana"})
+
+
+def explain(state: State, action: Action) -> IllegalAction:
+    seat, call = action.seat, action.call
+
+    def not_now(why: str) -> IllegalAction:
+        return IllegalAction("NOT_ALLOWED_NOW", why)
+
+    if action.card is not None:
+        if state.phase != PLAY:
+            return not_now(f"no card is played during the exchange: seat {seat} says "
+                           + ("descarte <card>" if seat == state.dealer else "cambio <card> or quedo"))
+        if action.card not in state.hands[seat]:
+            return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(sorted_cards(state.hands[seat]))}")
+        led = state.trick.cards[0]
+        follow = [c for c in sorted_cards(state.hands[seat]) if c.suit is led.suit]
+        return IllegalAction("MUST_FOLLOW_SUIT", f"seat {seat} holds {cards_str(follow)} of {led.suit.word}, the suit led ({led}), "
+                             f"and must follow it, not play {action.card}")
+    if call in ("cambio", "descarte"):
+        if state.phase != EXCHANGE:
+            return not_now(f"the exchange is over: {call} is not allowed now")
+        # FORMAT.md 6: a call this seat cannot make now comes before a card it does not hold.
+        if seat == state.dealer and call == "cambio":
+            return not_now(f"seat {seat} deals: he discards one card (descarte <card>) and takes nothing")
+        if seat != state.dealer and call == "descarte":
+            return not_now(f"seat {seat} does not deal: he exchanges (cambio <card>) or keeps (quedo)")
+        return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {Card.parse(action.args[0])}")
+    if call == "quedo":
+        if state.phase != EXCHANGE:
+            return not_now("the exchange is over: quedo is not allowed now")
+        return not_now(f"seat {seat} deals and must discard one card (descarte <card>)")
+    if call == "napolitana":
+        if state.options.napolitana_declaration == "implicit":
+            return not_now("under napolitanaDeclaration implicit the napolitana is declared by its first renounce, not called")
+        if state.napolitana is not None:
+            return not_now(f"seat {state.napolitana} has already declared the napolitana")
+        if state.phase != PLAY or state.tricks or state.trick.cards:
+            return not_now("the napolitana is declared after the exchange and before the first card is led")
+        return not_now(f"seat {seat} does not hold three aces and the quínola, or the four aces: no napolitana")
+    # revesino
+    if len(state.tricks) != 9 or state.trick.cards:
+        return not_now("a revesino is announced after trick 9, before the lead to trick 10")
+    if state.announcer is not None:
+        return not_now(f"seat {state.announcer} has already announced the revesino")
+    if seat == state.napolitana:
+        return not_now(f"seat {seat} plays a napolitana and cannot announce a revesino")
+    return not_now(f"seat {seat} has not won all of tricks 1-9: no revesino")
+
+
+# ---- applying actions --------------------------------------------------------------------
+
+Events = list[dict[str, Any]]
+
+
+def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
+    return tuple(hand if s == seat else h for s, h in enumerate(hands))
+
+
+def apply(state: State, action: Action) -> tuple[State, Events]:
+    seat = action.seat
+    if action.card is not None:
+        return _play(state, seat, action.card)
+    call = action.call
+    if call in ("cambio", "quedo", "descarte"):
+        return _exchange(state, action)
+    if call == "napolitana":
+        return replace(state, napolitana=seat), [{"kind": "napolitana", "seat": seat,
+                                                  "text": f"seat {seat} declares a napolitana: he may renounce in tricks 1-9"}]
+    return replace(state, announcer=seat), [{"kind": "revesino", "seat": seat,
+                                             "text": f"seat {seat} announces a revesino: he will take tricks 10 and 11"}]
+
+
+def _exchange(state: State, action: Action) -> tuple[State, Events]:
+    """A3: S1, S2, S3 exchange with their undealt card or keep; then the dealer discards one."""
+    seat, call = action.seat, action.call
+    assert call is not None
+    hand, out = state.hands[seat], state.out_of_play
+    if call == "descarte":
+        card = Card.parse(action.args[0])
+        hand = tuple(c for c in hand if c != card)
+        out += (card,)
+        text = f"seat {seat} (the dealer) discards a card"
+    else:
+        undealt = state.undealt[(seat - state.dealer - 1) % 4]
+        if call == "cambio":
+            card = Card.parse(action.args[0])
+            hand = tuple(c for c in hand if c != card) + (undealt,)
+            out += (card,)
+            text = f"seat {seat} exchanges one card for his undealt card"
+        else:
+            out += (undealt,)
+            text = f"seat {seat} keeps his cards"
+    choices = tuple(call if s == seat else c for s, c in enumerate(state.choices))
+    state = replace(state, hands=_with_hand(state.hands, seat, hand), out_of_play=out, choices=choices)
+    events: Events = [{"kind": call, "seat": seat, "text": text}]
+    if seat != state.dealer:
+        return replace(state, turn=(seat + 1) % 4), events
+    first = (state.dealer + 1) % 4
+    events.append({"kind": "play", "seat": first, "text": f"the exchange is over; seat {first} leads"})
+    return replace(state, phase=PLAY, turn=first, trick=Trick(first)), events
+
+
+def classify(state: State, seat: int, card: Card) -> str:
+    """A5.1 / section 0: how an ace or the quínola was played, judged on the hand before it."""
+    if card not in ACES and card != QUINOLA:
+        return ""
+    if not state.trick.cards:
+        return "led"
+    led = state.trick.cards[0].suit
+    if card.suit is not led:
+        return "placed"
+    in_suit = sum(1 for c in state.hands[seat] if c.suit is led)
+    if in_suit == 1 and not (seat == state.napolitana and state.number <= 9):
+        return "forced"
+    return "voluntary"
+
+
+def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
+    events: Events = [{"kind": "card", "seat": seat, "card": str(card), "text": f"seat {seat} plays {card}"}]
+    led = state.trick.cards[0].suit if state.trick.cards else None
+    off_suit = led is not None and card.suit is not led and any(c.suit is led for c in state.hands[seat])
+    napolitana = state.napolitana
+    if off_suit and napolitana is None and _renounces(state, seat):
+        napolitana = seat  # R24 implicit: the first renounce declares the napolitana
+        events.append({"kind": "napolitana", "seat": seat, "text": f"seat {seat} renounces: a napolitana"})
+    state = replace(state, napolitana=napolitana)
+    revoke = off_suit and not (seat == napolitana and state.number <= 9)
+    if revoke:
+        events.append({"kind": "renuncio", "seat": seat, "card": str(card),
+                       "text": f"seat {seat} revokes: holds {led.word if led else ''} and plays {card}"})
+    play = Play(seat, card, classify(state, seat, card), revoke)
+    state = replace(state, hands=_with_hand(state.hands, seat, tuple(c for c in state.hands[seat] if c != card)),
+                    trick=state.trick.with_card(card), plays=state.plays + (play,))
+    if len(state.trick.cards) < 4:
+        return replace(state, turn=(seat + 1) % 4), events
+    trick = state.trick
+    idx = trick_winner_index(trick.cards)
+    winner = trick.seat_of(idx, 4)
+    number = state.number
+    done = Trick(trick.leader, trick.cards, winner)
+    state = replace(state, tricks=state.tricks + (done,), trick=Trick(winner), turn=winner, plays=(),
+                    played=state.played + (PlayedTrick(number, trick.leader, state.plays, winner),))
+    events.append({"kind": "trick", "seat": winner, "card": str(trick.cards[idx]), "trick": number,
+                   "text": f"trick {number} to seat {winner} with {trick.cards[idx]}"})
+    announcer = state.announcer
+    if announcer is not None and winner != announcer and not state.cut:
+        events.append({"kind": "cut", "seat": winner, "trick": number, "text": f"seat {winner} cuts the revesino"})
+        state = replace(state, cut=True)
+        if not state.options.play_out_after_cut:
+            return replace(state, phase=OVER, turn=None), events
+    if number == 11:
+        return replace(state, phase=OVER, turn=None), events
+    return state, events
+
+
+# ---- results -----------------------------------------------------------------------------
+
+
+def tricks(state: State) -> list[Trick]:
+    return [*state.tricks, *([state.trick] if state.trick.cards else [])]
+
+
+def course(state: State) -> Course:
+    """The course of the hand for the money: the complete tricks and the trick in progress (a
+    lead to trick 10 without an announcement makes the quínola escrow final, A6.4)."""
+    played = state.played
+    if state.plays:
+        played += (PlayedTrick(state.number, state.trick.leader, state.plays, None),)
+    return Course(dealer=state.dealer, fondo=state.fondo, tricks=played, napolitana=state.napolitana,
+                  announcer=state.announcer, out_of_play=state.out_of_play if state.phase != EXCHANGE else (),
+                  finished=state.finished)
+
+
+_SETTLEMENT_ONLY = ("net", "payments", "table", "handWinner", "tiebreak", "party", "partyPayer")
+# The card points each seat has taken; `points` in a result is Rentoy's team score (FORMAT.md 6).
+_RENAMED = {"points": "cardPoints"}
+
+
+def summary(state: State) -> dict[str, Any]:
+    """The public fields of a hand in any state: the exchange choices, the napolitana and
+    revesino, tricks and points taken, the fondo and the escrow."""
+    money = money_mod.money(state.options, course(state))
+    out: dict[str, Any] = {"phase": state.phase, "exchanges": [c for c in state.choices]}
+    out.update({_RENAMED.get(k, k): v for k, v in money.items() if k not in _SETTLEMENT_ONLY})
+    if state.napolitana is not None and "napolitana" not in out:
+        out["napolitana"] = {"seat": state.napolitana, "outcome": "pending"}
+    if state.announcer is not None and "revesino" not in out:
+        out["revesino"] = {"seat": state.announcer, "outcome": "pending"}
+    return out
+
+
+def settlement(state: State) -> dict[str, Any]:
+    money = money_mod.money(state.options, course(state))
+    out = {k: v for k, v in money.items() if k in _SETTLEMENT_ONLY}
+    out["nextDealer"] = (state.dealer + 1) % 4
+    return out
+
+
+def settle_summary(options: Options, fondo: int, request: dict[str, Any]) -> dict[str, Any]:
+    return {_RENAMED.get(k, k): v for k, v in money_mod.settle_summary(options, fondo, request).items()}
+
+
+def view(state: State, seat: int) -> dict[str, Any]:
+    """What one seat may see: its own cards; its own undealt card once it has chosen (R6, or
+    before with peekBeforeExchange); the dealer's own discard; never the others' cards."""
+    out: dict[str, Any] = {"seat": seat, "hand": cards_str(sorted_cards(state.hands[seat])),
+                           "handSizes": [len(h) for h in state.hands]}
+    index = 3 if seat == state.dealer else (seat - state.dealer - 1) % 4
+    if seat != state.dealer and (state.choices[seat] or state.options.peek_before_exchange):
+        out["undealtCard"] = str(state.undealt[index])
+    if state.choices[seat] in ("cambio", "descarte"):
+        out["discarded"] = str(state.out_of_play[index])
+    return out
