@@ -1,4 +1,5 @@
 # Naipes: make serve | make test (lint, then pytest) | make lint (buf lint, ruff, mypy) | make proto
+#         make bench (the benchmark suite: bench/REPORT.md) | make bench-smoke (seconds; CI runs it)
 # The first run needs only python3: it creates .venv and installs the project (editable) into it.
 
 PYTHON ?= python3
@@ -15,7 +16,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 export BUF_CACHE_DIR := $(CURDIR)/build/buf-cache
 
-.PHONY: install serve test lint buf-lint ruff mypy proto clean
+.PHONY: install serve test lint buf-lint ruff mypy proto clean bench bench-smoke bench-tools
 
 install: $(INSTALLED) $(GEN)
 
@@ -48,7 +49,7 @@ buf-lint: $(IMAGE)
 	$(BIN)/buf lint $(IMAGE) --config buf.yaml --path naipes/v1/naipes.proto
 
 ruff: install
-	$(BIN)/ruff check engine service clients tools setup.py tests
+	$(BIN)/ruff check engine service clients tools setup.py tests bench
 
 # The engine passes mypy --strict (STYLE.md, habit 16); the service, with the generated stubs.
 mypy: install
@@ -59,6 +60,25 @@ lint: buf-lint ruff mypy
 
 test: install lint
 	$(BIN)/pytest -q $(PYTEST_ARGS)
+
+# The benchmark suite (bench/run.py) needs wrk and h2load (Debian: wrk, nghttp2-client) and the
+# optional open_spiel package (the `bench` extra) for the OpenSpiel figures.
+BENCHED := $(VENV)/.naipes-bench
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+bench-tools:
+	@command -v wrk >/dev/null && command -v h2load >/dev/null || \
+	  { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq wrk nghttp2-client >/dev/null; }
+
+$(BENCHED): $(INSTALLED) pyproject.toml
+	$(PY) -m pip install -q --no-build-isolation -e '.[dev,bench]'
+	touch $@
+
+bench: install bench-tools $(BENCHED)
+	$(PY) -m bench.run
+
+bench-smoke: install bench-tools $(BENCHED)
+	$(PY) -m bench.run --smoke
 
 clean:
 	rm -rf build service/gen *.egg-info
