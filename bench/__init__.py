@@ -1,0 +1,1 @@
+"""The benchmark suite (``make bench``, ``make bench-smoke``): see bench/run.py."""

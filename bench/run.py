@@ -1,0 +1,826 @@
+"""The benchmark suite (issue 5): ``make bench`` (full, writes bench/REPORT.md and
+bench/results.json) and ``make bench-smoke`` (a few seconds, writes bench/out/smoke/; asserts
+nothing about speed, only that every measurement ran and produced numbers).
+
+Everything is measured in the same run, on the same machine, medians over repeats:
+
+* engine: random legal complete hands per second for every game of ``engine.api.GAMES``
+  (bench/engine_driver.py), and the time to validate one complete record (``engine.api.validate``);
+* OpenSpiel (the optional ``open_spiel`` package): random Hearts and Spades games per second,
+  driven from Python like ours, and the time to replay a Hearts game from its history;
+* service: ``naipes serve --workers W`` for W = 1 and 2; requests/s and p50/p99 latency at a
+  fixed concurrency for ValidateHand (a complete record of each game) and LegalActions (a hand in
+  progress) over gRPC (h2load, a prebuilt gRPC frame as the body) and REST (wrk, a Lua script
+  posting the JSON), beside the health check of the same server in the same run; the streaming
+  validator (h2load posting one ValidateHands stream of many records) against one request per
+  record; the resident memory of every server process during the load;
+* where the time goes: a profile of the engine driver and the cost of each step of a request.
+
+Usage: python -m bench.run [--smoke] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import json
+import os
+import platform
+import pstats
+import random
+import re
+import shlex
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench import engine_driver  # noqa: E402
+from engine import api  # noqa: E402
+
+CONCURRENCY = 16  # requests in flight: h2load -c 16 -m 1 (16 connections, one stream each), wrk -c 16
+TARGETS = {"engine_hands_vs_hearts": 1.0, "validate_vs_hearts_replay": 3.0, "validate_vs_health": 0.85,
+           "two_workers_vs_one": 1.6, "stream_vs_unary": 10.0, "rss_mb": 200.0}
+
+
+@dataclass
+class Config:
+    smoke: bool
+    repeats: int  # engine and OpenSpiel repeats
+    service_repeats: int
+    engine_seconds: float
+    service_seconds: float
+    warm_up: float
+    workers: tuple[int, ...]
+    stream_records: dict[str, int] = field(default_factory=dict)
+
+
+FULL = Config(smoke=False, repeats=5, service_repeats=3, engine_seconds=1.0, service_seconds=3.0, warm_up=1.0, workers=(1, 2),
+              stream_records={"rentoy": 4000, "tresillo": 1000, "revesino": 1000})
+SMOKE = Config(smoke=True, repeats=1, service_repeats=1, engine_seconds=0.2, service_seconds=0.5, warm_up=0.0, workers=(1, 2),
+               stream_records={"rentoy": 60, "tresillo": 20, "revesino": 20})
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def log(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+# ---- the machine ---------------------------------------------------------------------------
+
+
+def machine() -> dict[str, Any]:
+    model = ""
+    try:
+        model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                      if line.startswith("model name")), "")
+    except OSError:
+        pass
+    versions = {}
+    for package in ("grpcio", "protobuf", "flask", "werkzeug", "gunicorn", "open_spiel", "numpy"):
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    tools = {}
+    for tool, args in (("h2load", ["--version"]), ("wrk", ["-v"])):
+        try:
+            out = subprocess.run([tool, *args], capture_output=True, text=True, timeout=10)
+            tools[tool] = (out.stdout + out.stderr).strip().splitlines()[0]
+        except (OSError, IndexError, subprocess.TimeoutExpired):
+            tools[tool] = None
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    return {"cores": os.cpu_count(), "affinity": len(os.sched_getaffinity(0)), "cpu": model, "platform": platform.platform(),
+            "python": platform.python_version(), "implementation": platform.python_implementation(),
+            "packages": versions, "tools": tools, "commit": commit, "load_average_before": os.getloadavg(),
+            "date": time.strftime("%Y-%m-%d %H:%M:%S %z")}
+
+
+# ---- the engine ----------------------------------------------------------------------------
+
+
+def timed_loop(step: Callable[[], Any], seconds: float) -> tuple[int, float]:
+    count, start = 0, time.perf_counter()
+    while True:
+        step()
+        count += 1
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return count, elapsed
+
+
+def engine(cfg: Config) -> dict[str, Any]:
+    out: dict[str, Any] = {"hands": {}, "validate": {}}
+    for name, game in api.GAMES.items():
+        table_sizes = (engine_driver.primary_seats(game),) if cfg.smoke else tuple(game.SEATS)
+        for seats in table_sizes:
+            rates, actions = [], []
+            for repeat in range(cfg.repeats):
+                rng = random.Random(repeat)
+                counted: list[int] = []
+                n, elapsed = timed_loop(lambda g=game, s=seats, r=rng, c=counted: c.append(engine_driver.random_hand(g, s, r)),
+                                        cfg.engine_seconds)
+                rates.append(n / elapsed)
+                actions.append(sum(counted) / len(counted))
+            out["hands"][f"{name}/{seats}"] = {"game": name, "seats": seats, "primary": seats == engine_driver.primary_seats(game),
+                                               "hands_per_s": median(rates), "runs": rates, "actions_per_hand": median(actions)}
+            log(f"engine {name}/{seats}: {median(rates):.0f} hands/s")
+        records = [engine_driver.random_record(name, seed=seed) for seed in range(20)]
+        for record in records:
+            result = api.validate(record)
+            assert result["valid"] and result["finished"], (name, result.get("violation"))
+        times = []
+        for _ in range(cfg.repeats):
+            n, elapsed = timed_loop(lambda rs=records: [api.validate(r) for r in rs], cfg.engine_seconds)
+            times.append(elapsed / (n * len(records)))
+        out["validate"][name] = {"seconds": median(times), "runs": times, "records": len(records),
+                                 "actions_per_record": sum(len(r["actions"]) for r in records) / len(records)}
+        log(f"engine validate {name}: {median(times) * 1e3:.3f} ms")
+    return out
+
+
+# ---- OpenSpiel -----------------------------------------------------------------------------
+
+
+def openspiel(cfg: Config) -> dict[str, Any]:
+    try:
+        import pyspiel  # type: ignore[import-not-found]
+    except ImportError as exc:
+        return {"missing": f"open_spiel is not installed ({exc}): pip install -e '.[bench]'"}
+
+    def play(game: Any, rng: random.Random) -> list[int]:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                action = rng.choice(state.chance_outcomes())[0]
+            else:
+                action = rng.choice(state.legal_actions())
+            state.apply_action(action)
+        state.returns()
+        return state.history()  # type: ignore[no-any-return]
+
+    out: dict[str, Any] = {"version": metadata.version("open_spiel"), "games": {}}
+    for name in ("hearts", "spades"):
+        game = pyspiel.load_game(name)
+        rates = []
+        for repeat in range(cfg.repeats):
+            rng = random.Random(repeat)
+            n, elapsed = timed_loop(lambda g=game, r=rng: play(g, r), cfg.engine_seconds)
+            rates.append(n / elapsed)
+        out["games"][name] = {"games_per_s": median(rates), "runs": rates,
+                              "actions_per_game": len(play(game, random.Random(0)))}
+        log(f"openspiel {name}: {median(rates):.0f} games/s")
+    hearts = pyspiel.load_game("hearts")
+    histories = [play(hearts, random.Random(seed)) for seed in range(20)]
+
+    def replay(history: list[int]) -> None:
+        state = hearts.new_initial_state()
+        for action in history:
+            state.apply_action(action)
+        assert state.is_terminal()
+        state.returns()
+
+    times = []
+    for _ in range(cfg.repeats):
+        n, elapsed = timed_loop(lambda: [replay(h) for h in histories], cfg.engine_seconds)
+        times.append(elapsed / (n * len(histories)))
+    out["hearts_replay"] = {"seconds": median(times), "runs": times, "actions_per_history": sum(map(len, histories)) / len(histories)}
+    log(f"openspiel hearts replay: {median(times) * 1e6:.0f} us")
+    return out
+
+
+# ---- the service ---------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def listening(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return True
+    except OSError:
+        return False
+
+
+def descendants(pid: int) -> list[int]:
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    out, frontier = [], [pid]
+    while frontier:
+        parent = frontier.pop()
+        kids = [p for p, pp in parents.items() if pp == parent]
+        out += kids
+        frontier += kids
+    return out
+
+
+def role(pid: int) -> str:
+    try:
+        cmd = (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return "gone"
+    if "multiprocessing" in cmd or "spawn_main" in cmd:
+        return "validation pool worker"
+    if "service.grpc_server" in cmd:
+        return "gRPC server"
+    if "gunicorn" in cmd:
+        return "gunicorn"
+    if "resource_tracker" in cmd:
+        return "multiprocessing resource tracker"
+    return cmd[:60]
+
+
+def rss_kb(pid: int) -> int:
+    try:
+        for line in (Path("/proc") / str(pid) / "status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+class MemorySampler:
+    """The largest resident set of each server process while it runs, sampled every 0.2 s."""
+
+    def __init__(self, root_pid: int) -> None:
+        self.root = root_pid
+        self.peak: dict[int, tuple[str, int]] = {}
+        self.total_peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(0.2):
+            pids = [self.root, *descendants(self.root)]
+            total = 0
+            for pid in pids:
+                kb = rss_kb(pid)
+                total += kb
+                if kb > self.peak.get(pid, ("", 0))[1]:
+                    self.peak[pid] = (role(pid), kb)
+            self.total_peak = max(self.total_peak, total)
+
+    def __enter__(self) -> MemorySampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def report(self) -> dict[str, Any]:
+        by_role: dict[str, list[float]] = {}
+        for name, kb in self.peak.values():
+            by_role.setdefault(name, []).append(kb / 1024)
+        return {"max_process_mb": max((kb / 1024 for _, kb in self.peak.values()), default=0.0),
+                "total_mb": self.total_peak / 1024,
+                "by_role": {name: {"processes": len(v), "max_mb": max(v)} for name, v in sorted(by_role.items())}}
+
+
+class Server:
+    """``naipes serve --workers W`` on free ports, for the duration of a ``with``."""
+
+    def __init__(self, workers: int, out: Path) -> None:
+        self.workers = workers
+        self.rest_port, self.grpc_port = free_port(), free_port()
+        naipes = Path(sys.executable).parent / "naipes"
+        self.command = [str(naipes) if naipes.exists() else "naipes", "serve", "--host", "127.0.0.1", "--rest-port", str(self.rest_port),
+                        "--grpc-port", str(self.grpc_port), "--workers", str(workers)]
+        self.log = (out / f"serve-w{workers}.log").open("w")
+
+    def __enter__(self) -> Server:
+        self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT, cwd=ROOT)
+        deadline = time.monotonic() + 60
+        while not (listening(self.rest_port) and listening(self.grpc_port)):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"naipes serve did not start: see {self.log.name}")
+            time.sleep(0.1)
+        time.sleep(1.0)  # every gRPC process and gunicorn worker up
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+
+def grpc_frame(message: Any) -> bytes:
+    data = message.SerializeToString()
+    return b"\0" + len(data).to_bytes(4, "big") + data
+
+
+@dataclass
+class Load:
+    """One load run's figures."""
+
+    rps: float
+    p50_ms: float
+    p99_ms: float
+    requests: int
+    errors: int
+    command: str
+
+
+def h2load(url: str, body: Path, seconds: float, warm_up: float, out: Path, connections: int = CONCURRENCY, requests: int = 0) -> Load:
+    """gRPC load with h2load: POST a prebuilt gRPC frame with content-type application/grpc and
+    te: trailers; latencies from its per-request log."""
+    logfile = out / "h2load-requests.tsv"
+    command = ["h2load", "-t", "1", "-c", str(connections), "-m", "1", "-d", str(body),
+               "-H", "content-type: application/grpc", "-H", "te: trailers", f"--log-file={logfile}"]
+    if requests:
+        command += ["-n", str(requests)]
+    else:
+        command += ["-D", f"{round(seconds * 1000)}ms"] + ([f"--warm-up-time={round(warm_up * 1000)}ms"] if warm_up else [])
+    command.append(url)
+    run = subprocess.run(command, capture_output=True, text=True, timeout=seconds + warm_up + 600)
+    (out / "h2load-last.txt").write_text(run.stdout + run.stderr)
+    text = run.stdout
+    finished = re.search(r"finished in ([\d.]+)(m?s), ([\d.]+) req/s", text)
+    counts = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored, (\d+) timeout", text)
+    status = re.search(r"status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", text)
+    if run.returncode != 0 or not finished or not counts or not status:
+        raise RuntimeError(f"h2load failed: {shlex.join(command)}\n{text}{run.stderr}")
+    elapsed = float(finished[1]) / (1000 if finished[2] == "ms" else 1)
+    latencies = sorted(int(line.split("\t")[2]) for line in logfile.read_text().splitlines() if line.count("\t") >= 2)
+    done = int(counts[4])
+    errors = int(counts[5]) + int(counts[6]) + int(counts[7]) + int(status[2]) + int(status[3]) + int(status[4])
+    return Load(rps=done / elapsed if requests else float(finished[3]), p50_ms=percentile(latencies, 50) / 1000,
+                p99_ms=percentile(latencies, 99) / 1000, requests=done, errors=errors, command=shlex.join(command))
+
+
+def percentile(values: list[int], p: float) -> float:
+    if not values:
+        return float("nan")
+    return float(values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))])
+
+
+WRK_SCRIPT = ROOT / "bench" / "post.lua"
+
+
+def wrk(url: str, body: Path | None, seconds: float, out: Path) -> Load:
+    command = ["wrk", "-t", "1", "-c", str(CONCURRENCY), "-d", f"{max(1, round(seconds))}s", "-s", str(WRK_SCRIPT), url]
+    env = {**os.environ, "NAIPES_BENCH_BODY": str(body) if body else ""}
+    run = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 120, env=env)
+    (out / "wrk-last.txt").write_text(run.stdout + run.stderr)
+    found = re.search(r"^WRKJSON (\{.*\})$", run.stdout, re.M)
+    if run.returncode != 0 or not found:
+        raise RuntimeError(f"wrk failed: {shlex.join(command)}\n{run.stdout}{run.stderr}")
+    data = json.loads(found[1])
+    errors = sum(v for k, v in data.items() if k.startswith("errors"))
+    body_note = f"NAIPES_BENCH_BODY={body} " if body else ""
+    return Load(rps=data["requests"] / (data["duration_us"] / 1e6), p50_ms=data["p50_us"] / 1000, p99_ms=data["p99_us"] / 1000,
+                requests=data["requests"], errors=errors, command=body_note + shlex.join(command))
+
+
+def repeated(cfg: Config, run: Callable[[], Load]) -> dict[str, Any]:
+    loads = [run() for _ in range(cfg.service_repeats)]
+    return {"rps": median([x.rps for x in loads]), "p50_ms": median([x.p50_ms for x in loads]),
+            "p99_ms": median([x.p99_ms for x in loads]), "requests": sum(x.requests for x in loads),
+            "errors": sum(x.errors for x in loads), "runs": [x.rps for x in loads], "command": loads[0].command}
+
+
+def payloads(out: Path, cfg: Config) -> dict[str, Any]:
+    """The request bodies: a complete record of median length per game (ValidateHand), the same
+    hand stopped half way (LegalActions), and a stream of records per game (ValidateHands)."""
+    from google.protobuf import json_format
+    from grpc_health.v1 import health_pb2
+
+    from naipes.v1 import naipes_pb2 as pb
+
+    files: dict[str, Any] = {"health.grpc": out / "health.grpc"}
+    files["health.grpc"].write_bytes(grpc_frame(health_pb2.HealthCheckRequest()))
+    for name in api.GAMES:
+        record = engine_driver.typical_record(name)
+        partial = engine_driver.in_progress(record)
+        for rpc, data in (("ValidateHand", record), ("LegalActions", partial)):
+            (out / f"{rpc}-{name}.json").write_text(json.dumps(data))
+            message = json_format.ParseDict({"record": data}, getattr(pb, f"{rpc}Request")())
+            (out / f"{rpc}-{name}.grpc").write_bytes(grpc_frame(message))
+            files[f"{rpc}/{name}"] = {"json": out / f"{rpc}-{name}.json", "grpc": out / f"{rpc}-{name}.grpc",
+                                      "actions": len(data["actions"])}
+        count = cfg.stream_records.get(name, 200)
+        records = [engine_driver.random_record(name, seed=seed) for seed in range(min(count, 200))]
+        stream = b"".join(grpc_frame(pb.ValidateHandsRequest(id=str(i), record=json_format.ParseDict(records[i % len(records)], pb.HandRecord())))
+                          for i in range(count))
+        (out / f"ValidateHands-{name}.grpc").write_bytes(stream)
+        (out / f"ValidateHands-{name}.ndjson").write_text("".join(json.dumps(records[i % len(records)]) + "\n" for i in range(count)))
+        files[f"ValidateHands/{name}"] = {"grpc": out / f"ValidateHands-{name}.grpc", "ndjson": out / f"ValidateHands-{name}.ndjson",
+                                          "records": count}
+    return files
+
+
+def check_payloads(server: Server, files: dict[str, Any]) -> None:
+    """Every body is answered without error over both transports (h2load counts a gRPC error,
+    which comes in the trailers of an HTTP 200, as a success)."""
+    import grpc
+    import requests
+
+    from naipes.v1 import naipes_pb2 as pb
+
+    with grpc.insecure_channel(f"127.0.0.1:{server.grpc_port}") as channel:
+        grpc.channel_ready_future(channel).result(timeout=30)
+        for key, entry in files.items():
+            if key == "health.grpc":
+                call = channel.unary_unary("/grpc.health.v1.Health/Check")
+                call(entry.read_bytes()[5:], timeout=30)
+                continue
+            rpc, _game = key.split("/")
+            data = entry["grpc"].read_bytes()
+            if rpc == "ValidateHands":
+                frames = split_frames(data)
+                call_stream = channel.stream_stream(f"/naipes.v1.NaipesService/{rpc}")
+                answers = [pb.ValidateHandsResponse.FromString(a) for a in call_stream(iter(frames), timeout=600)]
+                assert len(answers) == len(frames) and all(a.HasField("result") and a.result.valid for a in answers), key
+                continue
+            call = channel.unary_unary(f"/naipes.v1.NaipesService/{rpc}")
+            call(data[5:], timeout=30)
+            answer = requests.post(f"http://127.0.0.1:{server.rest_port}/v1/hands:{'validate' if rpc == 'ValidateHand' else 'legalActions'}",
+                                   data=entry["json"].read_bytes(), headers={"Content-Type": "application/json"}, timeout=30)
+            assert answer.status_code == 200 and answer.json()["valid"], (key, answer.text[:300])
+
+
+def split_frames(data: bytes) -> list[bytes]:
+    frames, i = [], 0
+    while i < len(data):
+        size = int.from_bytes(data[i + 1:i + 5], "big")
+        frames.append(data[i + 5:i + 5 + size])
+        i += 5 + size
+    return frames
+
+
+def stream_rest(server: Server, body: Path, records: int) -> float:
+    """Records/s of one NDJSON stream over REST (curl sends and reads at once)."""
+    command = ["curl", "-sS", "-o", "-", "-H", "Content-Type: application/x-ndjson", "--data-binary", f"@{body}",
+               f"http://127.0.0.1:{server.rest_port}/v1/hands:validateStream"]
+    start = time.perf_counter()
+    run = subprocess.run(command, capture_output=True, timeout=600)
+    elapsed = time.perf_counter() - start
+    lines = run.stdout.splitlines()
+    if run.returncode != 0 or len(lines) != records or b'"error"' in run.stdout:
+        raise RuntimeError(f"REST stream failed: {shlex.join(command)}: {len(lines)} lines of {records}")
+    return records / elapsed
+
+
+def measure(cfg: Config, server: Server, files: dict[str, Any], raw: Path) -> dict[str, Any]:
+    """Every load run against one server."""
+    check_payloads(server, files)
+    grpc_base = f"http://127.0.0.1:{server.grpc_port}"
+    rest_base = f"http://127.0.0.1:{server.rest_port}"
+    figures: dict[str, Any] = {"command": shlex.join(server.command), "grpc": {}, "rest": {}, "stream": {}}
+    # Health first and last: the same server's cheapest call, around the others.
+    health_runs: dict[str, list[dict[str, Any]]] = {"grpc": [], "rest": []}
+
+    def health() -> None:
+        health_runs["grpc"].append(repeated(cfg, lambda: h2load(grpc_base + "/grpc.health.v1.Health/Check", files["health.grpc"],
+                                                                cfg.service_seconds, cfg.warm_up, raw)))
+        health_runs["rest"].append(repeated(cfg, lambda: wrk(rest_base + "/healthz", None, cfg.service_seconds, raw)))
+
+    health()
+    for key, entry in files.items():
+        if key == "health.grpc" or key.startswith("ValidateHands"):
+            continue
+        rpc, game = key.split("/")
+        path = "/v1/hands:validate" if rpc == "ValidateHand" else "/v1/hands:legalActions"
+        figures["grpc"][key] = repeated(cfg, lambda e=entry, r=rpc: h2load(f"{grpc_base}/naipes.v1.NaipesService/{r}", e["grpc"],
+                                                                           cfg.service_seconds, cfg.warm_up, raw))
+        figures["rest"][key] = repeated(cfg, lambda e=entry, p=path: wrk(rest_base + p, e["json"], cfg.service_seconds, raw))
+        figures["grpc"][key]["actions"] = figures["rest"][key]["actions"] = entry["actions"]
+        log(f"  {key}: gRPC {figures['grpc'][key]['rps']:.0f} req/s, REST {figures['rest'][key]['rps']:.0f} req/s")
+    if not cfg.smoke:
+        health()
+    for transport in ("grpc", "rest"):
+        runs = health_runs[transport]
+        figures[transport]["health"] = {**runs[0], "rps": median([r["rps"] for r in runs]),
+                                        "p50_ms": median([r["p50_ms"] for r in runs]), "p99_ms": median([r["p99_ms"] for r in runs]),
+                                        "runs": [x for r in runs for x in r["runs"]], "errors": sum(r["errors"] for r in runs)}
+        log(f"  health {transport}: {figures[transport]['health']['rps']:.0f} req/s")
+    # The streaming validator against one request per record, records of each game.
+    for name in api.GAMES:
+        entry = files[f"ValidateHands/{name}"]
+        url = f"{grpc_base}/naipes.v1.NaipesService/ValidateHands"
+        h2load(url, entry["grpc"], 0, 0, raw, connections=8, requests=8)  # start every gRPC process's pool
+        stream = [h2load(url, entry["grpc"], 0, 0, raw, connections=1, requests=1) for _ in range(cfg.service_repeats)]
+        stream_rps = [entry["records"] / (1 / x.rps) for x in stream]
+        unary = files[f"ValidateHand/{name}"]
+        one_by_one = repeated(cfg, lambda u=unary: h2load(f"{grpc_base}/naipes.v1.NaipesService/ValidateHand", u["grpc"],
+                                                          cfg.service_seconds, cfg.warm_up, raw, connections=1))
+        stream_rest(server, entry["ndjson"], entry["records"])  # warm the REST workers' pools
+        rest_rates = [stream_rest(server, entry["ndjson"], entry["records"]) for _ in range(cfg.service_repeats)]
+        figures["stream"][name] = {
+            "records": entry["records"], "grpc_stream_records_per_s": median(stream_rps), "runs": stream_rps,
+            "errors": sum(x.errors for x in stream), "command": stream[0].command,
+            "unary_sequential_per_s": one_by_one["rps"], "unary_sequential": one_by_one,
+            "unary_concurrent_per_s": figures["grpc"][f"ValidateHand/{name}"]["rps"],
+            "rest_stream_records_per_s": median(rest_rates), "rest_runs": rest_rates}
+        log(f"  stream {name}: {median(stream_rps):.0f} records/s (one by one {one_by_one['rps']:.0f}/s)")
+    return figures
+
+
+def service(cfg: Config, out: Path) -> dict[str, Any]:
+    raw = out / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    files = payloads(raw, cfg)
+    results: dict[str, Any] = {}
+    for workers in cfg.workers:
+        log(f"service: naipes serve --workers {workers}")
+        with Server(workers, out) as server, MemorySampler(server.process.pid) as memory:
+            figures = measure(cfg, server, files, raw)
+        figures["memory"] = memory.report()
+        results[str(workers)] = figures
+    return results
+
+
+# ---- where the time goes -------------------------------------------------------------------
+
+
+def profiles(cfg: Config) -> dict[str, Any]:
+    """cProfile of the engine driver (top functions by own time) and the cost of each step of a
+    ValidateHand request, per game."""
+
+
+    out: dict[str, Any] = {"engine": {}, "request_steps": {}}
+    for name, game in api.GAMES.items():
+        seats = engine_driver.primary_seats(game)
+        rng = random.Random(0)
+        profiler = cProfile.Profile()
+        profiler.enable()
+        timed_loop(lambda g=game, s=seats, r=rng: engine_driver.random_hand(g, s, r), cfg.engine_seconds)
+        profiler.disable()
+        stats = pstats.Stats(profiler, stream=io.StringIO())
+        total = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
+        rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2], reverse=True)[:12]  # type: ignore[attr-defined]
+        out["engine"][name] = [{"function": f"{Path(f).name}:{line}({fn})", "own_share": v[2] / total, "calls": v[1]}
+                               for (f, line, fn), v in rows]
+        record = engine_driver.typical_record(name)
+        timings = request_steps(record, cfg)
+        out["request_steps"][name] = {"actions": len(record["actions"]), "microseconds": timings}
+    return out
+
+
+def request_steps(record: dict[str, Any], cfg: Config) -> dict[str, float]:
+    """Microseconds of each step of one ValidateHand request for ``record``."""
+    from google.protobuf import json_format
+
+    from naipes.v1 import naipes_pb2 as pb
+    from service.codec import from_engine, to_engine, to_json
+
+    wire = pb.ValidateHandRequest(record=json_format.ParseDict(record, pb.HandRecord())).SerializeToString()
+    request = pb.ValidateHandRequest.FromString(wire)
+    data = to_engine(request.record)
+    result = api.validate(data)
+    message = from_engine(result, pb.ValidationResult())
+    response = pb.ValidateHandResponse(result=message)
+    steps: dict[str, Callable[[], Any]] = {
+        "parse request (protobuf)": lambda: pb.ValidateHandRequest.FromString(wire),
+        "message -> dict (to_engine)": lambda: to_engine(request.record),
+        "engine (api.validate)": lambda: api.validate(data),
+        "dict -> message (from_engine)": lambda: from_engine(result, pb.ValidationResult()),
+        "serialize response": lambda: response.SerializeToString(),
+        "REST: message -> JSON text (to_json + dumps)": lambda: json.dumps(to_json(message)),
+    }
+    timings = {}
+    for step, fn in steps.items():
+        n, elapsed = timed_loop(fn, max(0.05, cfg.engine_seconds / 4))
+        timings[step] = elapsed / n * 1e6
+    return timings
+
+
+# ---- the report ----------------------------------------------------------------------------
+
+
+def ratios(results: dict[str, Any]) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
+    os_ = results["openspiel"]
+    eng = results["engine"]
+    svc = results["service"]
+    if "games" in os_:
+        hearts = os_["games"]["hearts"]["games_per_s"]
+        for key, entry in eng["hands"].items():
+            if entry["primary"]:
+                rows.append({"target": f"random {key} hands/s vs OpenSpiel Hearts games/s", "value": entry["hands_per_s"] / hearts,
+                             "goal": f">= {TARGETS['engine_hands_vs_hearts']}", "met": entry["hands_per_s"] / hearts >= TARGETS["engine_hands_vs_hearts"]})
+        replay = os_["hearts_replay"]["seconds"]
+        for name, entry in eng["validate"].items():
+            rows.append({"target": f"validate a complete {name} record vs OpenSpiel Hearts replay (time)", "value": entry["seconds"] / replay,
+                         "goal": f"<= {TARGETS['validate_vs_hearts_replay']}", "met": entry["seconds"] / replay <= TARGETS["validate_vs_hearts_replay"]})
+    for workers, figures in svc.items():
+        for transport in ("grpc", "rest"):
+            health = figures[transport]["health"]["rps"]
+            for key, entry in figures[transport].items():
+                if key.startswith("ValidateHand/"):
+                    value = entry["rps"] / health
+                    rows.append({"target": f"{key} vs health check, {transport.upper() if transport == 'rest' else 'gRPC'}, {workers} worker(s)",
+                                 "value": value, "goal": f">= {TARGETS['validate_vs_health']}", "met": value >= TARGETS["validate_vs_health"]})
+    if "1" in svc and "2" in svc:
+        for transport in ("grpc", "rest"):
+            for key in svc["1"][transport]:
+                if key.startswith("ValidateHand/") or key == "health":
+                    value = svc["2"][transport][key]["rps"] / svc["1"][transport][key]["rps"]
+                    rows.append({"target": f"2 workers vs 1: {key}, {'gRPC' if transport == 'grpc' else 'REST'}", "value": value,
+                                 "goal": f">= {TARGETS['two_workers_vs_one']}", "met": value >= TARGETS["two_workers_vs_one"]})
+    for workers, figures in svc.items():
+        for name, entry in figures["stream"].items():
+            for against, label in (("unary_sequential_per_s", "one request at a time"), ("unary_concurrent_per_s", f"{CONCURRENCY} requests in flight")):
+                value = entry["grpc_stream_records_per_s"] / entry[against]
+                rows.append({"target": f"ValidateHands {name} records/s vs ValidateHand {label}, {workers} worker(s)", "value": value,
+                             "goal": f">= {TARGETS['stream_vs_unary']}", "met": value >= TARGETS["stream_vs_unary"]})
+        mem = figures["memory"]["max_process_mb"]
+        rows.append({"target": f"largest server process RSS under load, {workers} worker(s) (MB)", "value": mem,
+                     "goal": f"< {TARGETS['rss_mb']:.0f}", "met": mem < TARGETS["rss_mb"]})
+    return rows
+
+
+def fmt(value: float, digits: int = 0) -> str:
+    return f"{value:,.{digits}f}"
+
+
+def write_report(results: dict[str, Any], path: Path, command: str) -> None:
+    m = results["machine"]
+    lines = [f"# Naipes benchmark report{' (smoke run: tiny durations, numbers not meaningful)' if results['smoke'] else ''}", "",
+             f"Generated by `{command}` on {m['date']} at commit `{m['commit']}`. Every figure below comes from this one run on this "
+             f"machine; each is the median of {results['repeats']} repeat(s) (engine, OpenSpiel) or "
+             f"{results['service_repeats']} (service). The raw figures are in "
+             f"[{'results.json' if not results['smoke'] else path.with_name('results.json').name}](results.json).", "",
+             "## Machine", "",
+             f"- {m['cores']} cores ({m['affinity']} usable), {m['cpu'] or 'CPU model unknown'}; {m['platform']}",
+             f"- Python {m['python']} ({m['implementation']}); " + ", ".join(f"{k} {v}" for k, v in m["packages"].items() if v),
+             f"- load generators: {m['tools']['h2load']}; {m['tools']['wrk']}; load average before the run: "
+             + ", ".join(f"{x:.2f}" for x in m["load_average_before"]),
+             "- The load generators run on the same machine as the server and take part of its cores.", ""]
+    lines += ["## Targets (issue 5), as ratios", "", "| target | measured | goal | met |", "|---|---:|---|---|"]
+    for row in results["ratios"]:
+        lines.append(f"| {row['target']} | {row['value']:.2f} | {row['goal']} | {'yes' if row['met'] else '**no**'} |")
+    lines += [""]
+    eng, os_ = results["engine"], results["openspiel"]
+    lines += ["## Engine", "", "Random legal complete hands (deal, every action generated from the legal list, checked and applied, "
+              "the hand settled), single process, `bench/engine_driver.py`:", "",
+              "| game / seats | hands/s | actions per hand |", "|---|---:|---:|"]
+    for key, entry in eng["hands"].items():
+        lines.append(f"| {key}{' (headline)' if entry['primary'] else ''} | {fmt(entry['hands_per_s'])} | {entry['actions_per_hand']:.1f} |")
+    lines += ["", "Validating one complete record (`engine.api.validate`: read the record, replay it, the result with its events "
+              "and settlement), mean over 20 random complete records:", "", "| game | time per record | actions per record |", "|---|---:|---:|"]
+    for name, entry in eng["validate"].items():
+        lines.append(f"| {name} | {entry['seconds'] * 1e3:.3f} ms | {entry['actions_per_record']:.1f} |")
+    lines += ["", "### OpenSpiel, same machine, same run", ""]
+    if "games" in os_:
+        lines += [f"open_spiel {os_['version']} (C++ engine, Python bindings), random games driven from Python exactly as ours are "
+                  "(chance outcomes and actions picked with `random.choice`, `apply_action`, `returns()` at the end):", "",
+                  "| game | games/s | actions per game (chance included) |", "|---|---:|---:|"]
+        for name, entry in os_["games"].items():
+            lines.append(f"| {name} | {fmt(entry['games_per_s'])} | {entry['actions_per_game']} |")
+        lines += ["", f"Replaying a Hearts game from its history (`new_initial_state()`, `apply_action` for each of "
+                  f"{os_['hearts_replay']['actions_per_history']:.0f} actions): {os_['hearts_replay']['seconds'] * 1e6:.0f} µs.", ""]
+    else:
+        lines += [f"Not measured: {os_['missing']}", ""]
+    lines += ["## Service", "", f"`naipes serve --workers W` (W gRPC processes on one port with SO_REUSEPORT, W gunicorn gthread "
+              f"workers); {CONCURRENCY} requests in flight (h2load: 16 connections, one stream each; wrk: 16 connections); "
+              f"{results['service_seconds']:g} s per run after {results['warm_up_seconds']:g} s of warm-up (h2load; wrk runs whole seconds); the "
+              "health check is measured before and after the other calls and its median kept. Bodies: a complete record of median length per game (ValidateHand), the "
+              "same hand stopped half way (LegalActions).", ""]
+    for workers, figures in results["service"].items():
+        lines += [f"### {workers} worker(s)", "", "| call | gRPC req/s | p50 | p99 | REST req/s | p50 | p99 |", "|---|---:|---:|---:|---:|---:|---:|"]
+        for key in figures["grpc"]:
+            g, r = figures["grpc"][key], figures["rest"][key]
+            lines.append(f"| {key} | {fmt(g['rps'])} | {g['p50_ms']:.2f} ms | {g['p99_ms']:.2f} ms | {fmt(r['rps'])} | {r['p50_ms']:.2f} ms | {r['p99_ms']:.2f} ms |")
+        lines += ["", "Streaming validator (one ValidateHands stream, records/s) against one ValidateHand request per record:", "",
+                  "| game | records in the stream | gRPC stream | REST NDJSON stream | unary, one at a time | unary, 16 in flight |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        for name, s in figures["stream"].items():
+            lines.append(f"| {name} | {s['records']} | {fmt(s['grpc_stream_records_per_s'])} | {fmt(s['rest_stream_records_per_s'])} | "
+                         f"{fmt(s['unary_sequential_per_s'])} | {fmt(s['unary_concurrent_per_s'])} |")
+        mem = figures["memory"]
+        lines += ["", f"Resident memory during the load (peak per process): largest {mem['max_process_mb']:.0f} MB; all server processes "
+                  f"together at most {mem['total_mb']:.0f} MB. " + "; ".join(f"{role}: {v['processes']} process(es), up to {v['max_mb']:.0f} MB"
+                                                                       for role, v in mem["by_role"].items()) + ".", ""]
+    prof = results["profiles"]
+    lines += ["## Where the time goes", "", "Cost of each step of one ValidateHand request (in process, one core):", "",
+              "| game (actions) | " + " | ".join(next(iter(prof["request_steps"].values()))["microseconds"]) + " |",
+              "|---|" + "---:|" * len(next(iter(prof["request_steps"].values()))["microseconds"])]
+    for name, entry in prof["request_steps"].items():
+        lines.append(f"| {name} ({entry['actions']}) | " + " | ".join(f"{v:.0f} µs" for v in entry["microseconds"].values()) + " |")
+    lines += ["", "Engine hot spots (cProfile of the random-hand driver, share of own time):", ""]
+    for name, rows in prof["engine"].items():
+        lines.append(f"- **{name}**: " + "; ".join(f"`{r['function']}` {r['own_share'] * 100:.0f}%" for r in rows[:8]))
+    lines += ["", "## Commands", "", "```sh", command]
+    seen = set()
+    for figures in results["service"].values():
+        for cmd in [figures["command"], *(e["command"] for t in ("grpc", "rest") for e in figures[t].values()),
+                    *(s["command"] for s in figures["stream"].values()), *(s["unary_sequential"]["command"] for s in figures["stream"].values())]:
+            generic = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", re.sub(r"--(rest|grpc)-port \d+", r"--\1-port PORT", cmd))
+            generic = re.sub(r"/\S*/bench/out/", "bench/out/", generic)
+            if generic not in seen:
+                seen.add(generic)
+                lines.append(generic)
+    lines += ["```", ""]
+    if results.get("notes"):
+        lines += ["## Reading the figures", "", results["notes"].strip(), ""]
+    path.write_text("\n".join(lines))
+
+
+def check_complete(results: dict[str, Any]) -> list[str]:
+    """What the smoke run asserts: every measurement ran and gave a positive, finite number, and no
+    load run had an error."""
+    problems = []
+
+    def walk(value: Any, where: str) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, f"{where}.{k}")
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{where}[{i}]")
+        elif isinstance(value, float) and not value > 0 and not where.endswith("load_average_before"):
+            problems.append(f"{where} = {value}")
+
+    walk({k: results[k] for k in ("engine", "openspiel", "service", "profiles")}, "results")
+    if "missing" in results["openspiel"]:
+        problems.append(results["openspiel"]["missing"])
+    for workers, figures in results["service"].items():
+        for transport in ("grpc", "rest"):
+            for key, entry in figures[transport].items():
+                if entry["errors"] or entry["requests"] <= 0:
+                    problems.append(f"{workers} worker(s) {transport} {key}: {entry['errors']} errors, {entry['requests']} requests")
+        for name, entry in figures["stream"].items():
+            if entry["errors"]:
+                problems.append(f"{workers} worker(s) stream {name}: {entry['errors']} errors")
+    expected_keys = {f"{rpc}/{g}" for rpc in ("ValidateHand", "LegalActions") for g in api.GAMES} | {"health"}
+    for workers, figures in results["service"].items():
+        for transport in ("grpc", "rest"):
+            if set(figures[transport]) != expected_keys:
+                problems.append(f"{workers} worker(s) {transport}: measured {sorted(figures[transport])}")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--smoke", action="store_true", help="a few seconds; check that every measurement runs")
+    parser.add_argument("--out", type=Path, help="where REPORT.md and results.json go (default: bench/, smoke: bench/out/smoke/)")
+    parser.add_argument("--render", action="store_true", help="only rewrite REPORT.md from results.json (and the notes)")
+    parser.add_argument("--notes", type=Path, default=ROOT / "bench" / "NOTES.md", help="the analysis appended to the report")
+    args = parser.parse_args(argv)
+    cfg = SMOKE if args.smoke else FULL
+    out = args.out or (ROOT / "bench" / "out" / "smoke" if args.smoke else ROOT / "bench")
+    out.mkdir(parents=True, exist_ok=True)
+    work = ROOT / "bench" / "out" / ("smoke" if args.smoke else "full")
+    work.mkdir(parents=True, exist_ok=True)
+    command = "make bench-smoke" if args.smoke else "make bench"
+    if args.render:
+        results = json.loads((out / "results.json").read_text())
+        if args.notes.exists() and not results["smoke"]:
+            results["notes"] = args.notes.read_text()
+            (out / "results.json").write_text(json.dumps(results, indent=1, default=str) + "\n")
+        write_report(results, out / "REPORT.md", command)
+        return 0
+    started = time.monotonic()
+    results: dict[str, Any] = {"smoke": cfg.smoke, "repeats": cfg.repeats, "service_repeats": cfg.service_repeats,
+                               "service_seconds": cfg.service_seconds, "warm_up_seconds": cfg.warm_up,
+                               "concurrency": CONCURRENCY, "targets": TARGETS, "machine": machine()}
+    results["engine"] = engine(cfg)
+    results["openspiel"] = openspiel(cfg)
+    results["service"] = service(cfg, work)
+    results["profiles"] = profiles(cfg)
+    results["ratios"] = ratios(results)
+    results["seconds"] = time.monotonic() - started
+    if args.notes.exists() and not cfg.smoke:
+        results["notes"] = args.notes.read_text()
+    (out / "results.json").write_text(json.dumps(results, indent=1, default=str) + "\n")
+    write_report(results, out / "REPORT.md", command)
+    log(f"wrote {out / 'REPORT.md'} and {out / 'results.json'} in {results['seconds']:.0f} s")
+    problems = check_complete(results)
+    for problem in problems:
+        log(f"MISSING: {problem}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
