@@ -1,0 +1,676 @@
+"""The Revesino decisions of rules/revesino.md that had no test named after them: R3, R4, R6, R7,
+R8, R15, R24, R25, R28, R29-R31 and R38, each through whole hand records (``engine.api.validate``;
+SettleHand and ResolveTrick where they fit), default and OPTION where the spec says Configurable.
+
+Every hand here is scripted trick by trick (``scripted``): the cards of each trick in play order,
+the leader of trick 1 being S1 and of each next trick the winner of the last. The hands dealt
+are derived from the tricks and the exchange, so every figure below (points, tricks, payments,
+net, fondo, escrow) is computed by hand from the spec and written out. Seats are written
+relative to the dealer (S0 = dealer, S1 = the seat after him, ...); ``seat(d, k)`` is the
+absolute seat of Sk when seat d deals. Fresh table (fondo 0) unless stated: the deal's antes
+2 each and the fee 1 make the fondo 9.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+pytest.importorskip("engine.revesino_money", reason="engine/revesino.py imports engine.revesino_money, which has not landed yet")
+
+from revesino_support import (  # noqa: E402
+    DECK,
+    card_points,
+    legal,
+    legal_of,
+    more,
+    rec,
+    trick_winner,
+    upto,
+    winners,
+)
+
+from engine import api  # noqa: E402
+from engine.errors import InvalidInput  # noqa: E402
+
+if "revesino" not in api.GAMES:
+    pytest.skip("revesino is not registered in engine.api.GAMES yet", allow_module_level=True)
+
+
+# ---- scripted hands ----------------------------------------------------------------------------
+
+
+def seat(dealer: int, k: int) -> int:
+    """The absolute seat of Sk when ``dealer`` deals."""
+    return (dealer + k) % 4
+
+
+def scripted(tricks: Sequence[str], *, dealer: int = 0, undealt: str, exchange: dict[int, str] | None = None,
+             calls: Sequence[str] = (), before: dict[int, Sequence[str]] | None = None,
+             rules: dict[str, Any] | None = None, table: dict[str, Any] | None = None) -> dict:
+    """A whole hand record from its tricks.
+
+    ``tricks``: the cards of each trick in play order from its leader. ``undealt``: S1's, S2's
+    and S3's undealt cards. ``exchange``: by relative seat, ``"quedo"`` (default for S1-S3),
+    ``"cambio <card>"`` or, for S0, ``"descarte <card>"`` (required): the hands dealt are the
+    hands the tricks show, with a cambio's discard in place of the undealt card taken and the
+    dealer's discard added. ``calls``: actions (relative seat first, e.g. ``"2 napolitana"``)
+    made after the exchange; ``before[n]``: actions made just before the first card of trick n.
+    """
+    exchange = dict(exchange or {})
+    stock = undealt.split()
+    assert len(stock) == 3, "test bug: three undealt cards"
+    held: list[list[str]] = [[] for _ in range(4)]
+    plays: list[list[str]] = []
+    leader = seat(dealer, 1)
+    for text in tricks:
+        cards = text.split()
+        assert len(cards) == 4, f"test bug: {text!r}"
+        plays.append([f"{(leader + k) % 4} {c}" for k, c in enumerate(cards)])
+        for k, c in enumerate(cards):
+            held[(leader + k) % 4].append(c)
+        leader = (leader + trick_winner(cards)) % 4
+    dealt = [list(h) for h in held]
+    actions = []
+    for k in (1, 2, 3):
+        s = seat(dealer, k)
+        choice = exchange.get(k, "quedo")
+        if choice.startswith("cambio "):
+            out = choice.split()[1]
+            assert stock[k - 1] in dealt[s], f"test bug: S{k} takes {stock[k - 1]} but never plays it"
+            dealt[s].remove(stock[k - 1])
+            dealt[s].append(out)
+        actions.append(f"{s} {choice}")
+    discard = exchange[0].split()[1]
+    dealt[dealer].append(discard)
+    actions.append(f"{dealer} descarte {discard}")
+
+    def absolute(action: str) -> str:
+        k, rest = action.split(" ", 1)
+        return f"{seat(dealer, int(k))} {rest}"
+
+    actions += [absolute(a) for a in calls]
+    for n, trick in enumerate(plays, start=1):
+        actions += [absolute(a) for a in (before or {}).get(n, ())]
+        actions += trick
+    record = rec([" ".join(h) for h in dealt], actions, undealt=undealt, dealer=dealer, rules=rules, table=table)
+    assert record["deal"]["stock"].split() == stock
+    return record
+
+
+def ok(record: dict) -> dict:
+    result = api.validate(record)
+    assert result["valid"], result.get("violation")
+    return result
+
+
+def violation(record: dict) -> tuple[int, str]:
+    result = api.validate(record)
+    assert not result["valid"], "expected a violation, the record is legal"
+    return result["violation"]["action"], result["violation"]["code"]
+
+
+def view(record: dict, s: int) -> dict:
+    return api.legal_actions(record, s)["view"]
+
+
+def hand(record: dict, s: int) -> set[str]:
+    return set(view(record, s)["hand"].split())
+
+
+def first_card_of_trick(record: dict, n: int) -> int:
+    """The index of the action that plays the first card of trick ``n``."""
+    count = 0
+    for i, a in enumerate(record["actions"]):
+        if a.split()[1][0].isdigit():
+            if count == 4 * (n - 1):
+                return i
+            count += 1
+    raise AssertionError(f"no trick {n}")
+
+
+def through_trick(record: dict, n: int, led: bool = False) -> dict:
+    """The record cut after trick ``n`` (and the lead to trick n + 1 when ``led``)."""
+    end = first_card_of_trick(record, n + 1) if n < 11 else len(record["actions"])
+    return upto(record, end + (1 if led else 0))
+
+
+def moves(result: dict, trick: int | None = None) -> list[tuple[str, str, int]]:
+    """The payments as (payer, payee, amount), in order; those of one trick when ``trick``."""
+    return [(p["payer"], p["payee"], p["amount"]) for p in result["payments"] if trick is None or p.get("trick") == trick]
+
+
+def settle(record: dict, result: dict, **extra: Any) -> dict:
+    """SettleHand on the summary of a validated hand (the tricks, the napolitana, the announcer)."""
+    body: dict[str, Any] = {"tricks": [{"leader": t["leader"], "cards": " ".join(t["cards"])} for t in result["tricks"]], **extra}
+    if "napolitana" in result:
+        body["napolitana"] = result["napolitana"]["seat"]
+    request = {"game": "revesino", "seats": 4, "dealer": record["dealer"], "rules": record.get("rules", {}),
+               "table": record.get("table", {}), "revesino": body}
+    return api.settle_hand(request)
+
+
+def resolve(cards: str, leader: int, number: int, fondo: int, **extra: Any) -> list[tuple[str, str, int]]:
+    out = api.resolve_trick({"game": "revesino", "seats": 4, "cards": cards, "leader": leader, "number": number,
+                             "fondo": fondo, **extra})
+    return [(p["payer"], p["payee"], p["amount"]) for p in out["payments"]]
+
+
+# ---- the hands ---------------------------------------------------------------------------------
+
+# H1: S0 and S2 take every trick; S1 and S3 take none (0 points, 0 tricks each). No ace or
+# quínola payment: 1c, 1e led, 1b and 1o played in suit with other cards of it, 10o led.
+# Out of play 2o 3o 4o 5o (0 points): party 4. S0 takes 6 tricks and 26 points (T2 3, T3 7,
+# T4 4, T5 3, T6 3, T10 6), S2 5 tricks and 17 points (T1 1, T7 4, T8 3, T9 3, T11 6).
+H1 = [
+    "2c 10c 5c 9c",    # 1: S1 leads; S0 plays 9c under S2's 10c though he holds 1c and 12c: S2
+    "8c 6c 12c 3c",    # 2: S2 leads: S0
+    "1c 4c 11c 7c",    # 3: S0
+    "1e 2e 8e 5e",     # 4: S0
+    "12e 3e 9e 6e",    # 5: S0
+    "11e 4e 10e 7e",   # 6: S0
+    "8b 2b 1b 5b",     # 7: S2 (1b in suit, he holds 12b 11b)
+    "12b 6b 9b 3b",    # 8: S2 leads: S2
+    "11b 7b 10b 4b",   # 9: S2
+    "11o 8o 1o 6o",    # 10: S2 leads; S0's 1o (he holds 10o): S0
+    "10o 7o 12o 9o",   # 11: S0 leads the quínola; S2's 12o wins
+]
+H1_WINNERS = [2, 0, 0, 0, 0, 0, 2, 2, 2, 0, 2]
+
+
+def h1(dealer: int = 0, tricks: Sequence[str] = H1, **kw: Any) -> dict:
+    return scripted(tricks, dealer=dealer, undealt="2o 3o 4o", exchange={0: "descarte 5o"}, **kw)
+
+
+def rel(values: list[int], dealer: int) -> list[int]:
+    """A list by relative seat (S0, S1, S2, S3) as a list by absolute seat."""
+    out = [0] * 4
+    for k, v in enumerate(values):
+        out[seat(dealer, k)] = v
+    return out
+
+
+# ---- R3: the last tie-break for the hand winner ------------------------------------------------
+
+
+@pytest.mark.parametrize("dealer", [0, 2])
+def test_r03_tiebreak_play_order_by_default(dealer: int):
+    # S1 and S3 tie on points (0) and tricks (0): dealer, S1, S2, S3 -> S1 wins. S0 has most
+    # points (26) and pays him the party, 4. Antes 2 each, the dealer's fee 1.
+    result = ok(h1(dealer))
+    assert result["finished"] and winners(result) == [seat(dealer, k) for k in H1_WINNERS]
+    assert result["cardPoints"] == rel([26, 0, 17, 0], dealer) and result["seatTricks"] == rel([6, 0, 5, 0], dealer)
+    assert result["handWinner"] == seat(dealer, 1) and result["tiebreak"] == "seat"
+    assert result["party"] == 4 and result["partyPayer"] == seat(dealer, 0)
+    assert result["net"] == rel([-7, 2, -2, -2], dealer)
+    assert result["table"] == {"fondo": 9}
+    assert settle(h1(dealer), result)["net"] == result["net"]
+
+
+@pytest.mark.parametrize("dealer", [0, 2])
+def test_r03_tiebreak_dealer_then_left_option(dealer: int):
+    # dealer, S3, S2, S1: S3 wins the same tie.
+    record = h1(dealer, rules={"tiebreakOrder": "dealerThenLeft"})
+    result = ok(record)
+    assert result["handWinner"] == seat(dealer, 3) and result["tiebreak"] == "seat"
+    assert result["partyPayer"] == seat(dealer, 0)
+    assert result["net"] == rel([-7, -2, -2, 2], dealer)
+    assert settle(record, result)["handWinner"] == seat(dealer, 3)
+
+
+# ---- R4: does the dealer's 3 include the fee? ---------------------------------------------------
+
+
+def test_r04_dealer_stake_includes_fee_by_default():
+    record = h1()
+    assert ok(upto(record, 0))["fondo"] == 9  # 2 + 2 + 2 + 2 antes, then the fee 1
+    result = ok(record)
+    assert moves(result)[:5] == [("seat 0", "fondo", 2), ("seat 1", "fondo", 2), ("seat 2", "fondo", 2),
+                                 ("seat 3", "fondo", 2), ("seat 0", "fondo", 1)]
+    assert result["net"] == [-7, 2, -2, -2] and result["table"] == {"fondo": 9}
+
+
+def test_r04_dealer_stake_plus_fee_option():
+    # The dealer's stake is 3 on top of the fee: the first fondo is 10.
+    record = h1(rules={"dealerInitialStakeIncludesFee": False})
+    assert ok(upto(record, 0))["fondo"] == 10
+    result = ok(record)
+    assert sum(a for payer, payee, a in moves(result) if payer == "seat 0" and payee == "fondo") == 4
+    assert result["net"] == [-8, 2, -2, -2] and result["table"] == {"fondo": 10}
+    assert settle(record, result)["net"] == [-8, 2, -2, -2]
+    # Without a re-ante the option changes nothing: 12 + the fee.
+    for rules in ({}, {"dealerInitialStakeIncludesFee": False}):
+        carried = ok(h1(rules=rules, table={"fondo": 12}))
+        assert carried["table"] == {"fondo": 13} and carried["net"] == [-5, 4, 0, 0]
+
+
+# ---- R6: the exchange -----------------------------------------------------------------------------
+
+# H2: H1's first nine tricks, then tricks 10 and 11 in low oros (S0 takes both). Dealer 3, so
+# S1 = seat 0, S2 = seat 1, S3 = seat 2, S0 = seat 3. Undealt: 2o (S1's), 12o (S2's), 4o (S3's).
+# S1 exchanges 1o for 2o; S2 keeps (12o goes out unseen by anyone else); S3 exchanges 11o for
+# 4o; the dealer discards 10o. Out of play: 1o 12o 11o 10o = 4 + 3 + 2 + 3 = 12 points.
+H2 = H1[:9] + [
+    "7o 4o 9o 2o",     # 10: S2 leads: S0
+    "8o 3o 6o 5o",     # 11: S0
+]
+H2_EXCHANGE = {1: "cambio 1o", 2: "quedo", 3: "cambio 11o", 0: "descarte 10o"}
+
+
+def h2(**kw: Any) -> dict:
+    return scripted(H2, dealer=3, undealt="2o 12o 4o", exchange=H2_EXCHANGE, **kw)
+
+
+def test_r06_exchange_order_s1_s2_s3_then_the_dealer():
+    record = h2()
+    dealt = [set(h.split()) for h in record["deal"]["hands"]]
+    start = upto(record, 0)
+    assert ok(start)["phase"] == "exchange" and ok(start)["next"]["seat"] == 0
+    assert legal(ok(start)) == {f"0 cambio {c}" for c in dealt[0]} | {"0 quedo"}
+    for s in (1, 2, 3):
+        assert violation(more(start, f"{s} quedo" if s != 3 else "3 descarte 10o")) == (0, "NOT_YOUR_TURN")
+    assert [ok(upto(record, n))["next"]["seat"] for n in range(4)] == [0, 1, 2, 3]
+    # The dealer, last, discards one of his twelve and takes nothing.
+    assert legal(ok(upto(record, 3))) == {f"3 descarte {c}" for c in dealt[3]}
+    assert violation(more(upto(record, 2), "3 descarte 10o")) == (2, "NOT_YOUR_TURN")
+    after = ok(upto(record, 4))
+    assert after["phase"] == "play" and after["next"]["seat"] == 0  # S1 leads trick 1
+    assert after["exchanges"] == ["cambio", "quedo", "cambio", "descarte"]
+    assert hand(upto(record, 4), 3) == dealt[3] - {"10o"}
+    assert view(upto(record, 4), 3)["handSizes"] == [11, 11, 11, 11]
+
+
+def test_r06_blind_by_default():
+    record = h2()
+    start = upto(record, 0)
+    for s in range(4):
+        assert "undealtCard" not in view(start, s), s
+    # S1 chooses blind, then sees the card he took; S2 and S3 still see nothing of theirs.
+    one = upto(record, 1)
+    assert view(one, 0)["undealtCard"] == "2o" and view(one, 0)["discarded"] == "1o"
+    assert "undealtCard" not in view(one, 1) and "undealtCard" not in view(one, 2)
+    # S2 keeps, and then may look at the card he left.
+    two = upto(record, 2)
+    assert view(two, 1)["undealtCard"] == "12o" and "discarded" not in view(two, 1)
+    assert "undealtCard" not in view(two, 2)
+    three = upto(record, 3)
+    assert view(three, 2)["undealtCard"] == "4o" and view(three, 2)["discarded"] == "11o"
+    # The dealer has no undealt card; after his discard he sees it.
+    done = upto(record, 4)
+    assert "undealtCard" not in view(done, 3) and view(done, 3)["discarded"] == "10o"
+
+
+def test_r06_peek_before_exchange_option():
+    record = h2(rules={"peekBeforeExchange": True})
+    start = upto(record, 0)
+    assert [view(start, s).get("undealtCard") for s in range(4)] == ["2o", "12o", "4o", None]
+    # Seeing it does not put it in his hand: the card exchanged comes from his original 11.
+    assert "2o" not in hand(start, 0)
+    assert violation(more(start, "0 cambio 2o")) == (0, "CARD_NOT_IN_HAND")
+    assert violation(more(upto(record, 2), "2 cambio 4o")) == (2, "CARD_NOT_IN_HAND")
+    result = ok(record)
+    assert result["finished"] and result["net"] == ok(h2())["net"]
+
+
+def test_r06_exchanged_card_comes_from_the_original_eleven():
+    record = h2()
+    dealt = [set(h.split()) for h in record["deal"]["hands"]]
+    start = upto(record, 0)
+    assert violation(more(start, "0 cambio 2o")) == (0, "CARD_NOT_IN_HAND")  # his undealt card is not his yet
+    assert violation(more(upto(record, 2), "2 cambio 4o")) == (2, "CARD_NOT_IN_HAND")
+    done = upto(record, 4)
+    assert hand(done, 0) == dealt[0] - {"1o"} | {"2o"}
+    assert hand(done, 2) == dealt[2] - {"11o"} | {"4o"}
+    assert hand(done, 1) == dealt[1]
+
+
+def test_r06_keepers_declined_card_goes_out_of_play():
+    record = h2()
+    kept = upto(record, 2)
+    for s in range(4):
+        assert "12o" not in hand(kept, s)
+    # Nobody gets it: not the next seats, not the dealer.
+    assert violation(more(upto(record, 3), "3 descarte 12o")) == (3, "CARD_NOT_IN_HAND")
+    done = upto(record, 4)
+    assert all("12o" not in hand(done, s) for s in range(4))
+    assert set(DECK) - set().union(*(hand(done, s) for s in range(4))) == {"1o", "12o", "11o", "10o"}
+    result = ok(record)
+    assert "12o" not in {c for t in result["tricks"] for c in t["cards"]}
+    assert result["party"] == 12 + 4  # its 3 points are in the party
+
+
+# ---- R7: the four cards out of play ----------------------------------------------------------------
+
+
+def test_r07_out_of_play_cards_count_for_nobody_but_make_the_party():
+    record = h2()
+    result = ok(record)
+    played = [c for t in result["tricks"] for c in t["cards"]]
+    assert len(played) == 44 and set(DECK) - set(played) == {"1o", "12o", "11o", "10o"}
+    # Trick points: S0 (seat 3) 20, S2 (seat 1) 11; 31 = 43 - the 12 out of play.
+    assert result["cardPoints"] == [0, 11, 0, 20] and sum(result["cardPoints"]) == 31
+    assert result["cardPoints"] == [sum(card_points(c) for t in result["tricks"] if t["winner"] == s for c in t["cards"])
+                                    for s in range(4)]
+    # S1 and S3 tie at 0/0: S1 (seat 0) wins; S0 (seat 3) pays the party 12 + 4.
+    assert result["handWinner"] == 0 and result["partyPayer"] == 3 and result["party"] == 16
+    assert result["net"] == [14, -2, -2, -19] and result["table"] == {"fondo": 9}
+    # SettleHand finds the same cards out of play (the four not played).
+    s = settle(record, result)
+    assert s["outOfPlay"] == "1o 10o 11o 12o" and s["party"] == 16 and s["net"] == result["net"]
+    # The same hand with the low oros out of play (H1's tricks 10-11) makes a party of 4 only.
+    assert ok(h1(3))["party"] == 4
+    # partyBonus 0: the party is exactly the points out of play.
+    assert ok(h2(rules={"partyBonus": 0}))["party"] == 12
+
+
+# ---- R8: no obligation to beat ---------------------------------------------------------------------------
+
+
+def test_r08_no_obligation_to_beat():
+    record = h1()
+    # Trick 1: S1 2c, S2 10c, S3 5c; the dealer holds 1c 12c 9c: all three are legal.
+    at_s0 = upto(record, 7)
+    result = ok(at_s0)
+    assert result["next"]["seat"] == 0 and legal(result) == {"0 1c", "0 12c", "0 9c"}
+    assert legal_of(result, 0) == {"1c", "12c", "9c"}
+    result = ok(upto(record, 8))  # he plays 9c under the 10c
+    assert result["tricks"][0] == {"leader": 1, "cards": ["2c", "10c", "5c", "9c"], "winner": 2}
+    # S3 played 5c under S2's 10c; he held 6c and 7c: the low cards are legal too.
+    assert legal_of(ok(upto(record, 6)), 3) == {"5c", "6c", "7c"}
+    # No off-suit card is legal while he holds the suit.
+    assert violation(more(at_s0, "0 1e")) == (7, "MUST_FOLLOW_SUIT")
+    assert ok(record)["finished"]
+
+
+# ---- R15: the quínola's escrow ------------------------------------------------------------------------
+
+# H4: S3 is void in espadas. Tricks 1-6 go to S0, 7-9 to S2 (1b in suit with 12b 11b), 10 to S0
+# (1o in suit with 9o), 11 to S2. S0 30 points in 7 tricks, S2 13 in 4; S1, S3 0/0: S1 wins and
+# S0 pays him 4. Out of play 2e 3e 4e 2o. S3 places the quínola in trick 5 (H4), 10 (H4B) or
+# 11 (H4C): he takes the fondo (9) and the winner S0 pays him 2, S1 and S2 1 each (x 2 in 11).
+H4 = [
+    "2c 8c 5c 11c",    # 1: S0
+    "1c 3c 9c 6c",     # 2: S0
+    "12c 4c 10c 7c",   # 3: S0
+    "1e 5e 8e 3o",     # 4: S0 (S3 void)
+    "12e 6e 9e 10o",   # 5: S0; S3 places the quínola
+    "11e 7e 10e 4o",   # 6: S0
+    "8b 2b 1b 5b",     # 7: S2
+    "12b 6b 9b 3b",    # 8: S2
+    "11b 7b 10b 4b",   # 9: S2
+    "11o 7o 1o 5o",    # 10: S2 leads: S0
+    "9o 6o 12o 8o",    # 11: S2
+]
+H4B = H4[:3] + [
+    "8b 2b 1b 5b",     # 4: S2
+    "12b 6b 9b 3b",    # 5: S2
+    "11b 7b 10b 4b",   # 6: S2
+    "11o 7o 1o 5o",    # 7: S0
+    "9o 6o 12o 8o",    # 8: S2
+    "8e 3o 1e 5e",     # 9: S2 leads, S3 void: S0 (1e in suit with 12e 11e)
+    "12e 6e 9e 10o",   # 10: S0; S3 places the quínola
+    "11e 7e 10e 4o",   # 11: S0
+]
+H4C = H4B[:9] + ["12e 6e 9e 4o", "11e 7e 10e 10o"]  # the quínola placed in trick 11
+
+
+def h4(tricks: Sequence[str] = H4, **kw: Any) -> dict:
+    return scripted(tricks, undealt="2e 3e 4e", exchange={0: "descarte 2o"}, **kw)
+
+
+def test_r15_quinola_placed_in_tricks_1_to_9_is_escrowed_until_trick_10_is_led():
+    record = h4()
+    assert ok(through_trick(record, 4))["fondo"] == 9
+    after5 = ok(through_trick(record, 5))
+    assert winners(after5)[-1] == 0
+    assert (after5["fondo"], after5["escrow"]) == (0, 9)
+    for n in (6, 7, 8, 9):
+        r = ok(through_trick(record, n))
+        assert (r["fondo"], r["escrow"]) == (0, 9), n
+    # Trick 9 is over but nobody has led to trick 10: a revesino could still come; still escrowed.
+    assert ok(through_trick(record, 9))["next"]["seat"] == 2
+    led = ok(through_trick(record, 9, led=True))
+    assert (led["fondo"], led["escrow"]) == (0, 0)
+    result = ok(record)
+    assert moves(result, 5) == [("fondo", "escrow", 9), ("seat 0", "seat 3", 2), ("seat 1", "seat 3", 1), ("seat 2", "seat 3", 1)]
+    assert ("escrow", "seat 3", 9) in moves(result)
+    assert result["cardPoints"] == [30, 0, 13, 0] and result["handWinner"] == 1 and result["partyPayer"] == 0
+    assert result["net"] == [-9, 1, -3, 11] and result["escrow"] == 0 and result["table"] == {"fondo": 0}
+    assert settle(record, result)["net"] == [-9, 1, -3, 11]
+    # ResolveTrick has no escrow: the trick's payments, final.
+    assert resolve("12e 6e 9e 10o", 0, 5, 9) == [("fondo", "seat 3", 9), ("seat 0", "seat 3", 2), ("seat 1", "seat 3", 1),
+                                                 ("seat 2", "seat 3", 1)]
+
+
+# H4R: H4 where S0 takes tricks 1-9 (7-9 with 1b 12b 11b), so he may announce before trick 10.
+H4R = H4[:6] + [
+    "1b 2b 8b 5b",     # 7: S0
+    "12b 3b 9b 6b",    # 8: S0
+    "11b 4b 10b 7b",   # 9: S0
+    "9o 5o 11o 7o",    # 10: S0 leads: S2 takes it
+    "12o 8o 1o 6o",    # 11: S2 leads; S0's 1o is his only oros: forced, he pays S2 1 x 2
+]
+
+
+def test_r15_escrow_waits_for_the_revesino_decision():
+    plain = h4(H4R)
+    after9 = ok(through_trick(plain, 9))
+    assert winners(after9) == [0] * 9 and "0 revesino" in legal(after9)
+    assert (after9["fondo"], after9["escrow"]) == (0, 9)
+    # Led without an announcement: S3 keeps the 9.
+    led = ok(through_trick(plain, 9, led=True))
+    assert (led["fondo"], led["escrow"]) == (0, 0)
+    result = ok(plain)
+    assert result["cardPoints"] == [41, 0, 2, 0] and result["handWinner"] == 1 and result["partyPayer"] == 0
+    assert moves(result, 11) == [("seat 0", "seat 2", 2)]
+    assert result["net"] == [-11, 1, -1, 11] and result["table"] == {"fondo": 0}
+    # Announced: the escrow goes back to the fondo and the side payments to their payers; S2
+    # cuts in trick 10: S0 pays him 64 and doubles the fondo (9 -> 18). The hand ends there.
+    announced = h4(H4R, before={10: ["0 revesino"]})
+    announced = upto(announced, len(announced["actions"]) - 4)
+    on = ok(through_trick(announced, 9))  # the announcement is made
+    assert on["revesino"] == {"seat": 0, "outcome": "pending"} and (on["fondo"], on["escrow"]) == (9, 0)
+    result = ok(announced)
+    assert result["finished"] and result["revesino"] == {"seat": 0, "outcome": "cut", "cutter": 2}
+    assert ("escrow", "fondo", 9) in moves(result) and not [m for m in moves(result) if m[:2] == ("escrow", "seat 3")]
+    assert {("seat 3", "seat 0", 2), ("seat 3", "seat 1", 1), ("seat 3", "seat 2", 1)} <= set(moves(result))
+    assert result["net"] == [-76, -2, 62, -2] and result["table"] == {"fondo": 18}
+
+
+def test_r15_quinola_placed_in_trick_10_is_final_at_once():
+    record = h4(H4B)
+    before = ok(through_trick(record, 9, led=True))
+    assert (before["fondo"], before["escrow"]) == (9, 0)
+    after = ok(through_trick(record, 10))
+    assert winners(after) == [0, 0, 0, 2, 2, 2, 0, 2, 0, 0]
+    assert (after["fondo"], after["escrow"]) == (0, 0) and not after["finished"]
+    result = ok(record)
+    assert moves(result, 10) == [("fondo", "seat 3", 9), ("seat 0", "seat 3", 2), ("seat 1", "seat 3", 1), ("seat 2", "seat 3", 1)]
+    assert not [m for m in moves(result) if "escrow" in m[:2]]
+    assert result["net"] == [-9, 1, -3, 11] and result["table"] == {"fondo": 0}
+
+
+def test_r15_quinola_placed_in_trick_11_is_final_at_once_and_doubled():
+    record = h4(H4C)
+    result = ok(record)
+    assert result["cardPoints"] == [30, 0, 13, 0]
+    assert moves(result, 11) == [("fondo", "seat 3", 9), ("seat 0", "seat 3", 4), ("seat 1", "seat 3", 2), ("seat 2", "seat 3", 2)]
+    assert not [m for m in moves(result) if "escrow" in m[:2]]
+    assert result["net"] == [-11, 0, -4, 15] and result["table"] == {"fondo": 0}
+    assert settle(record, result)["net"] == [-11, 0, -4, 15]
+    assert resolve("11e 7e 10e 10o", 0, 11, 9) == [("fondo", "seat 3", 9), ("seat 0", "seat 3", 4), ("seat 1", "seat 3", 2),
+                                                   ("seat 2", "seat 3", 2)]
+
+
+# ---- R24, R25: the napolitana ----------------------------------------------------------------------
+
+# H5: S2 holds 1o 1c 1e 10o and takes no trick. He renounces 1e in trick 1 holding 2c, the
+# quínola in trick 3 (void in copas), 1c in trick 5 holding 3e, 1o in trick 7 holding 2b 3b.
+# Out of play 3c 4b 4o 5o: party 4. S0 19 points in 4 tricks, S1 16 in 3, S3 8 in 4.
+H5 = [
+    "4c 1e 5c 12c",    # 1: S1 leads; S2 renounces 1e: S0 pays him 1 x 2
+    "7c 8c 2c 9c",     # 2: S3
+    "10c 11c 6c 10o",  # 3: S3 leads; S2 places the quínola: the fondo 9; S0 pays 2, S3 and S1 1
+    "4e 5e 2e 6e",     # 4: S3
+    "7e 8e 9e 1c",     # 5: S3 leads; S2 renounces 1c: S1 pays him 1
+    "10e 3e 11e 12e",  # 6: S0
+    "5b 6b 1o 7b",     # 7: S2 renounces 1o: S3 pays him 2 (the oros ace)
+    "1b 8b 9b 2b",     # 8: S3
+    "10b 11b 12b 3b",  # 9: S1
+    "6o 2o 7o 8o",     # 10: S0; the napolitana follows suit now
+    "9o 12o 3o 11o",   # 11: S1
+]
+H5_NET = [-11, -4, 20, -5]
+
+
+def h5(**kw: Any) -> dict:
+    return scripted(H5, undealt="3c 4b 4o", exchange={0: "descarte 5o"}, **kw)
+
+
+def test_r24_napolitana_explicit_by_default():
+    record = h5(calls=["2 napolitana"])
+    exchange_end = 4
+    assert "2 napolitana" in legal(ok(upto(record, exchange_end)))
+    result = ok(record)
+    assert result["napolitana"] == {"seat": 2, "outcome": "success"}
+    assert result["handWinner"] == 2 and result["tiebreak"] == "napolitana"
+    assert result["net"] == H5_NET and result["table"] == {"fondo": 0}
+    # Without the call, his first renounce is a renuncio.
+    bare = h5()
+    assert violation(bare) == (first_card_of_trick(bare, 1) + 1, "MUST_FOLLOW_SUIT")
+
+
+def test_r24_napolitana_implicit_option():
+    record = h5(rules={"napolitanaDeclaration": "implicit"})
+    assert not any(a.endswith("napolitana") for a in legal(ok(upto(record, 4))))
+    called = h5(calls=["2 napolitana"], rules={"napolitanaDeclaration": "implicit"})
+    assert violation(called) == (4, "NOT_ALLOWED_NOW")
+    # Before his first renounce nobody knows; it declares the napolitana.
+    first = first_card_of_trick(record, 1)
+    assert "napolitana" not in ok(upto(record, first + 1))
+    assert ok(upto(record, first + 2))["napolitana"] == {"seat": 2, "outcome": "pending"}
+    result = ok(record)
+    assert result["napolitana"] == {"seat": 2, "outcome": "success"} and result["handWinner"] == 2
+    assert result["net"] == H5_NET
+    assert settle(record, result)["net"] == H5_NET
+
+
+def test_r25_napolitana_renounced_ace_is_placed_and_paid_even_holding_the_suit():
+    record = h5(calls=["2 napolitana"])
+    result = ok(record)
+    assert moves(result, 1) == [("seat 0", "seat 2", 2)]  # 1e on copas, holding 2c: 1 x m (2)
+    assert moves(result, 3) == [("fondo", "escrow", 9), ("seat 0", "seat 2", 2), ("seat 3", "seat 2", 1), ("seat 1", "seat 2", 1)]
+    assert moves(result, 5) == [("seat 1", "seat 2", 1)]  # 1c on espadas, holding 3e (copas: 1 placed)
+    assert moves(result, 7) == [("seat 3", "seat 2", 2)]  # 1o on bastos, holding 2b 3b: the oros ace, 2
+    assert ("escrow", "seat 2", 9) in moves(result)
+    assert ("seat 0", "seat 2", 4) == moves(result)[-1]  # the party: S0 has most points (19)
+    assert result["cardPoints"] == [19, 16, 0, 8] and result["seatTricks"] == [4, 3, 0, 4]
+    assert result["partyPayer"] == 0 and result["net"] == H5_NET
+    # ResolveTrick with the napolitana's seat: the same, from one trick.
+    assert resolve("4c 1e 5c 12c", 1, 1, 9, napolitana=2) == [("seat 0", "seat 2", 2)]
+    assert resolve("7e 8e 9e 1c", 3, 5, 0, napolitana=2) == [("seat 1", "seat 2", 1)]
+
+
+# ---- R28: revokes ----------------------------------------------------------------------------------
+
+# H1 with S1 playing 6o on trick 2 (copas led) while he holds 3c and 4c; he then follows 7o on
+# trick 10 and, void in oros by then, throws 3c on trick 11. Still S1 and S3 at 0/0: S1 wins.
+H1_REVOKE = [H1[0], "8c 6c 12c 6o", *H1[2:9], "11o 8o 1o 7o", "10o 3c 12o 9o"]
+
+
+def test_r28_revoke_not_allowed_by_default():
+    record = h1(tricks=H1_REVOKE)
+    index = first_card_of_trick(record, 2) + 3
+    assert record["actions"][index] == "1 6o"
+    assert violation(record) == (index, "MUST_FOLLOW_SUIT")
+    assert legal_of(ok(upto(record, index)), 1) == {"3c", "4c"}
+
+
+def test_r28_revoke_allowed_fined_and_forfeits_option():
+    record = h1(tricks=H1_REVOKE, rules={"allowRevokes": True})
+    index = first_card_of_trick(record, 2) + 3
+    assert "1 6o" in legal(ok(upto(record, index)))
+    result = ok(record)
+    assert result["finished"] and winners(result) == H1_WINNERS
+    assert [(e["seat"], e["action"]) for e in result["events"] if e["kind"] == "renuncio"] == [(1, index)]
+    assert moves(result, 2) == [("seat 1", "fondo", 2)]
+    # He still wins the hand (0 points, 0 tricks, seat order) but forfeits the party of 4.
+    assert result["handWinner"] == 1 and result["partyPayer"] == 0
+    assert [(f["seat"], f["amount"]) for f in result["forfeited"]] == [(1, 4)]
+    assert not [m for m in moves(result) if m[1] == "seat 1"]
+    assert result["net"] == [-3, -4, -2, -2] and result["table"] == {"fondo": 11}
+    s = settle(record, result)
+    assert s["net"] == [-3, -4, -2, -2] and s["table"] == {"fondo": 11}
+
+
+# ---- R29, R30, R31: sessions, balances, the deal's rotation ----------------------------------------
+
+
+@pytest.mark.parametrize("dealer", range(4))
+def test_r31_next_dealer_is_the_seat_after_the_dealer(dealer: int):
+    result = ok(h1(dealer))
+    assert result["nextDealer"] == (dealer + 1) % 4
+    assert result["nextDealer"] == result["tricks"][0]["leader"]  # the old S1, first to play
+
+
+def test_r29_r30_r31_a_session_is_a_chain_of_hands():
+    # R29: the engine is stateless and has no session length; a session is a chain of hand
+    # records, any number of them, each from the last one's table and nextDealer: nothing more
+    # to observe. Here four hands, so each seat deals once and the deal comes back to seat 0.
+    # R30: the engine holds no balances (nothing to stop at "bust"; no option offers it): what
+    # is observable is that nets go negative and a player's payments are never capped.
+    table: dict[str, Any] = {"fondo": 0}
+    dealer = 0
+    totals = [0, 0, 0, 0]
+    dealers = []
+    fondos = []
+    for _ in range(4):
+        result = ok(h1(dealer, table=table))
+        dealers.append(dealer)
+        totals = [t + n for t, n in zip(totals, result["net"], strict=True)]
+        table, dealer = result["table"], result["nextDealer"]
+        fondos.append(table["fondo"])
+    assert dealers == [0, 1, 2, 3] and dealer == 0
+    assert fondos == [9, 10, 11, 12]  # one re-ante at the first deal, then the fee alone
+    assert totals == [-3, -3, -3, -3] and sum(totals) == -12
+    # Each hand the dealer (the most points) pays the full party whatever his running total.
+    last = ok(h1(3, table={"fondo": 11}))
+    assert last["net"] == [4, 0, 0, -5] and ("seat 3", "seat 0", 4) in moves(last)
+    assert not [o for o in api.describe_rules("revesino")["options"] if o["rule"] in ("R29", "R30", "R31")]
+
+
+# ---- R38: the stakes ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules, fondo, fondo_after_deal, antes, fee", [
+    ({}, 0, 9, 2, 1),
+    ({"stake": 3}, 0, 13, 3, 1),
+    ({"dealerFee": 2}, 0, 10, 2, 2),
+    ({"dealerFee": 0}, 0, 8, 2, 0),
+    ({}, 10, 11, 0, 1),                    # 10 >= 9: no re-ante
+    ({"renewBelow": 12}, 10, 19, 2, 1),    # 10 < 12: re-ante
+    ({"renewBelow": 12}, 12, 13, 0, 1),
+    ({"stake": 3, "dealerFee": 2, "renewBelow": 20}, 15, 29, 3, 2),
+])
+def test_r38_stake_dealer_fee_and_renew_below(rules: dict, fondo: int, fondo_after_deal: int, antes: int, fee: int):
+    record = h1(rules=rules, table={"fondo": fondo})
+    assert ok(upto(record, 0))["fondo"] == fondo_after_deal
+    result = ok(record)
+    # H1's money otherwise: the dealer S0 pays S1 the party, 4.
+    assert result["net"] == [-antes - fee - 4, -antes + 4, -antes, -antes]
+    assert result["table"] == {"fondo": fondo_after_deal}
+    deal = moves(result)[:5 if antes else 1]
+    if antes:
+        assert deal[:4] == [(f"seat {s}", "fondo", antes) for s in range(4)]
+    if fee:
+        assert deal[-1] == ("seat 0", "fondo", fee)
+    assert settle(record, result)["net"] == result["net"]
+
+
+def test_r38_options_are_checked():
+    for name, value in (("stake", 0), ("dealerFee", 6), ("renewBelow", 0), ("stake", "2")):
+        with pytest.raises(InvalidInput) as err:
+            api.validate(h1(rules={name: value}))
+        assert (err.value.code, err.value.field) == ("INVALID_OPTION_VALUE", f"rules.{name}")
