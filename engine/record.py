@@ -100,7 +100,7 @@ class Game(Protocol):
     Options: type
 
     def read_table(self, table: Any, seats: int) -> Any: ...
-    def read_deal(self, hands: list[tuple[Card, ...]], stock: tuple[Card, ...], seats: int) -> None: ...
+    def read_deal(self, hands: list[tuple[Card, ...]], stock: tuple[Card, ...], seats: int, dealer: int) -> None: ...
     def deal_from_pack(self, pack: list[Card], seats: int, dealer: int) -> tuple[list[tuple[Card, ...]], tuple[Card, ...]]: ...
     def start(self, setup: Setup) -> Any: ...
     def legal_actions(self, state: Any) -> list[Action]: ...
@@ -188,7 +188,7 @@ def read_setup(game: Game, record: Any) -> tuple[Setup, list[Any]]:
         hands_list, stock = game.deal_from_pack(shuffle.shuffle(game.DECK.cards, seed), seats, dealer)
         hands = tuple(hands_list)
     else:
-        hands, stock = read_cards(game, deal, seats)
+        hands, stock = read_cards(game, deal, seats, dealer)
     actions = record.get("actions") or []
     if not isinstance(actions, list):
         raise InvalidInput("INVALID_FIELD", "actions", "actions must be a list of strings such as \"2 1e\"")
@@ -203,7 +203,7 @@ def game_options(game: Game, rules: Any) -> Any:
     return parse_options(game.Options, rules)
 
 
-def read_cards(game: Game, deal: dict[str, Any], seats: int) -> tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]]:
+def read_cards(game: Game, deal: dict[str, Any], seats: int, dealer: int) -> tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]]:
     """Read ``deal.hands`` and ``deal.stock``: cards of the deck, none twice."""
     hands_json = require(deal, "hands", list, "deal.")
     if len(hands_json) != seats:
@@ -218,7 +218,7 @@ def read_cards(game: Game, deal: dict[str, Any], seats: int) -> tuple[tuple[tupl
                 also = "" if other == where else f" and in {other}"
                 raise InvalidInput("DUPLICATE_CARD", where, f"{card} appears twice: in {where}{also}")
             seen[card] = where
-    game.read_deal(list(hands), stock, seats)
+    game.read_deal(list(hands), stock, seats, dealer)
     return hands, stock
 
 

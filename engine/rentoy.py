@@ -115,7 +115,7 @@ def read_table(table: Any, seats: int) -> tuple[int, int]:
     return (score[0], score[1])
 
 
-def read_deal(hands: list[tuple[Card, ...]], stock: tuple[Card, ...], seats: int) -> None:
+def read_deal(hands: list[tuple[Card, ...]], stock: tuple[Card, ...], seats: int, dealer: int) -> None:
     for i, hand in enumerate(hands):
         if len(hand) != 3:
             raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{i}]", f"deal.hands[{i}] has {len(hand)} cards; Rentoy deals 3 to each seat")

@@ -150,7 +150,8 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
                     else "forced" if card in forced and not privileged else "voluntary")
         plays.append(Play(seat, card, kind))
     trick = PlayedTrick(number, players[0], tuple(plays), players[index])
-    return {"payments": money_mod.trick_payments(options, trick, fondo, napolitana)}
+    payments = money_mod.trick_payments(options, trick, fondo, napolitana)
+    return {"payments": payments} if payments else {}
 
 
 def qualifies(hand: tuple[Card, ...]) -> bool:
@@ -192,13 +193,13 @@ def read_table(table: Any, seats: int) -> int:
     return money_mod.read_table(table, seats)
 
 
-def read_deal(hands: list[tuple[Card, ...]], stock: tuple[Card, ...], seats: int) -> None:
+def read_deal(hands: list[tuple[Card, ...]], stock: tuple[Card, ...], seats: int, dealer: int) -> None:
     """Eleven cards to each non-dealer, twelve to the dealer, three undealt: the whole pack."""
-    sizes = sorted(len(h) for h in hands)
-    if sizes != [11, 11, 11, 12]:
-        i = next((i for i, h in enumerate(hands) if len(h) not in (11, 12)), 0)
-        raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{i}]",
-                           f"Revesino deals 11 cards to each non-dealer and 12 to the dealer; the hands have {[len(h) for h in hands]}")
+    for seat, hand in enumerate(hands):
+        size = 12 if seat == dealer else 11
+        if len(hand) != size:
+            role = "deals and holds" if seat == dealer else "does not deal and holds"
+            raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{seat}]", f"seat {seat} {role} {size} cards, not {len(hand)}")
     if len(stock) != 3:
         raise InvalidInput("WRONG_HAND_SIZE", "deal.stock", f"deal.stock holds the 3 undealt cards, not {len(stock)}")
 
@@ -218,9 +219,6 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 
 def start(setup: Setup) -> State:
-    if len(setup.hands[setup.dealer]) != 12:
-        raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{setup.dealer}]",
-                           f"seat {setup.dealer} deals and must hold 12 cards, not {len(setup.hands[setup.dealer])}")
     return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, hands=setup.hands,
                  undealt=setup.stock, phase=EXCHANGE, turn=(setup.dealer + 1) % 4)
 
@@ -409,8 +407,8 @@ def classify(state: State, seat: int, card: Card) -> str:
     if card.suit is not led:
         return "placed"
     in_suit = sum(1 for c in state.hands[seat] if c.suit is led)
-    if in_suit == 1 and not (seat == state.napolitana and state.number <= 9):
-        return "forced"
+    if in_suit == 1 and not _renounces(state, seat):
+        return "forced"  # (a seat that may renounce, the napolitana in tricks 1-9, had a choice)
     return "voluntary"
 
 

@@ -904,6 +904,21 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
             raise InvalidInput("INVALID_FIELD", "revesino.napolitana",
                                f"seat {nap} did not hold three aces and the quínola, or the four aces: no napolitana")
 
+    # R24 implicit: a seat that qualifies holds the napolitana's privilege in tricks 1-9 without a
+    # call (its in-suit plays are never forced, as in play); its first renounce declares it.
+    privileged = {nap} if nap is not None else set()
+    if nap is None and options.napolitana_declaration == "implicit":
+        spare = [c for c in unplayed if c not in out_cards]
+        privileged = {s for s in range(SEATS)
+                      if _qualifies(plays_of[s]) or (not full and any(_qualifies(plays_of[s] + [x]) for x in spare))}
+        for i, (ld, cards, _, _) in enumerate(rows[:9]):
+            led = cards[0].suit
+            for k, c in enumerate(cards[1:], 1):
+                seat = (ld + k) % SEATS
+                still_held = any(x.suit is led for x in plays_of[seat][i + 1:])
+                if nap is None and seat in privileged and c.suit is not led and still_held:
+                    nap = seat  # his first renounce
+
     tricks: list[PlayedTrick] = []
     for i, (ld, cards, forced, winner) in enumerate(rows):
         n = i + 1
@@ -915,7 +930,7 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
             later = plays_of[seat][n:]  # the cards he plays after this trick
             known = full  # without trick 11, each hand has one card nobody knows
             holds_suit = any(x.suit is suit for x in later)
-            renounce = seat == nap and n <= 9
+            renounce = seat in privileged and n <= 9
             revoke = False
             if k > 0 and c.suit is not suit and holds_suit and not renounce:
                 if not options.allow_revokes:

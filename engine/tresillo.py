@@ -230,25 +230,17 @@ def read_table(table: Any, seats: int) -> Table:
     return settle_mod.read_table(table, seats)
 
 
-def read_deal(hands: list[tuple[Card, ...]], stock: tuple[Card, ...], seats: int) -> None:
+def read_deal(hands: list[tuple[Card, ...]], stock: tuple[Card, ...], seats: int, dealer: int) -> None:
     """Nine cards for each active seat, none for the alcalde, thirteen in the stock: the whole deck."""
-    dealer_hint = [i for i, h in enumerate(hands) if not h]
     for i, hand in enumerate(hands):
-        if seats == 4 and not hand:
-            continue
-        if len(hand) != 9:
+        if seats == 4 and i == dealer:
+            if hand:
+                raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{i}]",
+                                   f"seat {i} deals at this four-seat table and sits out as the alcalde: his hand must be \"\"")
+        elif len(hand) != 9:
             raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{i}]", f"deal.hands[{i}] has {len(hand)} cards; Tresillo deals 9 to each active seat")
-    if seats == 4 and len(dealer_hint) != 1:
-        raise InvalidInput("WRONG_HAND_SIZE", "deal.hands", "at four seats the dealer (the alcalde) gets no cards: his entry must be \"\"")
     if len(stock) != 13:
         raise InvalidInput("WRONG_HAND_SIZE", "deal.stock", f"deal.stock has {len(stock)} cards; the baceta holds the 13 cards left")
-
-
-def check_setup(setup: Setup) -> None:
-    """The alcalde's empty hand must be the dealer's."""
-    if setup.seats == 4 and setup.hands[setup.dealer]:
-        raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{setup.dealer}]",
-                           f"seat {setup.dealer} deals at this four-seat table and sits out as the alcalde: his hand must be \"\"")
 
 
 def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tuple[Card, ...]], tuple[Card, ...]]:
@@ -261,7 +253,6 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 
 def start(setup: Setup) -> State:
-    check_setup(setup)
     order = active_seats(setup.seats, setup.dealer)
     return State(options=setup.options, seats=setup.seats, dealer=setup.dealer, table=setup.table,
                  hands=setup.hands, stock=setup.stock, phase=AUCTION, turn=order[0], order=order,

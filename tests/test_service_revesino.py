@@ -37,33 +37,10 @@ from service_support import (
 )
 
 from engine import api
-from naipes.v1 import naipes_pb2 as pb
 from service.errors import ERRORS
 
 HANDS = 12  # random playouts; every prefix of each goes over REST
 TABLES: list[dict | None] = [None, {}, {"fondo": 0}, {"fondo": 5}, {"fondo": 9}, {"fondo": 33}, {"fondo": 1000}, {"fondo": 250000}]
-
-# BUG (engine/revesino_money.py vs the schema): under allowRevokes, each item of `forfeited` the
-# engine returns names its trick ({"seat", "amount", "reason", "trick"}), but naipes.v1.Forfeit has
-# no `trick` field, so every RPC answering such a hand fails with INTERNAL (the codec's ParseDict
-# rejects the unknown field). While the schema lacks the field, the comparisons below expect that
-# INTERNAL answer for exactly those hands; test_forfeits_over_both_transports says what is right.
-FORFEIT_TRICK_MISSING = "trick" not in pb.Forfeit.DESCRIPTOR.fields_by_name
-
-
-def forfeit_bug(answer: dict) -> bool:
-    """Whether an engine answer (a result, a LegalActions answer, a settlement) hits the bug above."""
-    items = answer.get("forfeited") or (answer.get("view") or {}).get("forfeited") or []
-    return FORFEIT_TRICK_MISSING and any("trick" in item for item in items)
-
-
-def expect_internal(stub, http, rest_url, rpc: str, request: dict) -> None:
-    """Both transports answer INTERNAL, and the servers go on."""
-    with pytest.raises(grpc.RpcError) as raised:
-        call_grpc(stub, rpc, request)
-    assert grpc_failure(raised.value).code == "INTERNAL"
-    assert rest_failure(rest_request(http, rest_url, rpc, request)).code == "INTERNAL"
-
 
 def engine_answer(rpc: str, request: dict) -> dict:
     if rpc == "ValidateHand":
@@ -73,13 +50,9 @@ def engine_answer(rpc: str, request: dict) -> dict:
     return api.settle_hand(request)
 
 
-def both(stub, http, rest_url, rpc: str, request: dict) -> dict | None:
-    """The answer over both transports, which must be the engine's; None (after checking the
-    INTERNAL answers) for a hand the forfeit bug hits."""
+def both(stub, http, rest_url, rpc: str, request: dict) -> dict:
+    """The answer over both transports, which must be the engine's."""
     expected = engine_answer(rpc, request)
-    if forfeit_bug(expected):
-        expect_internal(stub, http, rest_url, rpc, request)
-        return None
     answer = call_both(stub, http, rest_url, rpc, request)
     assert answer == expected
     return answer
@@ -327,9 +300,6 @@ def test_playout_validation_is_the_engine_result(seed: int, stub, http, rest_url
     records = _playout(seed)
     for record in records:
         expected = api.validate(record)
-        if forfeit_bug(expected):
-            assert rest_failure(rest_request(http, rest_url, "ValidateHand", {"record": record})).code == "INTERNAL"
-            continue
         assert call_rest(http, rest_url, "ValidateHand", {"record": record}) == expected
     rng = random.Random(seed)
     for record in (records[0], records[4], rng.choice(records), records[-1]):
@@ -699,8 +669,6 @@ def _revoking_hand() -> dict:
     raise AssertionError("test bug: no hand with a forfeited trick payment")
 
 
-@pytest.mark.xfail(FORFEIT_TRICK_MISSING, strict=True,
-                   reason="naipes.v1.Forfeit has no `trick`, which engine/revesino_money.py _Ledger.forfeit sets: INTERNAL")
 def test_forfeits_over_both_transports(stub, http, rest_url) -> None:
     record = _revoking_hand()
     result = api.validate(record)
@@ -711,16 +679,6 @@ def test_forfeits_over_both_transports(stub, http, rest_url) -> None:
         assert call_both(stub, http, rest_url, "LegalActions", request) == api.legal_actions(record, seat)
     answer = call_both(stub, http, rest_url, "SettleHand", settle_request(record, result))
     assert (answer["net"], answer["payments"], answer["forfeited"]) == (result["net"], result["payments"], result["forfeited"])
-
-
-def test_forfeit_bug_answers_internal_and_the_servers_go_on(stub, channel, http, rest_url) -> None:
-    """While the schema lacks Forfeit.trick, a hand with a forfeited trick payment is an INTERNAL
-    error on both transports (not a hang, not a crash)."""
-    record = _revoking_hand()
-    if not forfeit_bug(api.validate(record)):
-        pytest.skip("Forfeit.trick is in the schema: test_forfeits_over_both_transports covers these hands")
-    expect_internal(stub, http, rest_url, "ValidateHand", {"record": record})
-    assert_healthy(channel, http, rest_url)
 
 
 # napolitanaDeclaration implicit: seat 2 holds 1o 1c 1e 10o. Trick 1: copas led, 1c is his only
@@ -736,8 +694,6 @@ IMPLICIT = {"game": "revesino", "seats": 4, "dealer": 0, "rules": {"napolitanaDe
                         "2 5e", "3 6c", "0 7b", "1 7o", "2 6e", "3 7c", "0 8b", "1 8o", "2 7e", "3 9c", "0 9b", "1 9o", "2 8e"]}
 
 
-@pytest.mark.xfail(strict=True, reason="ValidateHand classifies the implicit napolitana's in-suit ace before his first renounce "
-                                       "as forced (he pays); SettleHand, given his seat, never does (section 0) and rejects it in `forced`")
 def test_implicit_napolitana_forced_before_his_renounce(stub, http, rest_url) -> None:
     result = call_both(stub, http, rest_url, "ValidateHand", {"record": IMPLICIT})
     assert result["valid"] is True and result["finished"] is True
@@ -797,8 +753,8 @@ TRICKS = [
 def test_resolve_trick(case, request_json, winner, payments, stub, http, rest_url) -> None:
     answer = call_both(stub, http, rest_url, "ResolveTrick", request_json)
     expected = api.resolve_trick(request_json)
-    # An empty list of payments is not printed (test_resolve_trick_without_payments).
-    assert answer.get("payments", []) == expected.pop("payments")
+    # A trick that moves no money has no payments list (test_resolve_trick_without_payments).
+    assert answer.get("payments", []) == expected.pop("payments", [])
     assert {k: v for k, v in answer.items() if k != "payments"} == expected
     assert answer["winner"] == winner and answer["complete"] is True
     cards = request_json["cards"].split()
@@ -809,8 +765,6 @@ def test_resolve_trick(case, request_json, winner, payments, stub, http, rest_ur
     assert all(p["trick"] == number and p["reason"] for p in answer.get("payments", []))
 
 
-@pytest.mark.xfail(strict=True, reason="the engine answers `payments: []` for a complete Revesino trick without payments; the "
-                                       "codec drops empty ResolveTrickResponse.payments, so neither transport equals the engine")
 def test_resolve_trick_without_payments(stub, http, rest_url) -> None:
     request = {**RV, "leader": 3, "cards": "9o 8o 12b 2o", "number": 6}
     assert call_both(stub, http, rest_url, "ResolveTrick", request) == api.resolve_trick(request)
@@ -885,9 +839,9 @@ WRONG_FIELD = "the engine names deal.hands[0] (read_deal's fallback) instead of 
 
 BAD_CASES = [
     pytest.param("non-dealer with 12 cards", "ValidateHand", {"record": _with(_move("stock", str(S1)))},
-                 "WRONG_HAND_SIZE", f"deal.hands[{S1}]", marks=pytest.mark.xfail(strict=True, reason=WRONG_FIELD)),
+                 "WRONG_HAND_SIZE", f"deal.hands[{S1}]"),
     pytest.param("dealer with 11 cards", "ValidateHand", {"record": _with(_move(str(BASE_DEALER), "stock"))},
-                 "WRONG_HAND_SIZE", f"deal.hands[{BASE_DEALER}]", marks=pytest.mark.xfail(strict=True, reason=WRONG_FIELD)),
+                 "WRONG_HAND_SIZE", f"deal.hands[{BASE_DEALER}]"),
     ("dealer with 11, a non-dealer with 12", "ValidateHand", {"record": _with(_move(str(BASE_DEALER), str(S1)))},
      "WRONG_HAND_SIZE", f"deal.hands[{BASE_DEALER}]"),
     ("non-dealer with 10 cards", "ValidateHand", {"record": _with(_move(str(S1), "stock"))}, "WRONG_HAND_SIZE", f"deal.hands[{S1}]"),
