@@ -185,6 +185,8 @@ def test_engine_schema_drift_is_caught(monkeypatch, stub, http, rest_url) -> Non
 def test_every_route_answers_errors_as_problems(http, rest_url) -> None:
     for rpc, route in ROUTES.items():
         request = {var: "nonesuch" for var in route.variables}
+        if route.streaming:
+            continue  # a stream answers a bad line with an error line (tests/test_service_stream.py)
         if route.body:
             response = _post(http, rest_url, route.template, "{oops") if not route.variables else None
             if response is not None:
