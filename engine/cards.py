@@ -52,9 +52,14 @@ class Card:
     rank: int
     suit: Suit
     code: str = field(init=False, repr=False, compare=False, hash=False)
+    key: int = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "code", f"{self.rank}{self.suit.value}")
+        object.__setattr__(self, "key", SUIT_ORDER[self.suit] * 16 + self.rank)
+
+    def __hash__(self) -> int:
+        return self.key  # cards are hashed all the time (hands, tables): no enum hashing
 
     @staticmethod
     def parse(text: str) -> Card:
@@ -72,8 +77,8 @@ class Card:
         """The card's Spanish name: ``as de espadas``."""
         return f"{RANK_NAMES[self.rank]} de {self.suit.word}"
 
-    def sort_key(self) -> tuple[int, int]:
-        return (SUIT_ORDER[self.suit], self.rank)
+    def sort_key(self) -> int:
+        return self.key  # suits oros, copas, espadas, bastos; ranks ascending
 
 
 @cache

@@ -104,6 +104,7 @@ class Game(Protocol):
     def deal_from_pack(self, pack: list[Card], seats: int, dealer: int) -> tuple[list[tuple[Card, ...]], tuple[Card, ...]]: ...
     def start(self, setup: Setup) -> Any: ...
     def legal_actions(self, state: Any) -> list[Action]: ...
+    def is_legal(self, state: Any, action: Action) -> bool: ...  # membership in legal_actions
     def to_act(self, state: Any) -> int | None: ...
     def is_finished(self, state: Any) -> bool: ...
     def out_of_turn_calls(self, state: Any, seat: int) -> frozenset[str]: ...
@@ -222,9 +223,9 @@ def read_cards(game: Game, deal: dict[str, Any], seats: int, dealer: int) -> tup
     return hands, stock
 
 
-def check(game: Game, state: Any, action: Action, legal: list[Action]) -> None:
-    """Raise the violation of an action that is not in ``legal``, by FORMAT.md's precedence."""
-    if action in legal:
+def check(game: Game, state: Any, action: Action) -> None:
+    """Raise the violation of an action that is not legal, by FORMAT.md's precedence."""
+    if game.is_legal(state, action):
         return
     if game.is_finished(state):
         raise IllegalAction("NOT_ALLOWED_NOW", f"seat {action.seat} cannot act: the hand is over")
@@ -240,7 +241,7 @@ def replay(game: Game, setup: Setup, actions: list[Any]) -> Replay:
     for i, text in enumerate(actions):
         try:
             action = parse_action(text, setup.seats, game.DECK, game.CALLS)
-            check(game, run.state, action, game.legal_actions(run.state))
+            check(game, run.state, action)
         except IllegalAction as exc:
             run.violation = {"action": i, "code": exc.code, "message": f"action {i} ({text!r}): {exc.message}"}
             return run

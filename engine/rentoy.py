@@ -7,8 +7,8 @@ the arrastre: on a trump lead, play a trump if you hold one.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
@@ -66,8 +66,7 @@ class Proposal:
     answerer: int  # the seat expected to answer (the next seat in order of play)
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     options: Options
     seats: int
     dealer: int
@@ -83,7 +82,7 @@ class State:
     raise_right: int | None = None  # None: either team may bet
     winner: int | None = None  # team that won the hand, once finished
     end: str | None = None  # "tricks", "fold" or "renuncio"
-    ladder: tuple[int, ...] = field(default=LADDERS["1-3-6-9-12"])
+    ladder: tuple[int, ...] = LADDERS["1-3-6-9-12"]
 
     @property
     def trump(self) -> Suit:
@@ -239,6 +238,10 @@ def legal_actions(state: State) -> list[Action]:
     return out
 
 
+def is_legal(state: State, action: Action) -> bool:
+    return action in legal_actions(state)
+
+
 def to_act(state: State) -> int | None:
     if state.finished:
         return None
@@ -303,7 +306,7 @@ def _next_value(state: State, value: int) -> int:
 
 
 def _finish(state: State, winner: int, end: str) -> State:
-    return replace(state, winner=winner, end=end, proposal=None)
+    return state._replace(winner=winner, end=end, proposal=None)
 
 
 def apply(state: State, action: Action) -> tuple[State, list[dict[str, Any]]]:
@@ -316,19 +319,19 @@ def apply(state: State, action: Action) -> tuple[State, list[dict[str, Any]]]:
         if proposal is None:
             new = Proposal(_next_value(state, state.value), seat, (seat + 1) % state.seats)
             text = f"seat {seat} (team {team(seat)}) bets: the hand would be worth {new.value}"
-            state = replace(state, proposal=new)
+            state = state._replace(proposal=new)
             return state, [{"kind": "envite", "seat": seat, "team": team(seat), "value": new.value, "text": text}]
         # A raise accepts the pending proposal and proposes the next level.
         value = proposal.value
         new = Proposal(_next_value(state, value), seat, (seat + 1) % state.seats)
         text = f"seat {seat} (team {team(seat)}) accepts {value} and raises to {new.value}"
-        state = replace(state, value=value, proposal=new)
+        state = state._replace(value=value, proposal=new)
         return state, [{"kind": "raise", "seat": seat, "team": team(seat), "value": new.value, "text": text}]
     assert proposal is not None
     if action.call == "quiero":
         right = team(seat) if state.options.raise_rights == "accepting" else None
         text = f"seat {seat} (team {team(seat)}) accepts: the hand is worth {proposal.value}"
-        state = replace(state, value=proposal.value, proposal=None, raise_right=right)
+        state = state._replace(value=proposal.value, proposal=None, raise_right=right)
         return state, [{"kind": "quiero", "seat": seat, "team": team(seat), "value": proposal.value, "text": text}]
     # no-quiero: T5, the proposing team scores the last accepted value.
     winner = team(proposal.seat)
@@ -342,7 +345,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, An
     renounced = (_trump_led(state) and card.suit is not state.trump and bool(_trumps_held(state, seat)))
     hands = tuple(tuple(c for c in h if c != card) if s == seat else h for s, h in enumerate(state.hands))
     trick = state.trick.with_card(card)
-    state = replace(state, hands=hands, trick=trick)
+    state = state._replace(hands=hands, trick=trick)
     events.append({"kind": "card", "seat": seat, "card": str(card), "text": f"seat {seat} plays {card}"})
     if renounced:
         # T13 option "penalty": the offending team loses the hand at its current value.
@@ -352,13 +355,13 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, An
                                f"team {winner} wins the hand at {state.value}"})
         return _finish(state, winner, "renuncio"), events
     if len(trick.cards) < state.seats:
-        return replace(state, turn=(seat + 1) % state.seats), events
+        return state._replace(turn=(seat + 1) % state.seats), events
     idx = trick_winner_index(trick.cards, state.trump)
     winner_seat = trick.seat_of(idx, state.seats)
     done = Trick(trick.leader, trick.cards, winner_seat)
     won = list(state.won)
     won[team(winner_seat)] += 1
-    state = replace(state, tricks=state.tricks + (done,), won=(won[0], won[1]),
+    state = state._replace(tricks=state.tricks + (done,), won=(won[0], won[1]),
                     trick=Trick(winner_seat), turn=winner_seat)
     events.append({"kind": "trick", "seat": winner_seat, "team": team(winner_seat), "card": str(trick.cards[idx]),
                    "trick": len(state.tricks),

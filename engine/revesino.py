@@ -9,8 +9,8 @@ computed from the course of the hand by ``engine.revesino_money``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from engine import revesino_money as money_mod
 from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
@@ -160,8 +160,7 @@ def qualifies(hand: tuple[Card, ...]) -> bool:
     return aces == 4 or (aces == 3 and QUINOLA in hand)
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     options: Options
     dealer: int
     fondo: int
@@ -284,6 +283,10 @@ def _round_from(seat: int) -> list[int]:
     return [(seat + k) % 4 for k in range(4)]
 
 
+def is_legal(state: State, action: Action) -> bool:
+    return action in legal_actions(state)
+
+
 def to_act(state: State) -> int | None:
     return None if state.finished else state.turn
 
@@ -361,9 +364,9 @@ def apply(state: State, action: Action) -> tuple[State, Events]:
     if call in ("cambio", "quedo", "descarte"):
         return _exchange(state, action)
     if call == "napolitana":
-        return replace(state, napolitana=seat), [{"kind": "napolitana", "seat": seat,
+        return state._replace(napolitana=seat), [{"kind": "napolitana", "seat": seat,
                                                   "text": f"seat {seat} declares a napolitana: he may renounce in tricks 1-9"}]
-    return replace(state, announcer=seat), [{"kind": "revesino", "seat": seat,
+    return state._replace(announcer=seat), [{"kind": "revesino", "seat": seat,
                                              "text": f"seat {seat} announces a revesino: he will take tricks 10 and 11"}]
 
 
@@ -388,13 +391,13 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
             out += (undealt,)
             text = f"seat {seat} keeps his cards"
     choices = tuple(call if s == seat else c for s, c in enumerate(state.choices))
-    state = replace(state, hands=_with_hand(state.hands, seat, hand), out_of_play=out, choices=choices)
+    state = state._replace(hands=_with_hand(state.hands, seat, hand), out_of_play=out, choices=choices)
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
-        return replace(state, turn=(seat + 1) % 4), events
+        return state._replace(turn=(seat + 1) % 4), events
     first = (state.dealer + 1) % 4
     events.append({"kind": "play", "seat": first, "text": f"the exchange is over; seat {first} leads"})
-    return replace(state, phase=PLAY, turn=first, trick=Trick(first)), events
+    return state._replace(phase=PLAY, turn=first, trick=Trick(first)), events
 
 
 def classify(state: State, seat: int, card: Card) -> str:
@@ -420,33 +423,33 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     if off_suit and napolitana is None and _renounces(state, seat):
         napolitana = seat  # R24 implicit: the first renounce declares the napolitana
         events.append({"kind": "napolitana", "seat": seat, "text": f"seat {seat} renounces: a napolitana"})
-    state = replace(state, napolitana=napolitana)
+    state = state._replace(napolitana=napolitana)
     revoke = off_suit and not (seat == napolitana and state.number <= 9)
     if revoke:
         events.append({"kind": "renuncio", "seat": seat, "card": str(card),
                        "text": f"seat {seat} revokes: holds {led.word if led else ''} and plays {card}"})
     play = Play(seat, card, classify(state, seat, card), revoke)
-    state = replace(state, hands=_with_hand(state.hands, seat, tuple(c for c in state.hands[seat] if c != card)),
+    state = state._replace(hands=_with_hand(state.hands, seat, tuple(c for c in state.hands[seat] if c != card)),
                     trick=state.trick.with_card(card), plays=state.plays + (play,))
     if len(state.trick.cards) < 4:
-        return replace(state, turn=(seat + 1) % 4), events
+        return state._replace(turn=(seat + 1) % 4), events
     trick = state.trick
     idx = trick_winner_index(trick.cards)
     winner = trick.seat_of(idx, 4)
     number = state.number
     done = Trick(trick.leader, trick.cards, winner)
-    state = replace(state, tricks=state.tricks + (done,), trick=Trick(winner), turn=winner, plays=(),
+    state = state._replace(tricks=state.tricks + (done,), trick=Trick(winner), turn=winner, plays=(),
                     played=state.played + (PlayedTrick(number, trick.leader, state.plays, winner),))
     events.append({"kind": "trick", "seat": winner, "card": str(trick.cards[idx]), "trick": number,
                    "text": f"trick {number} to seat {winner} with {trick.cards[idx]}"})
     announcer = state.announcer
     if announcer is not None and winner != announcer and not state.cut:
         events.append({"kind": "cut", "seat": winner, "trick": number, "text": f"seat {winner} cuts the revesino"})
-        state = replace(state, cut=True)
+        state = state._replace(cut=True)
         if not state.options.play_out_after_cut:
-            return replace(state, phase=OVER, turn=None), events
+            return state._replace(phase=OVER, turn=None), events
     if number == 11:
-        return replace(state, phase=OVER, turn=None), events
+        return state._replace(phase=OVER, turn=None), events
     return state, events
 
 
@@ -473,10 +476,24 @@ _SETTLEMENT_ONLY = ("net", "payments", "table", "handWinner", "tiebreak", "party
 _RENAMED = {"points": "cardPoints"}
 
 
+_last_money: tuple[State | None, dict[str, Any]] = (None, {})
+
+
+def _money(state: State) -> dict[str, Any]:
+    """The money of a state, computed once for the summary and the settlement of one answer
+    (the last state is remembered by identity; one tuple assignment, so threads are safe)."""
+    global _last_money
+    last, money = _last_money
+    if last is not state:
+        money = money_mod.money(state.options, course(state))
+        _last_money = (state, money)
+    return money
+
+
 def summary(state: State) -> dict[str, Any]:
     """The public fields of a hand in any state: the exchange choices, the napolitana and
     revesino, tricks and points taken, the fondo and the escrow."""
-    money = money_mod.money(state.options, course(state))
+    money = _money(state)
     out: dict[str, Any] = {"phase": state.phase, "exchanges": [c for c in state.choices]}
     out.update({_RENAMED.get(k, k): v for k, v in money.items() if k not in _SETTLEMENT_ONLY})
     if state.napolitana is not None and "napolitana" not in out:
@@ -487,7 +504,7 @@ def summary(state: State) -> dict[str, Any]:
 
 
 def settlement(state: State) -> dict[str, Any]:
-    money = money_mod.money(state.options, course(state))
+    money = _money(state)
     out = {k: v for k, v in money.items() if k in _SETTLEMENT_ONLY}
     out["nextDealer"] = (state.dealer + 1) % 4
     return out

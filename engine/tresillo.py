@@ -9,9 +9,9 @@ The money of a finished hand (the plate, puestas, the cartulina, condiciones) is
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine import tresillo_settle as settle_mod
 from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
@@ -158,8 +158,7 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
 # ---- state -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class State:
+class State(NamedTuple):
     options: Options
     seats: int
     dealer: int
@@ -412,6 +411,16 @@ def legal_actions(state: State) -> list[Action]:
     return out
 
 
+def is_legal(state: State, action: Action) -> bool:
+    """Membership in ``legal_actions``; a descarte is checked against the same range of cards
+    and counts the list is built from (``_discard_range``) instead of building every subset."""
+    if action.call == "descarte" and state.phase == EXCHANGE and action.seat == state.turn:
+        cards, low, high = _discard_range(state, action.seat)
+        names = {str(c) for c in cards}
+        return low <= len(action.args) <= high and all(a in names for a in action.args)
+    return action in legal_actions(state)
+
+
 def to_act(state: State) -> int | None:
     return None if state.finished else state.turn
 
@@ -560,23 +569,23 @@ def _auction(state: State, action: Action) -> tuple[State, Events]:
         holder = seat
         text = f"seat {seat}: más (level {level}{', equalling' if level == state.level else ''})"
     events: Events = [{"kind": voice, "seat": seat, "value": level, "text": text}]
-    state = replace(state, bidders=bidders, level=level, holder=holder)
+    state = state._replace(bidders=bidders, level=level, holder=holder)
     if not bidders:
         if state.options.espada_forzada == "ifAllPass":
             forced = next((s for s in state.order if ESPADA in state.hands[s]), None)
             if forced is not None:
                 events.append({"kind": "espadaForzada", "seat": forced,
                                "text": f"everybody passed: seat {forced} holds the espada and must play an entrada"})
-                return replace(state, phase=DECLARE, turn=forced, jugador=forced, level=1, holder=forced,
+                return state._replace(phase=DECLARE, turn=forced, jugador=forced, level=1, holder=forced,
                                forced_entrada=True), events
         events.append({"kind": "annulled", "text": "everybody passed: the hand is annulled and the deal passes"})
-        return replace(state, phase=OVER, turn=None, annulled=True), events
+        return state._replace(phase=OVER, turn=None, annulled=True), events
     if len(bidders) == 1 and level >= 1:
         winner = bidders[0]
         events.append({"kind": "jugador", "seat": winner, "value": level,
                        "text": f"seat {winner} wins the auction at level {level} and is the Jugador"})
-        return replace(state, phase=DECLARE, turn=winner, jugador=winner), events
-    return replace(state, turn=_next_in(state.order, seat, bidders)), events
+        return state._replace(phase=DECLARE, turn=winner, jugador=winner), events
+    return state._replace(turn=_next_in(state.order, seat, bidders)), events
 
 
 def _declare(state: State, action: Action) -> tuple[State, Events]:
@@ -593,13 +602,13 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
     else:
         trump = Suit.from_word(action.args[0])
         text = f"seat {seat} plays {lance} in {trump.word}"
-    state = replace(state, lance=lance, trump=trump, turned=turned, hands=hands, stock=stock)
+    state = state._replace(lance=lance, trump=trump, turned=turned, hands=hands, stock=stock)
     favor = " a favor" if is_favor(state) else ""
     events: Events = [{"kind": lance, "seat": seat, "card": str(turned) if turned else None, "text": text + favor}]
     events[0] = {k: v for k, v in events[0].items() if v is not None}
     if lance == "solo":
         return _after_jugador_exchange(state), events
-    return replace(state, phase=EXCHANGE, turn=seat, queue=(seat,)), events
+    return state._replace(phase=EXCHANGE, turn=seat, queue=(seat,)), events
 
 
 def _after_jugador_exchange(state: State) -> State:
@@ -610,8 +619,8 @@ def _after_jugador_exchange(state: State) -> State:
     second = _next_in(state.order, first, tuple(s for s in state.order if s != state.jugador))
     assert second is not None
     if state.options.contra_order == "turnOrder":
-        return replace(state, phase=EXCHANGE, turn=first, queue=(first, second))
-    return replace(state, phase=CONTRA_ORDER, turn=first, queue=(first, second))
+        return state._replace(phase=EXCHANGE, turn=first, queue=(first, second))
+    return state._replace(phase=CONTRA_ORDER, turn=first, queue=(first, second))
 
 
 def _contra(state: State, action: Action) -> tuple[State, Events]:
@@ -619,7 +628,7 @@ def _contra(state: State, action: Action) -> tuple[State, Events]:
     queue = (first, second) if action.call == "contra" else (second, first)
     text = (f"seat {first} goes to the contra and exchanges first" if action.call == "contra"
             else f"seat {first} cedes: seat {second} exchanges first")
-    return replace(state, phase=EXCHANGE, turn=queue[0], queue=queue), [{"kind": action.call, "seat": first, "text": text}]
+    return state._replace(phase=EXCHANGE, turn=queue[0], queue=queue), [{"kind": action.call, "seat": first, "text": text}]
 
 
 def _discard(state: State, action: Action) -> tuple[State, Events]:
@@ -631,17 +640,17 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     discards = _with_hand(state.discards, seat, state.discards[seat] + out)
     exchanged = tuple(len(out) if s == seat else n for s, n in enumerate(state.exchanged))
     solera = state.solera or (seat == state.jugador and state.lance == "vuelta" and len(out) == 1)
-    state = replace(state, hands=_with_hand(state.hands, seat, hand), stock=stock, discards=discards,
+    state = state._replace(hands=_with_hand(state.hands, seat, hand), stock=stock, discards=discards,
                     exchanged=exchanged, solera=solera, queue=state.queue[1:])
     text = f"seat {seat} discards {len(out)} and draws {draw}" + (" (vuelta solera)" if solera and seat == state.jugador else "")
     events: Events = [{"kind": "descarte", "seat": seat, "value": len(out), "text": text}]
     if seat == state.jugador and state.queue == ():
         return _after_jugador_exchange(state), events
     if state.queue:
-        return replace(state, turn=state.queue[0]), events
+        return state._replace(turn=state.queue[0]), events
     # The last exchange is done: trick play starts with the mano (4).
     assert state.jugador is not None
-    state = replace(state, phase=PLAY, turn=state.mano, trick=Trick(state.mano),
+    state = state._replace(phase=PLAY, turn=state.mano, trick=Trick(state.mano),
                     jugador_cards=state.hands[state.jugador])
     events.append({"kind": "play", "seat": state.mano, "text": f"the exchange is over; seat {state.mano}, the mano, leads"})
     return state, events
@@ -653,13 +662,13 @@ def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card,
 
 def _rindo(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
-    state = replace(state, rendido=seat)
+    state = state._replace(rendido=seat)
     if state.lance == "vuelta":
-        return (replace(state, phase=OVER, turn=None, surrender="accepted"),
+        return (state._replace(phase=OVER, turn=None, surrender="accepted"),
                 [{"kind": "rindo", "seat": seat, "text": f"seat {seat} surrenders the vuelta: the hand ends (a vuelta cannot be defended)"}])
     asking = tuple(s for s in _round_after(state, seat) if s != seat)
     text = f"seat {seat} surrenders the entrada; seat {asking[0]} answers first (bien or defiendo)"
-    return (replace(state, phase=SURRENDER, asking=asking, turn=asking[0], resume=state.turn),
+    return (state._replace(phase=SURRENDER, asking=asking, turn=asking[0], resume=state.turn),
             [{"kind": "rindo", "seat": seat, "text": text}])
 
 
@@ -672,21 +681,21 @@ def _answer(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
     if action.call == "defiendo":
         text = f"seat {seat} defends the surrendered entrada and plays on as the Jugador"
-        return (replace(state, phase=PLAY, defender=seat, surrender="defended", asking=(), turn=state.resume),
+        return (state._replace(phase=PLAY, defender=seat, surrender="defended", asking=(), turn=state.resume),
                 [{"kind": "defiendo", "seat": seat, "text": text}])
     asking = state.asking[1:]
     if asking:
-        return replace(state, asking=asking, turn=asking[0]), [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts"}]
-    return (replace(state, phase=OVER, turn=None, surrender="accepted", asking=()),
+        return state._replace(asking=asking, turn=asking[0]), [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts"}]
+    return (state._replace(phase=OVER, turn=None, surrender="accepted", asking=()),
             [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts: the surrendered entrada is a puesta"}])
 
 
 def _bola(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
     if action.call == "planto":
-        return (replace(state, phase=OVER, turn=None, planto=True),
+        return (state._replace(phase=OVER, turn=None, planto=True),
                 [{"kind": "planto", "seat": seat, "text": f"seat {seat} stops after the first five tricks: a win with primeras"}])
-    return (replace(state, phase=PLAY, turn=seat, bola="attempt"),
+    return (state._replace(phase=PLAY, turn=seat, bola="attempt"),
             [{"kind": "bola", "seat": seat, "text": f"seat {seat} goes on for the bola: all nine tricks"}])
 
 
@@ -702,16 +711,16 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     hands = _with_hand(state.hands, seat, tuple(c for c in state.hands[seat] if c != card))
     trick = state.trick.with_card(card)
     events: Events = [{"kind": "card", "seat": seat, "card": str(card), "text": f"seat {seat} plays {card}"}]
-    state = replace(state, hands=hands, trick=trick)
+    state = state._replace(hands=hands, trick=trick)
     if len(trick.cards) < 3:
         nxt = _next_in(state.order, seat, state.order)
-        return replace(state, turn=nxt), events
+        return state._replace(turn=nxt), events
     trump = state.trump
     assert trump is not None
     idx = trick_winner_index(trick.cards, trump)
     winner = _players(state, trick)[idx]
     done = Trick(trick.leader, trick.cards, winner)
-    state = replace(state, tricks=state.tricks + (done,), trick=Trick(winner), turn=winner)
+    state = state._replace(tricks=state.tricks + (done,), trick=Trick(winner), turn=winner)
     number = len(state.tricks)
     events.append({"kind": "trick", "seat": winner, "card": str(trick.cards[idx]), "trick": number,
                    "text": f"trick {number} to seat {winner} with {trick.cards[idx]}"})
@@ -736,15 +745,15 @@ def _after_trick(state: State, events: Events) -> tuple[State, Events]:
     if state.bola == "attempt":
         if state.tricks[-1].winner != declarer:
             events.append({"kind": "bolaFailed", "seat": declarer, "text": f"seat {declarer} loses trick {played}: the bola fails"})
-            return replace(state, phase=OVER, turn=None, bola="failed"), events
+            return state._replace(phase=OVER, turn=None, bola="failed"), events
         if played == 9:
             events.append({"kind": "bolaMade", "seat": declarer, "text": f"seat {declarer} takes all nine tricks: bola"})
-            return replace(state, phase=OVER, turn=None, bola="made"), events
+            return state._replace(phase=OVER, turn=None, bola="made"), events
         return state, events
     if state.defender is None and played == 5 and all(t.winner == declarer for t in state.tricks):
         events.append({"kind": "primeras", "seat": declarer,
                        "text": f"seat {declarer} has won the first five tricks: bola (go on for all nine) or planto (stop)"})
-        return replace(state, phase=BOLA_DECISION, turn=declarer), events
+        return state._replace(phase=BOLA_DECISION, turn=declarer), events
     remaining = 9 - played
     if state.defender is not None:
         assert state.rendido is not None
@@ -756,7 +765,7 @@ def _after_trick(state: State, events: Events) -> tuple[State, Events]:
             counts[declarer], counts[others[0]], counts[others[1]], remaining))
     if done:
         events.append({"kind": "over", "text": "the result is settled" + ("" if remaining == 0 else f" with {remaining} tricks unplayed")})
-        return replace(state, phase=OVER, turn=None), events
+        return state._replace(phase=OVER, turn=None), events
     return state, events
 
 

@@ -1,0 +1,57 @@
+"""Each game's fast legality check is exactly membership in its legal list (STYLE.md, habit 6:
+one generator, and no second validator that could disagree with it)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import pytest
+
+from engine import api
+from engine.record import Action, parse_action, read_setup
+
+
+def states(game_name: str, seats: int, seed: int):
+    """Every state of one random legal hand, with the game module."""
+    rng = random.Random(seed)
+    game = api.GAMES[game_name]
+    record = {"game": game_name, "seats": seats, "dealer": rng.randrange(seats), "actions": [],
+              "deal": {"seed": f"is-legal-{seed}"}}
+    setup, _ = read_setup(game, record)
+    state = game.start(setup)
+    while not game.is_finished(state):
+        yield game, state
+        state, _ = game.apply(state, rng.choice(game.legal_actions(state)))
+
+
+def candidates(game, state, rng: random.Random) -> list[Action]:
+    """Legal actions, and near misses: other seats, other cards, other descarte subsets."""
+    legal = game.legal_actions(state)
+    out = list(rng.sample(legal, min(20, len(legal))))
+    seats = len(state.hands)
+    deck = [str(c) for c in game.DECK.cards]
+    for seat in range(seats):
+        hand = [str(c) for c in state.hands[seat]]
+        for k in (0, 1, 2, len(hand)):
+            for combo in itertools.islice(itertools.combinations(sorted(hand + rng.sample(deck, 2)), k), 5):
+                text = f"{seat} descarte {' '.join(combo)}".strip()
+                try:
+                    out.append(parse_action(text, seats, game.DECK, game.CALLS))
+                except Exception:
+                    pass
+        out += [parse_action(f"{seat} {c}", seats, game.DECK, game.CALLS) for c in rng.sample(deck, 3)]
+    return out
+
+
+@pytest.mark.parametrize("game_name,seats", [("tresillo", 3), ("tresillo", 4), ("revesino", 4), ("rentoy", 4)])
+def test_is_legal_is_membership_in_the_legal_list(game_name: str, seats: int) -> None:
+    checked = 0
+    for seed in range(12):
+        rng = random.Random(seed)
+        for game, state in states(game_name, seats, seed):
+            legal = set(game.legal_actions(state))
+            for action in candidates(game, state, rng):
+                assert game.is_legal(state, action) == (action in legal), (str(action), state)
+                checked += 1
+    assert checked > 1000  # enough states and near misses to mean something
