@@ -2,7 +2,7 @@
 
 A hand is dealt from a random shuffle (``game.deal_from_pack``), started (``game.start``), and
 grown one action at a time: the legal list is generated (``game.legal_actions``), an action is
-picked from it at random, checked (``engine.record.check``: membership in the legal list, as the
+picked from it at random, checked (``engine.record.check``: the game's legality check, as the
 replay checks every action) and applied (``game.apply``); when the hand is over it is settled
 (``game.settlement``). The state is carried from action to action, as ``engine.record.replay``
 does, rather than re-validating the whole record at every step.
@@ -48,7 +48,7 @@ def play_hand(game: ModuleType, setup: Setup, rng: random.Random) -> tuple[Any, 
             break
         legal = game.legal_actions(state)
         action = choice(legal)
-        check(game, state, action, legal)
+        check(game, state, action)
         state, _events = game.apply(state, action)
         actions.append(action)
     else:
