@@ -25,14 +25,18 @@ class Suit(enum.Enum):
     @property
     def word(self) -> str:
         """The suit spelled out, as in calls (``entrada oros``) and API fields."""
-        return self.name.lower()
+        return _WORDS[self]
 
     @classmethod
     def from_word(cls, word: str) -> Suit:
-        for suit in cls:
-            if suit.word == word:
-                return suit
-        raise ValueError(f"unknown suit {word!r}: expected oros, copas, espadas or bastos")
+        suit = _BY_WORD.get(word)
+        if suit is None:
+            raise ValueError(f"unknown suit {word!r}: expected oros, copas, espadas or bastos")
+        return suit
+
+
+_WORDS = {suit: suit.name.lower() for suit in Suit}
+_BY_WORD = {word: suit for suit, word in _WORDS.items()}
 
 
 SUIT_ORDER = {suit: i for i, suit in enumerate(Suit)}

@@ -10,7 +10,7 @@ precedence of FORMAT.md section 6.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from engine.cards import Card, Deck, looks_like_card
 from engine.errors import IllegalAction, InvalidInput
@@ -19,9 +19,9 @@ from engine.tricks import Trick
 MAX_ACTIONS = 1000
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
-    """One action of the record: a seat plays a card, or makes a call with arguments."""
+class Action(NamedTuple):
+    """One action of the record: a seat plays a card, or makes a call with arguments. (A
+    NamedTuple: games build hundreds of them per legal list.)"""
 
     seat: int
     card: Card | None = None
