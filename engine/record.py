@@ -9,12 +9,16 @@ precedence of FORMAT.md section 6.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from engine.cards import Card, Deck, looks_like_card
 from engine.errors import IllegalAction, InvalidInput
 from engine.tricks import Trick
+
+S = TypeVar("S")
+R = TypeVar("R")
 
 MAX_ACTIONS = 1000
 
@@ -32,6 +36,25 @@ class Action(NamedTuple):
         if self.card is not None:
             return f"{self.seat} {self.card}"
         return " ".join((str(self.seat), str(self.call), *self.args))
+
+
+def remember_last(fn: Callable[[S], R]) -> Callable[[S], R]:
+    """Remember the answer for the last state asked (by identity): the replay asks for the legal
+    actions of a state to check an action, and the answer asks again for the next ones. The
+    answer is shared: callers must not change it. One tuple assignment, so threads are safe."""
+    last: tuple[object, R] | None = None
+
+    def wrapper(state: S) -> R:
+        nonlocal last
+        remembered = last
+        if remembered is not None and remembered[0] is state:
+            return remembered[1]
+        answer = fn(state)
+        last = (state, answer)
+        return answer
+
+    wrapper.__doc__, wrapper.__name__ = fn.__doc__, fn.__name__
+    return wrapper
 
 
 # How the arguments of a call are written (a game's ``CALLS`` maps each call word to one).

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
-from engine.record import NO_ARGS, Action, Setup
+from engine.record import NO_ARGS, Action, Setup, remember_last
 from engine.tricks import Trick, rank_table, winning_index
 
 NAME = "rentoy"
@@ -134,7 +134,7 @@ def start(setup: Setup) -> State:
     options: Options = setup.options
     leader = setup.dealer if options.first_leader == "dealer" else (setup.dealer + 1) % setup.seats
     return State(options=options, seats=setup.seats, dealer=setup.dealer, turnup=setup.stock[0],
-                 hands=setup.hands, score=setup.table, trick=Trick(leader), turn=leader,
+                 hands=tuple(tuple(sorted_cards(h)) for h in setup.hands), score=setup.table, trick=Trick(leader), turn=leader,
                  ladder=LADDERS[options.ladder])
 
 
@@ -209,7 +209,7 @@ def _trump_led(state: State) -> bool:
 
 def playable(state: State, seat: int) -> list[Card]:
     """B4 / T11: a free choice, except that on a trump lead a seat holding trumps plays one."""
-    hand = sorted_cards(state.hands[seat])
+    hand = list(state.hands[seat])  # kept in canonical order
     if _trump_led(state) and state.options.renuncio == "prevent":
         trumps = [c for c in hand if c.suit is state.trump]
         if trumps:
@@ -217,6 +217,7 @@ def playable(state: State, seat: int) -> list[Card]:
     return hand
 
 
+@remember_last
 def legal_actions(state: State) -> list[Action]:
     if state.finished:
         return []

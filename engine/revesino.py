@@ -16,7 +16,7 @@ from engine import revesino_money as money_mod
 from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
-from engine.record import CARD_ARG, NO_ARGS, Action, Setup
+from engine.record import CARD_ARG, NO_ARGS, Action, Setup, remember_last
 from engine.revesino_money import Course, Play, PlayedTrick
 from engine.tricks import Trick, rank_table, winning_index
 
@@ -218,7 +218,7 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 
 def start(setup: Setup) -> State:
-    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, hands=setup.hands,
+    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, hands=tuple(tuple(sorted_cards(h)) for h in setup.hands),
                  undealt=setup.stock, phase=EXCHANGE, turn=(setup.dealer + 1) % 4)
 
 
@@ -248,7 +248,7 @@ def _played_by(state: State, seat: int) -> tuple[Card, ...]:
 
 def playable(state: State, seat: int) -> list[Card]:
     """A5: lead anything; follow the suit led if able, except a napolitana in tricks 1-9."""
-    hand = sorted_cards(state.hands[seat])
+    hand = list(state.hands[seat])  # kept in canonical order
     if not state.trick.cards or _renounces(state, seat) or state.options.allow_revokes:
         return hand
     led = state.trick.cards[0].suit
@@ -262,12 +262,13 @@ def _may_announce(state: State, seat: int) -> bool:
             and (seat != state.napolitana or state.options.napolitana_may_announce))
 
 
+@remember_last
 def legal_actions(state: State) -> list[Action]:
     seat = state.turn
     if state.phase == OVER or seat is None:
         return []
     if state.phase == EXCHANGE:
-        cards = sorted_cards(state.hands[seat])
+        cards = state.hands[seat]  # kept in canonical order
         if seat == state.dealer:
             return [Action(seat, call="descarte", args=(str(c),)) for c in cards]
         return [*(Action(seat, call="cambio", args=(str(c),)) for c in cards), Action(seat, call="quedo")]
@@ -384,7 +385,7 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
         undealt = state.undealt[(seat - state.dealer - 1) % 4]
         if call == "cambio":
             card = Card.parse(action.args[0])
-            hand = tuple(c for c in hand if c != card) + (undealt,)
+            hand = tuple(sorted_cards(tuple(c for c in hand if c != card) + (undealt,)))
             out += (card,)
             text = f"seat {seat} exchanges one card for his undealt card"
         else:

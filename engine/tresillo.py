@@ -17,7 +17,7 @@ from engine import tresillo_settle as settle_mod
 from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
-from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup
+from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, remember_last
 from engine.tresillo_settle import Table, mala, trump_order
 from engine.tricks import Trick, rank_table, winning_index
 
@@ -254,7 +254,7 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 def start(setup: Setup) -> State:
     order = active_seats(setup.seats, setup.dealer)
     return State(options=setup.options, seats=setup.seats, dealer=setup.dealer, table=setup.table,
-                 hands=setup.hands, stock=setup.stock, phase=AUCTION, turn=order[0], order=order,
+                 hands=tuple(tuple(sorted_cards(h)) for h in setup.hands), stock=setup.stock, phase=AUCTION, turn=order[0], order=order,
                  bidders=order, discards=tuple(() for _ in range(setup.seats)),
                  exchanged=tuple(-1 for _ in range(setup.seats)))
 
@@ -319,7 +319,7 @@ def _declarations(state: State) -> list[Action]:
 
 def _discard_range(state: State, seat: int) -> tuple[list[Card], int, int]:
     """The cards a seat may discard and how many (4, A11, A12)."""
-    hand = sorted_cards(state.hands[seat])
+    hand = list(state.hands[seat])  # kept in canonical order
     if seat == state.jugador and state.lance == "vuelta":
         if not state.options.vuelta_turned_card_discardable:
             hand = [c for c in hand if c != state.turned]
@@ -341,7 +341,7 @@ def _discards(state: State, seat: int) -> list[Action]:
 def playable(state: State, seat: int) -> list[Card]:
     """Section 5, as an ordered cascade: follow the suit led; on a trump lead play a trump unless
     every trump held is a privileged matador."""
-    hand = sorted_cards(state.hands[seat])
+    hand = list(state.hands[seat])  # kept in canonical order
     if not state.trick.cards:
         return hand  # the leader plays anything
     trump = state.trump
@@ -388,6 +388,7 @@ def _players(state: State, trick: Trick) -> list[int]:
     return [state.order[(first + i) % 3] for i in range(len(trick.cards))]
 
 
+@remember_last
 def legal_actions(state: State) -> list[Action]:
     phase, seat = state.phase, state.turn
     if phase == OVER or seat is None:
@@ -597,7 +598,7 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
     if lance == "vuelta":
         turned, stock = stock[0], stock[1:]
         trump = turned.suit  # A10: a turned 1e or 1b gives its printed suit
-        hands = _with_hand(hands, seat, hands[seat] + (turned,))
+        hands = _with_hand(hands, seat, tuple(sorted_cards(hands[seat] + (turned,))))
         text = f"seat {seat} plays a vuelta: turns up {turned}, trumps are {trump.word}"
     else:
         trump = Suit.from_word(action.args[0])
@@ -636,7 +637,7 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     out = tuple(Card.parse(a) for a in action.args)
     draw = len(out) - 1 if seat == state.jugador and state.lance == "vuelta" else len(out)
     drawn, stock = state.stock[:draw], state.stock[draw:]
-    hand = tuple(c for c in state.hands[seat] if c not in out) + drawn
+    hand = tuple(sorted_cards(tuple(c for c in state.hands[seat] if c not in out) + drawn))
     discards = _with_hand(state.discards, seat, state.discards[seat] + out)
     exchanged = tuple(len(out) if s == seat else n for s, n in enumerate(state.exchanged))
     solera = state.solera or (seat == state.jugador and state.lance == "vuelta" and len(out) == 1)
