@@ -55,9 +55,12 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
     children = {f"gRPC worker {i + 1}" if workers > 1 else "gRPC": subprocess.Popen(grpc_command, env=env) for i in range(workers)}
     # gthread workers: keep-alive connections, and a long ValidateHands stream does not trip the
     # worker timeout (a sync worker is killed after --timeout seconds in one request).
+    # --reuse-port: each worker listens on its own SO_REUSEPORT socket and the kernel spreads the
+    # connections, as for gRPC; on one shared socket a gthread worker accepts every connection it
+    # can, so one worker held all of a client's keep-alive connections and the other stayed idle.
     children["REST"] = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--worker-class", "gthread", "--threads", str(REST_THREADS),
-         "--bind", f"{host}:{rest_port}", "--graceful-timeout", "5", "--log-level", "warning", "service.rest:create_app()"], env=env)
+         "--reuse-port", "--bind", f"{host}:{rest_port}", "--graceful-timeout", "5", "--log-level", "warning", "service.rest:create_app()"], env=env)
     stopping: list[int] = []
 
     def on_signal(signum: int, _frame: Any) -> None:
