@@ -12,6 +12,7 @@ Run alone: ``python -m service.grpc_server --host 127.0.0.1 --port 50051``.
 from __future__ import annotations
 
 import argparse
+import itertools
 import logging
 import os
 import signal
@@ -33,6 +34,7 @@ from service.errors import DOMAIN, MAX_REQUEST_BYTES, ServiceError, from_excepti
 from service.handlers import HANDLERS, SERVICE
 
 log = logging.getLogger("naipes.grpc")
+_calls = itertools.count(1)  # unary NaipesService calls answered by this process (next() is atomic under the GIL)
 
 
 def status_of(error: ServiceError) -> status_pb2.Status:
@@ -55,6 +57,7 @@ def status_of(error: ServiceError) -> status_pb2.Status:
 
 def _method(name: str, handler: Callable[[Any], Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
     def call(request: Any, context: grpc.ServicerContext) -> Any:
+        next(_calls)
         try:
             return handler(request)
         except Exception as exc:  # every failure becomes a status; the server lives on
@@ -135,7 +138,8 @@ def serve(host: str, port: int, max_workers: int | None = None) -> None:
     stop.wait()
     server.stop(grace=2).wait()
     stream.shutdown_pool()
-    log.info("gRPC stopped")
+    # How the connections were spread over `naipes serve --workers N` processes (the benchmark reads it).
+    log.info("gRPC stopped: process %d answered %d unary calls", os.getpid(), next(_calls) - 1)
 
 
 def main() -> None:
