@@ -17,7 +17,7 @@ end
 done = function(summary, latency, requests)
   io.write(string.format(
     'WRKJSON {"requests": %d, "duration_us": %d, "errors_connect": %d, "errors_read": %d, "errors_write": %d, ' ..
-    '"errors_status": %d, "errors_timeout": %d, "p50_us": %d, "p99_us": %d}\n',
+    '"errors_status": %d, "errors_timeout": %d, "p50_us": %d, "p99_us": %d, "mean_us": %.1f}\n',
     summary.requests, summary.duration, summary.errors.connect, summary.errors.read, summary.errors.write,
-    summary.errors.status, summary.errors.timeout, latency:percentile(50), latency:percentile(99)))
+    summary.errors.status, summary.errors.timeout, latency:percentile(50), latency:percentile(99), latency.mean))
 end

@@ -16,7 +16,10 @@ Everything is measured in the same run, on the same machine, medians over repeat
   record; the resident memory of every server process during the load;
 * where the time goes: a profile of the engine driver and the cost of each step of a request.
 
-Usage: python -m bench.run [--smoke] [--out DIR]
+* scaling: two workers against one in paired runs (both servers up, runs alternating), with the
+  CPU of every server process, of the load generator and of the rest of the machine per run.
+
+Usage: python -m bench.run [--smoke] [--only engine,openspiel,service,scaling,profiles] [--out DIR]
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ from bench import engine_driver  # noqa: E402
 from engine import api  # noqa: E402
 
 CONCURRENCY = 16  # requests in flight: h2load -c 16 -m 1 (16 connections, one stream each), wrk -c 16
+SECTIONS = ("engine", "openspiel", "service", "scaling", "profiles")
 TARGETS = {"engine_hands_vs_hearts": 1.0, "validate_vs_hearts_replay": 3.0, "validate_vs_health": 0.85,
            "two_workers_vs_one": 1.6, "stream_vs_unary": 10.0, "rss_mb": 200.0}
 
@@ -306,13 +310,13 @@ class MemorySampler:
 class Server:
     """``naipes serve --workers W`` on free ports, for the duration of a ``with``."""
 
-    def __init__(self, workers: int, out: Path) -> None:
+    def __init__(self, workers: int, out: Path, tag: str = "") -> None:
         self.workers = workers
         self.rest_port, self.grpc_port = free_port(), free_port()
         naipes = Path(sys.executable).parent / "naipes"
         self.command = [str(naipes) if naipes.exists() else "naipes", "serve", "--host", "127.0.0.1", "--rest-port", str(self.rest_port),
                         "--grpc-port", str(self.grpc_port), "--workers", str(workers)]
-        self.log = (out / f"serve-w{workers}.log").open("w")
+        self.log = (out / f"serve{tag}-w{workers}.log").open("w")
 
     def __enter__(self) -> Server:
         self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT, cwd=ROOT)
@@ -349,12 +353,76 @@ class Load:
     requests: int
     errors: int
     command: str
+    mean_ms: float = float("nan")  # the load generator's own mean request time
+    in_flight: int = CONCURRENCY
+    cpu: dict[str, Any] = field(default_factory=dict)  # accounted(): where the machine's CPU went during the run
+
+
+HZ = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process so far (0 once it is gone)."""
+    try:
+        fields = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / HZ
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
+def busy_seconds() -> float:
+    """CPU seconds the whole machine has spent busy (every core, /proc/stat)."""
+    values = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
+    return (sum(values) - values[3] - values[4]) / HZ  # all but idle and iowait
+
+
+QUIET_CORES = 0.2  # other processes' share of the cores above which a run is flagged as disturbed
+
+
+def wait_quiet(max_wait: float = 30.0, sample: float = 0.5) -> float:
+    """Wait (at most ``max_wait`` s) until the machine is idle between load runs: busy below
+    QUIET_CORES over ``sample`` s, the servers being idle then. Returns the last sample's cores.
+    On a machine shared with other jobs this keeps a run from starting in the middle of theirs."""
+    deadline = time.monotonic() + max_wait
+    while True:
+        before = busy_seconds()
+        time.sleep(sample)
+        busy = (busy_seconds() - before) / sample
+        if busy < QUIET_CORES or time.monotonic() > deadline:
+            if busy >= QUIET_CORES:
+                log(f"machine still busy ({busy:.2f} cores) after {max_wait:.0f} s of waiting; running anyway")
+            return busy
+
+
+def accounted(root: int, run: Callable[[], Load]) -> Load:
+    """Run a load and record where the machine's CPU went meanwhile, in cores (CPU seconds per
+    second of the run): each server process (the tree under ``root``), the load generator (this
+    suite's child), this suite itself, and everything else on the machine ("other": another job
+    sharing the cores makes a run meaningless, and a ratio of two such runs unstable)."""
+    pids = [root, *descendants(root)]
+    before = {pid: cpu_seconds(pid) for pid in pids}
+    own0, busy0, start = os.times(), busy_seconds(), time.perf_counter()
+    load = run()
+    wall = time.perf_counter() - start
+    own1, busy1 = os.times(), busy_seconds()
+    per = {pid: (cpu_seconds(pid) - before.get(pid, 0.0)) / wall for pid in [root, *descendants(root)]}
+    server = sum(per.values())
+    generator = (own1.children_user + own1.children_system - own0.children_user - own0.children_system) / wall
+    suite = (own1.user + own1.system - own0.user - own0.system) / wall
+    busy = (busy1 - busy0) / wall
+    other = min(float(os.cpu_count() or 1), max(0.0, busy - server - generator - suite))  # clamped: /proc/stat can jump
+    load.cpu = {"server": server, "generator": generator, "suite": suite, "other": other,
+                "busy": busy, "processes": sorted(([role(pid), round(c, 3)] for pid, c in per.items() if c >= 0.01), key=lambda x: -x[1])}
+    return load
 
 
 def h2load(url: str, body: Path, seconds: float, warm_up: float, out: Path, connections: int = CONCURRENCY, requests: int = 0) -> Load:
     """gRPC load with h2load: POST a prebuilt gRPC frame with content-type application/grpc and
-    te: trailers; latencies from its per-request log."""
+    te: trailers; p50/p99 from its per-request log, the mean from its summary. h2load appends to
+    an existing log file: it is removed before every run (until 2026-11-29 it was not, and every
+    run's percentiles were those of all the runs before it together)."""
     logfile = out / "h2load-requests.tsv"
+    logfile.unlink(missing_ok=True)
     command = ["h2load", "-t", "1", "-c", str(connections), "-m", "1", "-d", str(body),
                "-H", "content-type: application/grpc", "-H", "te: trailers", f"--log-file={logfile}"]
     if requests:
@@ -373,9 +441,22 @@ def h2load(url: str, body: Path, seconds: float, warm_up: float, out: Path, conn
     elapsed = float(finished[1]) / (1000 if finished[2] == "ms" else 1)
     latencies = sorted(int(line.split("\t")[2]) for line in logfile.read_text().splitlines() if line.count("\t") >= 2)
     done = int(counts[4])
+    if abs(len(latencies) - done) > max(2, done // 100):
+        raise RuntimeError(f"h2load logged {len(latencies)} requests but counted {done} succeeded: {shlex.join(command)}")
+    summary = re.search(r"time for request:\s+(\S+)\s+(\S+)\s+(\S+)", text)
+    mean_ms = duration_ms(summary[3]) if summary else float("nan")
     errors = int(counts[5]) + int(counts[6]) + int(counts[7]) + int(status[2]) + int(status[3]) + int(status[4])
     return Load(rps=done / elapsed if requests else float(finished[3]), p50_ms=percentile(latencies, 50) / 1000,
-                p99_ms=percentile(latencies, 99) / 1000, requests=done, errors=errors, command=shlex.join(command))
+                p99_ms=percentile(latencies, 99) / 1000, requests=done, errors=errors, command=shlex.join(command),
+                mean_ms=mean_ms, in_flight=connections)
+
+
+def duration_ms(text: str) -> float:
+    """h2load's durations: 850us, 12.5ms, 1.02s."""
+    found = re.fullmatch(r"([\d.]+)(us|ms|s)", text)
+    if not found:
+        return float("nan")
+    return float(found[1]) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[found[2]]
 
 
 def percentile(values: list[int], p: float) -> float:
@@ -399,14 +480,27 @@ def wrk(url: str, body: Path | None, seconds: float, out: Path) -> Load:
     errors = sum(v for k, v in data.items() if k.startswith("errors"))
     body_note = f"NAIPES_BENCH_BODY={body} " if body else ""
     return Load(rps=data["requests"] / (data["duration_us"] / 1e6), p50_ms=data["p50_us"] / 1000, p99_ms=data["p99_us"] / 1000,
-                requests=data["requests"], errors=errors, command=body_note + shlex.join(command))
+                requests=data["requests"], errors=errors, command=body_note + shlex.join(command), mean_ms=data.get("mean_us", float("nan")) / 1000)
 
 
-def repeated(cfg: Config, run: Callable[[], Load]) -> dict[str, Any]:
-    loads = [run() for _ in range(cfg.service_repeats)]
+def repeated(cfg: Config, run: Callable[[], Load], root: int) -> dict[str, Any]:
+    """``cfg.service_repeats`` runs against the server whose process tree starts at ``root``.
+    Beside the latencies: Little's law, requests in flight = req/s x mean request time, which must
+    give back the client's concurrency (a check on the latency figures), and the CPU accounting."""
+    loads = [accounted(root, run) for _ in range(cfg.service_repeats)]
     return {"rps": median([x.rps for x in loads]), "p50_ms": median([x.p50_ms for x in loads]),
-            "p99_ms": median([x.p99_ms for x in loads]), "requests": sum(x.requests for x in loads),
-            "errors": sum(x.errors for x in loads), "runs": [x.rps for x in loads], "command": loads[0].command}
+            "p99_ms": median([x.p99_ms for x in loads]), "mean_ms": median([x.mean_ms for x in loads]),
+            "in_flight_littles_law": median([x.rps * x.mean_ms / 1000 for x in loads]), "in_flight": loads[0].in_flight,
+            "requests": sum(x.requests for x in loads),
+            "errors": sum(x.errors for x in loads), "runs": [x.rps for x in loads], "command": loads[0].command,
+            "cpu": summarize_cpu([x.cpu for x in loads]), "cpu_runs": [x.cpu for x in loads]}
+
+
+def summarize_cpu(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Medians over runs of the server's, the generator's and the suite's cores; the largest share
+    taken by other processes (the figure that says whether the machine was quiet)."""
+    return {"server": median([r["server"] for r in runs]), "generator": median([r["generator"] for r in runs]),
+            "suite": median([r["suite"] for r in runs]), "other_max": max(r["other"] for r in runs)}
 
 
 def payloads(out: Path, cfg: Config) -> dict[str, Any]:
@@ -439,7 +533,7 @@ def payloads(out: Path, cfg: Config) -> dict[str, Any]:
     return files
 
 
-def check_payloads(server: Server, files: dict[str, Any]) -> None:
+def check_payloads(server: Server, files: dict[str, Any], streams: bool = True) -> None:
     """Every body is answered without error over both transports (h2load counts a gRPC error,
     which comes in the trailers of an HTTP 200, as a success)."""
     import grpc
@@ -456,6 +550,8 @@ def check_payloads(server: Server, files: dict[str, Any]) -> None:
                 continue
             rpc, _game = key.split("/")
             data = entry["grpc"].read_bytes()
+            if rpc == "ValidateHands" and not streams:
+                continue
             if rpc == "ValidateHands":
                 frames = split_frames(data)
                 call_stream = channel.stream_stream(f"/naipes.v1.NaipesService/{rpc}")
@@ -494,6 +590,7 @@ def stream_rest(server: Server, body: Path, records: int) -> float:
 def measure(cfg: Config, server: Server, files: dict[str, Any], raw: Path) -> dict[str, Any]:
     """Every load run against one server."""
     check_payloads(server, files)
+    root = server.process.pid
     grpc_base = f"http://127.0.0.1:{server.grpc_port}"
     rest_base = f"http://127.0.0.1:{server.rest_port}"
     figures: dict[str, Any] = {"command": shlex.join(server.command), "grpc": {}, "rest": {}, "stream": {}}
@@ -502,8 +599,8 @@ def measure(cfg: Config, server: Server, files: dict[str, Any], raw: Path) -> di
 
     def health() -> None:
         health_runs["grpc"].append(repeated(cfg, lambda: h2load(grpc_base + "/grpc.health.v1.Health/Check", files["health.grpc"],
-                                                                cfg.service_seconds, cfg.warm_up, raw)))
-        health_runs["rest"].append(repeated(cfg, lambda: wrk(rest_base + "/healthz", None, cfg.service_seconds, raw)))
+                                                                cfg.service_seconds, cfg.warm_up, raw), root))
+        health_runs["rest"].append(repeated(cfg, lambda: wrk(rest_base + "/healthz", None, cfg.service_seconds, raw), root))
 
     health()
     for key, entry in files.items():
@@ -512,8 +609,8 @@ def measure(cfg: Config, server: Server, files: dict[str, Any], raw: Path) -> di
         rpc, game = key.split("/")
         path = "/v1/hands:validate" if rpc == "ValidateHand" else "/v1/hands:legalActions"
         figures["grpc"][key] = repeated(cfg, lambda e=entry, r=rpc: h2load(f"{grpc_base}/naipes.v1.NaipesService/{r}", e["grpc"],
-                                                                           cfg.service_seconds, cfg.warm_up, raw))
-        figures["rest"][key] = repeated(cfg, lambda e=entry, p=path: wrk(rest_base + p, e["json"], cfg.service_seconds, raw))
+                                                                           cfg.service_seconds, cfg.warm_up, raw), root)
+        figures["rest"][key] = repeated(cfg, lambda e=entry, p=path: wrk(rest_base + p, e["json"], cfg.service_seconds, raw), root)
         figures["grpc"][key]["actions"] = figures["rest"][key]["actions"] = entry["actions"]
         log(f"  {key}: gRPC {figures['grpc'][key]['rps']:.0f} req/s, REST {figures['rest'][key]['rps']:.0f} req/s")
     if not cfg.smoke:
@@ -522,7 +619,11 @@ def measure(cfg: Config, server: Server, files: dict[str, Any], raw: Path) -> di
         runs = health_runs[transport]
         figures[transport]["health"] = {**runs[0], "rps": median([r["rps"] for r in runs]),
                                         "p50_ms": median([r["p50_ms"] for r in runs]), "p99_ms": median([r["p99_ms"] for r in runs]),
-                                        "runs": [x for r in runs for x in r["runs"]], "errors": sum(r["errors"] for r in runs)}
+                                        "mean_ms": median([r["mean_ms"] for r in runs]),
+                                        "in_flight_littles_law": median([r["in_flight_littles_law"] for r in runs]),
+                                        "runs": [x for r in runs for x in r["runs"]], "errors": sum(r["errors"] for r in runs),
+                                        "cpu_runs": [c for r in runs for c in r["cpu_runs"]],
+                                        "cpu": summarize_cpu([c for r in runs for c in r["cpu_runs"]])}
         log(f"  health {transport}: {figures[transport]['health']['rps']:.0f} req/s")
     # The streaming validator against one request per record, records of each game.
     for name in api.GAMES:
@@ -533,7 +634,7 @@ def measure(cfg: Config, server: Server, files: dict[str, Any], raw: Path) -> di
         stream_rps = [entry["records"] / (1 / x.rps) for x in stream]
         unary = files[f"ValidateHand/{name}"]
         one_by_one = repeated(cfg, lambda u=unary: h2load(f"{grpc_base}/naipes.v1.NaipesService/ValidateHand", u["grpc"],
-                                                          cfg.service_seconds, cfg.warm_up, raw, connections=1))
+                                                          cfg.service_seconds, cfg.warm_up, raw, connections=1), root)
         stream_rest(server, entry["ndjson"], entry["records"])  # warm the REST workers' pools
         rest_rates = [stream_rest(server, entry["ndjson"], entry["records"]) for _ in range(cfg.service_repeats)]
         figures["stream"][name] = {
@@ -557,6 +658,59 @@ def service(cfg: Config, out: Path) -> dict[str, Any]:
             figures = measure(cfg, server, files, raw)
         figures["memory"] = memory.report()
         results[str(workers)] = figures
+    return results
+
+
+def scaling(cfg: Config, out: Path) -> dict[str, Any]:
+    """Two workers against one, paired. A 1-worker and a 2-worker server run side by side (the idle
+    one costs nothing), and each load run on one is followed at once by the same run on the other,
+    in alternating order: a change in the machine's load between minutes then hits both sides of a
+    ratio, which it did not when all the 1-worker runs came minutes before the 2-worker ones. The
+    ratio is the median of the paired ratios. Every run records where the CPU went (per server
+    process: how the kernel spread the connections; the generator; other processes), and each gRPC
+    process logs at exit how many calls it answered."""
+    raw = out / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    files = payloads(raw, cfg)
+    calls = ["health", *(key for key in files if key.startswith("ValidateHand/"))]
+    results: dict[str, Any] = {"grpc": {}, "rest": {}}
+    with Server(1, out, tag="-scaling") as one, Server(2, out, tag="-scaling") as two:
+        servers = {1: one, 2: two}
+        for server in servers.values():
+            check_payloads(server, files, streams=False)
+
+        def load(server: Server, transport: str, key: str) -> Load:
+            if transport == "grpc":
+                path, body = ("/grpc.health.v1.Health/Check", files["health.grpc"]) if key == "health" else \
+                    (f"/naipes.v1.NaipesService/{key.split('/')[0]}", files[key]["grpc"])
+                return h2load(f"http://127.0.0.1:{server.grpc_port}{path}", body, cfg.service_seconds, cfg.warm_up, raw)
+            path, json_body = ("/healthz", None) if key == "health" else ("/v1/hands:validate", files[key]["json"])
+            return wrk(f"http://127.0.0.1:{server.rest_port}{path}", json_body, cfg.service_seconds, raw)
+
+        for transport in ("grpc", "rest"):
+            for key in calls:
+                pairs: list[dict[int, Load]] = []
+                for repeat in range(cfg.service_repeats):
+                    pair = {}
+                    wait_quiet()
+                    for workers in ((1, 2) if repeat % 2 == 0 else (2, 1)):
+                        server = servers[workers]
+                        pair[workers] = accounted(server.process.pid, lambda s=server, t=transport, k=key: load(s, t, k))
+                    pairs.append(pair)
+                ratios_ = [p[2].rps / p[1].rps for p in pairs]
+                results[transport][key] = {
+                    "ratio": median(ratios_), "ratios": ratios_, "rps_1": median([p[1].rps for p in pairs]),
+                    "rps_2": median([p[2].rps for p in pairs]), "runs_1": [p[1].rps for p in pairs], "runs_2": [p[2].rps for p in pairs],
+                    "errors": sum(p[w].errors for p in pairs for w in (1, 2)), "requests": sum(p[w].requests for p in pairs for w in (1, 2)),
+                    "cpu_1": [p[1].cpu for p in pairs], "cpu_2": [p[2].cpu for p in pairs],
+                    "other_max": max(p[w].cpu["other"] for p in pairs for w in (1, 2)),
+                    "generator_max": max(p[w].cpu["generator"] for p in pairs for w in (1, 2)), "command": pairs[0][1].command}
+                log(f"  scaling {transport} {key}: {results[transport][key]['ratio']:.2f}x "
+                    f"({', '.join(f'{r:.2f}' for r in ratios_)}; other processes up to {results[transport][key]['other_max']:.2f} cores)")
+        results["commands"] = {str(w): shlex.join(s.command) for w, s in servers.items()}
+        logs = {w: s.log.name for w, s in servers.items()}
+    text = Path(logs[2]).read_text()
+    results["grpc_calls_per_process"] = [int(n) for n in re.findall(r"answered (\d+) unary calls", text)]
     return results
 
 
@@ -620,10 +774,10 @@ def request_steps(record: dict[str, Any], cfg: Config) -> dict[str, float]:
 
 def ratios(results: dict[str, Any]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    os_ = results["openspiel"]
-    eng = results["engine"]
-    svc = results["service"]
-    if "games" in os_:
+    os_ = results.get("openspiel", {})
+    eng = results.get("engine", {})
+    svc = results.get("service", {})
+    if "games" in os_ and eng:
         hearts = os_["games"]["hearts"]["games_per_s"]
         for key, entry in eng["hands"].items():
             if entry["primary"]:
@@ -641,7 +795,14 @@ def ratios(results: dict[str, Any]) -> list[dict[str, Any]]:
                     value = entry["rps"] / health
                     rows.append({"target": f"{key} vs health check, {transport.upper() if transport == 'rest' else 'gRPC'}, {workers} worker(s)",
                                  "value": value, "goal": f">= {TARGETS['validate_vs_health']}", "met": value >= TARGETS["validate_vs_health"]})
-    if "1" in svc and "2" in svc:
+    if "scaling" in results:
+        for transport in ("grpc", "rest"):
+            for key, entry in results["scaling"][transport].items():
+                rows.append({"target": f"2 workers vs 1: {key}, {'gRPC' if transport == 'grpc' else 'REST'} (paired runs)",
+                             "value": entry["ratio"], "goal": f">= {TARGETS['two_workers_vs_one']}",
+                             "met": entry["ratio"] >= TARGETS["two_workers_vs_one"],
+                             "disturbed": entry["other_max"] if entry["other_max"] > QUIET_CORES else None})
+    elif "1" in svc and "2" in svc:
         for transport in ("grpc", "rest"):
             for key in svc["1"][transport]:
                 if key.startswith("ValidateHand/") or key == "health":
@@ -679,8 +840,42 @@ def write_report(results: dict[str, Any], path: Path, command: str) -> None:
              "- The load generators run on the same machine as the server and take part of its cores.", ""]
     lines += ["## Targets (issue 5), as ratios", "", "| target | measured | goal | met |", "|---|---:|---|---|"]
     for row in results["ratios"]:
-        lines.append(f"| {row['target']} | {row['value']:.2f} | {row['goal']} | {'yes' if row['met'] else '**no**'} |")
+        disturbed = f" (machine busy: other processes took up to {row['disturbed']:.2f} cores)" if row.get("disturbed") else ""
+        lines.append(f"| {row['target']} | {row['value']:.2f} | {row['goal']} | {'yes' if row['met'] else '**no**'}{disturbed} |")
     lines += [""]
+    if "engine" in results and "openspiel" in results:
+        engine_report(results, lines)
+    if "service" in results:
+        service_report(results, lines)
+    if "scaling" in results:
+        scaling_report(results, lines)
+    if "profiles" in results:
+        profiles_report(results, lines)
+    lines += ["## Commands", "", "```sh", command]
+    seen = set()
+    commands = []
+    for figures in results.get("service", {}).values():
+        commands += [figures["command"], *(e["command"] for t in ("grpc", "rest") for e in figures[t].values()),
+                     *(s["command"] for s in figures["stream"].values()), *(s["unary_sequential"]["command"] for s in figures["stream"].values())]
+    if "scaling" in results:
+        commands += [*results["scaling"]["commands"].values(), *(e["command"] for t in ("grpc", "rest") for e in results["scaling"][t].values())]
+    for cmd in commands:
+        generic = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", re.sub(r"--(rest|grpc)-port \d+", r"--\1-port PORT", cmd))
+        generic = re.sub(r"/\S*/bench/out/", "bench/out/", generic)
+        if generic not in seen:
+            seen.add(generic)
+            lines.append(generic)
+    lines += ["```", ""]
+    if results.get("notes"):
+        lines += ["## Reading the figures", "", results["notes"].strip(), ""]
+    path.write_text("\n".join(lines))
+
+
+def cores(cpu: dict[str, Any]) -> str:
+    return " + ".join(f"{c:.2f}" for _role, c in cpu["processes"]) or "0"
+
+
+def engine_report(results: dict[str, Any], lines: list[str]) -> None:
     eng, os_ = results["engine"], results["openspiel"]
     lines += ["## Engine", "", "Random legal complete hands (deal, every action generated from the legal list, checked and applied, "
               "the hand settled), single process, `bench/engine_driver.py`:", "",
@@ -702,16 +897,29 @@ def write_report(results: dict[str, Any], path: Path, command: str) -> None:
                   f"{os_['hearts_replay']['actions_per_history']:.0f} actions): {os_['hearts_replay']['seconds'] * 1e6:.0f} µs.", ""]
     else:
         lines += [f"Not measured: {os_['missing']}", ""]
+
+
+def service_report(results: dict[str, Any], lines: list[str]) -> None:
     lines += ["## Service", "", f"`naipes serve --workers W` (W gRPC processes on one port with SO_REUSEPORT, W gunicorn gthread "
               f"workers); {CONCURRENCY} requests in flight (h2load: 16 connections, one stream each; wrk: 16 connections); "
               f"{results['service_seconds']:g} s per run after {results['warm_up_seconds']:g} s of warm-up (h2load; wrk runs whole seconds); the "
               "health check is measured before and after the other calls and its median kept. Bodies: a complete record of median length per game (ValidateHand), the "
-              "same hand stopped half way (LegalActions).", ""]
+              "same hand stopped half way (LegalActions). Latencies: p50 and p99 from the load generator's "
+              "per-request figures, the mean from its summary; req/s x mean gives back the requests in flight "
+              f"(Little's law; {CONCURRENCY} expected). CPU in cores (CPU seconds per second of the run, warm-up included): the server "
+              "processes, and the largest share any run left to other processes of the machine (not the server, the "
+              "load generator or the suite).", ""]
     for workers, figures in results["service"].items():
-        lines += [f"### {workers} worker(s)", "", "| call | gRPC req/s | p50 | p99 | REST req/s | p50 | p99 |", "|---|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"### {workers} worker(s)", "", "| call | gRPC req/s | p50 | p99 | mean | in flight | server CPU | other CPU | REST req/s | p50 | p99 | mean | in flight | server CPU | other CPU |",
+                  "|---|" + "---:|" * 14]
         for key in figures["grpc"]:
-            g, r = figures["grpc"][key], figures["rest"][key]
-            lines.append(f"| {key} | {fmt(g['rps'])} | {g['p50_ms']:.2f} ms | {g['p99_ms']:.2f} ms | {fmt(r['rps'])} | {r['p50_ms']:.2f} ms | {r['p99_ms']:.2f} ms |")
+            cells = []
+            for entry in (figures["grpc"][key], figures["rest"][key]):
+                cpu = entry.get("cpu", {})
+                cells += [fmt(entry["rps"]), f"{entry['p50_ms']:.2f} ms", f"{entry['p99_ms']:.2f} ms", f"{entry.get('mean_ms', float('nan')):.2f} ms",
+                          f"{entry.get('in_flight_littles_law', float('nan')):.1f}", f"{cpu.get('server', float('nan')):.2f}",
+                          f"{cpu.get('other_max', float('nan')):.2f}"]
+            lines.append(f"| {key} | " + " | ".join(cells) + " |")
         lines += ["", "Streaming validator (one ValidateHands stream, records/s) against one ValidateHand request per record:", "",
                   "| game | records in the stream | gRPC stream | REST NDJSON stream | unary, one at a time | unary, 16 in flight |",
                   "|---|---:|---:|---:|---:|---:|"]
@@ -722,6 +930,30 @@ def write_report(results: dict[str, Any], path: Path, command: str) -> None:
         lines += ["", f"Resident memory during the load (peak per process): largest {mem['max_process_mb']:.0f} MB; all server processes "
                   f"together at most {mem['total_mb']:.0f} MB. " + "; ".join(f"{role}: {v['processes']} process(es), up to {v['max_mb']:.0f} MB"
                                                                        for role, v in mem["by_role"].items()) + ".", ""]
+
+
+def scaling_report(results: dict[str, Any], lines: list[str]) -> None:
+    sc = results["scaling"]
+    lines += ["## Two workers against one (paired runs)", "",
+              "`naipes serve --workers 1` and `--workers 2` side by side; each run on one followed at once by the same run on the other "
+              f"(order alternating), {results['service_repeats']} pairs per call, each pair started once the machine is idle "
+              f"(below {QUIET_CORES} cores busy, 30 s of waiting at most); the ratio is the median of the paired ratios. "
+              "CPU in cores, per run: each server process (how the kernel spread the connections over the SO_REUSEPORT listeners), "
+              "and the largest share of the load generator and of other processes in any run of the call.", "",
+              "| call | transport | 1 worker req/s | 2 workers req/s | ratio | paired ratios | 2 workers: CPU per server process | generator CPU | other CPU |",
+              "|---|---|---:|---:|---:|---|---|---:|---:|"]
+    for transport in ("grpc", "rest"):
+        for key, e in sc[transport].items():
+            lines.append(f"| {key} | {'gRPC' if transport == 'grpc' else 'REST'} | {fmt(e['rps_1'])} | {fmt(e['rps_2'])} | {e['ratio']:.2f} | "
+                         + ", ".join(f"{r:.2f}" for r in e["ratios"]) + " | " + "; ".join(cores(c) for c in e["cpu_2"])
+                         + f" | {e['generator_max']:.2f} | {e['other_max']:.2f} |")
+    if sc.get("grpc_calls_per_process"):
+        lines += ["", "Unary calls answered by each gRPC process of the 2-worker server over the section (its log at exit): "
+                  + ", ".join(fmt(n) for n in sc["grpc_calls_per_process"]) + "."]
+    lines += [""]
+
+
+def profiles_report(results: dict[str, Any], lines: list[str]) -> None:
     prof = results["profiles"]
     lines += ["## Where the time goes", "", "Cost of each step of one ValidateHand request (in process, one core):", "",
               "| game (actions) | " + " | ".join(next(iter(prof["request_steps"].values()))["microseconds"]) + " |",
@@ -731,20 +963,7 @@ def write_report(results: dict[str, Any], path: Path, command: str) -> None:
     lines += ["", "Engine hot spots (cProfile of the random-hand driver, share of own time):", ""]
     for name, rows in prof["engine"].items():
         lines.append(f"- **{name}**: " + "; ".join(f"`{r['function']}` {r['own_share'] * 100:.0f}%" for r in rows[:8]))
-    lines += ["", "## Commands", "", "```sh", command]
-    seen = set()
-    for figures in results["service"].values():
-        for cmd in [figures["command"], *(e["command"] for t in ("grpc", "rest") for e in figures[t].values()),
-                    *(s["command"] for s in figures["stream"].values()), *(s["unary_sequential"]["command"] for s in figures["stream"].values())]:
-            generic = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", re.sub(r"--(rest|grpc)-port \d+", r"--\1-port PORT", cmd))
-            generic = re.sub(r"/\S*/bench/out/", "bench/out/", generic)
-            if generic not in seen:
-                seen.add(generic)
-                lines.append(generic)
-    lines += ["```", ""]
-    if results.get("notes"):
-        lines += ["## Reading the figures", "", results["notes"].strip(), ""]
-    path.write_text("\n".join(lines))
+    lines += [""]
 
 
 def check_complete(results: dict[str, Any]) -> list[str]:
@@ -755,17 +974,22 @@ def check_complete(results: dict[str, Any]) -> list[str]:
     def walk(value: Any, where: str) -> None:
         if isinstance(value, dict):
             for k, v in value.items():
-                walk(v, f"{where}.{k}")
+                if not k.startswith("cpu") and not k.endswith("_max"):  # CPU shares may well be 0
+                    walk(v, f"{where}.{k}")
         elif isinstance(value, list):
             for i, v in enumerate(value):
                 walk(v, f"{where}[{i}]")
         elif isinstance(value, float) and not value > 0 and not where.endswith("load_average_before"):
             problems.append(f"{where} = {value}")
 
-    walk({k: results[k] for k in ("engine", "openspiel", "service", "profiles")}, "results")
-    if "missing" in results["openspiel"]:
+    walk({k: results[k] for k in SECTIONS if k in results}, "results")
+    if "missing" in results.get("openspiel", {}):
         problems.append(results["openspiel"]["missing"])
-    for workers, figures in results["service"].items():
+    for transport in ("grpc", "rest"):
+        for key, entry in results.get("scaling", {}).get(transport, {}).items():
+            if entry["errors"] or entry["requests"] <= 0:
+                problems.append(f"scaling {transport} {key}: {entry['errors']} errors, {entry['requests']} requests")
+    for workers, figures in results.get("service", {}).items():
         for transport in ("grpc", "rest"):
             for key, entry in figures[transport].items():
                 if entry["errors"] or entry["requests"] <= 0:
@@ -774,7 +998,7 @@ def check_complete(results: dict[str, Any]) -> list[str]:
             if entry["errors"]:
                 problems.append(f"{workers} worker(s) stream {name}: {entry['errors']} errors")
     expected_keys = {f"{rpc}/{g}" for rpc in ("ValidateHand", "LegalActions") for g in api.GAMES} | {"health"}
-    for workers, figures in results["service"].items():
+    for workers, figures in results.get("service", {}).items():
         for transport in ("grpc", "rest"):
             if set(figures[transport]) != expected_keys:
                 problems.append(f"{workers} worker(s) {transport}: measured {sorted(figures[transport])}")
@@ -787,13 +1011,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="where REPORT.md and results.json go (default: bench/, smoke: bench/out/smoke/)")
     parser.add_argument("--render", action="store_true", help="only rewrite REPORT.md from results.json (and the notes)")
     parser.add_argument("--notes", type=Path, default=ROOT / "bench" / "NOTES.md", help="the analysis appended to the report")
+    parser.add_argument("--only", help=f"comma-separated sections to run, of {','.join(SECTIONS)} (default: all); "
+                        "a partial run writes to bench/out/partial/ unless --out is given")
     args = parser.parse_args(argv)
     cfg = SMOKE if args.smoke else FULL
-    out = args.out or (ROOT / "bench" / "out" / "smoke" if args.smoke else ROOT / "bench")
+    sections = SECTIONS if not args.only else tuple(x.strip() for x in args.only.split(",") if x.strip())
+    if unknown := set(sections) - set(SECTIONS):
+        parser.error(f"--only: unknown section(s) {', '.join(sorted(unknown))}; choose from {', '.join(SECTIONS)}")
+    partial = set(sections) != set(SECTIONS)
+    out = args.out or (ROOT / "bench" / "out" / "smoke" if args.smoke else ROOT / "bench" / "out" / "partial" if partial else ROOT / "bench")
     out.mkdir(parents=True, exist_ok=True)
     work = ROOT / "bench" / "out" / ("smoke" if args.smoke else "full")
     work.mkdir(parents=True, exist_ok=True)
     command = "make bench-smoke" if args.smoke else "make bench"
+    if partial:
+        command = f"python -m bench.run{' --smoke' if args.smoke else ''} --only {','.join(sections)}"
     if args.render:
         results = json.loads((out / "results.json").read_text())
         if args.notes.exists() and not results["smoke"]:
@@ -805,13 +1037,15 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[str, Any] = {"smoke": cfg.smoke, "repeats": cfg.repeats, "service_repeats": cfg.service_repeats,
                                "service_seconds": cfg.service_seconds, "warm_up_seconds": cfg.warm_up,
                                "concurrency": CONCURRENCY, "targets": TARGETS, "machine": machine()}
-    results["engine"] = engine(cfg)
-    results["openspiel"] = openspiel(cfg)
-    results["service"] = service(cfg, work)
-    results["profiles"] = profiles(cfg)
+    runners: dict[str, Callable[[], Any]] = {"engine": lambda: engine(cfg), "openspiel": lambda: openspiel(cfg),
+                                             "service": lambda: service(cfg, work), "scaling": lambda: scaling(cfg, work),
+                                             "profiles": lambda: profiles(cfg)}
+    for section in SECTIONS:
+        if section in sections:
+            results[section] = runners[section]()
     results["ratios"] = ratios(results)
     results["seconds"] = time.monotonic() - started
-    if args.notes.exists() and not cfg.smoke:
+    if args.notes.exists() and not cfg.smoke and not partial:
         results["notes"] = args.notes.read_text()
     (out / "results.json").write_text(json.dumps(results, indent=1, default=str) + "\n")
     write_report(results, out / "REPORT.md", command)
