@@ -381,9 +381,10 @@ QUIET_CORES = 0.2  # other processes' share of the cores above which a run is fl
 
 def wait_quiet(max_wait: float = 30.0, sample: float = 0.5) -> float:
     """Wait (at most ``max_wait`` s) until the machine is idle between load runs: busy below
-    QUIET_CORES over ``sample`` s, the servers being idle then. Returns the last sample's cores.
+    QUIET_CORES over ``sample`` s, the servers being idle then. Returns the seconds waited.
     On a machine shared with other jobs this keeps a run from starting in the middle of theirs."""
-    deadline = time.monotonic() + max_wait
+    start = time.monotonic()
+    deadline = start + max_wait
     while True:
         before = busy_seconds()
         time.sleep(sample)
@@ -391,7 +392,7 @@ def wait_quiet(max_wait: float = 30.0, sample: float = 0.5) -> float:
         if busy < QUIET_CORES or time.monotonic() > deadline:
             if busy >= QUIET_CORES:
                 log(f"machine still busy ({busy:.2f} cores) after {max_wait:.0f} s of waiting; running anyway")
-            return busy
+            return time.monotonic() - start
 
 
 def accounted(root: int, run: Callable[[], Load]) -> Load:
@@ -674,6 +675,7 @@ def scaling(cfg: Config, out: Path) -> dict[str, Any]:
     files = payloads(raw, cfg)
     calls = ["health", *(key for key in files if key.startswith("ValidateHand/"))]
     results: dict[str, Any] = {"grpc": {}, "rest": {}}
+    patience = 120.0  # seconds of waiting for an idle machine in the whole section, at most
     with Server(1, out, tag="-scaling") as one, Server(2, out, tag="-scaling") as two:
         servers = {1: one, 2: two}
         for server in servers.values():
@@ -692,7 +694,7 @@ def scaling(cfg: Config, out: Path) -> dict[str, Any]:
                 pairs: list[dict[int, Load]] = []
                 for repeat in range(cfg.service_repeats):
                     pair = {}
-                    wait_quiet()
+                    patience -= wait_quiet(min(30.0, max(0.0, patience)))
                     for workers in ((1, 2) if repeat % 2 == 0 else (2, 1)):
                         server = servers[workers]
                         pair[workers] = accounted(server.process.pid, lambda s=server, t=transport, k=key: load(s, t, k))
@@ -937,7 +939,7 @@ def scaling_report(results: dict[str, Any], lines: list[str]) -> None:
     lines += ["## Two workers against one (paired runs)", "",
               "`naipes serve --workers 1` and `--workers 2` side by side; each run on one followed at once by the same run on the other "
               f"(order alternating), {results['service_repeats']} pairs per call, each pair started once the machine is idle "
-              f"(below {QUIET_CORES} cores busy, 30 s of waiting at most); the ratio is the median of the paired ratios. "
+              f"(below {QUIET_CORES} cores busy; 30 s of waiting at most, 120 s in all); the ratio is the median of the paired ratios. "
               "CPU in cores, per run: each server process (how the kernel spread the connections over the SO_REUSEPORT listeners), "
               "and the largest share of the load generator and of other processes in any run of the call.", "",
               "| call | transport | 1 worker req/s | 2 workers req/s | ratio | paired ratios | 2 workers: CPU per server process | generator CPU | other CPU |",
