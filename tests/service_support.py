@@ -130,3 +130,25 @@ def assert_healthy(channel: grpc.Channel, http: requests.Session, base: str) -> 
         assert answer.status == health_pb2.HealthCheckResponse.SERVING
     response = http.get(base + "/healthz", timeout=10)
     assert response.status_code == 200 and response.json() == {"status": "SERVING"}
+
+
+def assert_matches_expect(result: dict, expect: dict) -> None:
+    """A validation result has every figure a shared example's ``expect`` gives (validity, the
+    first violation's index and code, finished, trick winners, next seat and legal set, points,
+    net, table)."""
+    assert result["valid"] is expect["valid"]
+    if "violation" in expect:
+        assert result["violation"]["action"] == expect["violation"]["action"]
+        assert result["violation"]["code"] == expect["violation"]["code"]
+    else:
+        assert "violation" not in result
+    if "finished" in expect:
+        assert result["finished"] is expect["finished"]
+    if "tricks" in expect:
+        assert [t["winner"] for t in result["tricks"] if "winner" in t] == expect["tricks"]
+    if "next" in expect:
+        assert result["next"]["seat"] == expect["next"]["seat"]
+        assert sorted(result["next"]["legal"]) == sorted(expect["next"]["legal"])
+    for key in ("points", "net", "table"):
+        if key in expect:
+            assert result[key] == expect[key], key
