@@ -183,6 +183,15 @@ def require(obj: dict[str, Any], name: str, kind: type | tuple[type, ...], where
 _JSON_TYPE = {"int": "an integer", "str": "a string", "list": "a list", "dict": "an object"}
 
 
+def json_int(value: Any) -> int | None:
+    """A JSON integer (an integral float from protobuf's Struct included), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value if isinstance(value, int) else None
+
+
 def read_setup(game: Game, record: Any) -> tuple[Setup, list[Any]]:
     """Check a record's shape and read its setup; return it with the action list."""
     from engine import shuffle

@@ -17,8 +17,8 @@ from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
 from engine.record import CARD_ARG, NO_ARGS, Action, Setup, remember_last
-from engine.revesino_money import Course, Play, PlayedTrick
-from engine.tricks import Trick, rank_table, winning_index
+from engine.revesino_money import Course, Play, PlayedTrick, is_special, qualifies, strength
+from engine.tricks import Trick, winning_index
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,18 +93,7 @@ NAME = "revesino"
 SEATS = (4,)
 DECK = DECK_48
 CALLS = {"cambio": CARD_ARG, "quedo": NO_ARGS, "descarte": CARD_ARG, "napolitana": NO_ARGS, "revesino": NO_ARGS}
-QUINOLA = Card(10, Suit.OROS)
-ACES = frozenset(Card(1, s) for s in Suit)
-
-# A1: one rank order for every suit, highest first; no trumps.
-ORDER = rank_table("1 12 11 10 9 8 7 6 5 4 3 2")
-
 EXCHANGE, PLAY, OVER = "exchange", "play", "over"
-
-
-def strength(card: Card, led: Card) -> int:
-    """Only the suit led can win; within it the rank order of A1."""
-    return ORDER[card.rank] if card.suit is led.suit else -1
 
 
 def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit | None = None) -> int:
@@ -144,7 +133,7 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
     plays = []
     for i, (seat, card) in enumerate(zip(players, cards, strict=True)):
         kind = ""
-        if card in ACES or card == QUINOLA:
+        if is_special(card):
             privileged = seat == napolitana and number <= 9
             kind = ("led" if i == 0 else "placed" if card.suit is not led
                     else "forced" if card in forced and not privileged else "voluntary")
@@ -152,12 +141,6 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
     trick = PlayedTrick(number, players[0], tuple(plays), players[index])
     payments = money_mod.trick_payments(options, trick, fondo, napolitana)
     return {"payments": payments} if payments else {}
-
-
-def qualifies(hand: tuple[Card, ...]) -> bool:
-    """A4.1: three aces and the quínola, or all four aces."""
-    aces = sum(1 for c in hand if c in ACES)
-    return aces == 4 or (aces == 3 and QUINOLA in hand)
 
 
 class State(NamedTuple):
@@ -403,7 +386,7 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
 
 def classify(state: State, seat: int, card: Card) -> str:
     """A5.1 / section 0: how an ace or the quínola was played, judged on the hand before it."""
-    if card not in ACES and card != QUINOLA:
+    if not is_special(card):
         return ""
     if not state.trick.cards:
         return "led"

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.cards import DECK_48, Card, Suit, cards_str
 from engine.errors import InvalidInput
+from engine.record import json_int
 from engine.tricks import rank_table, winning_index
 
 if TYPE_CHECKING:
@@ -731,15 +732,6 @@ def trick_payments(options: Options, trick: PlayedTrick, fondo: int, napolitana:
 _OTHER_GAMES_FIELDS = ("plate", "plateHolds", "cartulina", "score")
 
 
-def _int(value: Any) -> int | None:
-    """A JSON integer (an integral float from protobuf's Struct included), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value if isinstance(value, int) else None
-
-
 def read_table(table: Any, seats: int) -> int:
     """Read and check a Revesino record's ``table`` (FORMAT.md section 5): ``{"fondo": n}``,
     omitted: 0. Empty fields of other games' tables are accepted (protobuf prints defaults)."""
@@ -759,7 +751,7 @@ def read_table(table: Any, seats: int) -> int:
     raw = table.get("fondo")
     if raw is None:
         return 0
-    fondo = _int(raw)
+    fondo = json_int(raw)
     if fondo is None:
         raise InvalidInput("INVALID_FIELD", "table.fondo", f"table.fondo must be an integer (tantos), not {raw!r}")
     if fondo < 0:
@@ -774,7 +766,7 @@ _TRICK_FIELDS = ("leader", "cards", "forced", "winner")
 
 
 def _seat(value: Any, where: str) -> int:
-    number = _int(value)
+    number = json_int(value)
     if number is None:
         raise InvalidInput("INVALID_FIELD", where, f"{where} must be a seat number, not {value!r}")
     if not 0 <= number < SEATS:
@@ -790,7 +782,8 @@ def _card_list(value: Any, where: str) -> tuple[Card, ...]:
     return DECK_48.parse_cards(value, where)
 
 
-def _qualifies(cards: list[Card] | tuple[Card, ...]) -> bool:
+def qualifies(cards: list[Card] | tuple[Card, ...]) -> bool:
+    """A4.1: three aces and the quínola, or all four aces."""
     aces = sum(1 for c in cards if c.rank == 1)
     return aces == 4 or (aces == 3 and QUINOLA in cards)
 
@@ -798,7 +791,7 @@ def _qualifies(cards: list[Card] | tuple[Card, ...]) -> bool:
 def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[Course, list[dict[str, Any]]]:
     """Read and check SettleHand's ``seats``, ``dealer`` and ``revesino`` fields into a finished
     ``Course`` (and the tricks as ``{"leader", "cards", "winner"}``)."""
-    seats = _int(request.get("seats"))
+    seats = json_int(request.get("seats"))
     if seats is None:
         raise InvalidInput("INVALID_FIELD" if "seats" in request else "MISSING_FIELD", "seats", "seats must be 4")
     if seats != SEATS:
@@ -896,10 +889,10 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
     if nap is not None:
         held = plays_of[nap]
         if full:
-            ok = _qualifies(held)
+            ok = qualifies(held)
         else:
             spare = [c for c in unplayed if c not in out_cards]
-            ok = any(_qualifies(held + [x]) for x in spare)
+            ok = any(qualifies(held + [x]) for x in spare)
         if not ok:
             raise InvalidInput("INVALID_FIELD", "revesino.napolitana",
                                f"seat {nap} did not hold three aces and the quínola, or the four aces: no napolitana")
@@ -910,7 +903,7 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
     if nap is None and options.napolitana_declaration == "implicit":
         spare = [c for c in unplayed if c not in out_cards]
         privileged = {s for s in range(SEATS)
-                      if _qualifies(plays_of[s]) or (not full and any(_qualifies(plays_of[s] + [x]) for x in spare))}
+                      if qualifies(plays_of[s]) or (not full and any(qualifies(plays_of[s] + [x]) for x in spare))}
         for i, (ld, cards, _, _) in enumerate(rows[:9]):
             led = cards[0].suit
             for k, c in enumerate(cards[1:], 1):

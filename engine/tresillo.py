@@ -18,8 +18,8 @@ from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
 from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, remember_last
-from engine.tresillo_settle import Table, mala, trump_order
-from engine.tricks import Trick, rank_table, winning_index
+from engine.tresillo_settle import BASTO, ESPADA, MATADORES, PLAIN_ORDER, Table, trump_order
+from engine.tricks import Trick, winning_index
 
 SUITS = ("oros", "copas", "espadas", "bastos")
 
@@ -85,16 +85,9 @@ DECK = DECK_40
 CALLS = {"paso": NO_ARGS, "juego": NO_ARGS, "mas": NO_ARGS, "entrada": SUIT_ARG, "vuelta": NO_ARGS,
          "solo": SUIT_ARG, "contra": NO_ARGS, "cedo": NO_ARGS, "descarte": CARDS_ARGS, "rindo": NO_ARGS,
          "bien": NO_ARGS, "defiendo": NO_ARGS, "bola": NO_ARGS, "planto": NO_ARGS}
-ESPADA, BASTO = Card(1, Suit.ESPADAS), Card(1, Suit.BASTOS)
 
-# 1.3: the plain (non-trump) suits, highest first. The red numerals run backwards; the black aces
-# are always trumps and never belong to their printed suit.
-PLAIN_ORDER = {
-    Suit.OROS: rank_table("12 11 10 1 2 3 4 5 6 7"),
-    Suit.COPAS: rank_table("12 11 10 1 2 3 4 5 6 7"),
-    Suit.ESPADAS: rank_table("12 11 10 7 6 5 4 3 2"),
-    Suit.BASTOS: rank_table("12 11 10 7 6 5 4 3 2"),
-}
+# 1.3: the plain suits' order (``PLAIN_ORDER``, highest first) as strengths.
+_PLAIN_RANKS = {suit: {card: len(order) - i for i, card in enumerate(order)} for suit, order in PLAIN_ORDER.items()}
 
 # Phases (STYLE.md, habit 5), in the order a hand goes through them.
 AUCTION, DECLARE, CONTRA_ORDER, EXCHANGE, PLAY, SURRENDER, BOLA_DECISION, OVER = (
@@ -114,7 +107,7 @@ _TRUMP_RANKS = {suit: {card: i for i, card in enumerate(trump_order(suit))} for 
 
 
 def is_matador(card: Card, trump: Suit) -> bool:
-    return card == ESPADA or card == BASTO or card == mala(trump)
+    return card in MATADORES[trump]
 
 
 def strength(card: Card, led: Card, trump: Suit) -> int:
@@ -123,7 +116,7 @@ def strength(card: Card, led: Card, trump: Suit) -> int:
     if card in ranks:
         return 100 - ranks[card]
     if led not in ranks and card.suit is led.suit:
-        return PLAIN_ORDER[card.suit][card.rank]
+        return _PLAIN_RANKS[card.suit][card]
     return -1
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine.cards import DECK_40, Card, Suit, cards_str
 from engine.errors import InvalidInput
+from engine.record import json_int
 
 if TYPE_CHECKING:
     from engine.tresillo import Options
@@ -166,15 +167,6 @@ class Table:
         return {"plate": self.plate, "plateHolds": self.holds, "cartulina": entries}
 
 
-def _int(value: Any) -> int | None:
-    """A JSON integer (an integral float from protobuf's Struct included), else None."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value if isinstance(value, int) else None
-
-
 def read_table(table: Any, seats: int) -> Table:
     """Read and check a record's ``table`` (FORMAT.md section 5). Omitted fields are a fresh
     table's: plate 0 holding no puesta, an empty cartulina."""
@@ -192,7 +184,7 @@ def read_table(table: Any, seats: int) -> Table:
                                f"table.{name} is not part of a Tresillo table (plate, plateHolds, cartulina)")
         raise InvalidInput("INVALID_FIELD", f"table.{name}", f"unknown table field {name!r}; a Tresillo table has plate, plateHolds and cartulina")
     raw_plate = table.get("plate")
-    plate = 0 if raw_plate is None else _int(raw_plate)
+    plate = 0 if raw_plate is None else json_int(raw_plate)
     if plate is None:
         raise InvalidInput("INVALID_FIELD", "table.plate", f"table.plate must be an integer (tantos), not {raw_plate!r}")
     if plate < 0:
@@ -219,19 +211,19 @@ def read_table(table: Any, seats: int) -> Table:
         for name in item:
             if name not in ("seat", "amount", "partner"):
                 raise InvalidInput("INVALID_FIELD", f"{where}.{name}", f"unknown cartulina field {name!r}; an entry has seat and amount")
-        seat = _int(item.get("seat"))
+        seat = json_int(item.get("seat"))
         if seat is None:
             raise InvalidInput("INVALID_FIELD", f"{where}.seat", f"{where}.seat must be an integer, not {item.get('seat')!r}")
         if not 0 <= seat < seats:
             raise InvalidInput("INVALID_TABLE", f"{where}.seat", f"{where}.seat {seat} is not a seat of this {seats}-seat table")
-        amount = _int(item.get("amount"))
+        amount = json_int(item.get("amount"))
         if amount is None:
             raise InvalidInput("INVALID_FIELD", f"{where}.amount", f"{where}.amount must be an integer, not {item.get('amount')!r}")
         if amount <= 0 or amount % 5:
             raise InvalidInput("INVALID_TABLE", f"{where}.amount", f"{where}.amount {amount} must be a positive multiple of 5")
         entry: tuple[int, ...] = (seat, amount)
         if item.get("partner") is not None:
-            partner = _int(item["partner"])
+            partner = json_int(item["partner"])
             if partner is None:
                 raise InvalidInput("INVALID_FIELD", f"{where}.partner", f"{where}.partner must be an integer, not {item['partner']!r}")
             if not 0 <= partner < seats or partner == seat:
@@ -585,7 +577,7 @@ def _get(obj: dict[str, Any], name: str, kind: type, default: Any = None, requir
             raise InvalidInput("MISSING_FIELD", path, f"{path} is required")
         return default
     if kind is int:
-        number = _int(value)
+        number = json_int(value)
         if number is None:
             raise InvalidInput("INVALID_FIELD", path, f"{path} must be an integer, not {value!r}")
         return number
@@ -604,12 +596,12 @@ def _choice(obj: dict[str, Any], name: str, choices: tuple[str, ...], default: s
 
 def read_hand(options: Options, request: dict[str, Any]) -> Hand:
     """Read and check SettleHand's ``seats``, ``dealer`` and ``tresillo`` fields."""
-    seats = _int(request.get("seats"))
+    seats = json_int(request.get("seats"))
     if seats is None:
         raise InvalidInput("INVALID_FIELD" if "seats" in request else "MISSING_FIELD", "seats", "seats must be 3 or 4")
     if seats not in (3, 4):
         raise InvalidInput("INVALID_SEATS", "seats", f"tresillo is played with 3 or 4 seats, not {seats}")
-    dealer = _int(request.get("dealer"))
+    dealer = json_int(request.get("dealer"))
     if dealer is None:
         raise InvalidInput("INVALID_FIELD" if request.get("dealer") is not None else "MISSING_FIELD", "dealer",
                            f"dealer must be a seat number, not {request.get('dealer')!r}")
@@ -630,7 +622,7 @@ def read_hand(options: Options, request: dict[str, Any]) -> Hand:
     active = tuple((dealer + 1 + i) % seats for i in range(3))
 
     def seat(where: str, allowed: tuple[int, ...], what: str, value: Any) -> int:
-        number = _int(value)
+        number = json_int(value)
         if number is None:
             raise InvalidInput("INVALID_FIELD", where, f"{where} must be a seat number, not {value!r}")
         if not 0 <= number < seats:
