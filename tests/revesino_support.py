@@ -6,8 +6,8 @@ Seat numbering follows FORMAT.md: seats in order of play; the dealer is D, S1 = 
 S2 = D+2, S3 = D+3. With ``dealer=0`` the spec's Sn is seat n. The dealer is dealt 12 cards and
 every other seat 11; ``deal.stock`` holds the three undealt cards, S1's first.
 
-Nothing here imports the engine's Revesino modules, so a test module can import this file before
-it skips (``pytest.importorskip("engine.revesino_money")``) while the money is not there yet.
+Nothing here imports the engine's Revesino modules: the helpers are an independent reading of the
+spec.
 
 ``rec`` writes a record from (possibly partial) hands; ``build`` writes one that reaches a chosen
 trick: the test names the cards each seat holds when the interesting moment comes, and the builder

@@ -17,10 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-
-pytest.importorskip("engine.revesino_money", reason="engine/revesino.py imports engine.revesino_money, which has not landed yet")
-
-from revesino_support import (  # noqa: E402
+from revesino_support import (
     DECK,
     card_points,
     legal,
@@ -32,12 +29,8 @@ from revesino_support import (  # noqa: E402
     winners,
 )
 
-from engine import api  # noqa: E402
-from engine.errors import InvalidInput  # noqa: E402
-
-if "revesino" not in api.GAMES:
-    pytest.skip("revesino is not registered in engine.api.GAMES yet", allow_module_level=True)
-
+from engine import api
+from engine.errors import InvalidInput
 
 # ---- scripted hands ----------------------------------------------------------------------------
 

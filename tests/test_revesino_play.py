@@ -16,10 +16,7 @@ import os
 from pathlib import Path
 
 import pytest
-
-pytest.importorskip("engine.revesino_money", reason="engine/revesino.py imports engine.revesino_money, which has not landed yet")
-
-from revesino_support import (  # noqa: E402
+from revesino_support import (
     DECK,
     build,
     canon,
@@ -37,14 +34,12 @@ from revesino_support import (  # noqa: E402
     with_rules,
 )
 
-from engine import api  # noqa: E402
-from engine.errors import InvalidInput  # noqa: E402
-
-if "revesino" not in api.GAMES:
-    pytest.skip("revesino is not registered in engine.api.GAMES yet", allow_module_level=True)
-
-from engine import revesino  # noqa: E402
-from engine.record import parse_action, read_setup, replay  # noqa: E402
+from engine import (
+    api,
+    revesino,
+)
+from engine.errors import InvalidInput
+from engine.record import parse_action, read_setup, replay
 
 
 def examples_dir() -> Path:

@@ -21,15 +21,9 @@ import random
 import time
 
 import pytest
+from revesino_support import ACES, DECK, QUINOLA, card_points, cards_in, qualifies, strength, suit, trick_winner
 
-pytest.importorskip("engine.revesino_money", reason="engine/revesino.py imports engine.revesino_money, which has not landed yet")
-
-from revesino_support import ACES, DECK, QUINOLA, card_points, cards_in, qualifies, strength, suit, trick_winner  # noqa: E402
-
-from engine import api  # noqa: E402
-
-if "revesino" not in api.GAMES:
-    pytest.skip("revesino is not registered in engine.api.GAMES yet", allow_module_level=True)
+from engine import api
 
 DEFAULTS = {"napolitanaDeclaration": "explicit", "allowRevokes": False, "playOutAfterCut": False,
             "napolitanaMayAnnounce": False, "peekBeforeExchange": False}
