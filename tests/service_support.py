@@ -3,14 +3,13 @@ either transport, the shared sample records. Not a test module."""
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import grpc
 import requests
+from examples_support import assert_matches_expect, examples_dir, load_example, rentoy_examples  # noqa: F401 (re-exported)
 from google.protobuf import json_format, message_factory
 from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -22,25 +21,6 @@ from service.rest import http_routes
 
 ROOT = Path(__file__).resolve().parent.parent
 ROUTES = {route.method.name: route for route in http_routes()}
-
-
-def examples_dir() -> Path:
-    """shared/records/examples: $NAIPES_SHARED, else shared/ beside the checkout, else /work/shared."""
-    candidates = [Path(os.environ["NAIPES_SHARED"])] if os.environ.get("NAIPES_SHARED") else []
-    candidates += [ROOT.parent / "shared", Path("/work/shared")]
-    for base in candidates:
-        if (base / "records" / "examples").is_dir():
-            return base / "records" / "examples"
-    raise FileNotFoundError("shared/records/examples not found: set NAIPES_SHARED")
-
-
-def rentoy_examples() -> list[Path]:
-    return sorted(examples_dir().glob("rentoy-*.json"))
-
-
-def load_example(path: Path) -> tuple[dict, dict]:
-    data = json.loads(path.read_text())
-    return data["record"], data["expect"]
 
 
 @dataclass
@@ -131,24 +111,3 @@ def assert_healthy(channel: grpc.Channel, http: requests.Session, base: str) -> 
     response = http.get(base + "/healthz", timeout=10)
     assert response.status_code == 200 and response.json() == {"status": "SERVING"}
 
-
-def assert_matches_expect(result: dict, expect: dict) -> None:
-    """A validation result has every figure a shared example's ``expect`` gives (validity, the
-    first violation's index and code, finished, trick winners, next seat and legal set, points,
-    net, table)."""
-    assert result["valid"] is expect["valid"]
-    if "violation" in expect:
-        assert result["violation"]["action"] == expect["violation"]["action"]
-        assert result["violation"]["code"] == expect["violation"]["code"]
-    else:
-        assert "violation" not in result
-    if "finished" in expect:
-        assert result["finished"] is expect["finished"]
-    if "tricks" in expect:
-        assert [t["winner"] for t in result["tricks"] if "winner" in t] == expect["tricks"]
-    if "next" in expect:
-        assert result["next"]["seat"] == expect["next"]["seat"]
-        assert sorted(result["next"]["legal"]) == sorted(expect["next"]["legal"])
-    for key in ("points", "net", "table"):
-        if key in expect:
-            assert result[key] == expect[key], key

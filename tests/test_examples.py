@@ -1,30 +1,17 @@
 """Golden records: every sample in shared/records/examples validates to its expected figures.
 
-The glob takes every game's samples; a game the engine does not serve yet (not in
-``engine.api.GAMES``) is skipped, so its samples are picked up the day it is.
+The glob takes every game's samples.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
+from examples_support import examples_dir
 
 from engine import api
-
-
-def examples_dir() -> Path:
-    """shared/records/examples: $NAIPES_SHARED, else shared/ beside the checkout, else /work/shared
-    (the search of tests/service_support.py, which cannot be imported here without the transports)."""
-    candidates = [Path(os.environ["NAIPES_SHARED"])] if os.environ.get("NAIPES_SHARED") else []
-    candidates += [Path(__file__).resolve().parent.parent.parent / "shared", Path("/work/shared")]
-    for base in candidates:
-        if (base / "records" / "examples").is_dir():
-            return base / "records" / "examples"
-    return candidates[0] / "records" / "examples"  # missing: test_the_rentoy_samples_are_there fails
-
 
 EXAMPLES = examples_dir()
 FILES = sorted(EXAMPLES.glob("*-*.json"))
