@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field
-from functools import cache
+from functools import lru_cache
 
 from engine.errors import InvalidInput
 
@@ -49,32 +48,60 @@ RANK_NAMES = {
 _CARD_RE = re.compile(r"^(1[0-2]|[1-9])([ocebOCEB])$")
 
 
-@dataclass(frozen=True, slots=True, order=False)
 class Card:
-    """One card: ``rank`` 1..12 and ``suit``. Written ``10o``, ``1e`` (see ``parse``)."""
+    """One card: ``rank`` 1..12 and ``suit``. Written ``10o``, ``1e`` (see ``parse``).
 
+    There is exactly one object per card of the 48-card pack: ``Card(10, Suit.OROS)`` and
+    ``Card.parse("10o")`` return the same object. Cards therefore compare by identity (the
+    fastest comparison CPython has; hands are searched and filtered all the time) and hash by
+    ``key``, so that sets of cards iterate in the same order on every run. Cards are immutable.
+    """
+
+    __slots__ = ("rank", "suit", "code", "key")
     rank: int
     suit: Suit
-    code: str = field(init=False, repr=False, compare=False, hash=False)
-    key: int = field(init=False, repr=False, compare=False, hash=False)
+    code: str  # the record notation, "10o"
+    key: int  # suit order * 16 + rank: sorts oros, copas, espadas, bastos, ranks ascending
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "code", f"{self.rank}{self.suit.value}")
-        object.__setattr__(self, "key", SUIT_ORDER[self.suit] * 16 + self.rank)
+    def __new__(cls, rank: int, suit: Suit) -> Card:
+        card = _PACK.get((rank, suit))
+        if card is None:
+            raise ValueError(f"there is no card of rank {rank!r} and suit {suit!r}")
+        return card
+
+    @staticmethod
+    def _make(rank: int, suit: Suit) -> Card:
+        card = object.__new__(Card)
+        for name, value in (("rank", rank), ("suit", suit), ("code", f"{rank}{suit.value}"), ("key", SUIT_ORDER[suit] * 16 + rank)):
+            object.__setattr__(card, name, value)
+        return card
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"cards are immutable: cannot set {name}")
 
     def __hash__(self) -> int:
-        return self.key  # cards are hashed all the time (hands, tables): no enum hashing
+        return self.key
+
+    def __reduce__(self) -> tuple[type[Card], tuple[int, Suit]]:
+        return Card, (self.rank, self.suit)  # unpickles to the one object of that card
+
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Card:
+        return self
 
     @staticmethod
     def parse(text: str) -> Card:
         """Read one card in record notation; raise ``ValueError`` if it is not one."""
-        return _parse_card(text)
+        card = _BY_CODE.get(text)
+        return card if card is not None else _parse_card(text)
 
     def __str__(self) -> str:
         return self.code
 
     def __repr__(self) -> str:
-        return f"Card.parse({str(self)!r})"
+        return f"Card.parse({self.code!r})"
 
     @property
     def name(self) -> str:
@@ -85,7 +112,12 @@ class Card:
         return self.key  # suits oros, copas, espadas, bastos; ranks ascending
 
 
-@cache
+_PACK: dict[tuple[int, Suit], Card] = {}
+_PACK.update({(rank, suit): Card._make(rank, suit) for suit in Suit for rank in range(1, 13)})
+_BY_CODE = {card.code: card for card in _PACK.values()}  # the canonical spellings, read at once
+
+
+@lru_cache(maxsize=256)  # other spellings (" 1E"): bounded, as they come from requests
 def _parse_card(text: str) -> Card:
     match = _CARD_RE.match(text.strip())
     if not match:
@@ -105,6 +137,7 @@ class Deck:
         self.ranks = ranks
         self.cards: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in ranks)
         self._set = frozenset(self.cards)
+        self._by_code = {card.code: card for card in self.cards}
 
     def __len__(self) -> int:
         return len(self.cards)
@@ -114,6 +147,9 @@ class Deck:
 
     def parse_card(self, text: str) -> Card:
         """Read a card and check that it belongs to this deck (``ValueError`` otherwise)."""
+        card = self._by_code.get(text)
+        if card is not None:
+            return card
         card = Card.parse(text)
         if card not in self._set:
             raise ValueError(f"{card} is not in the {len(self)}-card deck")
@@ -123,13 +159,19 @@ class Deck:
         """Read a space-separated list of cards of this deck; errors name ``field``."""
         if not isinstance(text, str):
             raise InvalidInput("INVALID_FIELD", field, f"{field} must be a string of cards such as \"1e 7o 12c\"")
-        cards = []
-        for token in text.split():
+        tokens = text.split()
+        by_code = self._by_code
+        try:
+            return tuple([by_code[token] for token in tokens])  # canonical spellings: one lookup each
+        except KeyError:
+            pass  # another spelling ("1E"), or not a card of this deck: read one by one
+        found = []
+        for token in tokens:
             try:
-                cards.append(self.parse_card(token))
+                found.append(self.parse_card(token))
             except ValueError as exc:
                 raise InvalidInput("UNKNOWN_CARD", field, f"{field}: {exc}") from None
-        return tuple(cards)
+        return tuple(found)
 
 
 DECK_40 = Deck((1, 2, 3, 4, 5, 6, 7, 10, 11, 12))

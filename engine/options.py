@@ -31,13 +31,28 @@ def snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
+_FIELDS: dict[type, dict[str, dataclasses.Field[Any]]] = {}
+_DEFAULTS: dict[type, Any] = {}  # options are frozen: one default object per game is shared
+
+
+def _fields(cls: type) -> dict[str, dataclasses.Field[Any]]:
+    """A game's option fields by API name (computed once per game)."""
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = {camel(f.name): f for f in dataclasses.fields(cls)}
+    return fields
+
+
 def parse_options(cls: type[T], rules: Any, field: str = "rules") -> T:
     """Build ``cls`` from a record's ``rules`` object. Unknown names and values are errors."""
-    if rules is None:
-        rules = {}
+    if rules is None or rules == {}:
+        defaults: T | None = _DEFAULTS.get(cls)
+        if defaults is None:
+            defaults = _DEFAULTS[cls] = cls()
+        return defaults
     if not isinstance(rules, dict):
         raise InvalidInput("INVALID_FIELD", field, f"{field} must be an object of option names and values")
-    fields = {camel(f.name): f for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    fields = _fields(cls)
     values = {}
     for name, value in rules.items():
         f = fields.get(name)
@@ -65,4 +80,4 @@ def describe(cls: type) -> list[dict[str, Any]]:
 
 def to_json(options: Any) -> dict[str, Any]:
     """Every option with its value in force (defaults included), by API name."""
-    return {camel(f.name): getattr(options, f.name) for f in dataclasses.fields(options)}
+    return {name: getattr(options, f.name) for name, f in _fields(type(options)).items()}

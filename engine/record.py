@@ -113,6 +113,37 @@ def parse_action(text: Any, seats: int, deck: Deck, calls: dict[str, str]) -> Ac
     return Action(seat, call=word, args=args)
 
 
+ACTION_CACHE_SIZE = 4096
+
+
+def action_reader(game: Game, seats: int) -> Callable[[Any], Action]:
+    """``parse_action`` for one game and table size, remembering what it has read: a game has a
+    few hundred action spellings (a seat and a card, a call), so records are read by lookup. The
+    memory is bounded (cleared when full) and holds only actions that were read successfully."""
+    reader = _READERS.get((game.NAME, seats))
+    if reader is None:
+        reader = _READERS[game.NAME, seats] = _reader(seats, game.DECK, game.CALLS)
+    return reader
+
+
+def _reader(seats: int, deck: Deck, calls: dict[str, str]) -> Callable[[Any], Action]:
+    known: dict[str, Action] = {}
+
+    def read(text: Any) -> Action:
+        action = known.get(text) if isinstance(text, str) else None
+        if action is None:
+            action = parse_action(text, seats, deck, calls)
+            if len(known) >= ACTION_CACHE_SIZE:
+                known.clear()
+            known[text] = action
+        return action
+
+    return read
+
+
+_READERS: dict[tuple[str, int], Callable[[Any], Action]] = {}
+
+
 class Game(Protocol):
     """What a game module provides to the shared record machinery."""
 
@@ -243,6 +274,15 @@ def read_cards(game: Game, deal: dict[str, Any], seats: int, dealer: int) -> tup
         raise InvalidInput("WRONG_HAND_SIZE", "deal.hands", f"deal.hands must have one entry per seat ({seats}), not {len(hands_json)}")
     hands = tuple(game.DECK.parse_cards(h, f"deal.hands[{i}]") for i, h in enumerate(hands_json))
     stock = game.DECK.parse_cards(deal.get("stock", ""), "deal.stock")
+    dealt = [card for hand in hands for card in hand] + list(stock)
+    if len(set(dealt)) != len(dealt):
+        _duplicate(hands, stock)
+    game.read_deal(list(hands), stock, seats, dealer)
+    return hands, stock
+
+
+def _duplicate(hands: tuple[tuple[Card, ...], ...], stock: tuple[Card, ...]) -> None:
+    """Raise the error naming the first card dealt twice."""
     seen: dict[Card, str] = {}
     for where, cards in [*((f"deal.hands[{i}]", h) for i, h in enumerate(hands)), ("deal.stock", stock)]:
         for card in cards:
@@ -251,8 +291,6 @@ def read_cards(game: Game, deal: dict[str, Any], seats: int, dealer: int) -> tup
                 also = "" if other == where else f" and in {other}"
                 raise InvalidInput("DUPLICATE_CARD", where, f"{card} appears twice: in {where}{also}")
             seen[card] = where
-    game.read_deal(list(hands), stock, seats, dealer)
-    return hands, stock
 
 
 def check(game: Game, state: Any, action: Action) -> None:
@@ -270,9 +308,10 @@ def check(game: Game, state: Any, action: Action) -> None:
 def replay(game: Game, setup: Setup, actions: list[Any]) -> Replay:
     """Fold the actions over the game's start state; stop at the first illegal action."""
     run = Replay(game.start(setup))
+    read = action_reader(game, setup.seats)
     for i, text in enumerate(actions):
         try:
-            action = parse_action(text, setup.seats, game.DECK, game.CALLS)
+            action = read(text)
             check(game, run.state, action)
         except IllegalAction as exc:
             run.violation = {"action": i, "code": exc.code, "message": f"action {i} ({text!r}): {exc.message}"}
