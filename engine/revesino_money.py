@@ -3,7 +3,7 @@
 Spec ``rules/revesino.md`` section 0 (binding sequencing decisions) and A6 (the fondo and its
 renewal, aces and the quínola placed or forced, the escrow of the quínola's fondo movements, the
 revesino won or cut, the napolitana's success or failure, the hand winner's party, revokes), with
-the house rules of ``engine.revesino.Options``.
+the house rules of ``engine.revesino.Options`` (``engine.revesino_options``).
 
 Everything here is pure. ``money(options, course)`` takes what has happened in a hand so far (the
 fondo before the deal, the complete tricks with every ace and quínola classified, the napolitana,
@@ -20,15 +20,13 @@ record's ``table``; ``settle_summary`` is the SettleHand API for apps that track
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.cards import DECK_48, Card, Suit, cards_str
 from engine.errors import InvalidInput
 from engine.record import json_int
+from engine.revesino_options import Options
 from engine.tricks import rank_table, winning_index
-
-if TYPE_CHECKING:
-    from engine.revesino import Options
 
 SEATS = 4
 QUINOLA = Card(10, Suit.OROS)
