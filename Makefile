@@ -7,6 +7,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PY := $(BIN)/python
 INSTALLED := $(VENV)/.naipes-installed
+COMPILED := $(VENV)/.naipes-compiled
 PROTO := protos/naipes/v1/naipes.proto
 GEN := service/gen/naipes/v1/naipes_pb2.py
 IMAGE := build/naipes.binpb
@@ -16,19 +17,29 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 export BUF_CACHE_DIR := $(CURDIR)/build/buf-cache
 
-.PHONY: install serve test lint buf-lint ruff mypy proto clean bench bench-smoke bench-tools
+.PHONY: install build serve test lint buf-lint ruff mypy proto clean bench bench-smoke bench-tools
 
-install: $(INSTALLED) $(GEN)
+install: $(INSTALLED) $(GEN) $(COMPILED)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # The build needs grpcio-tools and googleapis-common-protos (setup.py generates the protobuf
-# code); they are installed first so that the editable install can skip build isolation.
+# code) and mypy (its mypyc compiles the engine); they are installed first so that the editable
+# install can skip build isolation.
 $(INSTALLED): pyproject.toml setup.py tools/protogen.py | $(PY)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q "setuptools>=64" "grpcio-tools>=1.62" "googleapis-common-protos>=1.56"
-	$(PY) -m pip install -q --no-build-isolation -e '.[dev]'
+	$(PY) -m pip install -q "setuptools>=64" "grpcio-tools>=1.62" "googleapis-common-protos>=1.56" "mypy>=1.10"
+	NAIPES_PURE=1 $(PY) -m pip install -q --no-build-isolation -e '.[dev]'
+	touch $@
+
+# The editable install leaves the engine uncompiled; this compiles it with mypyc, in place, and
+# again whenever a source has changed (until then the engine runs its Python sources:
+# engine/__init__.py).
+build: $(COMPILED)
+
+$(COMPILED): $(wildcard engine/*.py) | $(INSTALLED)
+	$(PY) setup.py -q build_ext --inplace
 	touch $@
 
 # Regenerate the Python code when the schema changes.
@@ -71,7 +82,7 @@ bench-tools:
 	  { $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq wrk nghttp2-client >/dev/null; }
 
 $(BENCHED): $(INSTALLED) pyproject.toml
-	$(PY) -m pip install -q --no-build-isolation -e '.[dev,bench]'
+	NAIPES_PURE=1 $(PY) -m pip install -q --no-build-isolation -e '.[dev,bench]'
 	touch $@
 
 bench: install bench-tools $(BENCHED)

@@ -4,9 +4,17 @@ Everything else is declared in pyproject.toml. The generated package ``naipes.v1
 ``service/gen/`` (never committed) and is installed as the top-level package ``naipes``, so that
 ``from naipes.v1 import naipes_pb2`` works wherever the project is installed, editable or not.
 Generation needs grpcio-tools and googleapis-common-protos, the build requirements.
+
+The engine's modules are also compiled with mypyc (part of mypy) when it and a C compiler are
+present and ``NAIPES_PURE`` is not ``1``: the same Python sources, about twice as fast. Without
+them the engine runs as plain Python. ``engine/__init__.py`` picks the compiled modules only while
+they are newer than their sources.
 """
 
 import importlib.util
+import os
+import shutil
+import sysconfig
 from pathlib import Path
 
 from setuptools import setup
@@ -35,4 +43,20 @@ class BuildPyWithProtos(build_py):
 if not (HERE / "service" / "gen" / "naipes" / "v1" / "naipes_pb2.py").exists():
     generate()
 
-setup(cmdclass={"build_py": BuildPyWithProtos})
+def compiled_engine() -> list:
+    if os.environ.get("NAIPES_PURE") == "1":
+        return []
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        print("setup.py: mypyc is not installed: the engine stays plain Python")
+        return []
+    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if shutil.which(compiler) is None:
+        print(f"setup.py: no C compiler ({compiler}): the engine stays plain Python")
+        return []
+    modules = sorted(f"engine/{path.name}" for path in (HERE / "engine").glob("*.py") if path.name != "__init__.py")
+    return mypycify(modules, opt_level="3", debug_level="0")
+
+
+setup(cmdclass={"build_py": BuildPyWithProtos}, ext_modules=compiled_engine())

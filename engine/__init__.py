@@ -1,1 +1,63 @@
-"""Naipes' rules engine: pure Python, no I/O, no transport. See ``engine.api``."""
+"""Naipes' rules engine: pure Python, no I/O, no transport. See ``engine.api``.
+
+The modules are plain Python, and the build also compiles them with mypyc (``setup.py``; the
+sources stay the reference and run unchanged without it). The compiled modules are used only
+while they are at least as new as their sources: after a source changes, or with
+``NAIPES_PURE=1`` in the environment, every engine module is imported from its ``.py`` file
+(``make build`` compiles again). ``COMPILED`` says which is in use.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from types import ModuleType
+
+_HERE = Path(__file__).resolve().parent
+
+
+def _compiled(source: Path) -> Path | None:
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        built = source.with_name(source.stem + suffix)
+        if built.exists():
+            return built
+    return None
+
+
+def _stale() -> list[str]:
+    """The modules whose source is newer than their compiled form."""
+    return sorted(source.name for source in _HERE.glob("*.py")
+                  if (built := _compiled(source)) is not None and source.stat().st_mtime > built.stat().st_mtime)
+
+
+class _SourceFirst(importlib.abc.MetaPathFinder):
+    """Import ``engine.<module>`` from its ``.py`` file even where a compiled one sits beside it."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
+        package, _, module = fullname.partition(".")
+        if package != __name__ or not module or "." in module:
+            return None
+        source = _HERE / f"{module}.py"
+        return importlib.util.spec_from_file_location(fullname, source) if source.exists() else None
+
+
+def _choose() -> bool:
+    if not any(_compiled(source) for source in _HERE.glob("*.py")):
+        return False
+    stale = _stale()
+    if stale:
+        warnings.warn(f"engine: {', '.join(stale)} changed since the engine was compiled; running the Python sources "
+                      "(make build compiles them again)", stacklevel=2)
+    if stale or os.environ.get("NAIPES_PURE") == "1":
+        sys.meta_path.insert(0, _SourceFirst())
+        return False
+    return True
+
+
+COMPILED = _choose()
