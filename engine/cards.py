@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Callable
 from functools import lru_cache
+from typing import Final
 
 from engine.errors import InvalidInput
 
@@ -51,39 +53,39 @@ _CARD_RE = re.compile(r"^(1[0-2]|[1-9])([ocebOCEB])$")
 class Card:
     """One card: ``rank`` 1..12 and ``suit``. Written ``10o``, ``1e`` (see ``parse``).
 
-    There is exactly one object per card of the 48-card pack: ``Card(10, Suit.OROS)`` and
-    ``Card.parse("10o")`` return the same object. Cards therefore compare by identity (the
-    fastest comparison CPython has; hands are searched and filtered all the time) and hash by
-    ``key``, so that sets of cards iterate in the same order on every run. Cards are immutable.
+    There is exactly one object per card of the 48-card pack, made when this module is loaded:
+    ``Card.of(10, Suit.OROS)`` and ``Card.parse("10o")`` return it. Cards therefore compare by
+    identity (the fastest comparison there is; hands are searched and filtered all the time) and
+    hash by ``key``, so that sets of cards iterate in the same order on every run. A card's
+    fields never change.
     """
 
-    __slots__ = ("rank", "suit", "code", "key")
-    rank: int
-    suit: Suit
-    code: str  # the record notation, "10o"
-    key: int  # suit order * 16 + rank: sorts oros, copas, espadas, bastos, ranks ascending
+    rank: Final[int]
+    suit: Final[Suit]
+    code: Final[str]  # the record notation, "10o"
+    key: Final[int]  # suit order * 16 + rank: sorts oros, copas, espadas, bastos, ranks ascending
 
-    def __new__(cls, rank: int, suit: Suit) -> Card:
+    def __init__(self, rank: int, suit: Suit) -> None:
+        if _PACK_MADE:
+            raise TypeError(f"cards are not made but looked up: Card.of({rank!r}, {suit!r}) or Card.parse")
+        self.rank = rank
+        self.suit = suit
+        self.code = f"{rank}{suit.value}"
+        self.key = SUIT_ORDER[suit] * 16 + rank
+
+    @staticmethod
+    def of(rank: int, suit: Suit) -> Card:
+        """The card of that rank and suit (``ValueError`` if there is none)."""
         card = _PACK.get((rank, suit))
         if card is None:
             raise ValueError(f"there is no card of rank {rank!r} and suit {suit!r}")
         return card
 
-    @staticmethod
-    def _make(rank: int, suit: Suit) -> Card:
-        card = object.__new__(Card)
-        for name, value in (("rank", rank), ("suit", suit), ("code", f"{rank}{suit.value}"), ("key", SUIT_ORDER[suit] * 16 + rank)):
-            object.__setattr__(card, name, value)
-        return card
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"cards are immutable: cannot set {name}")
-
     def __hash__(self) -> int:
         return self.key
 
-    def __reduce__(self) -> tuple[type[Card], tuple[int, Suit]]:
-        return Card, (self.rank, self.suit)  # unpickles to the one object of that card
+    def __reduce__(self) -> tuple[Callable[[int, Suit], Card], tuple[int, Suit]]:
+        return Card.of, (self.rank, self.suit)  # unpickles to the one object of that card
 
     def __copy__(self) -> Card:
         return self
@@ -112,8 +114,9 @@ class Card:
         return self.key  # suits oros, copas, espadas, bastos; ranks ascending
 
 
-_PACK: dict[tuple[int, Suit], Card] = {}
-_PACK.update({(rank, suit): Card._make(rank, suit) for suit in Suit for rank in range(1, 13)})
+_PACK_MADE = False
+_PACK = {(rank, suit): Card(rank, suit) for suit in Suit for rank in range(1, 13)}
+_PACK_MADE = True
 _BY_CODE = {card.code: card for card in _PACK.values()}  # the canonical spellings, read at once
 
 
@@ -122,7 +125,7 @@ def _parse_card(text: str) -> Card:
     match = _CARD_RE.match(text.strip())
     if not match:
         raise ValueError(f"{text!r} is not a card (expected rank 1-12 and suit o, c, e or b, e.g. 10o)")
-    return Card(int(match.group(1)), Suit(match.group(2).lower()))
+    return Card.of(int(match.group(1)), Suit(match.group(2).lower()))
 
 
 def looks_like_card(token: str) -> bool:
@@ -135,7 +138,7 @@ class Deck:
 
     def __init__(self, ranks: tuple[int, ...]):
         self.ranks = ranks
-        self.cards: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in ranks)
+        self.cards: tuple[Card, ...] = tuple(Card.of(r, s) for s in Suit for r in ranks)
         self._set = frozenset(self.cards)
         self._by_code = {card.code: card for card in self.cards}
 

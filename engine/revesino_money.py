@@ -29,8 +29,8 @@ from engine.revesino_options import Options
 from engine.tricks import rank_table, winning_index
 
 SEATS = 4
-QUINOLA = Card(10, Suit.OROS)
-HIGH_OROS = frozenset({Card(1, Suit.OROS), Card(12, Suit.OROS), Card(11, Suit.OROS)})
+QUINOLA = Card.of(10, Suit.OROS)
+HIGH_OROS = frozenset({Card.of(1, Suit.OROS), Card.of(12, Suit.OROS), Card.of(11, Suit.OROS)})
 """A napolitana's quínola forced by one of these leads costs him the 2/1/1 (A6.6, R27)."""
 
 KINDS = ("led", "placed", "forced", "voluntary")

@@ -35,7 +35,7 @@ def invalid(request_or_call, *args) -> InvalidInput:
 
 def test_card_parse_and_print():
     card = Card.parse("10o")
-    assert card == Card(10, Suit.OROS)
+    assert card is Card.of(10, Suit.OROS) and card == Card.of(10, Suit.OROS)
     assert str(card) == "10o"
     assert card.name == "sota de oros"
     assert str(Card.parse("1e")) == "1e" and Card.parse("1e").name == "as de espadas"
