@@ -15,7 +15,7 @@ from engine import revesino_money as money_mod
 from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import CARD_ARG, NO_ARGS, Action, Setup, remember_last
-from engine.revesino_money import Course, Play, PlayedTrick, is_special, qualifies, strength
+from engine.revesino_money import STRENGTH, Course, Play, PlayedTrick, is_special, qualifies, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
 
@@ -133,8 +133,53 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 
 def start(setup: Setup) -> State:
-    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, hands=tuple(tuple(sorted_cards(h)) for h in setup.hands),
-                 undealt=setup.stock, phase=EXCHANGE, turn=(setup.dealer + 1) % 4)
+    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table,
+                 hands=tuple(_own(sorted_cards(h)) for h in setup.hands), undealt=_own(setup.stock),
+                 phase=EXCHANGE, turn=(setup.dealer + 1) % 4)
+
+
+# ---- tables, built once -----------------------------------------------------------------
+# The hot paths look a card up by its ``key`` (a small integer of its own) instead of hashing
+# or comparing Card objects, and reuse the actions, texts and plain plays built here.
+
+_CARD: dict[int, Card] = {c.key: c for c in DECK_48.cards}
+"""The state's own object for each card: a state holds only these (``_own``), so that a card
+of a hand is found by identity."""
+assert len(_CARD) == len(DECK_48.cards)
+_CODE: dict[int, str] = {c.key: str(c) for c in DECK_48.cards}
+_SPECIAL: dict[int, bool] = {c.key: is_special(c) for c in DECK_48.cards}
+_SEATS = range(4)
+_PLAY_ACTION: tuple[dict[int, Action], ...] = tuple({c.key: Action(s, card=c) for c in DECK_48.cards} for s in _SEATS)
+_CAMBIO: tuple[dict[int, Action], ...] = tuple({c.key: Action(s, call="cambio", args=(str(c),)) for c in DECK_48.cards} for s in _SEATS)
+_DESCARTE: tuple[dict[int, Action], ...] = tuple({c.key: Action(s, call="descarte", args=(str(c),)) for c in DECK_48.cards}
+                                                 for s in _SEATS)
+_QUEDO = tuple(Action(s, call="quedo") for s in _SEATS)
+_NAPOLITANA = tuple(Action(s, call="napolitana") for s in _SEATS)
+_REVESINO = tuple(Action(s, call="revesino") for s in _SEATS)
+_PLAY_TEXT: tuple[dict[int, str], ...] = tuple({c.key: f"seat {s} plays {c}" for c in DECK_48.cards} for s in _SEATS)
+_PLAIN_PLAY: tuple[dict[int, Play], ...] = tuple({c.key: Play(s, c, "") for c in DECK_48.cards} for s in _SEATS)
+"""The play of a card that is neither an ace nor the quínola, nor a revoke (frozen: shared)."""
+_NEW_TRICK = tuple(Trick(s) for s in _SEATS)
+
+
+def _own(cards: tuple[Card, ...] | list[Card]) -> tuple[Card, ...]:
+    """The same cards as the state's own objects (``_CARD``)."""
+    return tuple(_CARD[c.key] for c in cards)
+
+
+def _position(hand: tuple[Card, ...], card: Card) -> int:
+    """Where ``card``, one of the state's own objects, is in ``hand``; -1 if it is not there."""
+    for i, c in enumerate(hand):
+        if c is card:
+            return i
+    return -1
+
+
+def _holds(hand: tuple[Card, ...], suit: Suit) -> bool:
+    for c in hand:
+        if c.suit is suit:
+            return True
+    return False
 
 
 # ---- legal actions -----------------------------------------------------------------------
@@ -149,7 +194,7 @@ def _napolitana_open(state: State) -> bool:
 def _renounces(state: State, seat: int) -> bool:
     """Whether a seat may renounce now: the napolitana in tricks 1-9 (implicitly: the seat that
     qualifies, until it has played its first renounce)."""
-    if state.number > 9:
+    if len(state.tricks) >= 9:  # trick 10 or 11
         return False
     if state.napolitana is not None:
         return seat == state.napolitana
@@ -161,13 +206,24 @@ def _played_by(state: State, seat: int) -> tuple[Card, ...]:
         tuple(p.card for p in state.plays if p.seat == seat)
 
 
+def _suit_to_follow(state: State, seat: int) -> Suit | None:
+    """A5: the suit led, which ``seat`` must follow if it holds any; None when it may play any
+    card (it leads, renounces as the napolitana in tricks 1-9, or revokes are allowed)."""
+    cards = state.trick.cards
+    if not cards or state.options.allow_revokes or _renounces(state, seat):
+        return None
+    return cards[0].suit
+
+
 def playable(state: State, seat: int) -> list[Card]:
     """A5: lead anything; follow the suit led if able, except a napolitana in tricks 1-9."""
-    hand = list(state.hands[seat])  # kept in canonical order
-    if not state.trick.cards or _renounces(state, seat) or state.options.allow_revokes:
-        return hand
-    led = state.trick.cards[0].suit
-    return [c for c in hand if c.suit is led] or hand
+    hand = state.hands[seat]  # kept in canonical order
+    led = _suit_to_follow(state, seat)
+    if led is not None:
+        follow = [c for c in hand if c.suit is led]
+        if follow:
+            return follow
+    return list(hand)
 
 
 def _may_announce(state: State, seat: int) -> bool:
@@ -185,13 +241,16 @@ def legal_actions(state: State) -> list[Action]:
     if state.phase == EXCHANGE:
         cards = state.hands[seat]  # kept in canonical order
         if seat == state.dealer:
-            return [Action(seat, call="descarte", args=(str(c),)) for c in cards]
-        return [*(Action(seat, call="cambio", args=(str(c),)) for c in cards), Action(seat, call="quedo")]
-    out = [Action(seat, card=c) for c in playable(state, seat)]
+            descarte = _DESCARTE[seat]
+            return [descarte[c.key] for c in cards]
+        cambio = _CAMBIO[seat]
+        return [*(cambio[c.key] for c in cards), _QUEDO[seat]]
+    row = _PLAY_ACTION[seat]
+    out = [row[c.key] for c in playable(state, seat)]
     if _may_announce(state, seat):
-        out.append(Action(seat, call="revesino"))
+        out.append(_REVESINO[seat])
     if _napolitana_open(state):
-        out += [Action(s, call="napolitana") for s in _round_from(seat) if qualifies(state.hands[s])]
+        out += [_NAPOLITANA[s] for s in _round_from(seat) if qualifies(state.hands[s])]
     return out
 
 
@@ -200,15 +259,28 @@ def _round_from(seat: int) -> list[int]:
 
 
 def is_legal(state: State, action: Action) -> bool:
-    return action in legal_actions(state)
+    """Membership in ``legal_actions``; a card is checked against the rule ``playable`` builds
+    the list from (the seat to play holds it, of the suit to follow if he holds that suit)
+    instead of building the list."""
+    card = action.card
+    if card is None or action.call is not None or action.args != ():
+        return action in legal_actions(state)
+    seat = action.seat
+    if state.phase != PLAY or seat != state.turn:
+        return False
+    hand = state.hands[seat]
+    if _position(hand, _CARD[card.key]) < 0:
+        return False  # not held
+    led = _suit_to_follow(state, seat)
+    return led is None or card.suit is led or not _holds(hand, led)
 
 
 def to_act(state: State) -> int | None:
-    return None if state.finished else state.turn
+    return None if state.phase == OVER else state.turn
 
 
 def is_finished(state: State) -> bool:
-    return state.finished
+    return state.phase == OVER
 
 
 def out_of_turn_calls(state: State, seat: int) -> frozenset[str]:
@@ -269,7 +341,7 @@ Events = list[dict[str, Any]]
 
 
 def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-    return tuple(hand if s == seat else h for s, h in enumerate(hands))
+    return hands[:seat] + (hand,) + hands[seat + 1:]
 
 
 def apply(state: State, action: Action) -> tuple[State, Events]:
@@ -292,33 +364,33 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
     assert call is not None
     hand, out = state.hands[seat], state.out_of_play
     if call == "descarte":
-        card = Card.parse(action.args[0])
-        hand = tuple(c for c in hand if c != card)
+        card = _CARD[Card.parse(action.args[0]).key]
+        hand = tuple(c for c in hand if c is not card)
         out += (card,)
         text = f"seat {seat} (the dealer) discards a card"
     else:
         undealt = state.undealt[(seat - state.dealer - 1) % 4]
         if call == "cambio":
-            card = Card.parse(action.args[0])
-            hand = tuple(sorted_cards(tuple(c for c in hand if c != card) + (undealt,)))
+            card = _CARD[Card.parse(action.args[0]).key]
+            hand = _own(sorted_cards(tuple(c for c in hand if c is not card) + (undealt,)))
             out += (card,)
             text = f"seat {seat} exchanges one card for his undealt card"
         else:
             out += (undealt,)
             text = f"seat {seat} keeps his cards"
     choices = tuple(call if s == seat else c for s, c in enumerate(state.choices))
-    state = state._replace(hands=_with_hand(state.hands, seat, hand), out_of_play=out, choices=choices)
+    hands = _with_hand(state.hands, seat, hand)
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
-        return state._replace(turn=(seat + 1) % 4), events
+        return state._replace(hands=hands, out_of_play=out, choices=choices, turn=(seat + 1) % 4), events
     first = (state.dealer + 1) % 4
     events.append({"kind": "play", "seat": first, "text": f"the exchange is over; seat {first} leads"})
-    return state._replace(phase=PLAY, turn=first, trick=Trick(first)), events
+    return state._replace(hands=hands, out_of_play=out, choices=choices, phase=PLAY, turn=first, trick=_NEW_TRICK[first]), events
 
 
 def classify(state: State, seat: int, card: Card) -> str:
     """A5.1 / section 0: how an ace or the quínola was played, judged on the hand before it."""
-    if not is_special(card):
+    if not _SPECIAL[card.key]:
         return ""
     if not state.trick.cards:
         return "led"
@@ -331,42 +403,66 @@ def classify(state: State, seat: int, card: Card) -> str:
     return "voluntary"
 
 
+def _trick_winner_index(cards: tuple[Card, ...]) -> int:
+    """``trick_winner_index`` of a complete trick: the highest card of the suit led (A1)."""
+    led = cards[0].suit
+    best, best_value = 0, STRENGTH[cards[0].rank]
+    for i in range(1, len(cards)):
+        card = cards[i]
+        if card.suit is led and STRENGTH[card.rank] > best_value:
+            best, best_value = i, STRENGTH[card.rank]
+    return best
+
+
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
-    events: Events = [{"kind": "card", "seat": seat, "card": str(card), "text": f"seat {seat} plays {card}"}]
-    led = state.trick.cards[0].suit if state.trick.cards else None
-    off_suit = led is not None and card.suit is not led and any(c.suit is led for c in state.hands[seat])
+    card = _CARD[card.key]
+    key = card.key
+    hand, trick = state.hands[seat], state.trick
+    events: Events = [{"kind": "card", "seat": seat, "card": _CODE[key], "text": _PLAY_TEXT[seat][key]}]
     napolitana = state.napolitana
-    if off_suit and napolitana is None and _renounces(state, seat):
-        napolitana = seat  # R24 implicit: the first renounce declares the napolitana
-        events.append({"kind": "napolitana", "seat": seat, "text": f"seat {seat} renounces: a napolitana"})
-    state = state._replace(napolitana=napolitana)
-    revoke = off_suit and not (seat == napolitana and state.number <= 9)
-    if revoke:
-        events.append({"kind": "renuncio", "seat": seat, "card": str(card),
-                       "text": f"seat {seat} revokes: holds {led.word if led else ''} and plays {card}"})
-    play = Play(seat, card, classify(state, seat, card), revoke)
-    state = state._replace(hands=_with_hand(state.hands, seat, tuple(c for c in state.hands[seat] if c != card)),
-                    trick=state.trick.with_card(card), plays=state.plays + (play,))
-    if len(state.trick.cards) < 4:
-        return state._replace(turn=(seat + 1) % 4), events
-    trick = state.trick
-    idx = trick_winner_index(trick.cards)
-    winner = trick.seat_of(idx, 4)
-    number = state.number
-    done = Trick(trick.leader, trick.cards, winner)
-    state = state._replace(tricks=state.tricks + (done,), trick=Trick(winner), turn=winner, plays=(),
-                    played=state.played + (PlayedTrick(number, trick.leader, state.plays, winner),))
-    events.append({"kind": "trick", "seat": winner, "card": str(trick.cards[idx]), "trick": number,
-                   "text": f"trick {number} to seat {winner} with {trick.cards[idx]}"})
-    announcer = state.announcer
-    if announcer is not None and winner != announcer and not state.cut:
+    revoke = False
+    if trick.cards:
+        led = trick.cards[0].suit
+        if card.suit is not led and _holds(hand, led):  # off suit while holding the suit led
+            if napolitana is None and _renounces(state, seat):
+                napolitana = seat  # R24 implicit: the first renounce declares the napolitana
+                events.append({"kind": "napolitana", "seat": seat, "text": f"seat {seat} renounces: a napolitana"})
+            revoke = not (seat == napolitana and len(state.tricks) < 9)
+            if revoke:
+                events.append({"kind": "renuncio", "seat": seat, "card": _CODE[key],
+                               "text": f"seat {seat} revokes: holds {led.word} and plays {card}"})
+    # (a newly declared napolitana renounced: his card is placed whatever the state says of him)
+    kind = classify(state, seat, card)
+    play = Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][key]
+    position = _position(hand, card)
+    hands = _with_hand(state.hands, seat, hand[:position] + hand[position + 1:]) if position >= 0 else state.hands
+    cards, plays = trick.cards + (card,), state.plays + (play,)
+    if len(cards) < 4:
+        return State(options=state.options, dealer=state.dealer, fondo=state.fondo, hands=hands, undealt=state.undealt,
+                     phase=state.phase, turn=(seat + 1) % 4, choices=state.choices, out_of_play=state.out_of_play,
+                     napolitana=napolitana, announcer=state.announcer, trick=Trick(trick.leader, cards), plays=plays,
+                     tricks=state.tricks, played=state.played, cut=state.cut), events
+    leader = trick.leader
+    index = _trick_winner_index(cards)
+    winner = (leader + index) % 4
+    number = len(state.tricks) + 1
+    code = _CODE[cards[index].key]
+    events.append({"kind": "trick", "seat": winner, "card": code, "trick": number,
+                   "text": f"trick {number} to seat {winner} with {code}"})
+    phase, cut = state.phase, state.cut
+    turn: int | None = winner
+    if state.announcer is not None and winner != state.announcer and not cut:
         events.append({"kind": "cut", "seat": winner, "trick": number, "text": f"seat {winner} cuts the revesino"})
-        state = state._replace(cut=True)
+        cut = True
         if not state.options.play_out_after_cut:
-            return state._replace(phase=OVER, turn=None), events
+            phase, turn = OVER, None
     if number == 11:
-        return state._replace(phase=OVER, turn=None), events
-    return state, events
+        phase, turn = OVER, None
+    return State(options=state.options, dealer=state.dealer, fondo=state.fondo, hands=hands, undealt=state.undealt,
+                 phase=phase, turn=turn, choices=state.choices, out_of_play=state.out_of_play,
+                 napolitana=napolitana, announcer=state.announcer, trick=_NEW_TRICK[winner], plays=(),
+                 tricks=state.tricks + (Trick(leader, cards, winner),),
+                 played=state.played + (PlayedTrick(number, leader, plays, winner),), cut=cut), events
 
 
 # ---- results -----------------------------------------------------------------------------
