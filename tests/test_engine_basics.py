@@ -39,7 +39,7 @@ def test_card_parse_and_print():
     assert str(card) == "10o"
     assert card.name == "sota de oros"
     assert str(Card.parse("1e")) == "1e" and Card.parse("1e").name == "as de espadas"
-    assert Card.parse("12C") == Card(12, Suit.COPAS)  # input may be upper case; output is canonical
+    assert Card.parse("12C") == Card.of(12, Suit.COPAS)  # input may be upper case; output is canonical
     assert eval(repr(card)) == card  # noqa: S307 - the repr pastes back into Python
 
 
