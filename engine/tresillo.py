@@ -9,8 +9,10 @@ The money of a finished hand (the plate, puestas, the cartulina, condiciones) is
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import combinations
+from functools import lru_cache, partial
+from itertools import combinations, repeat
 from typing import Any, NamedTuple
 
 from engine import tresillo_settle as settle_mod
@@ -18,8 +20,8 @@ from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
 from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, remember_last
-from engine.tresillo_settle import BASTO, ESPADA, MATADORES, PLAIN_ORDER, Table, trump_order
-from engine.tricks import Trick, winning_index
+from engine.tresillo_settle import BASTO, ESPADA, PLAIN_ORDER, Table, trump_order
+from engine.tricks import Trick
 
 SUITS = ("oros", "copas", "espadas", "bastos")
 
@@ -95,7 +97,7 @@ AUCTION, DECLARE, CONTRA_ORDER, EXCHANGE, PLAY, SURRENDER, BOLA_DECISION, OVER =
 
 
 def is_trump(card: Card, trump: Suit) -> bool:
-    return card in trump_rank(trump)
+    return card.key in _TRUMP_KEYS[trump]
 
 
 def trump_rank(trump: Suit) -> dict[Card, int]:
@@ -105,23 +107,38 @@ def trump_rank(trump: Suit) -> dict[Card, int]:
 
 _TRUMP_RANKS = {suit: {card: i for i, card in enumerate(trump_order(suit))} for suit in Suit}
 
+# The same tables by ``Card.key`` (an int): the play looks cards up by key, which costs the same
+# whatever a card's equality is. ``_TRUMP_KEYS[trump][key]`` is the trump's index in the trump
+# order (0 = the espada; 0..2 are the matadores); ``_PLAIN_KEYS[key]`` a card's strength in its
+# suit when that suit is not trump.
+_TRUMP_KEYS = {suit: {card.key: i for i, card in enumerate(trump_order(suit))} for suit in Suit}
+_PLAIN_KEYS = {card.key: rank for ranks in _PLAIN_RANKS.values() for card, rank in ranks.items()}
+
 
 def is_matador(card: Card, trump: Suit) -> bool:
-    return card in MATADORES[trump]
+    return _TRUMP_KEYS[trump].get(card.key, 3) < 3
 
 
 def strength(card: Card, led: Card, trump: Suit) -> int:
     """Section 6: the lowest trump rank wins; else the best card of the suit led; else nothing."""
-    ranks = trump_rank(trump)
-    if card in ranks:
-        return 100 - ranks[card]
-    if led not in ranks and card.suit is led.suit:
-        return _PLAIN_RANKS[card.suit][card]
+    ranks = _TRUMP_KEYS[trump]
+    rank = ranks.get(card.key)
+    if rank is not None:
+        return 100 - rank
+    if led.key not in ranks and card.suit is led.suit:
+        return _PLAIN_KEYS[card.key]
     return -1
 
 
 def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit) -> int:
-    return winning_index(cards, lambda c, led: strength(c, led, trump))
+    """The position of the winning card (``strength``; the first of equals, as ``winning_index``)."""
+    led = cards[0]
+    best, best_value = 0, strength(led, led, trump)
+    for i in range(1, len(cards)):
+        value = strength(cards[i], led, trump)
+        if value > best_value:
+            best, best_value = i, value
+    return best
 
 
 HAS_TRUMP = True
@@ -310,12 +327,13 @@ def _declarations(state: State) -> list[Action]:
     return out
 
 
-def _discard_range(state: State, seat: int) -> tuple[list[Card], int, int]:
+def _discard_range(state: State, seat: int) -> tuple[tuple[Card, ...], int, int]:
     """The cards a seat may discard and how many (4, A11, A12)."""
-    hand = list(state.hands[seat])  # kept in canonical order
+    hand = state.hands[seat]  # kept in canonical order
     if seat == state.jugador and state.lance == "vuelta":
-        if not state.options.vuelta_turned_card_discardable:
-            hand = [c for c in hand if c != state.turned]
+        if not state.options.vuelta_turned_card_discardable and state.turned is not None:
+            turned = state.turned.key
+            hand = tuple([c for c in hand if c.key != turned])
         return hand, 1, min(len(hand), len(state.stock) + 1)
     if seat == state.jugador:
         return hand, state.options.entrada_min_discard, min(9, len(state.stock))
@@ -324,41 +342,76 @@ def _discard_range(state: State, seat: int) -> tuple[list[Card], int, int]:
 
 def _discards(state: State, seat: int) -> list[Action]:
     cards, low, high = _discard_range(state, seat)
-    names = [str(c) for c in cards]  # already in canonical order, so every subset is too
-    out = []
+    return _descarte_list(seat, tuple([str(c) for c in cards]), low, high)
+
+
+@lru_cache(maxsize=64)
+def _descarte_list(seat: int, names: tuple[str, ...], low: int, high: int) -> list[Action]:
+    """Every descarte of ``low`` to ``high`` of the cards ``names`` (in canonical order, so every
+    subset is too), fewest cards first. The list is shared (as ``legal_actions``' answer is):
+    callers must not change it. A hand can have a thousand descartes: they are made without a
+    Python call per action (``_new_action`` over ``combinations``, all in C)."""
+    out: list[Action] = []
     for k in range(low, high + 1):
-        out += [Action(seat, call="descarte", args=combo) for combo in combinations(names, k)]
+        out += map(_new_action, zip(repeat(seat), repeat(None), repeat("descarte"), combinations(names, k)))
     return out
+
+
+# ``Action._make`` without its Python frame: an Action (a NamedTuple) from its four fields in order.
+_new_action: Callable[[tuple[int, None, str, tuple[str, ...]]], Action] = partial(tuple.__new__, Action)
+
+
+def _is_legal_descarte(state: State, action: Action) -> bool:
+    """Membership of a descarte in ``_discards``' list, decided from the range the list is built
+    from: ``low`` to ``high`` distinct cards of the range, written in its (canonical) order."""
+    if action.card is not None or action.seat != state.turn:
+        return False
+    cards, low, high = _discard_range(state, action.seat)
+    args = action.args
+    if type(args) is not tuple or not low <= len(args) <= high:
+        return False
+    position = {str(c): i for i, c in enumerate(cards)}
+    last = -1
+    for name in args:
+        i = position.get(name, -1)
+        if i <= last:
+            return False
+        last = i
+    return True
 
 
 def playable(state: State, seat: int) -> list[Card]:
     """Section 5, as an ordered cascade: follow the suit led; on a trump lead play a trump unless
     every trump held is a privileged matador."""
-    hand = list(state.hands[seat])  # kept in canonical order
-    if not state.trick.cards:
-        return hand  # the leader plays anything
+    hand = state.hands[seat]  # kept in canonical order
+    trick = state.trick.cards
+    if not trick:
+        return list(hand)  # the leader plays anything
     trump = state.trump
     assert trump is not None
-    led = state.trick.cards[0]
-    ranks = trump_rank(trump)
-    if led not in ranks:
+    led = trick[0]
+    ranks = _TRUMP_KEYS[trump]
+    led_rank = ranks.get(led.key)
+    if led_rank is None:
         # A plain suit led: follow it if possible. The espada and the basto are trumps, never
         # cards of their printed suit.
-        follow = [c for c in hand if c.suit is led.suit and c not in ranks]
-        return follow or hand
-    trumps = [c for c in hand if c in ranks]
+        suit = led.suit
+        follow = [c for c in hand if c.suit is suit and c.key not in ranks]
+        return follow or list(hand)
+    trumps = [c for c in hand if c.key in ranks]
+    if not trumps:
+        return list(hand)
+    held = [ranks[c.key] for c in trumps]
+    if max(held) >= 3:
+        return trumps  # an ordinary trump must follow a trump lead
+    # Every trump held is a matador (rank 0..2): it is forced only when it is the only trump held
+    # (or with multiMatadorRenege off), by a higher matador led by the mano (or by anyone).
+    if state.options.multi_matador_renege and len(trumps) > 1:
+        return list(hand)
     forcing = state.options.matador_forcing == "trickLeader" or state.trick.leader == state.mano
-
-    def forced(card: Card) -> bool:
-        if not is_matador(card, trump):
-            return True  # an ordinary trump must follow a trump lead
-        if state.options.multi_matador_renege and len(trumps) > 1:
-            return False  # a matador is forced only when it is the only trump held
-        return is_matador(led, trump) and ranks[led] < ranks[card] and forcing
-
-    if any(forced(c) for c in trumps):
+    if forcing and led_rank < 3 and any(led_rank < rank for rank in held):
         return trumps
-    return hand
+    return list(hand)
 
 
 def _may_surrender(state: State) -> bool:
@@ -377,8 +430,9 @@ def _may_surrender(state: State) -> bool:
 
 def _players(state: State, trick: Trick) -> list[int]:
     """The seats that played to a trick, in order (the alcalde of a 4-seat table never plays)."""
-    first = state.order.index(trick.leader)
-    return [state.order[(first + i) % 3] for i in range(len(trick.cards))]
+    order = state.order
+    first = order.index(trick.leader)
+    return [order[(first + i) % 3] for i in range(len(trick.cards))]
 
 
 @remember_last
@@ -386,32 +440,44 @@ def legal_actions(state: State) -> list[Action]:
     phase, seat = state.phase, state.turn
     if phase == OVER or seat is None:
         return []
+    if phase == PLAY:
+        out = [Action(seat, c) for c in playable(state, seat)]
+        if _may_surrender(state):
+            assert state.jugador is not None
+            out.append(Action(state.jugador, call="rindo"))
+        return out
+    if phase == EXCHANGE:
+        return _discards(state, seat)
     if phase == AUCTION:
         return [Action(seat, call=v) for v in _auction_voices(state, seat)]
     if phase == DECLARE:
         return _declarations(state)
     if phase == CONTRA_ORDER:
         return [Action(seat, call="contra"), Action(seat, call="cedo")]
-    if phase == EXCHANGE:
-        return _discards(state, seat)
     if phase == SURRENDER:
         return [Action(seat, call="bien"), Action(seat, call="defiendo")]
-    if phase == BOLA_DECISION:
-        return [Action(seat, call="bola"), Action(seat, call="planto")]
-    out = [Action(seat, card=c) for c in playable(state, seat)]
-    if _may_surrender(state):
-        assert state.jugador is not None
-        out.append(Action(state.jugador, call="rindo"))
-    return out
+    assert phase == BOLA_DECISION
+    return [Action(seat, call="bola"), Action(seat, call="planto")]
 
 
 def is_legal(state: State, action: Action) -> bool:
-    """Membership in ``legal_actions``; a descarte is checked against the same range of cards
-    and counts the list is built from (``_discard_range``) instead of building every subset."""
-    if action.call == "descarte" and state.phase == EXCHANGE and action.seat == state.turn:
-        cards, low, high = _discard_range(state, action.seat)
-        names = {str(c) for c in cards}
-        return low <= len(action.args) <= high and all(a in names for a in action.args)
+    """Membership in ``legal_actions``, decided by rule in the play (a card of ``playable``, or
+    the Jugador's rindo) and the exchange (``_is_legal_descarte``) rather than by building the
+    list; the other phases' lists are short and are searched."""
+    phase = state.phase
+    if phase == OVER or state.turn is None:
+        return False
+    if phase == PLAY:
+        card = action.card
+        if card is not None:
+            if action.seat != state.turn or action.call is not None or action.args != () or not isinstance(card, Card):
+                return False
+            key = card.key
+            return any(c.key == key for c in playable(state, state.turn))
+        return (action.call == "rindo" and action.args == () and action.seat == state.jugador
+                and _may_surrender(state))
+    if phase == EXCHANGE:
+        return action.call == "descarte" and _is_legal_descarte(state, action)
     return action in legal_actions(state)
 
 
@@ -627,12 +693,13 @@ def _contra(state: State, action: Action) -> tuple[State, Events]:
 
 def _discard(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
-    out = tuple(Card.parse(a) for a in action.args)
+    out = tuple([Card.parse(a) for a in action.args])
     draw = len(out) - 1 if seat == state.jugador and state.lance == "vuelta" else len(out)
     drawn, stock = state.stock[:draw], state.stock[draw:]
-    hand = tuple(sorted_cards(tuple(c for c in state.hands[seat] if c not in out) + drawn))
+    gone = {c.key for c in out}
+    hand = tuple(sorted_cards([c for c in state.hands[seat] if c.key not in gone] + list(drawn)))
     discards = _with_hand(state.discards, seat, state.discards[seat] + out)
-    exchanged = tuple(len(out) if s == seat else n for s, n in enumerate(state.exchanged))
+    exchanged = state.exchanged[:seat] + (len(out),) + state.exchanged[seat + 1:]
     solera = state.solera or (seat == state.jugador and state.lance == "vuelta" and len(out) == 1)
     state = state._replace(hands=_with_hand(state.hands, seat, hand), stock=stock, discards=discards,
                     exchanged=exchanged, solera=solera, queue=state.queue[1:])
@@ -651,7 +718,7 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
 
 
 def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-    return tuple(hand if s == seat else h for s, h in enumerate(hands))
+    return hands[:seat] + (hand,) + hands[seat + 1:]
 
 
 def _rindo(state: State, action: Action) -> tuple[State, Events]:
@@ -702,65 +769,85 @@ _CALL_HANDLERS = {
 
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
-    hands = _with_hand(state.hands, seat, tuple(c for c in state.hands[seat] if c != card))
-    trick = state.trick.with_card(card)
+    key = card.key
+    hand = tuple([c for c in state.hands[seat] if c.key != key])
+    hands = _with_hand(state.hands, seat, hand)
+    trick = state.trick
+    cards = trick.cards + (card,)
     events: Events = [{"kind": "card", "seat": seat, "card": str(card), "text": f"seat {seat} plays {card}"}]
-    state = state._replace(hands=hands, trick=trick)
-    if len(trick.cards) < 3:
-        nxt = _next_in(state.order, seat, state.order)
-        return state._replace(turn=nxt), events
+    order = state.order
+    if len(cards) < 3:
+        nxt = order[(order.index(seat) + 1) % 3]
+        return state._replace(hands=hands, trick=Trick(trick.leader, cards), turn=nxt), events
     trump = state.trump
     assert trump is not None
-    idx = trick_winner_index(trick.cards, trump)
-    winner = _players(state, trick)[idx]
-    done = Trick(trick.leader, trick.cards, winner)
-    state = state._replace(tricks=state.tricks + (done,), trick=Trick(winner), turn=winner)
-    number = len(state.tricks)
-    events.append({"kind": "trick", "seat": winner, "card": str(trick.cards[idx]), "trick": number,
-                   "text": f"trick {number} to seat {winner} with {trick.cards[idx]}"})
-    return _after_trick(state, events)
+    idx = trick_winner_index(cards, trump)
+    winner = order[(order.index(trick.leader) + idx) % 3]
+    tricks = state.tricks + (Trick(trick.leader, cards, winner),)
+    number = len(tricks)
+    best = str(cards[idx])
+    events.append({"kind": "trick", "seat": winner, "card": best, "trick": number,
+                   "text": f"trick {number} to seat {winner} with {best}"})
+    return _after_trick(state, hands, tricks, winner, events)
 
 
 def seat_tricks(state: State) -> list[int]:
-    counts = [0] * state.seats
-    for t in state.tricks:
+    return _trick_counts(state.tricks, state.seats)
+
+
+def _trick_counts(tricks: tuple[Trick, ...], seats: int) -> list[int]:
+    counts = [0] * seats
+    for t in tricks:
         assert t.winner is not None
         counts[t.winner] += 1
     return counts
 
 
-def _after_trick(state: State, events: Events) -> tuple[State, Events]:
-    """7.2 / 7.3: the bola decision after five straight tricks; the early end once decided."""
-    played = len(state.tricks)
+def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tuple[Trick, ...], winner: int,
+                 events: Events) -> tuple[State, Events]:
+    """7.2 / 7.3: the bola decision after five straight tricks; the early end once decided. The
+    state given is the one before the trick's last card; ``hands``, ``tricks`` and the trick's
+    ``winner`` are after it, and the new state is built once from them."""
+    played = len(tricks)
     declarer = state.declarer
     assert declarer is not None
-    counts = seat_tricks(state)
-    others = [s for s in state.order if s != declarer]
-    if state.bola == "attempt":
-        if state.tricks[-1].winner != declarer:
+    phase, bola = PLAY, state.bola
+    turn: int | None = winner
+    if bola == "attempt":
+        if winner != declarer:
             events.append({"kind": "bolaFailed", "seat": declarer, "text": f"seat {declarer} loses trick {played}: the bola fails"})
-            return state._replace(phase=OVER, turn=None, bola="failed"), events
-        if played == 9:
+            phase, turn, bola = OVER, None, "failed"
+        elif played == 9:
             events.append({"kind": "bolaMade", "seat": declarer, "text": f"seat {declarer} takes all nine tricks: bola"})
-            return state._replace(phase=OVER, turn=None, bola="made"), events
-        return state, events
-    if state.defender is None and played == 5 and all(t.winner == declarer for t in state.tricks):
+            phase, turn, bola = OVER, None, "made"
+    elif state.defender is None and played == 5 and all(t.winner == declarer for t in tricks):
         events.append({"kind": "primeras", "seat": declarer,
                        "text": f"seat {declarer} has won the first five tricks: bola (go on for all nine) or planto (stop)"})
-        return state._replace(phase=BOLA_DECISION, turn=declarer), events
-    remaining = 9 - played
+        phase, turn = BOLA_DECISION, declarer
+    elif _is_over(state, tricks, declarer):
+        remaining = 9 - played
+        events.append({"kind": "over", "text": "the result is settled" + ("" if remaining == 0 else f" with {remaining} tricks unplayed")})
+        phase, turn = OVER, None
+    return state._replace(hands=hands, trick=_EMPTY_TRICKS[winner], tricks=tricks, turn=turn, phase=phase, bola=bola), events
+
+
+_EMPTY_TRICKS = tuple(Trick(seat) for seat in range(4))  # the next trick, led by the last winner (Trick is immutable)
+
+
+def _is_over(state: State, tricks: tuple[Trick, ...], declarer: int) -> bool:
+    """7.3: all nine tricks played, or (``stopWhenDecided``) the result is certain."""
+    remaining = 9 - len(tricks)
+    if remaining == 0:
+        return True
+    if not state.options.stop_when_decided:
+        return False
+    counts = _trick_counts(tricks, state.seats)
     if state.defender is not None:
         assert state.rendido is not None
         pobre = next(s for s in state.order if s not in (state.defender, state.rendido))
-        done = remaining == 0 or (state.options.stop_when_decided and settle_mod.decided(
-            counts[state.defender], counts[state.rendido], counts[pobre], remaining, defended=True))
-    else:
-        done = remaining == 0 or (state.options.stop_when_decided and settle_mod.decided(
-            counts[declarer], counts[others[0]], counts[others[1]], remaining))
-    if done:
-        events.append({"kind": "over", "text": "the result is settled" + ("" if remaining == 0 else f" with {remaining} tricks unplayed")})
-        return state._replace(phase=OVER, turn=None), events
-    return state, events
+        return settle_mod.decided(counts[state.defender], counts[state.rendido], counts[pobre], remaining, defended=True)
+    a, b = (s for s in state.order if s != declarer)
+    return settle_mod.decided(counts[declarer], counts[a], counts[b], remaining)
 
 
 # ---- results -----------------------------------------------------------------------------
