@@ -133,19 +133,14 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 
 def start(setup: Setup) -> State:
-    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table,
-                 hands=tuple(_own(sorted_cards(h)) for h in setup.hands), undealt=_own(setup.stock),
-                 phase=EXCHANGE, turn=(setup.dealer + 1) % 4)
+    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, hands=tuple(tuple(sorted_cards(h)) for h in setup.hands),
+                 undealt=setup.stock, phase=EXCHANGE, turn=(setup.dealer + 1) % 4)
 
 
 # ---- tables, built once -----------------------------------------------------------------
-# The hot paths look a card up by its ``key`` (a small integer of its own) instead of hashing
-# or comparing Card objects, and reuse the actions, texts and plain plays built here.
+# The hot paths look a card up by its ``key`` (a small integer of its own, cheaper to hash than
+# the card) and reuse the actions, texts and plain plays built here.
 
-_CARD: dict[int, Card] = {c.key: c for c in DECK_48.cards}
-"""The state's own object for each card: a state holds only these (``_own``), so that a card
-of a hand is found by identity."""
-assert len(_CARD) == len(DECK_48.cards)
 _CODE: dict[int, str] = {c.key: str(c) for c in DECK_48.cards}
 _SPECIAL: dict[int, bool] = {c.key: is_special(c) for c in DECK_48.cards}
 _SEATS = range(4)
@@ -162,17 +157,12 @@ _PLAIN_PLAY: tuple[dict[int, Play], ...] = tuple({c.key: Play(s, c, "") for c in
 _NEW_TRICK = tuple(Trick(s) for s in _SEATS)
 
 
-def _own(cards: tuple[Card, ...] | list[Card]) -> tuple[Card, ...]:
-    """The same cards as the state's own objects (``_CARD``)."""
-    return tuple(_CARD[c.key] for c in cards)
-
-
-def _position(hand: tuple[Card, ...], card: Card) -> int:
-    """Where ``card``, one of the state's own objects, is in ``hand``; -1 if it is not there."""
-    for i, c in enumerate(hand):
-        if c is card:
-            return i
-    return -1
+def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    """``hand`` (which holds each card once) less ``card``."""
+    if card not in hand:
+        return hand
+    i = hand.index(card)
+    return hand[:i] + hand[i + 1:]
 
 
 def _holds(hand: tuple[Card, ...], suit: Suit) -> bool:
@@ -238,19 +228,20 @@ def legal_actions(state: State) -> list[Action]:
     seat = state.turn
     if state.phase == OVER or seat is None:
         return []
+    hand = state.hands[seat]  # kept in canonical order
     if state.phase == EXCHANGE:
-        cards = state.hands[seat]  # kept in canonical order
         if seat == state.dealer:
             descarte = _DESCARTE[seat]
-            return [descarte[c.key] for c in cards]
+            return [descarte[c.key] for c in hand]
         cambio = _CAMBIO[seat]
-        return [*(cambio[c.key] for c in cards), _QUEDO[seat]]
-    row = _PLAY_ACTION[seat]
-    out = [row[c.key] for c in playable(state, seat)]
-    if _may_announce(state, seat):
-        out.append(_REVESINO[seat])
-    if _napolitana_open(state):
-        out += [_NAPOLITANA[s] for s in _round_from(seat) if qualifies(state.hands[s])]
+        return [*(cambio[c.key] for c in hand), _QUEDO[seat]]
+    play = _PLAY_ACTION[seat]
+    out = [play[c.key] for c in playable(state, seat)]
+    if not state.trick.cards:  # before a lead: the calls
+        if _may_announce(state, seat):
+            out.append(_REVESINO[seat])
+        if _napolitana_open(state):
+            out += [_NAPOLITANA[s] for s in _round_from(seat) if qualifies(state.hands[s])]
     return out
 
 
@@ -269,8 +260,8 @@ def is_legal(state: State, action: Action) -> bool:
     if state.phase != PLAY or seat != state.turn:
         return False
     hand = state.hands[seat]
-    if _position(hand, _CARD[card.key]) < 0:
-        return False  # not held
+    if card not in hand:
+        return False
     led = _suit_to_follow(state, seat)
     return led is None or card.suit is led or not _holds(hand, led)
 
@@ -364,15 +355,15 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
     assert call is not None
     hand, out = state.hands[seat], state.out_of_play
     if call == "descarte":
-        card = _CARD[Card.parse(action.args[0]).key]
-        hand = tuple(c for c in hand if c is not card)
+        card = Card.parse(action.args[0])
+        hand = _without(hand, card)
         out += (card,)
         text = f"seat {seat} (the dealer) discards a card"
     else:
         undealt = state.undealt[(seat - state.dealer - 1) % 4]
         if call == "cambio":
-            card = _CARD[Card.parse(action.args[0]).key]
-            hand = _own(sorted_cards(tuple(c for c in hand if c is not card) + (undealt,)))
+            card = Card.parse(action.args[0])
+            hand = tuple(sorted_cards(_without(hand, card) + (undealt,)))
             out += (card,)
             text = f"seat {seat} exchanges one card for his undealt card"
         else:
@@ -415,11 +406,11 @@ def _trick_winner_index(cards: tuple[Card, ...]) -> int:
 
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
-    card = _CARD[card.key]
+    (options, dealer, fondo, hands, undealt, phase, _turn, choices, out_of_play,
+     napolitana, announcer, trick, plays, tricks, played, cut) = state
     key = card.key
-    hand, trick = state.hands[seat], state.trick
+    hand = hands[seat]
     events: Events = [{"kind": "card", "seat": seat, "card": _CODE[key], "text": _PLAY_TEXT[seat][key]}]
-    napolitana = state.napolitana
     revoke = False
     if trick.cards:
         led = trick.cards[0].suit
@@ -427,42 +418,37 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
             if napolitana is None and _renounces(state, seat):
                 napolitana = seat  # R24 implicit: the first renounce declares the napolitana
                 events.append({"kind": "napolitana", "seat": seat, "text": f"seat {seat} renounces: a napolitana"})
-            revoke = not (seat == napolitana and len(state.tricks) < 9)
+            revoke = not (seat == napolitana and len(tricks) < 9)
             if revoke:
                 events.append({"kind": "renuncio", "seat": seat, "card": _CODE[key],
                                "text": f"seat {seat} revokes: holds {led.word} and plays {card}"})
-    # (a newly declared napolitana renounced: his card is placed whatever the state says of him)
-    kind = classify(state, seat, card)
-    play = Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][key]
-    position = _position(hand, card)
-    hands = _with_hand(state.hands, seat, hand[:position] + hand[position + 1:]) if position >= 0 else state.hands
-    cards, plays = trick.cards + (card,), state.plays + (play,)
+    # (classify reads the state before a renounce declared the napolitana: his card is placed either way)
+    kind = classify(state, seat, card) if _SPECIAL[key] else ""
+    plays += (Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][key],)
+    hands = _with_hand(hands, seat, _without(hand, card))
+    cards = trick.cards + (card,)
+    # A new State, its fields in order.
     if len(cards) < 4:
-        return State(options=state.options, dealer=state.dealer, fondo=state.fondo, hands=hands, undealt=state.undealt,
-                     phase=state.phase, turn=(seat + 1) % 4, choices=state.choices, out_of_play=state.out_of_play,
-                     napolitana=napolitana, announcer=state.announcer, trick=Trick(trick.leader, cards), plays=plays,
-                     tricks=state.tricks, played=state.played, cut=state.cut), events
+        return State(options, dealer, fondo, hands, undealt, phase, (seat + 1) % 4, choices, out_of_play,
+                     napolitana, announcer, Trick(trick.leader, cards), plays, tricks, played, cut), events
     leader = trick.leader
     index = _trick_winner_index(cards)
     winner = (leader + index) % 4
-    number = len(state.tricks) + 1
+    number = len(tricks) + 1
     code = _CODE[cards[index].key]
     events.append({"kind": "trick", "seat": winner, "card": code, "trick": number,
                    "text": f"trick {number} to seat {winner} with {code}"})
-    phase, cut = state.phase, state.cut
     turn: int | None = winner
-    if state.announcer is not None and winner != state.announcer and not cut:
+    if announcer is not None and winner != announcer and not cut:
         events.append({"kind": "cut", "seat": winner, "trick": number, "text": f"seat {winner} cuts the revesino"})
         cut = True
-        if not state.options.play_out_after_cut:
+        if not options.play_out_after_cut:
             phase, turn = OVER, None
     if number == 11:
         phase, turn = OVER, None
-    return State(options=state.options, dealer=state.dealer, fondo=state.fondo, hands=hands, undealt=state.undealt,
-                 phase=phase, turn=turn, choices=state.choices, out_of_play=state.out_of_play,
-                 napolitana=napolitana, announcer=state.announcer, trick=_NEW_TRICK[winner], plays=(),
-                 tricks=state.tricks + (Trick(leader, cards, winner),),
-                 played=state.played + (PlayedTrick(number, leader, plays, winner),), cut=cut), events
+    return State(options, dealer, fondo, hands, undealt, phase, turn, choices, out_of_play,
+                 napolitana, announcer, _NEW_TRICK[winner], (), tricks + (Trick(leader, cards, winner),),
+                 played + (PlayedTrick(number, leader, plays, winner),), cut), events
 
 
 # ---- results -----------------------------------------------------------------------------
