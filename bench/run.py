@@ -89,6 +89,13 @@ def log(message: str) -> None:
 # ---- the machine ---------------------------------------------------------------------------
 
 
+def engine_compiled() -> bool:
+    """Whether this run's engine (here and in the servers it starts) is the mypyc-compiled one."""
+    import engine
+
+    return bool(engine.COMPILED)
+
+
 def machine() -> dict[str, Any]:
     model = ""
     try:
@@ -97,7 +104,7 @@ def machine() -> dict[str, Any]:
     except OSError:
         pass
     versions = {}
-    for package in ("grpcio", "protobuf", "flask", "werkzeug", "gunicorn", "open_spiel", "numpy"):
+    for package in ("grpcio", "protobuf", "flask", "werkzeug", "gunicorn", "mypy", "open_spiel", "numpy"):
         try:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
@@ -112,7 +119,7 @@ def machine() -> dict[str, Any]:
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     return {"cores": os.cpu_count(), "affinity": len(os.sched_getaffinity(0)), "cpu": model, "platform": platform.platform(),
             "python": platform.python_version(), "implementation": platform.python_implementation(),
-            "packages": versions, "tools": tools, "commit": commit, "load_average_before": os.getloadavg(),
+            "packages": versions, "tools": tools, "commit": commit, "engine_compiled": engine_compiled(), "load_average_before": os.getloadavg(),
             "date": time.strftime("%Y-%m-%d %H:%M:%S %z")}
 
 
@@ -837,6 +844,8 @@ def write_report(results: dict[str, Any], path: Path, command: str) -> None:
              "## Machine", "",
              f"- {m['cores']} cores ({m['affinity']} usable), {m['cpu'] or 'CPU model unknown'}; {m['platform']}",
              f"- Python {m['python']} ({m['implementation']}); " + ", ".join(f"{k} {v}" for k, v in m["packages"].items() if v),
+             "- engine: " + ("compiled by mypyc (`make build`) from its Python sources" if m.get("engine_compiled")
+                             else "the Python sources, not compiled (`make build` compiles them)"),
              f"- load generators: {m['tools']['h2load']}; {m['tools']['wrk']}; load average before the run: "
              + ", ".join(f"{x:.2f}" for x in m["load_average_before"]),
              "- The load generators run on the same machine as the server and take part of its cores.", ""]
