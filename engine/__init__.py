@@ -1,8 +1,8 @@
 """Naipes' rules engine: pure Python, no I/O, no transport. See ``engine.api``.
 
 The modules are plain Python, and the build also compiles them with mypyc (``setup.py``; the
-sources stay the reference and run unchanged without it). The compiled modules are used only
-while they are at least as new as their sources: after a source changes, or with
+sources stay the reference and run unchanged without it). In a checkout the compiled modules are
+used only while they are at least as new as their sources: after a source changes, or with
 ``NAIPES_PURE=1`` in the environment, every engine module is imported from its ``.py`` file
 (``make build`` compiles again). ``COMPILED`` says which is in use.
 """
@@ -50,7 +50,10 @@ class _SourceFirst(importlib.abc.MetaPathFinder):
 def _choose() -> bool:
     if not any(_compiled(source) for source in _HERE.glob("*.py")):
         return False
-    stale = _stale()
+    # In a checkout (sources edited in place) a compiled module may be older than its source; an
+    # installed wheel is built as one piece (and its files' times are those of the unpacking).
+    in_checkout = (_HERE.parent / "setup.py").exists()
+    stale = _stale() if in_checkout else []
     if stale:
         warnings.warn(f"engine: {', '.join(stale)} changed since the engine was compiled; running the Python sources "
                       "(make build compiles them again)", stacklevel=2)
