@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache, partial
 from itertools import combinations, repeat
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from engine import tresillo_settle as settle_mod
@@ -131,11 +132,27 @@ def strength(card: Card, led: Card, trump: Suit) -> int:
 
 
 def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit) -> int:
-    """The position of the winning card (``strength``; the first of equals, as ``winning_index``)."""
+    return _winner_index(cards, _TRUMP_KEYS[trump])
+
+
+def _winner_index(cards: tuple[Card, ...] | list[Card], ranks: dict[int, int]) -> int:
+    """The position of the card that wins (so far) by ``strength``, the first of equals as in
+    ``engine.tricks.winning_index``, with the trump order by key ``ranks`` looked up once."""
     led = cards[0]
-    best, best_value = 0, strength(led, led, trump)
+    rank = ranks.get(led.key)
+    if rank is not None:  # a trump led: the best trump wins
+        best, best_rank = 0, rank
+        for i in range(1, len(cards)):
+            rank = ranks.get(cards[i].key)
+            if rank is not None and rank < best_rank:
+                best, best_rank = i, rank
+        return best
+    # a plain suit led: the best trump, else the best card of the suit led
+    suit, best, best_value = led.suit, 0, _PLAIN_KEYS[led.key]
     for i in range(1, len(cards)):
-        value = strength(cards[i], led, trump)
+        card = cards[i]
+        rank = ranks.get(card.key)
+        value = 100 - rank if rank is not None else _PLAIN_KEYS[card.key] if card.suit is suit else -1
         if value > best_value:
             best, best_value = i, value
     return best
@@ -187,6 +204,7 @@ class State(NamedTuple):
     jugador: int | None = None
     lance: str | None = None
     trump: Suit | None = None
+    trump_keys: dict[int, int] = {}  # the trump order of ``trump`` by card key (``_TRUMP_KEYS[trump]``)
     turned: Card | None = None
     solera: bool = False
     queue: tuple[int, ...] = ()  # seats still to exchange, in order
@@ -261,10 +279,13 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
     return [tuple(h) for h in hands], tuple(pack[27:])
 
 
+_CARD_ORDER = attrgetter("key")  # ``Card.sort_key`` as a C function: the canonical order of a hand
+
+
 def start(setup: Setup) -> State:
     order = active_seats(setup.seats, setup.dealer)
     return State(options=setup.options, seats=setup.seats, dealer=setup.dealer, table=setup.table,
-                 hands=tuple(tuple(sorted_cards(h)) for h in setup.hands), stock=setup.stock, phase=AUCTION, turn=order[0], order=order,
+                 hands=tuple(tuple(sorted(h, key=_CARD_ORDER)) for h in setup.hands), stock=setup.stock, phase=AUCTION, turn=order[0], order=order,
                  bidders=order, discards=tuple(() for _ in range(setup.seats)),
                  exchanged=tuple(-1 for _ in range(setup.seats)))
 
@@ -311,8 +332,21 @@ def _auction_voices(state: State, seat: int) -> list[str]:
 
 
 def _declarations(state: State) -> list[Action]:
+    """The Jugador's lances at or above the auction's level; the same few lists for every hand,
+    made once each (and shared: callers must not change them)."""
     seat = state.jugador
     assert seat is not None
+    key = (seat, state.options.favor_suit, state.level, state.forced_entrada)
+    out = _DECLARATIONS.get(key)
+    if out is None:
+        out = _DECLARATIONS[key] = _make_declarations(state, seat)
+    return out
+
+
+_DECLARATIONS: dict[tuple[int, str, int, bool], list[Action]] = {}
+
+
+def _make_declarations(state: State, seat: int) -> list[Action]:
     out = []
     for lance in ("entrada", "vuelta", "solo"):
         if state.forced_entrada and lance != "entrada":
@@ -345,7 +379,7 @@ def _discards(state: State, seat: int) -> list[Action]:
     return _descarte_list(seat, tuple([str(c) for c in cards]), low, high)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=4)
 def _descarte_list(seat: int, names: tuple[str, ...], low: int, high: int) -> list[Action]:
     """Every descarte of ``low`` to ``high`` of the cards ``names`` (in canonical order, so every
     subset is too), fewest cards first. The list is shared (as ``legal_actions``' answer is):
@@ -387,10 +421,8 @@ def playable(state: State, seat: int) -> list[Card]:
     trick = state.trick.cards
     if not trick:
         return list(hand)  # the leader plays anything
-    trump = state.trump
-    assert trump is not None
     led = trick[0]
-    ranks = _TRUMP_KEYS[trump]
+    ranks = state.trump_keys
     led_rank = ranks.get(led.key)
     if led_rank is None:
         # A plain suit led: follow it if possible. The espada and the basto are trumps, never
@@ -424,15 +456,12 @@ def _may_surrender(state: State) -> bool:
         return False
     if state.options.surrender_only_on_own_turn and state.turn != jugador:
         return False
-    played = len(state.tricks) + (1 if jugador in _players(state, state.trick) else 0)
-    return played < 4
-
-
-def _players(state: State, trick: Trick) -> list[int]:
-    """The seats that played to a trick, in order (the alcalde of a 4-seat table never plays)."""
+    played = len(state.tricks)
+    if played < 3:
+        return True
+    trick = state.trick  # the fourth: has the Jugador played to it yet?
     order = state.order
-    first = order.index(trick.leader)
-    return [order[(first + i) % 3] for i in range(len(trick.cards))]
+    return played == 3 and (order.index(jugador) - order.index(trick.leader)) % 3 >= len(trick.cards)
 
 
 @remember_last
@@ -629,23 +658,22 @@ def _auction(state: State, action: Action) -> tuple[State, Events]:
         holder = seat
         text = f"seat {seat}: más (level {level}{', equalling' if level == state.level else ''})"
     events: Events = [{"kind": voice, "seat": seat, "value": level, "text": text}]
-    state = state._replace(bidders=bidders, level=level, holder=holder)
     if not bidders:
         if state.options.espada_forzada == "ifAllPass":
             forced = next((s for s in state.order if ESPADA in state.hands[s]), None)
             if forced is not None:
                 events.append({"kind": "espadaForzada", "seat": forced,
                                "text": f"everybody passed: seat {forced} holds the espada and must play an entrada"})
-                return state._replace(phase=DECLARE, turn=forced, jugador=forced, level=1, holder=forced,
-                               forced_entrada=True), events
+                return state._replace(bidders=bidders, phase=DECLARE, turn=forced, jugador=forced, level=1, holder=forced,
+                                      forced_entrada=True), events
         events.append({"kind": "annulled", "text": "everybody passed: the hand is annulled and the deal passes"})
-        return state._replace(phase=OVER, turn=None, annulled=True), events
+        return state._replace(bidders=bidders, level=level, holder=holder, phase=OVER, turn=None, annulled=True), events
     if len(bidders) == 1 and level >= 1:
         winner = bidders[0]
         events.append({"kind": "jugador", "seat": winner, "value": level,
                        "text": f"seat {winner} wins the auction at level {level} and is the Jugador"})
-        return state._replace(phase=DECLARE, turn=winner, jugador=winner), events
-    return state._replace(turn=_next_in(state.order, seat, bidders)), events
+        return state._replace(bidders=bidders, level=level, holder=holder, phase=DECLARE, turn=winner, jugador=winner), events
+    return state._replace(bidders=bidders, level=level, holder=holder, turn=_next_in(state.order, seat, bidders)), events
 
 
 def _declare(state: State, action: Action) -> tuple[State, Events]:
@@ -662,7 +690,7 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
     else:
         trump = Suit.from_word(action.args[0])
         text = f"seat {seat} plays {lance} in {trump.word}"
-    state = state._replace(lance=lance, trump=trump, turned=turned, hands=hands, stock=stock)
+    state = state._replace(lance=lance, trump=trump, trump_keys=_TRUMP_KEYS[trump], turned=turned, hands=hands, stock=stock)
     favor = " a favor" if is_favor(state) else ""
     events: Events = [{"kind": lance, "seat": seat, "card": str(turned) if turned else None, "text": text + favor}]
     events[0] = {k: v for k, v in events[0].items() if v is not None}
@@ -694,27 +722,30 @@ def _contra(state: State, action: Action) -> tuple[State, Events]:
 def _discard(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
     out = tuple([Card.parse(a) for a in action.args])
-    draw = len(out) - 1 if seat == state.jugador and state.lance == "vuelta" else len(out)
+    vuelta = seat == state.jugador and state.lance == "vuelta"
+    draw = len(out) - 1 if vuelta else len(out)
     drawn, stock = state.stock[:draw], state.stock[draw:]
     gone = {c.key for c in out}
-    hand = tuple(sorted_cards([c for c in state.hands[seat] if c.key not in gone] + list(drawn)))
+    hand = tuple(sorted([c for c in state.hands[seat] if c.key not in gone] + list(drawn), key=_CARD_ORDER))
+    hands = _with_hand(state.hands, seat, hand)
     discards = _with_hand(state.discards, seat, state.discards[seat] + out)
     exchanged = state.exchanged[:seat] + (len(out),) + state.exchanged[seat + 1:]
-    solera = state.solera or (seat == state.jugador and state.lance == "vuelta" and len(out) == 1)
-    state = state._replace(hands=_with_hand(state.hands, seat, hand), stock=stock, discards=discards,
-                    exchanged=exchanged, solera=solera, queue=state.queue[1:])
+    solera = state.solera or (vuelta and len(out) == 1)
+    queue = state.queue[1:]
     text = f"seat {seat} discards {len(out)} and draws {draw}" + (" (vuelta solera)" if solera and seat == state.jugador else "")
     events: Events = [{"kind": "descarte", "seat": seat, "value": len(out), "text": text}]
-    if seat == state.jugador and state.queue == ():
+    if seat == state.jugador and queue == ():
+        state = state._replace(hands=hands, stock=stock, discards=discards, exchanged=exchanged, solera=solera, queue=queue)
         return _after_jugador_exchange(state), events
-    if state.queue:
-        return state._replace(turn=state.queue[0]), events
+    if queue:
+        return state._replace(hands=hands, stock=stock, discards=discards, exchanged=exchanged, solera=solera, queue=queue,
+                              turn=queue[0]), events
     # The last exchange is done: trick play starts with the mano (4).
-    assert state.jugador is not None
-    state = state._replace(phase=PLAY, turn=state.mano, trick=Trick(state.mano),
-                    jugador_cards=state.hands[state.jugador])
-    events.append({"kind": "play", "seat": state.mano, "text": f"the exchange is over; seat {state.mano}, the mano, leads"})
-    return state, events
+    jugador, mano = state.jugador, state.mano
+    assert jugador is not None
+    events.append({"kind": "play", "seat": mano, "text": f"the exchange is over; seat {mano}, the mano, leads"})
+    return state._replace(hands=hands, stock=stock, discards=discards, exchanged=exchanged, solera=solera, queue=queue,
+                          phase=PLAY, turn=mano, trick=_EMPTY_TRICKS[mano], jugador_cards=hands[jugador]), events
 
 
 def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
@@ -779,9 +810,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     if len(cards) < 3:
         nxt = order[(order.index(seat) + 1) % 3]
         return state._replace(hands=hands, trick=Trick(trick.leader, cards), turn=nxt), events
-    trump = state.trump
-    assert trump is not None
-    idx = trick_winner_index(cards, trump)
+    idx = _winner_index(cards, state.trump_keys)
     winner = order[(order.index(trick.leader) + idx) % 3]
     tricks = state.tricks + (Trick(trick.leader, cards, winner),)
     number = len(tricks)

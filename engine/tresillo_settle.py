@@ -95,7 +95,13 @@ def classify_defended(d: int, r: int, p: int) -> str:
 
 def decided(j: int, a: int, b: int, remaining: int, defended: bool = False) -> bool:
     """7.3: every split of the ``remaining`` tricks gives the same class (and the same codillo
-    giver). With ``defended`` the counts are (defender, rendido, mano pobre) and 7.4 applies."""
+    giver). With ``defended`` the counts are (defender, rendido, mano pobre) and 7.4 applies.
+    The counts of a hand (nine tricks in all) are looked up in ``_DECIDED``."""
+    known = _DECIDED.get((j, a, b, remaining, defended))
+    return _decided(j, a, b, remaining, defended) if known is None else known
+
+
+def _decided(j: int, a: int, b: int, remaining: int, defended: bool) -> bool:
     results: set[object] = set()
     for x in range(remaining + 1):
         for y in range(remaining - x + 1):
@@ -104,6 +110,11 @@ def decided(j: int, a: int, b: int, remaining: int, defended: bool = False) -> b
             if len(results) > 1:
                 return False
     return True
+
+
+_DECIDED = {(j, a, b, 9 - j - a - b, defended): _decided(j, a, b, 9 - j - a - b, defended)
+            for j in range(10) for a in range(10 - j) for b in range(10 - j - a) for defended in (False, True)}
+"""``decided`` for every split of a hand's nine tricks into (j, a, b, remaining)."""
 
 
 # ---- estuches (spec 8.2, A22, A23) --------------------------------------------------------------
