@@ -217,6 +217,11 @@ def playable(state: State, seat: int) -> list[Card]:
     return hand
 
 
+# Every action there is, made once: the legal lists are built by lookup.
+_PLAY = [{card: Action(seat, card=card) for card in DECK_40.cards} for seat in range(max(SEATS))]
+_CALL = [{call: Action(seat, call=call) for call in CALLS} for seat in range(max(SEATS))]
+
+
 @remember_last
 def legal_actions(state: State) -> list[Action]:
     if state.finished:
@@ -226,16 +231,18 @@ def legal_actions(state: State) -> list[Action]:
         can_raise = state.proposal.value < state.ladder[-1]
         out = []
         for seat in _answerers(state):
-            out += [Action(seat, call="quiero"), Action(seat, call="no-quiero")]
+            calls = _CALL[seat]
+            out += [calls["quiero"], calls["no-quiero"]]
             if can_raise:
-                out.append(Action(seat, call="envite"))
+                out.append(calls["envite"])
         return out
     seat = state.turn
-    out = [Action(seat, card=c) for c in playable(state, seat)]
+    plays = _PLAY[seat]
+    out = [plays[c] for c in playable(state, seat)]
     if _may_bet(state, seat):
-        out.append(Action(seat, call="envite"))
+        out.append(_CALL[seat]["envite"])
     if state.options.bet_timing == "anytime":
-        out += [Action(s, call="envite") for s in _round_from(seat, state.seats)[1:] if _may_bet(state, s)]
+        out += [_CALL[s]["envite"] for s in _round_from(seat, state.seats)[1:] if _may_bet(state, s)]
     return out
 
 
@@ -342,12 +349,14 @@ def apply(state: State, action: Action) -> tuple[State, list[dict[str, Any]]]:
 
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, Any]]]:
-    events: list[dict[str, Any]] = []
     renounced = (_trump_led(state) and card.suit is not state.trump and bool(_trumps_held(state, seat)))
-    hands = tuple(tuple(c for c in h if c != card) if s == seat else h for s, h in enumerate(state.hands))
+    hands = list(state.hands)
+    hands[seat] = tuple([c for c in hands[seat] if c is not card])
     trick = state.trick.with_card(card)
-    state = state._replace(hands=hands, trick=trick)
-    events.append({"kind": "card", "seat": seat, "card": str(card), "text": f"seat {seat} plays {card}"})
+    events: list[dict[str, Any]] = [{"kind": "card", "seat": seat, "card": card.code, "text": f"seat {seat} plays {card.code}"}]
+    if len(trick.cards) < state.seats and not renounced:
+        return state._replace(hands=tuple(hands), trick=trick, turn=(seat + 1) % state.seats), events
+    state = state._replace(hands=tuple(hands), trick=trick)
     if renounced:
         # T13 option "penalty": the offending team loses the hand at its current value.
         winner = 1 - team(seat)
@@ -355,8 +364,6 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, An
                        "text": f"seat {seat} renounces: holds a trump on a trump lead and plays {card}; "
                                f"team {winner} wins the hand at {state.value}"})
         return _finish(state, winner, "renuncio"), events
-    if len(trick.cards) < state.seats:
-        return state._replace(turn=(seat + 1) % state.seats), events
     idx = trick_winner_index(trick.cards, state.trump)
     winner_seat = trick.seat_of(idx, state.seats)
     done = Trick(trick.leader, trick.cards, winner_seat)
