@@ -10,75 +10,18 @@ The money of a finished hand (the plate, puestas, the cartulina, condiciones) is
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import lru_cache, partial
 from itertools import combinations, repeat
 from operator import attrgetter
-from typing import Any, NamedTuple
+from typing import Any
 
 from engine import tresillo_settle as settle_mod
 from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
-from engine.options import option
 from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, remember_last
+from engine.tresillo_options import Options
 from engine.tresillo_settle import BASTO, ESPADA, PLAIN_ORDER, Table, trump_order
 from engine.tricks import Trick
-
-SUITS = ("oros", "copas", "espadas", "bastos")
-
-
-@dataclass(frozen=True, kw_only=True)
-class Options:
-    """Tresillo's house rules (spec section 9 and Appendix A). API names are lowerCamelCase."""
-
-    favor_suit: str = option("bastos", (*SUITS, "none"), "A7", "the palo de favor; none: no favour suit, a 3-level ladder")
-    vuelta_solera_allowed: bool = option(True, (True, False), "A9",
-                                         "a vuelta with one discard scores as a solo (20); false: as a vuelta (2)")
-    solera_surrender: str = option("asVuelta", ("asVuelta", "asSolo", "forbidden"), "A9",
-                                   "a surrendered vuelta solera pays the vuelta's 5, the solo's 20, or cannot be surrendered")
-    reveal_discard_count: bool = option(True, (True, False), "4", "the number of cards each player exchanges is public")
-    vuelta_favor: bool = option(True, (True, False), "A8", "a vuelta turning up the favour suit is played a favor")
-    vuelta_turned_card_discardable: bool = option(False, (True, False), "A11", "the turned vuelta card may be discarded")
-    entrada_min_discard: int = option(0, (0, 1), "A12", "the fewest cards the Jugador of an entrada must exchange")
-    auction_priority: str = option("manoOnly", ("manoOnly", "positional"), "A4",
-                                   "manoOnly: only the mano's más equals the bid; positional: any earlier speaker's does")
-    espada_forzada: str = option("off", ("off", "mustOpen", "ifAllPass"), "A14",
-                                 "mustOpen: the holder of 1e may not pass while nobody has bid; ifAllPass: if all pass, "
-                                 "he must play an entrada (annulled if 1e sleeps in the baceta)")
-    contra_order: str = option("rightChooses", ("rightChooses", "turnOrder"), "A13",
-                               "rightChooses: the opponent after the Jugador says contra or cedo; turnOrder: he exchanges first")
-    reveal_remainder: bool = option(False, (True, False), "4", "the cards left in the baceta are shown after the exchange")
-    matador_forcing: str = option("handMano", ("handMano", "trickLeader"), "A1",
-                                  "handMano: only a higher matador led by the hand's mano forces a lone matador; "
-                                  "trickLeader: led by anyone")
-    multi_matador_renege: bool = option(True, (True, False), "A2",
-                                        "true: a matador is forced only when it is the only trump held")
-    surrender_only_on_own_turn: bool = option(False, (True, False), "A31", "rindo only at the Jugador's own turn")
-    defence_order: str = option("afterJugador", ("afterJugador",), "A32",
-                                "the opponents answer a surrender in turn order starting after the Jugador")
-    defender_takes_plate: bool = option(False, (True, False), "A15", "a winning defender also takes the plate")
-    defender_codillo_also_puesta: bool = option(False, (True, False), "A17",
-                                                "a defender who gives codillo to the mano pobre also makes a puesta")
-    bola_failure: str = option("payBola", ("payBola", "none"), "A18",
-                               "payBola: a failed bola pays 100 (x2 in favour) to each other player")
-    primeras_with_bola: bool = option(True, (True, False), "A19", "a bola also collects the primeras")
-    primeras_contra_rule: str = option("narrow", ("narrow", "general"), "A20",
-                                       "when the contra's first five tricks count against the Jugador in a puesta")
-    contraestuche_mode: str = option("symmetric", ("symmetric", "flat"), "A23",
-                                     "symmetric: 3 + the consecutive missing trumps below the basto; flat: always 3")
-    estuche_cap: int = option(5, (5, 9), "8.2", "the most estuches or contraestuches counted, unless bola is made")
-    favor_rounding: str = option("doubleOfRounded", ("doubleOfRounded", "roundedDouble"), "A21",
-                                 "doubleOfRounded: 2 x roundUp5(x); roundedDouble: roundUp5(2x)")
-    solo_codillo_no_puesta: str = option("reservedOnly", ("reservedOnly", "always", "off"), "A24",
-                                         "when a solo lost by codillo makes no puesta")
-    solo_codillo_pays_cond: bool = option(True, (True, False), "A24", "a solo lost by codillo still pays its condiciones")
-    enchilada: int = option(0, (0, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100), "A28",
-                            "the enchilada put into an empty plate at the deal (0: none)")
-    enchilada_payer: str = option("dealer", ("dealer",), "A28", "who puts the enchilada in")
-    gemelas_on_cartulina: str = option("separate", ("separate", "joint"), "A29",
-                                       "puestas gemelas written on the cartulina as two entries or one")
-    stop_when_decided: bool = option(True, (True, False), "A33", "the hand ends as soon as its result is certain")
-
 
 # ---- cards -------------------------------------------------------------------------------
 
@@ -185,44 +128,87 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
 # ---- state -------------------------------------------------------------------------------
 
 
-class State(NamedTuple):
-    options: Options
-    seats: int
-    dealer: int
-    table: Table
-    hands: tuple[tuple[Card, ...], ...]
-    stock: tuple[Card, ...]  # what is left of the baceta, top first
-    phase: str
-    turn: int | None  # the seat to act
-    order: tuple[int, ...]  # the active seats: mano, medio, postre
-    # auction (3.3)
-    bidders: tuple[int, ...] = ()  # seats still in the auction
-    level: int = 0
-    holder: int | None = None
-    forced_entrada: bool = False  # espadaForzada ifAllPass: the holder of 1e must play an entrada
-    # declaration and exchange (3.4, 4)
-    jugador: int | None = None
-    lance: str | None = None
-    trump: Suit | None = None
-    trump_keys: dict[int, int] = {}  # the trump order of ``trump`` by card key (``_TRUMP_KEYS[trump]``)
-    turned: Card | None = None
-    solera: bool = False
-    queue: tuple[int, ...] = ()  # seats still to exchange, in order
-    discards: tuple[tuple[Card, ...], ...] = ()  # private, by seat
-    exchanged: tuple[int, ...] = ()  # public counts, by seat (-1: not yet)
-    jugador_cards: tuple[Card, ...] = ()  # the Jugador's hand when play starts (estuches)
-    # play (5, 6)
-    trick: Trick = Trick(0)
-    tricks: tuple[Trick, ...] = ()
-    # surrender and defence (7.4), bola (7.2)
-    rendido: int | None = None
-    asking: tuple[int, ...] = ()  # opponents still to answer a surrender
-    defender: int | None = None
-    surrender: str = "none"  # none | accepted | defended
-    bola: str = "none"  # none | attempt | made | failed
-    planto: bool = False
-    annulled: bool = False
-    resume: int | None = None  # whose turn it was when the Jugador surrendered
+_EMPTY_TRICKS = tuple(Trick(seat) for seat in range(4))  # a trick not yet led, by its leader (Trick is immutable)
+_NO_TRUMP: dict[int, int] = {}  # ``State.trump_keys`` before the trump is known (never changed)
+
+
+class State:
+    """A hand at one moment. A state is not changed once made: an action makes a ``copy`` (or a
+    ``replace``) and sets on it the fields it changes. (A class with ``__slots__`` rather than a
+    NamedTuple: its copy costs a fraction of ``NamedTuple._replace``, and mypyc compiles it to a
+    native class.)"""
+
+    __slots__ = ("options", "seats", "dealer", "table", "hands", "stock", "phase", "turn", "order",
+                 "bidders", "level", "holder", "forced_entrada",
+                 "jugador", "lance", "trump", "trump_keys", "turned", "solera", "queue", "discards", "exchanged",
+                 "jugador_cards", "trick", "tricks",
+                 "rendido", "asking", "defender", "surrender", "bola", "planto", "annulled", "resume")
+
+    def __init__(self, options: Options, seats: int, dealer: int, table: Table, hands: tuple[tuple[Card, ...], ...],
+                 stock: tuple[Card, ...], phase: str, turn: int | None, order: tuple[int, ...],
+                 bidders: tuple[int, ...] = (), level: int = 0, holder: int | None = None, forced_entrada: bool = False,
+                 jugador: int | None = None, lance: str | None = None, trump: Suit | None = None,
+                 trump_keys: dict[int, int] = _NO_TRUMP, turned: Card | None = None, solera: bool = False,
+                 queue: tuple[int, ...] = (), discards: tuple[tuple[Card, ...], ...] = (), exchanged: tuple[int, ...] = (),
+                 jugador_cards: tuple[Card, ...] = (), trick: Trick = _EMPTY_TRICKS[0], tricks: tuple[Trick, ...] = (),
+                 rendido: int | None = None, asking: tuple[int, ...] = (), defender: int | None = None,
+                 surrender: str = "none", bola: str = "none", planto: bool = False, annulled: bool = False,
+                 resume: int | None = None) -> None:
+        self.options = options
+        self.seats = seats
+        self.dealer = dealer
+        self.table = table
+        self.hands = hands
+        self.stock = stock  # what is left of the baceta, top first
+        self.phase = phase
+        self.turn = turn  # the seat to act
+        self.order = order  # the active seats: mano, medio, postre
+        # auction (3.3)
+        self.bidders = bidders  # seats still in the auction
+        self.level = level
+        self.holder = holder
+        self.forced_entrada = forced_entrada  # espadaForzada ifAllPass: the holder of 1e must play an entrada
+        # declaration and exchange (3.4, 4)
+        self.jugador = jugador
+        self.lance = lance
+        self.trump = trump
+        self.trump_keys = trump_keys  # ``_TRUMP_KEYS[trump]``: the trump order by card key
+        self.turned = turned
+        self.solera = solera
+        self.queue = queue  # seats still to exchange, in order
+        self.discards = discards  # private, by seat
+        self.exchanged = exchanged  # public counts, by seat (-1: not yet)
+        self.jugador_cards = jugador_cards  # the Jugador's hand when play starts (estuches)
+        # play (5, 6)
+        self.trick = trick
+        self.tricks = tricks
+        # surrender and defence (7.4), bola (7.2)
+        self.rendido = rendido
+        self.asking = asking  # opponents still to answer a surrender
+        self.defender = defender
+        self.surrender = surrender  # none | accepted | defended
+        self.bola = bola  # none | attempt | made | failed
+        self.planto = planto
+        self.annulled = annulled
+        self.resume = resume  # whose turn it was when the Jugador surrendered
+
+    def copy(self) -> State:
+        return State(self.options, self.seats, self.dealer, self.table, self.hands, self.stock, self.phase, self.turn,
+                     self.order, self.bidders, self.level, self.holder, self.forced_entrada,
+                     self.jugador, self.lance, self.trump, self.trump_keys, self.turned, self.solera, self.queue,
+                     self.discards, self.exchanged, self.jugador_cards, self.trick, self.tricks,
+                     self.rendido, self.asking, self.defender, self.surrender, self.bola, self.planto, self.annulled,
+                     self.resume)
+
+    def replace(self, **changes: Any) -> State:
+        """A copy with the fields named changed (as ``NamedTuple._replace``)."""
+        new = self.copy()
+        for name, value in changes.items():
+            setattr(new, name, value)
+        return new
+
+    def __repr__(self) -> str:
+        return f"State({', '.join(f'{name}={getattr(self, name)!r}' for name in self.__slots__)})"
 
     @property
     def mano(self) -> int:
@@ -664,16 +650,16 @@ def _auction(state: State, action: Action) -> tuple[State, Events]:
             if forced is not None:
                 events.append({"kind": "espadaForzada", "seat": forced,
                                "text": f"everybody passed: seat {forced} holds the espada and must play an entrada"})
-                return state._replace(bidders=bidders, phase=DECLARE, turn=forced, jugador=forced, level=1, holder=forced,
+                return state.replace(bidders=bidders, phase=DECLARE, turn=forced, jugador=forced, level=1, holder=forced,
                                       forced_entrada=True), events
         events.append({"kind": "annulled", "text": "everybody passed: the hand is annulled and the deal passes"})
-        return state._replace(bidders=bidders, level=level, holder=holder, phase=OVER, turn=None, annulled=True), events
+        return state.replace(bidders=bidders, level=level, holder=holder, phase=OVER, turn=None, annulled=True), events
     if len(bidders) == 1 and level >= 1:
         winner = bidders[0]
         events.append({"kind": "jugador", "seat": winner, "value": level,
                        "text": f"seat {winner} wins the auction at level {level} and is the Jugador"})
-        return state._replace(bidders=bidders, level=level, holder=holder, phase=DECLARE, turn=winner, jugador=winner), events
-    return state._replace(bidders=bidders, level=level, holder=holder, turn=_next_in(state.order, seat, bidders)), events
+        return state.replace(bidders=bidders, level=level, holder=holder, phase=DECLARE, turn=winner, jugador=winner), events
+    return state.replace(bidders=bidders, level=level, holder=holder, turn=_next_in(state.order, seat, bidders)), events
 
 
 def _declare(state: State, action: Action) -> tuple[State, Events]:
@@ -690,13 +676,13 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
     else:
         trump = Suit.from_word(action.args[0])
         text = f"seat {seat} plays {lance} in {trump.word}"
-    state = state._replace(lance=lance, trump=trump, trump_keys=_TRUMP_KEYS[trump], turned=turned, hands=hands, stock=stock)
+    state = state.replace(lance=lance, trump=trump, trump_keys=_TRUMP_KEYS[trump], turned=turned, hands=hands, stock=stock)
     favor = " a favor" if is_favor(state) else ""
     events: Events = [{"kind": lance, "seat": seat, "card": str(turned) if turned else None, "text": text + favor}]
     events[0] = {k: v for k, v in events[0].items() if v is not None}
     if lance == "solo":
         return _after_jugador_exchange(state), events
-    return state._replace(phase=EXCHANGE, turn=seat, queue=(seat,)), events
+    return state.replace(phase=EXCHANGE, turn=seat, queue=(seat,)), events
 
 
 def _after_jugador_exchange(state: State) -> State:
@@ -707,8 +693,8 @@ def _after_jugador_exchange(state: State) -> State:
     second = _next_in(state.order, first, tuple(s for s in state.order if s != state.jugador))
     assert second is not None
     if state.options.contra_order == "turnOrder":
-        return state._replace(phase=EXCHANGE, turn=first, queue=(first, second))
-    return state._replace(phase=CONTRA_ORDER, turn=first, queue=(first, second))
+        return state.replace(phase=EXCHANGE, turn=first, queue=(first, second))
+    return state.replace(phase=CONTRA_ORDER, turn=first, queue=(first, second))
 
 
 def _contra(state: State, action: Action) -> tuple[State, Events]:
@@ -716,7 +702,7 @@ def _contra(state: State, action: Action) -> tuple[State, Events]:
     queue = (first, second) if action.call == "contra" else (second, first)
     text = (f"seat {first} goes to the contra and exchanges first" if action.call == "contra"
             else f"seat {first} cedes: seat {second} exchanges first")
-    return state._replace(phase=EXCHANGE, turn=queue[0], queue=queue), [{"kind": action.call, "seat": first, "text": text}]
+    return state.replace(phase=EXCHANGE, turn=queue[0], queue=queue), [{"kind": action.call, "seat": first, "text": text}]
 
 
 def _discard(state: State, action: Action) -> tuple[State, Events]:
@@ -735,16 +721,16 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     text = f"seat {seat} discards {len(out)} and draws {draw}" + (" (vuelta solera)" if solera and seat == state.jugador else "")
     events: Events = [{"kind": "descarte", "seat": seat, "value": len(out), "text": text}]
     if seat == state.jugador and queue == ():
-        state = state._replace(hands=hands, stock=stock, discards=discards, exchanged=exchanged, solera=solera, queue=queue)
+        state = state.replace(hands=hands, stock=stock, discards=discards, exchanged=exchanged, solera=solera, queue=queue)
         return _after_jugador_exchange(state), events
     if queue:
-        return state._replace(hands=hands, stock=stock, discards=discards, exchanged=exchanged, solera=solera, queue=queue,
+        return state.replace(hands=hands, stock=stock, discards=discards, exchanged=exchanged, solera=solera, queue=queue,
                               turn=queue[0]), events
     # The last exchange is done: trick play starts with the mano (4).
     jugador, mano = state.jugador, state.mano
     assert jugador is not None
     events.append({"kind": "play", "seat": mano, "text": f"the exchange is over; seat {mano}, the mano, leads"})
-    return state._replace(hands=hands, stock=stock, discards=discards, exchanged=exchanged, solera=solera, queue=queue,
+    return state.replace(hands=hands, stock=stock, discards=discards, exchanged=exchanged, solera=solera, queue=queue,
                           phase=PLAY, turn=mano, trick=_EMPTY_TRICKS[mano], jugador_cards=hands[jugador]), events
 
 
@@ -754,13 +740,13 @@ def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card,
 
 def _rindo(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
-    state = state._replace(rendido=seat)
+    state = state.replace(rendido=seat)
     if state.lance == "vuelta":
-        return (state._replace(phase=OVER, turn=None, surrender="accepted"),
+        return (state.replace(phase=OVER, turn=None, surrender="accepted"),
                 [{"kind": "rindo", "seat": seat, "text": f"seat {seat} surrenders the vuelta: the hand ends (a vuelta cannot be defended)"}])
     asking = tuple(s for s in _round_after(state, seat) if s != seat)
     text = f"seat {seat} surrenders the entrada; seat {asking[0]} answers first (bien or defiendo)"
-    return (state._replace(phase=SURRENDER, asking=asking, turn=asking[0], resume=state.turn),
+    return (state.replace(phase=SURRENDER, asking=asking, turn=asking[0], resume=state.turn),
             [{"kind": "rindo", "seat": seat, "text": text}])
 
 
@@ -773,21 +759,21 @@ def _answer(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
     if action.call == "defiendo":
         text = f"seat {seat} defends the surrendered entrada and plays on as the Jugador"
-        return (state._replace(phase=PLAY, defender=seat, surrender="defended", asking=(), turn=state.resume),
+        return (state.replace(phase=PLAY, defender=seat, surrender="defended", asking=(), turn=state.resume),
                 [{"kind": "defiendo", "seat": seat, "text": text}])
     asking = state.asking[1:]
     if asking:
-        return state._replace(asking=asking, turn=asking[0]), [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts"}]
-    return (state._replace(phase=OVER, turn=None, surrender="accepted", asking=()),
+        return state.replace(asking=asking, turn=asking[0]), [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts"}]
+    return (state.replace(phase=OVER, turn=None, surrender="accepted", asking=()),
             [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts: the surrendered entrada is a puesta"}])
 
 
 def _bola(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
     if action.call == "planto":
-        return (state._replace(phase=OVER, turn=None, planto=True),
+        return (state.replace(phase=OVER, turn=None, planto=True),
                 [{"kind": "planto", "seat": seat, "text": f"seat {seat} stops after the first five tricks: a win with primeras"}])
-    return (state._replace(phase=PLAY, turn=seat, bola="attempt"),
+    return (state.replace(phase=PLAY, turn=seat, bola="attempt"),
             [{"kind": "bola", "seat": seat, "text": f"seat {seat} goes on for the bola: all nine tricks"}])
 
 
@@ -809,7 +795,9 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     order = state.order
     if len(cards) < 3:
         nxt = order[(order.index(seat) + 1) % 3]
-        return state._replace(hands=hands, trick=Trick(trick.leader, cards), turn=nxt), events
+        new = state.copy()
+        new.hands, new.trick, new.turn = hands, Trick(trick.leader, cards), nxt
+        return new, events
     idx = _winner_index(cards, state.trump_keys)
     winner = order[(order.index(trick.leader) + idx) % 3]
     tricks = state.tricks + (Trick(trick.leader, cards, winner),)
@@ -857,10 +845,9 @@ def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tupl
         remaining = 9 - played
         events.append({"kind": "over", "text": "the result is settled" + ("" if remaining == 0 else f" with {remaining} tricks unplayed")})
         phase, turn = OVER, None
-    return state._replace(hands=hands, trick=_EMPTY_TRICKS[winner], tricks=tricks, turn=turn, phase=phase, bola=bola), events
-
-
-_EMPTY_TRICKS = tuple(Trick(seat) for seat in range(4))  # the next trick, led by the last winner (Trick is immutable)
+    new = state.copy()
+    new.hands, new.trick, new.tricks, new.turn, new.phase, new.bola = hands, _EMPTY_TRICKS[winner], tricks, turn, phase, bola
+    return new, events
 
 
 def _is_over(state: State, tricks: tuple[Trick, ...], declarer: int) -> bool:

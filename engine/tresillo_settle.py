@@ -14,15 +14,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from engine.cards import DECK_40, Card, Suit, cards_str
 from engine.errors import InvalidInput
 from engine.record import json_int
-
-if TYPE_CHECKING:
-    from engine.tresillo import Options
-
+from engine.tresillo_options import Options
 
 # ---- rank tables (spec 1.3), highest first ------------------------------------------------------
 
