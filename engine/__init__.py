@@ -52,12 +52,14 @@ def _choose() -> bool:
         return False
     # In a checkout (sources edited in place) a compiled module may be older than its source; an
     # installed wheel is built as one piece (and its files' times are those of the unpacking).
+    if os.environ.get("NAIPES_PURE") == "1":
+        sys.meta_path.insert(0, _SourceFirst())
+        return False
     in_checkout = (_HERE.parent / "setup.py").exists()
     stale = _stale() if in_checkout else []
     if stale:
         warnings.warn(f"engine: {', '.join(stale)} changed since the engine was compiled; running the Python sources "
                       "(make build compiles them again)", stacklevel=2)
-    if stale or os.environ.get("NAIPES_PURE") == "1":
         sys.meta_path.insert(0, _SourceFirst())
         return False
     return True
