@@ -378,7 +378,7 @@ def _descarte_list(seat: int, names: tuple[str, ...], low: int, high: int) -> li
 
 
 # ``Action._make`` without its Python frame: an Action (a NamedTuple) from its four fields in order.
-_new_action: Callable[[tuple[int, None, str, tuple[str, ...]]], Action] = partial(tuple.__new__, Action)
+_new_action: Callable[[tuple[int, Card | None, str | None, tuple[str, ...]]], Action] = partial(tuple.__new__, Action)
 
 
 def _is_legal_descarte(state: State, action: Action) -> bool:
@@ -456,7 +456,7 @@ def legal_actions(state: State) -> list[Action]:
     if phase == OVER or seat is None:
         return []
     if phase == PLAY:
-        out = [Action(seat, c) for c in playable(state, seat)]
+        out = list(map(_new_action, zip(repeat(seat), playable(state, seat), repeat(None), repeat(()))))
         if _may_surrender(state):
             assert state.jugador is not None
             out.append(Action(state.jugador, call="rindo"))
@@ -488,7 +488,10 @@ def is_legal(state: State, action: Action) -> bool:
             if action.seat != state.turn or action.call is not None or action.args != () or not isinstance(card, Card):
                 return False
             key = card.key
-            return any(c.key == key for c in playable(state, state.turn))
+            for c in playable(state, state.turn):
+                if c.key == key:
+                    return True
+            return False
         return (action.call == "rindo" and action.args == () and action.seat == state.jugador
                 and _may_surrender(state))
     if phase == EXCHANGE:
@@ -659,7 +662,9 @@ def _auction(state: State, action: Action) -> tuple[State, Events]:
         events.append({"kind": "jugador", "seat": winner, "value": level,
                        "text": f"seat {winner} wins the auction at level {level} and is the Jugador"})
         return state.replace(bidders=bidders, level=level, holder=holder, phase=DECLARE, turn=winner, jugador=winner), events
-    return state.replace(bidders=bidders, level=level, holder=holder, turn=_next_in(state.order, seat, bidders)), events
+    new = state.copy()
+    new.bidders, new.level, new.holder, new.turn = bidders, level, holder, _next_in(state.order, seat, bidders)
+    return new, events
 
 
 def _declare(state: State, action: Action) -> tuple[State, Events]:
@@ -720,18 +725,19 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     queue = state.queue[1:]
     text = f"seat {seat} discards {len(out)} and draws {draw}" + (" (vuelta solera)" if solera and seat == state.jugador else "")
     events: Events = [{"kind": "descarte", "seat": seat, "value": len(out), "text": text}]
+    new = state.copy()
+    new.hands, new.stock, new.discards, new.exchanged, new.solera, new.queue = hands, stock, discards, exchanged, solera, queue
     if seat == state.jugador and queue == ():
-        state = state.replace(hands=hands, stock=stock, discards=discards, exchanged=exchanged, solera=solera, queue=queue)
-        return _after_jugador_exchange(state), events
+        return _after_jugador_exchange(new), events
     if queue:
-        return state.replace(hands=hands, stock=stock, discards=discards, exchanged=exchanged, solera=solera, queue=queue,
-                              turn=queue[0]), events
+        new.turn = queue[0]
+        return new, events
     # The last exchange is done: trick play starts with the mano (4).
     jugador, mano = state.jugador, state.mano
     assert jugador is not None
     events.append({"kind": "play", "seat": mano, "text": f"the exchange is over; seat {mano}, the mano, leads"})
-    return state.replace(hands=hands, stock=stock, discards=discards, exchanged=exchanged, solera=solera, queue=queue,
-                          phase=PLAY, turn=mano, trick=_EMPTY_TRICKS[mano], jugador_cards=hands[jugador]), events
+    new.phase, new.turn, new.trick, new.jugador_cards = PLAY, mano, _EMPTY_TRICKS[mano], hands[jugador]
+    return new, events
 
 
 def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
@@ -791,7 +797,8 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     hands = _with_hand(state.hands, seat, hand)
     trick = state.trick
     cards = trick.cards + (card,)
-    events: Events = [{"kind": "card", "seat": seat, "card": str(card), "text": f"seat {seat} plays {card}"}]
+    code = str(card)
+    events: Events = [{"kind": "card", "seat": seat, "card": code, "text": f"seat {seat} plays {code}"}]
     order = state.order
     if len(cards) < 3:
         nxt = order[(order.index(seat) + 1) % 3]
