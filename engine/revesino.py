@@ -9,7 +9,7 @@ computed from the course of the hand by ``engine.revesino_money``.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any, Final
 
 from engine import revesino_money as money_mod
 from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
@@ -75,23 +75,53 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
     return {"payments": payments} if payments else {}
 
 
-class State(NamedTuple):
-    options: Options
-    dealer: int
-    fondo: int
-    hands: tuple[tuple[Card, ...], ...]
-    undealt: tuple[Card, ...]  # the three cards under the dish: S1's, S2's, S3's
-    phase: str
-    turn: int | None
-    choices: tuple[str, ...] = ("", "", "", "")  # per seat: "cambio", "quedo", "descarte" once made
-    out_of_play: tuple[Card, ...] = ()  # discards, declined undealt cards and the dealer's discard
-    napolitana: int | None = None
-    announcer: int | None = None
-    trick: Trick = Trick(0)
-    plays: tuple[Play, ...] = ()  # the trick in progress, classified
-    tricks: tuple[Trick, ...] = ()
-    played: tuple[PlayedTrick, ...] = ()  # the complete tricks, classified, for the money
-    cut: bool = False
+_STATE_FIELDS = ("options", "dealer", "fondo", "hands", "undealt", "phase", "turn", "choices", "out_of_play",
+                 "napolitana", "announcer", "trick_leader", "trick_cards", "plays", "tricks", "played", "cut")
+
+
+class State:
+    """A hand at one moment. Never changed once made: ``apply`` makes a new one (the fields are
+    ``Final``; a plain class, the cheapest object to make, here and compiled by mypyc)."""
+
+    __slots__ = _STATE_FIELDS
+
+    def __init__(self, options: Options, dealer: int, fondo: int, hands: tuple[tuple[Card, ...], ...],
+                 undealt: tuple[Card, ...], phase: str, turn: int | None,
+                 choices: tuple[str, ...] = ("", "", "", ""), out_of_play: tuple[Card, ...] = (),
+                 napolitana: int | None = None, announcer: int | None = None, trick_leader: int = 0,
+                 trick_cards: tuple[Card, ...] = (), plays: tuple[Play, ...] = (), tricks: tuple[Trick, ...] = (),
+                 played: tuple[PlayedTrick, ...] = (), cut: bool = False) -> None:
+        self.options: Final = options
+        self.dealer: Final = dealer
+        self.fondo: Final = fondo
+        self.hands: Final = hands
+        self.undealt: Final = undealt  # the three cards under the dish: S1's, S2's, S3's
+        self.phase: Final = phase
+        self.turn: Final = turn
+        self.choices: Final = choices  # per seat: "cambio", "quedo", "descarte" once made
+        self.out_of_play: Final = out_of_play  # discards, declined undealt cards and the dealer's discard
+        self.napolitana: Final = napolitana
+        self.announcer: Final = announcer
+        self.trick_leader: Final = trick_leader  # the trick in progress: its leader and its cards so far
+        self.trick_cards: Final = trick_cards
+        self.plays: Final = plays  # the trick in progress, classified
+        self.tricks: Final = tricks
+        self.played: Final = played  # the complete tricks, classified, for the money
+        self.cut: Final = cut
+
+    def _replace(self, **changes: Any) -> State:
+        """A copy with some fields changed (as a NamedTuple's ``_replace``)."""
+        values = {name: getattr(self, name) for name in _STATE_FIELDS}
+        values.update(changes)
+        return State(**values)
+
+    def __repr__(self) -> str:
+        return "State(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in _STATE_FIELDS) + ")"
+
+    @property
+    def trick(self) -> Trick:
+        """The trick in progress."""
+        return Trick(self.trick_leader, self.trick_cards)
 
     @property
     def finished(self) -> bool:
@@ -154,7 +184,6 @@ _REVESINO = tuple(Action(s, call="revesino") for s in _SEATS)
 _PLAY_TEXT: tuple[dict[int, str], ...] = tuple({c.key: f"seat {s} plays {c}" for c in DECK_48.cards} for s in _SEATS)
 _PLAIN_PLAY: tuple[dict[int, Play], ...] = tuple({c.key: Play(s, c, "") for c in DECK_48.cards} for s in _SEATS)
 """The play of a card that is neither an ace nor the quínola, nor a revoke (frozen: shared)."""
-_NEW_TRICK = tuple(Trick(s) for s in _SEATS)
 
 
 def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
@@ -177,7 +206,7 @@ def _holds(hand: tuple[Card, ...], suit: Suit) -> bool:
 
 def _napolitana_open(state: State) -> bool:
     """Section 0: between the dealer's discard and the first card of trick 1."""
-    return (state.phase == PLAY and not state.tricks and not state.trick.cards and state.napolitana is None
+    return (state.phase == PLAY and not state.tricks and not state.trick_cards and state.napolitana is None
             and state.options.napolitana_declaration == "explicit")
 
 
@@ -199,7 +228,7 @@ def _played_by(state: State, seat: int) -> tuple[Card, ...]:
 def _suit_to_follow(state: State, seat: int) -> Suit | None:
     """A5: the suit led, which ``seat`` must follow if it holds any; None when it may play any
     card (it leads, renounces as the napolitana in tricks 1-9, or revokes are allowed)."""
-    cards = state.trick.cards
+    cards = state.trick_cards
     if not cards or state.options.allow_revokes or _renounces(state, seat):
         return None
     return cards[0].suit
@@ -218,7 +247,7 @@ def playable(state: State, seat: int) -> list[Card]:
 
 def _may_announce(state: State, seat: int) -> bool:
     """A4.2 / section 0: the leader of trick 10 who won tricks 1-9, before he leads."""
-    return (len(state.tricks) == 9 and not state.trick.cards and state.announcer is None
+    return (len(state.tricks) == 9 and not state.trick_cards and state.announcer is None
             and all(t.winner == seat for t in state.tricks)
             and (seat != state.napolitana or state.options.napolitana_may_announce))
 
@@ -237,7 +266,7 @@ def legal_actions(state: State) -> list[Action]:
         return [*(cambio[c.key] for c in hand), _QUEDO[seat]]
     play = _PLAY_ACTION[seat]
     out = [play[c.key] for c in playable(state, seat)]
-    if not state.trick.cards:  # before a lead: the calls
+    if not state.trick_cards:  # before a lead: the calls
         if _may_announce(state, seat):
             out.append(_REVESINO[seat])
         if _napolitana_open(state):
@@ -291,7 +320,7 @@ def explain(state: State, action: Action) -> IllegalAction:
                            + ("descarte <card>" if seat == state.dealer else "cambio <card> or quedo"))
         if action.card not in state.hands[seat]:
             return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(sorted_cards(state.hands[seat]))}")
-        led = state.trick.cards[0]
+        led = state.trick_cards[0]
         follow = [c for c in sorted_cards(state.hands[seat]) if c.suit is led.suit]
         return IllegalAction("MUST_FOLLOW_SUIT", f"seat {seat} holds {cards_str(follow)} of {led.suit.word}, the suit led ({led}), "
                              f"and must follow it, not play {action.card}")
@@ -313,11 +342,11 @@ def explain(state: State, action: Action) -> IllegalAction:
             return not_now("under napolitanaDeclaration implicit the napolitana is declared by its first renounce, not called")
         if state.napolitana is not None:
             return not_now(f"seat {state.napolitana} has already declared the napolitana")
-        if state.phase != PLAY or state.tricks or state.trick.cards:
+        if state.phase != PLAY or state.tricks or state.trick_cards:
             return not_now("the napolitana is declared after the exchange and before the first card is led")
         return not_now(f"seat {seat} does not hold three aces and the quínola, or the four aces: no napolitana")
     # revesino
-    if len(state.tricks) != 9 or state.trick.cards:
+    if len(state.tricks) != 9 or state.trick_cards:
         return not_now("a revesino is announced after trick 9, before the lead to trick 10")
     if state.announcer is not None:
         return not_now(f"seat {state.announcer} has already announced the revesino")
@@ -373,19 +402,22 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
     hands = _with_hand(state.hands, seat, hand)
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
-        return state._replace(hands=hands, out_of_play=out, choices=choices, turn=(seat + 1) % 4), events
+        return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4, choices, out,
+                     state.napolitana, state.announcer, state.trick_leader, state.trick_cards, state.plays, state.tricks,
+                     state.played, state.cut), events
     first = (state.dealer + 1) % 4
     events.append({"kind": "play", "seat": first, "text": f"the exchange is over; seat {first} leads"})
-    return state._replace(hands=hands, out_of_play=out, choices=choices, phase=PLAY, turn=first, trick=_NEW_TRICK[first]), events
+    return State(state.options, state.dealer, state.fondo, hands, state.undealt, PLAY, first, choices, out,
+                 state.napolitana, state.announcer, first, (), state.plays, state.tricks, state.played, state.cut), events
 
 
 def classify(state: State, seat: int, card: Card) -> str:
     """A5.1 / section 0: how an ace or the quínola was played, judged on the hand before it."""
     if not _SPECIAL[card.key]:
         return ""
-    if not state.trick.cards:
+    if not state.trick_cards:
         return "led"
-    led = state.trick.cards[0].suit
+    led = state.trick_cards[0].suit
     if card.suit is not led:
         return "placed"
     in_suit = sum(1 for c in state.hands[seat] if c.suit is led)
@@ -406,14 +438,13 @@ def _trick_winner_index(cards: tuple[Card, ...]) -> int:
 
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
-    (options, dealer, fondo, hands, undealt, phase, _turn, choices, out_of_play,
-     napolitana, announcer, trick, plays, tricks, played, cut) = state
     key = card.key
-    hand = hands[seat]
+    hand, cards, tricks = state.hands[seat], state.trick_cards, state.tricks
     events: Events = [{"kind": "card", "seat": seat, "card": _CODE[key], "text": _PLAY_TEXT[seat][key]}]
+    napolitana = state.napolitana
     revoke = False
-    if trick.cards:
-        led = trick.cards[0].suit
+    if cards:
+        led = cards[0].suit
         if card.suit is not led and _holds(hand, led):  # off suit while holding the suit led
             if napolitana is None and _renounces(state, seat):
                 napolitana = seat  # R24 implicit: the first renounce declares the napolitana
@@ -424,38 +455,40 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
                                "text": f"seat {seat} revokes: holds {led.word} and plays {card}"})
     # (classify reads the state before a renounce declared the napolitana: his card is placed either way)
     kind = classify(state, seat, card) if _SPECIAL[key] else ""
-    plays += (Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][key],)
-    hands = _with_hand(hands, seat, _without(hand, card))
-    cards = trick.cards + (card,)
-    # A new State, its fields in order.
+    plays = state.plays + (Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][key],)
+    hands = _with_hand(state.hands, seat, _without(hand, card))
+    cards += (card,)
+    leader = state.trick_leader
     if len(cards) < 4:
-        return State(options, dealer, fondo, hands, undealt, phase, (seat + 1) % 4, choices, out_of_play,
-                     napolitana, announcer, Trick(trick.leader, cards), plays, tricks, played, cut), events
-    leader = trick.leader
+        return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4,
+                     state.choices, state.out_of_play, napolitana, state.announcer, leader, cards, plays,
+                     tricks, state.played, state.cut), events
     index = _trick_winner_index(cards)
     winner = (leader + index) % 4
     number = len(tricks) + 1
     code = _CODE[cards[index].key]
     events.append({"kind": "trick", "seat": winner, "card": code, "trick": number,
                    "text": f"trick {number} to seat {winner} with {code}"})
+    phase, cut = state.phase, state.cut
     turn: int | None = winner
-    if announcer is not None and winner != announcer and not cut:
+    if state.announcer is not None and winner != state.announcer and not cut:
         events.append({"kind": "cut", "seat": winner, "trick": number, "text": f"seat {winner} cuts the revesino"})
         cut = True
-        if not options.play_out_after_cut:
+        if not state.options.play_out_after_cut:
             phase, turn = OVER, None
     if number == 11:
         phase, turn = OVER, None
-    return State(options, dealer, fondo, hands, undealt, phase, turn, choices, out_of_play,
-                 napolitana, announcer, _NEW_TRICK[winner], (), tricks + (Trick(leader, cards, winner),),
-                 played + (PlayedTrick(number, leader, plays, winner),), cut), events
+    return State(state.options, state.dealer, state.fondo, hands, state.undealt, phase, turn,
+                 state.choices, state.out_of_play, napolitana, state.announcer, winner, (), (),
+                 tricks + (Trick(leader, cards, winner),), state.played + (PlayedTrick(number, leader, plays, winner),),
+                 cut), events
 
 
 # ---- results -----------------------------------------------------------------------------
 
 
 def tricks(state: State) -> list[Trick]:
-    return [*state.tricks, *([state.trick] if state.trick.cards else [])]
+    return [*state.tricks, *([state.trick] if state.trick_cards else [])]
 
 
 def course(state: State) -> Course:
@@ -463,7 +496,7 @@ def course(state: State) -> Course:
     lead to trick 10 without an announcement makes the quínola escrow final, A6.4)."""
     played = state.played
     if state.plays:
-        played += (PlayedTrick(state.number, state.trick.leader, state.plays, None),)
+        played += (PlayedTrick(state.number, state.trick_leader, state.plays, None),)
     return Course(dealer=state.dealer, fondo=state.fondo, tricks=played, napolitana=state.napolitana,
                   announcer=state.announcer, out_of_play=state.out_of_play if state.phase != EXCHANGE else (),
                   finished=state.finished)
