@@ -450,29 +450,36 @@ def _may_surrender(state: State) -> bool:
     return played == 3 and (order.index(jugador) - order.index(trick.leader)) % 3 >= len(trick.cards)
 
 
+# Every action but a descarte, made once (actions are immutable and can be shared between lists):
+# a call without arguments by (seat, call), a card played by seat and ``Card.key``.
+_CALL_ACTIONS = {(seat, call): Action(seat, call=call) for seat in range(4) for call, args in CALLS.items() if args == NO_ARGS}
+_CARD_ACTIONS = tuple({card.key: Action(seat, card) for card in DECK.cards} for seat in range(4))
+
+
 @remember_last
 def legal_actions(state: State) -> list[Action]:
     phase, seat = state.phase, state.turn
     if phase == OVER or seat is None:
         return []
     if phase == PLAY:
-        out = list(map(_new_action, zip(repeat(seat), playable(state, seat), repeat(None), repeat(()))))
+        actions = _CARD_ACTIONS[seat]
+        out = [actions[c.key] for c in playable(state, seat)]
         if _may_surrender(state):
             assert state.jugador is not None
-            out.append(Action(state.jugador, call="rindo"))
+            out.append(_CALL_ACTIONS[state.jugador, "rindo"])
         return out
     if phase == EXCHANGE:
         return _discards(state, seat)
     if phase == AUCTION:
-        return [Action(seat, call=v) for v in _auction_voices(state, seat)]
+        return [_CALL_ACTIONS[seat, v] for v in _auction_voices(state, seat)]
     if phase == DECLARE:
         return _declarations(state)
     if phase == CONTRA_ORDER:
-        return [Action(seat, call="contra"), Action(seat, call="cedo")]
+        return [_CALL_ACTIONS[seat, "contra"], _CALL_ACTIONS[seat, "cedo"]]
     if phase == SURRENDER:
-        return [Action(seat, call="bien"), Action(seat, call="defiendo")]
+        return [_CALL_ACTIONS[seat, "bien"], _CALL_ACTIONS[seat, "defiendo"]]
     assert phase == BOLA_DECISION
-    return [Action(seat, call="bola"), Action(seat, call="planto")]
+    return [_CALL_ACTIONS[seat, "bola"], _CALL_ACTIONS[seat, "planto"]]
 
 
 def is_legal(state: State, action: Action) -> bool:
