@@ -56,7 +56,8 @@ def compiled_engine() -> list:
         print(f"setup.py: no C compiler ({compiler}): the engine stays plain Python")
         return []
     modules = sorted(f"engine/{path.name}" for path in (HERE / "engine").glob("*.py") if path.name != "__init__.py")
-    return mypycify(modules, opt_level="3", debug_level="0")
+    # The library the compiled modules share goes inside the package (engine/native__mypyc.*.so).
+    return mypycify(modules, opt_level="3", debug_level="0", group_name="engine.native")
 
 
 setup(cmdclass={"build_py": BuildPyWithProtos}, ext_modules=compiled_engine())
