@@ -9,8 +9,7 @@ The money of a finished hand (the plate, puestas, the cartulina, condiciones) is
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import lru_cache, partial
+from functools import lru_cache
 from itertools import combinations, repeat
 from operator import attrgetter
 from typing import Any
@@ -370,15 +369,12 @@ def _descarte_list(seat: int, names: tuple[str, ...], low: int, high: int) -> li
     """Every descarte of ``low`` to ``high`` of the cards ``names`` (in canonical order, so every
     subset is too), fewest cards first. The list is shared (as ``legal_actions``' answer is):
     callers must not change it. A hand can have a thousand descartes: they are made without a
-    Python call per action (``_new_action`` over ``combinations``, all in C)."""
+    Python call per action, each by ``tuple.__new__(Action, fields)`` as ``Action._make`` does
+    (an Action is a NamedTuple), over ``combinations``, all in C."""
     out: list[Action] = []
     for k in range(low, high + 1):
-        out += map(_new_action, zip(repeat(seat), repeat(None), repeat("descarte"), combinations(names, k)))
+        out += map(tuple.__new__, repeat(Action), zip(repeat(seat), repeat(None), repeat("descarte"), combinations(names, k)))
     return out
-
-
-# ``Action._make`` without its Python frame: an Action (a NamedTuple) from its four fields in order.
-_new_action: Callable[[tuple[int, Card | None, str | None, tuple[str, ...]]], Action] = partial(tuple.__new__, Action)
 
 
 def _is_legal_descarte(state: State, action: Action) -> bool:
