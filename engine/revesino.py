@@ -25,7 +25,9 @@ NAME = "revesino"
 SEATS = (4,)
 DECK = DECK_48
 CALLS = {"cambio": CARD_ARG, "quedo": NO_ARGS, "descarte": CARD_ARG, "napolitana": NO_ARGS, "revesino": NO_ARGS}
-EXCHANGE, PLAY, OVER = "exchange", "play", "over"
+EXCHANGE: Final = "exchange"
+PLAY: Final = "play"
+OVER: Final = "over"
 
 
 def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit | None = None) -> int:
@@ -75,7 +77,7 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
     return {"payments": payments} if payments else {}
 
 
-_STATE_FIELDS = ("options", "dealer", "fondo", "hands", "undealt", "phase", "turn", "choices", "out_of_play",
+_STATE_FIELDS: Final = ("options", "dealer", "fondo", "hands", "undealt", "phase", "turn", "choices", "out_of_play",
                  "napolitana", "announcer", "trick_leader", "trick_cards", "plays", "tricks", "played", "cut")
 
 
@@ -171,18 +173,18 @@ def start(setup: Setup) -> State:
 # The hot paths look a card up by its ``key`` (a small integer of its own, cheaper to hash than
 # the card) and reuse the actions, texts and plain plays built here.
 
-_CODE: dict[int, str] = {c.key: str(c) for c in DECK_48.cards}
-_SPECIAL: dict[int, bool] = {c.key: is_special(c) for c in DECK_48.cards}
-_SEATS = range(4)
-_PLAY_ACTION: tuple[dict[int, Action], ...] = tuple({c.key: Action(s, card=c) for c in DECK_48.cards} for s in _SEATS)
-_CAMBIO: tuple[dict[int, Action], ...] = tuple({c.key: Action(s, call="cambio", args=(str(c),)) for c in DECK_48.cards} for s in _SEATS)
-_DESCARTE: tuple[dict[int, Action], ...] = tuple({c.key: Action(s, call="descarte", args=(str(c),)) for c in DECK_48.cards}
+_CODE: Final[dict[int, str]] = {c.key: str(c) for c in DECK_48.cards}
+_SPECIAL: Final[dict[int, bool]] = {c.key: is_special(c) for c in DECK_48.cards}
+_SEATS: Final = range(4)
+_PLAY_ACTION: Final[tuple[dict[int, Action], ...]] = tuple({c.key: Action(s, card=c) for c in DECK_48.cards} for s in _SEATS)
+_CAMBIO: Final[tuple[dict[int, Action], ...]] = tuple({c.key: Action(s, call="cambio", args=(str(c),)) for c in DECK_48.cards} for s in _SEATS)
+_DESCARTE: Final[tuple[dict[int, Action], ...]] = tuple({c.key: Action(s, call="descarte", args=(str(c),)) for c in DECK_48.cards}
                                                  for s in _SEATS)
-_QUEDO = tuple(Action(s, call="quedo") for s in _SEATS)
-_NAPOLITANA = tuple(Action(s, call="napolitana") for s in _SEATS)
-_REVESINO = tuple(Action(s, call="revesino") for s in _SEATS)
-_PLAY_TEXT: tuple[dict[int, str], ...] = tuple({c.key: f"seat {s} plays {c}" for c in DECK_48.cards} for s in _SEATS)
-_PLAIN_PLAY: tuple[dict[int, Play], ...] = tuple({c.key: Play(s, c, "") for c in DECK_48.cards} for s in _SEATS)
+_QUEDO: Final = tuple(Action(s, call="quedo") for s in _SEATS)
+_NAPOLITANA: Final = tuple(Action(s, call="napolitana") for s in _SEATS)
+_REVESINO: Final = tuple(Action(s, call="revesino") for s in _SEATS)
+_PLAY_TEXT: Final[tuple[dict[int, str], ...]] = tuple({c.key: f"seat {s} plays {c}" for c in DECK_48.cards} for s in _SEATS)
+_PLAIN_PLAY: Final[tuple[dict[int, Play], ...]] = tuple({c.key: Play(s, c, "") for c in DECK_48.cards} for s in _SEATS)
 """The play of a card that is neither an ace nor the quínola, nor a revoke (frozen: shared)."""
 
 
@@ -190,8 +192,9 @@ def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     """``hand`` (which holds each card once) less ``card``."""
     if card not in hand:
         return hand
-    i = hand.index(card)
-    return hand[:i] + hand[i + 1:]
+    rest = list(hand)
+    rest.remove(card)
+    return tuple(rest)
 
 
 def _holds(hand: tuple[Card, ...], suit: Suit) -> bool:
@@ -361,7 +364,9 @@ Events = list[dict[str, Any]]
 
 
 def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-    return hands[:seat] + (hand,) + hands[seat + 1:]
+    new = list(hands)
+    new[seat] = hand
+    return tuple(new)
 
 
 def apply(state: State, action: Action) -> tuple[State, Events]:
@@ -502,9 +507,9 @@ def course(state: State) -> Course:
                   finished=state.finished)
 
 
-_SETTLEMENT_ONLY = ("net", "payments", "table", "handWinner", "tiebreak", "party", "partyPayer")
+_SETTLEMENT_ONLY: Final = frozenset(("net", "payments", "table", "handWinner", "tiebreak", "party", "partyPayer"))
 # The card points each seat has taken; `points` in a result is Rentoy's team score (FORMAT.md 6).
-_RENAMED = {"points": "cardPoints"}
+_RENAMED: Final = {"points": "cardPoints"}
 
 
 _last_money: tuple[State | None, dict[str, Any]] = (None, {})

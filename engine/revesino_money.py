@@ -20,7 +20,7 @@ record's ``table``; ``settle_summary`` is the SettleHand API for apps that track
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from engine.cards import DECK_48, Card, Suit, cards_str
 from engine.errors import InvalidInput
@@ -28,13 +28,13 @@ from engine.record import json_int
 from engine.revesino_options import Options
 from engine.tricks import rank_table, winning_index
 
-SEATS = 4
-QUINOLA = Card.of(10, Suit.OROS)
-HIGH_OROS = frozenset({Card.of(1, Suit.OROS), Card.of(12, Suit.OROS), Card.of(11, Suit.OROS)})
+SEATS: Final = 4
+QUINOLA: Final = Card.of(10, Suit.OROS)
+HIGH_OROS: Final = frozenset({Card.of(1, Suit.OROS), Card.of(12, Suit.OROS), Card.of(11, Suit.OROS)})
 """A napolitana's quínola forced by one of these leads costs him the 2/1/1 (A6.6, R27)."""
 
-KINDS = ("led", "placed", "forced", "voluntary")
-REVOKE_FINE = 2
+KINDS: Final = ("led", "placed", "forced", "voluntary")
+REVOKE_FINE: Final = 2
 """A6.8: the renuncio costs 2 tantos into the fondo."""
 
 
@@ -46,10 +46,10 @@ def _card_points(card: Card) -> int:
     return {12: 3, 11: 2, 10: 1}.get(card.rank, 0)
 
 
-POINTS: dict[Card, int] = {card: _card_points(card) for card in DECK_48.cards}
+POINTS: Final[dict[Card, int]] = {card: _card_points(card) for card in DECK_48.cards}
 """A1: the card points (aces 4, the ace of copas 5, kings 3, horses 2, sotas 1, the quínola 3)."""
 
-STRENGTH = rank_table("1 12 11 10 9 8 7 6 5 4 3 2")
+STRENGTH: Final = rank_table("1 12 11 10 9 8 7 6 5 4 3 2")
 """A1: the rank order inside every suit, highest first."""
 
 
@@ -74,8 +74,8 @@ def is_special(card: Card) -> bool:
 
 
 # The same, by ``Card.key`` (cheaper to look up than the card), for the loops over every play.
-_POINTS_BY_KEY: dict[int, int] = {card.key: points for card, points in POINTS.items()}
-_SPECIAL_KEYS = frozenset(card.key for card in DECK_48.cards if is_special(card))
+_POINTS_BY_KEY: Final[dict[int, int]] = {card.key: points for card, points in POINTS.items()}
+_SPECIAL_KEYS: Final = frozenset(card.key for card in DECK_48.cards if is_special(card))
 
 
 # ---- the course of a hand -----------------------------------------------------------------------
@@ -124,8 +124,8 @@ class Course:
 
 # ---- the ledger ---------------------------------------------------------------------------------
 
-FONDO = -1
-ESCROW = -2
+FONDO: Final = -1
+ESCROW: Final = -2
 
 
 def _who(party: int) -> str:
