@@ -78,7 +78,7 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
 
 
 _STATE_FIELDS: Final = ("options", "dealer", "fondo", "hands", "undealt", "phase", "turn", "choices", "out_of_play",
-                 "napolitana", "announcer", "trick_leader", "trick_cards", "plays", "tricks", "played", "cut")
+                 "napolitana", "announcer", "trick_leader", "trick_cards", "plays", "played", "cut")
 
 
 class State:
@@ -91,7 +91,7 @@ class State:
                  undealt: tuple[Card, ...], phase: str, turn: int | None,
                  choices: tuple[str, ...] = ("", "", "", ""), out_of_play: tuple[Card, ...] = (),
                  napolitana: int | None = None, announcer: int | None = None, trick_leader: int = 0,
-                 trick_cards: tuple[Card, ...] = (), plays: tuple[Play, ...] = (), tricks: tuple[Trick, ...] = (),
+                 trick_cards: tuple[Card, ...] = (), plays: tuple[Play, ...] = (),
                  played: tuple[PlayedTrick, ...] = (), cut: bool = False) -> None:
         self.options: Final = options
         self.dealer: Final = dealer
@@ -107,8 +107,7 @@ class State:
         self.trick_leader: Final = trick_leader  # the trick in progress: its leader and its cards so far
         self.trick_cards: Final = trick_cards
         self.plays: Final = plays  # the trick in progress, classified
-        self.tricks: Final = tricks
-        self.played: Final = played  # the complete tricks, classified, for the money
+        self.played: Final = played  # the complete tricks, classified (for the money too)
         self.cut: Final = cut
 
     def _replace(self, **changes: Any) -> State:
@@ -126,13 +125,18 @@ class State:
         return Trick(self.trick_leader, self.trick_cards)
 
     @property
+    def tricks(self) -> tuple[Trick, ...]:
+        """The complete tricks."""
+        return tuple(Trick(t.leader, tuple(p.card for p in t.plays), t.winner) for t in self.played)
+
+    @property
     def finished(self) -> bool:
         return self.phase == OVER
 
     @property
     def number(self) -> int:
         """The number of the trick in progress (1..11)."""
-        return len(self.tricks) + 1
+        return len(self.played) + 1
 
 
 def read_table(table: Any, seats: int) -> int:
@@ -209,14 +213,14 @@ def _holds(hand: tuple[Card, ...], suit: Suit) -> bool:
 
 def _napolitana_open(state: State) -> bool:
     """Section 0: between the dealer's discard and the first card of trick 1."""
-    return (state.phase == PLAY and not state.tricks and not state.trick_cards and state.napolitana is None
+    return (state.phase == PLAY and not state.played and not state.trick_cards and state.napolitana is None
             and state.options.napolitana_declaration == "explicit")
 
 
 def _renounces(state: State, seat: int) -> bool:
     """Whether a seat may renounce now: the napolitana in tricks 1-9 (implicitly: the seat that
     qualifies, until it has played its first renounce)."""
-    if len(state.tricks) >= 9:  # trick 10 or 11
+    if len(state.played) >= 9:  # trick 10 or 11
         return False
     if state.napolitana is not None:
         return seat == state.napolitana
@@ -250,8 +254,8 @@ def playable(state: State, seat: int) -> list[Card]:
 
 def _may_announce(state: State, seat: int) -> bool:
     """A4.2 / section 0: the leader of trick 10 who won tricks 1-9, before he leads."""
-    return (len(state.tricks) == 9 and not state.trick_cards and state.announcer is None
-            and all(t.winner == seat for t in state.tricks)
+    return (len(state.played) == 9 and not state.trick_cards and state.announcer is None
+            and all(t.winner == seat for t in state.played)
             and (seat != state.napolitana or state.options.napolitana_may_announce))
 
 
@@ -345,11 +349,11 @@ def explain(state: State, action: Action) -> IllegalAction:
             return not_now("under napolitanaDeclaration implicit the napolitana is declared by its first renounce, not called")
         if state.napolitana is not None:
             return not_now(f"seat {state.napolitana} has already declared the napolitana")
-        if state.phase != PLAY or state.tricks or state.trick_cards:
+        if state.phase != PLAY or state.played or state.trick_cards:
             return not_now("the napolitana is declared after the exchange and before the first card is led")
         return not_now(f"seat {seat} does not hold three aces and the quínola, or the four aces: no napolitana")
     # revesino
-    if len(state.tricks) != 9 or state.trick_cards:
+    if len(state.played) != 9 or state.trick_cards:
         return not_now("a revesino is announced after trick 9, before the lead to trick 10")
     if state.announcer is not None:
         return not_now(f"seat {state.announcer} has already announced the revesino")
@@ -408,12 +412,12 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
         return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4, choices, out,
-                     state.napolitana, state.announcer, state.trick_leader, state.trick_cards, state.plays, state.tricks,
-                     state.played, state.cut), events
+                     state.napolitana, state.announcer, state.trick_leader, state.trick_cards, state.plays, state.played,
+                     state.cut), events
     first = (state.dealer + 1) % 4
     events.append({"kind": "play", "seat": first, "text": f"the exchange is over; seat {first} leads"})
     return State(state.options, state.dealer, state.fondo, hands, state.undealt, PLAY, first, choices, out,
-                 state.napolitana, state.announcer, first, (), state.plays, state.tricks, state.played, state.cut), events
+                 state.napolitana, state.announcer, first, (), state.plays, state.played, state.cut), events
 
 
 def classify(state: State, seat: int, card: Card) -> str:
@@ -444,7 +448,7 @@ def _trick_winner_index(cards: tuple[Card, ...]) -> int:
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     key = card.key
-    hand, cards, tricks = state.hands[seat], state.trick_cards, state.tricks
+    hand, cards, played = state.hands[seat], state.trick_cards, state.played
     events: Events = [{"kind": "card", "seat": seat, "card": _CODE[key], "text": _PLAY_TEXT[seat][key]}]
     napolitana = state.napolitana
     revoke = False
@@ -454,7 +458,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
             if napolitana is None and _renounces(state, seat):
                 napolitana = seat  # R24 implicit: the first renounce declares the napolitana
                 events.append({"kind": "napolitana", "seat": seat, "text": f"seat {seat} renounces: a napolitana"})
-            revoke = not (seat == napolitana and len(tricks) < 9)
+            revoke = not (seat == napolitana and len(played) < 9)
             if revoke:
                 events.append({"kind": "renuncio", "seat": seat, "card": _CODE[key],
                                "text": f"seat {seat} revokes: holds {led.word} and plays {card}"})
@@ -467,10 +471,10 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     if len(cards) < 4:
         return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4,
                      state.choices, state.out_of_play, napolitana, state.announcer, leader, cards, plays,
-                     tricks, state.played, state.cut), events
+                     played, state.cut), events
     index = _trick_winner_index(cards)
     winner = (leader + index) % 4
-    number = len(tricks) + 1
+    number = len(played) + 1
     code = _CODE[cards[index].key]
     events.append({"kind": "trick", "seat": winner, "card": code, "trick": number,
                    "text": f"trick {number} to seat {winner} with {code}"})
@@ -485,8 +489,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
         phase, turn = OVER, None
     return State(state.options, state.dealer, state.fondo, hands, state.undealt, phase, turn,
                  state.choices, state.out_of_play, napolitana, state.announcer, winner, (), (),
-                 tricks + (Trick(leader, cards, winner),), state.played + (PlayedTrick(number, leader, plays, winner),),
-                 cut), events
+                 played + (PlayedTrick(number, leader, plays, winner),), cut), events
 
 
 # ---- results -----------------------------------------------------------------------------
