@@ -124,8 +124,8 @@ def estuches(cards: tuple[Card, ...] | list[Card] | frozenset[Card], trump: Suit
     (contraestuche): 3 plus the unbroken run of missing trumps after the basto (``symmetric``), or
     always 3 (``flat``). Either is capped at ``estucheCap`` unless the bola is made. Any other
     holding (the estuche menor included) counts nothing."""
-    held = frozenset(cards)
-    order = TRUMP_ORDER[trump]
+    held = {c.key for c in cards}
+    order = _TRUMP_ORDER_KEYS[trump]
     top = order[:3]
     cap = len(order) if bola_made else options.estuche_cap
     if all(c in held for c in top):
@@ -141,6 +141,10 @@ def estuches(cards: tuple[Card, ...] | list[Card] | frozenset[Card], trump: Suit
             k += 1
         return 0, min(k, cap)
     return 0, 0
+
+
+_TRUMP_ORDER_KEYS = {suit: tuple(card.key for card in order) for suit, order in TRUMP_ORDER.items()}
+"""``TRUMP_ORDER`` by ``Card.key``."""
 
 
 def round_up5(x: int) -> int:
@@ -283,7 +287,7 @@ class Hand:
         return tuple(s for s in _turn_from(self.jugador, self.active) if s != self.jugador)
 
     def tricks_of(self, seat: int) -> int:
-        return sum(1 for w in self.trick_winners if w == seat)
+        return self.trick_winners.count(seat)
 
 
 def _turn_from(seat: int, active: tuple[int, ...]) -> tuple[int, ...]:
@@ -294,7 +298,12 @@ def _turn_from(seat: int, active: tuple[int, ...]) -> tuple[int, ...]:
 # ---- settlement ---------------------------------------------------------------------------------
 
 def _who(party: int | None) -> str:
-    return "plate" if party is None else f"seat {party}"
+    if party is None:
+        return "plate"
+    return _SEAT_NAMES[party] if 0 <= party < len(_SEAT_NAMES) else f"seat {party}"
+
+
+_SEAT_NAMES = tuple(f"seat {seat}" for seat in range(4))
 
 
 @dataclass
@@ -476,15 +485,17 @@ def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
             items.append({"item": "jugar", "tantos": 5})
         base = sum(i["tantos"] for i in items)
         each = _favor_amount(base, favor, options)
+        reason = f"condiciones of the {_lance_name(options, hand)} won: {_describe(items)} = {_reckoning(base, favor, options)}"
         for o in others:
-            led.pay(o, jug, each, f"condiciones of the {_lance_name(options, hand)} won: {_describe(items)} = {_reckoning(base, favor, options)}")
+            led.pay(o, jug, each, reason)
         led.take_plate(jug, "the Jugador")
         if hand.bola == "failed":
             out["outcome"] = "bolaFailed"
             if options.bola_failure == "payBola":
                 bola = _favor_amount(100, favor, options)
+                reason = f"failed bola: {_reckoning(100, favor, options)} to each other player"
                 for o in others:
-                    led.pay(jug, o, bola, f"failed bola: {_reckoning(100, favor, options)} to each other player")
+                    led.pay(jug, o, bola, reason)
         else:
             out["outcome"] = "bola" if bola_made else ("primeras" if primeras else "sacada")
         out.update(primeras=primeras, condiciones=items)
@@ -502,8 +513,9 @@ def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
     if pays_cond:
         base = sum(i["tantos"] for i in items)
         each = _favor_amount(base, favor, options)
+        reason = f"condiciones of the {_lance_name(options, hand)} lost: {_describe(items)} = {_reckoning(base, favor, options)}"
         for o in others:
-            led.pay(jug, o, each, f"condiciones of the {_lance_name(options, hand)} lost: {_describe(items)} = {_reckoning(base, favor, options)}")
+            led.pay(jug, o, each, reason)
         out["condiciones"] = items
     amount, how = led.puesta_amount(favor)
     if not solo_codillo:
@@ -535,9 +547,10 @@ def _settle_surrender(options: Options, hand: Hand, led: _Ledger, out: dict[str,
             solo = hand.solera and options.vuelta_solera_allowed and options.solera_surrender == "asSolo"
             item: dict[str, Any] = {"item": "solo", "tantos": 20} if solo else {"item": "vuelta", "tantos": 2}
             each = _favor_amount(item["tantos"], favor, options)
+            reason = (f"condiciones of the {_lance_name(options, hand)} surrendered: "
+                      f"{item['item']} {item['tantos']} = {_reckoning(item['tantos'], favor, options)}")
             for o in others:
-                led.pay(rendido, o, each, f"condiciones of the {_lance_name(options, hand)} surrendered: "
-                                          f"{item['item']} {item['tantos']} = {_reckoning(item['tantos'], favor, options)}")
+                led.pay(rendido, o, each, reason)
             out["condiciones"] = [item]
         led.puestas([rendido], amount, how, joint=False)
         return
