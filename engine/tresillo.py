@@ -12,7 +12,7 @@ from __future__ import annotations
 from functools import lru_cache
 from itertools import combinations, repeat
 from operator import attrgetter
-from typing import Any
+from typing import Any, Final
 
 from engine import tresillo_settle as settle_mod
 from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
@@ -32,11 +32,17 @@ CALLS = {"paso": NO_ARGS, "juego": NO_ARGS, "mas": NO_ARGS, "entrada": SUIT_ARG,
          "bien": NO_ARGS, "defiendo": NO_ARGS, "bola": NO_ARGS, "planto": NO_ARGS}
 
 # 1.3: the plain suits' order (``PLAIN_ORDER``, highest first) as strengths.
-_PLAIN_RANKS = {suit: {card: len(order) - i for i, card in enumerate(order)} for suit, order in PLAIN_ORDER.items()}
+_PLAIN_RANKS: Final = {suit: {card: len(order) - i for i, card in enumerate(order)} for suit, order in PLAIN_ORDER.items()}
 
 # Phases (STYLE.md, habit 5), in the order a hand goes through them.
-AUCTION, DECLARE, CONTRA_ORDER, EXCHANGE, PLAY, SURRENDER, BOLA_DECISION, OVER = (
-    "auction", "declare", "contraOrder", "exchange", "play", "surrender", "bolaDecision", "over")
+AUCTION: Final = "auction"
+DECLARE: Final = "declare"
+CONTRA_ORDER: Final = "contraOrder"
+EXCHANGE: Final = "exchange"
+PLAY: Final = "play"
+SURRENDER: Final = "surrender"
+BOLA_DECISION: Final = "bolaDecision"
+OVER: Final = "over"
 
 
 def is_trump(card: Card, trump: Suit) -> bool:
@@ -48,14 +54,14 @@ def trump_rank(trump: Suit) -> dict[Card, int]:
     return _TRUMP_RANKS[trump]
 
 
-_TRUMP_RANKS = {suit: {card: i for i, card in enumerate(trump_order(suit))} for suit in Suit}
+_TRUMP_RANKS: Final = {suit: {card: i for i, card in enumerate(trump_order(suit))} for suit in Suit}
 
 # The same tables by ``Card.key`` (an int): the play looks cards up by key, which costs the same
 # whatever a card's equality is. ``_TRUMP_KEYS[trump][key]`` is the trump's index in the trump
 # order (0 = the espada; 0..2 are the matadores); ``_PLAIN_KEYS[key]`` a card's strength in its
 # suit when that suit is not trump.
-_TRUMP_KEYS = {suit: {card.key: i for i, card in enumerate(trump_order(suit))} for suit in Suit}
-_PLAIN_KEYS = {card.key: rank for ranks in _PLAIN_RANKS.values() for card, rank in ranks.items()}
+_TRUMP_KEYS: Final = {suit: {card.key: i for i, card in enumerate(trump_order(suit))} for suit in Suit}
+_PLAIN_KEYS: Final = {card.key: rank for ranks in _PLAIN_RANKS.values() for card, rank in ranks.items()}
 
 
 def is_matador(card: Card, trump: Suit) -> bool:
@@ -127,8 +133,8 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
 # ---- state -------------------------------------------------------------------------------
 
 
-_EMPTY_TRICKS = tuple(Trick(seat) for seat in range(4))  # a trick not yet led, by its leader (Trick is immutable)
-_NO_TRUMP: dict[int, int] = {}  # ``State.trump_keys`` before the trump is known (never changed)
+_EMPTY_TRICKS: Final = tuple(Trick(seat) for seat in range(4))  # a trick not yet led, by its leader (Trick is immutable)
+_NO_TRUMP: Final[dict[int, int]] = {}  # ``State.trump_keys`` before the trump is known (never changed)
 
 
 class State:
@@ -264,7 +270,7 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
     return [tuple(h) for h in hands], tuple(pack[27:])
 
 
-_CARD_ORDER = attrgetter("key")  # ``Card.sort_key`` as a C function: the canonical order of a hand
+_CARD_ORDER: Final = attrgetter("key")  # ``Card.sort_key`` as a C function: the canonical order of a hand
 
 
 def start(setup: Setup) -> State:
@@ -328,7 +334,7 @@ def _declarations(state: State) -> list[Action]:
     return out
 
 
-_DECLARATIONS: dict[tuple[int, str, int, bool], list[Action]] = {}
+_DECLARATIONS: Final[dict[tuple[int, str, int, bool], list[Action]]] = {}
 
 
 def _make_declarations(state: State, seat: int) -> list[Action]:
@@ -448,8 +454,8 @@ def _may_surrender(state: State) -> bool:
 
 # Every action but a descarte, made once (actions are immutable and can be shared between lists):
 # a call without arguments by (seat, call), a card played by seat and ``Card.key``.
-_CALL_ACTIONS = {(seat, call): Action(seat, call=call) for seat in range(4) for call, args in CALLS.items() if args == NO_ARGS}
-_CARD_ACTIONS = tuple({card.key: Action(seat, card) for card in DECK.cards} for seat in range(4))
+_CALL_ACTIONS: Final = {(seat, call): Action(seat, call=call) for seat in range(4) for call, args in CALLS.items() if args == NO_ARGS}
+_CARD_ACTIONS: Final = tuple({card.key: Action(seat, card) for card in DECK.cards} for seat in range(4))
 
 
 @remember_last
@@ -518,7 +524,7 @@ def out_of_turn_calls(state: State, seat: int) -> frozenset[str]:
     return frozenset()
 
 
-_PHASE_CALLS = {
+_PHASE_CALLS: Final = {
     AUCTION: "paso, juego or mas", DECLARE: "entrada <suit>, vuelta or solo <suit>", CONTRA_ORDER: "contra or cedo",
     EXCHANGE: "descarte [cards]", SURRENDER: "bien or defiendo", BOLA_DECISION: "bola or planto", PLAY: "a card",
 }
@@ -786,7 +792,7 @@ def _bola(state: State, action: Action) -> tuple[State, Events]:
             [{"kind": "bola", "seat": seat, "text": f"seat {seat} goes on for the bola: all nine tricks"}])
 
 
-_CALL_HANDLERS = {
+_CALL_HANDLERS: Final = {
     "paso": _auction, "juego": _auction, "mas": _auction,
     "entrada": _declare, "vuelta": _declare, "solo": _declare,
     "contra": _contra, "cedo": _contra, "descarte": _discard,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from engine.cards import DECK_40, Card, Suit, cards_str
 from engine.errors import InvalidInput
@@ -109,7 +109,7 @@ def _decided(j: int, a: int, b: int, remaining: int, defended: bool) -> bool:
     return True
 
 
-_DECIDED = {(j, a, b, 9 - j - a - b, defended): _decided(j, a, b, 9 - j - a - b, defended)
+_DECIDED: Final = {(j, a, b, 9 - j - a - b, defended): _decided(j, a, b, 9 - j - a - b, defended)
             for j in range(10) for a in range(10 - j) for b in range(10 - j - a) for defended in (False, True)}
 """``decided`` for every split of a hand's nine tricks into (j, a, b, remaining)."""
 
@@ -143,7 +143,7 @@ def estuches(cards: tuple[Card, ...] | list[Card] | frozenset[Card], trump: Suit
     return 0, 0
 
 
-_TRUMP_ORDER_KEYS = {suit: tuple(card.key for card in order) for suit, order in TRUMP_ORDER.items()}
+_TRUMP_ORDER_KEYS: Final = {suit: tuple(card.key for card in order) for suit, order in TRUMP_ORDER.items()}
 """``TRUMP_ORDER`` by ``Card.key``."""
 
 
@@ -303,7 +303,7 @@ def _who(party: int | None) -> str:
     return _SEAT_NAMES[party] if 0 <= party < len(_SEAT_NAMES) else f"seat {party}"
 
 
-_SEAT_NAMES = tuple(f"seat {seat}" for seat in range(4))
+_SEAT_NAMES: Final = tuple(f"seat {seat}" for seat in range(4))
 
 
 @dataclass
