@@ -201,6 +201,15 @@ def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     return tuple(rest)
 
 
+def _with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    """``hand`` (in canonical order) with ``card`` put in its place."""
+    key = card.key
+    i = 0
+    while i < len(hand) and hand[i].key < key:
+        i += 1
+    return hand[:i] + (card,) + hand[i:]
+
+
 def _holds(hand: tuple[Card, ...], suit: Suit) -> bool:
     for c in hand:
         if c.suit is suit:
@@ -270,7 +279,9 @@ def legal_actions(state: State) -> list[Action]:
             descarte = _DESCARTE[seat]
             return [descarte[c.key] for c in hand]
         cambio = _CAMBIO[seat]
-        return [*(cambio[c.key] for c in hand), _QUEDO[seat]]
+        out = [cambio[c.key] for c in hand]
+        out.append(_QUEDO[seat])
+        return out
     play = _PLAY_ACTION[seat]
     out = [play[c.key] for c in playable(state, seat)]
     if not state.trick_cards:  # before a lead: the calls
@@ -401,22 +412,23 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
         undealt = state.undealt[(seat - state.dealer - 1) % 4]
         if call == "cambio":
             card = Card.parse(action.args[0])
-            hand = tuple(sorted_cards(_without(hand, card) + (undealt,)))
+            hand = _with_card(_without(hand, card), undealt)
             out += (card,)
             text = f"seat {seat} exchanges one card for his undealt card"
         else:
             out += (undealt,)
             text = f"seat {seat} keeps his cards"
-    choices = tuple(call if s == seat else c for s, c in enumerate(state.choices))
+    choices = list(state.choices)
+    choices[seat] = call
     hands = _with_hand(state.hands, seat, hand)
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
-        return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4, choices, out,
+        return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4, tuple(choices), out,
                      state.napolitana, state.announcer, state.trick_leader, state.trick_cards, state.plays, state.played,
                      state.cut), events
     first = (state.dealer + 1) % 4
     events.append({"kind": "play", "seat": first, "text": f"the exchange is over; seat {first} leads"})
-    return State(state.options, state.dealer, state.fondo, hands, state.undealt, PLAY, first, choices, out,
+    return State(state.options, state.dealer, state.fondo, hands, state.undealt, PLAY, first, tuple(choices), out,
                  state.napolitana, state.announcer, first, (), state.plays, state.played, state.cut), events
 
 
