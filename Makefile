@@ -38,8 +38,11 @@ $(INSTALLED): pyproject.toml setup.py tools/protogen.py | $(PY)
 # engine/__init__.py).
 build: $(COMPILED)
 
-$(COMPILED): $(wildcard engine/*.py) | $(INSTALLED)
+# (A module whose C code did not change is not rebuilt: the touch dates every compiled module
+# from this build, which engine/__init__.py compares with the sources.)
+$(COMPILED): $(wildcard engine/*.py) service/codec.py | $(INSTALLED)
 	$(PY) setup.py -q build_ext --inplace
+	find engine service -maxdepth 1 -name "*.so" -exec touch {} +
 	touch $@
 
 # Regenerate the Python code when the schema changes.

@@ -57,7 +57,9 @@ def compiled_engine() -> list:
         return []
     modules = sorted(f"engine/{path.name}" for path in (HERE / "engine").glob("*.py") if path.name != "__init__.py")
     # The library the compiled modules share goes inside the package (engine/native__mypyc.*.so).
-    return mypycify(modules, opt_level="3", debug_level="0", group_name="engine.native")
+    # The service's codec (JSON <-> messages, on every request) is compiled on its own.
+    return (mypycify(modules, opt_level="3", debug_level="0", group_name="engine.native")
+            + mypycify(["service/codec.py"], opt_level="3", debug_level="0"))
 
 
 setup(cmdclass={"build_py": BuildPyWithProtos}, ext_modules=compiled_engine())

@@ -22,6 +22,27 @@ from types import ModuleType
 _HERE = Path(__file__).resolve().parent
 
 
+def use_compiled(package: str, directory: Path) -> bool:
+    """Whether ``package`` (its modules in ``directory``) runs its compiled modules. If not, and
+    compiled ones sit beside the sources, every module of the package is imported from its
+    ``.py`` file from now on. The service's compiled codec is chosen the same way."""
+    if not any(_compiled(source) for source in directory.glob("*.py")):
+        return False
+    if os.environ.get("NAIPES_PURE") == "1":
+        sys.meta_path.insert(0, _SourceFirst(package, directory))
+        return False
+    # In a checkout (sources edited in place) a compiled module may be older than its source; an
+    # installed wheel is built as one piece (and its files' times are those of the unpacking).
+    in_checkout = (directory.parent / "setup.py").exists()
+    stale = _stale(directory) if in_checkout else []
+    if stale:
+        warnings.warn(f"{package}: {', '.join(stale)} changed since it was compiled; running the Python sources "
+                      "(make build compiles them again)", stacklevel=2)
+        sys.meta_path.insert(0, _SourceFirst(package, directory))
+        return False
+    return True
+
+
 def _compiled(source: Path) -> Path | None:
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         built = source.with_name(source.stem + suffix)
@@ -30,39 +51,24 @@ def _compiled(source: Path) -> Path | None:
     return None
 
 
-def _stale() -> list[str]:
+def _stale(directory: Path) -> list[str]:
     """The modules whose source is newer than their compiled form."""
-    return sorted(source.name for source in _HERE.glob("*.py")
+    return sorted(source.name for source in directory.glob("*.py")
                   if (built := _compiled(source)) is not None and source.stat().st_mtime > built.stat().st_mtime)
 
 
 class _SourceFirst(importlib.abc.MetaPathFinder):
-    """Import ``engine.<module>`` from its ``.py`` file even where a compiled one sits beside it."""
+    """Import ``<package>.<module>`` from its ``.py`` file even where a compiled one sits beside it."""
+
+    def __init__(self, package: str, directory: Path):
+        self.package, self.directory = package, directory
 
     def find_spec(self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         package, _, module = fullname.partition(".")
-        if package != __name__ or not module or "." in module:
+        if package != self.package or not module or "." in module:
             return None
-        source = _HERE / f"{module}.py"
+        source = self.directory / f"{module}.py"
         return importlib.util.spec_from_file_location(fullname, source) if source.exists() else None
 
 
-def _choose() -> bool:
-    if not any(_compiled(source) for source in _HERE.glob("*.py")):
-        return False
-    # In a checkout (sources edited in place) a compiled module may be older than its source; an
-    # installed wheel is built as one piece (and its files' times are those of the unpacking).
-    if os.environ.get("NAIPES_PURE") == "1":
-        sys.meta_path.insert(0, _SourceFirst())
-        return False
-    in_checkout = (_HERE.parent / "setup.py").exists()
-    stale = _stale() if in_checkout else []
-    if stale:
-        warnings.warn(f"engine: {', '.join(stale)} changed since the engine was compiled; running the Python sources "
-                      "(make build compiles them again)", stacklevel=2)
-        sys.meta_path.insert(0, _SourceFirst())
-        return False
-    return True
-
-
-COMPILED = _choose()
+COMPILED = use_compiled(__name__, _HERE)

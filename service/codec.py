@@ -62,7 +62,7 @@ def to_engine(message: Message) -> dict[str, Any]:
         return json_format.MessageToDict(message)
 
 
-def from_engine(data: dict[str, Any], message: M) -> M:
+def from_engine(data: Any, message: M) -> M:
     """An engine answer into its message. A field the schema lacks raises (an INTERNAL error)."""
     try:
         _merge(data, message)

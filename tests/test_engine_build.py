@@ -5,7 +5,8 @@ instead when one is newer than its compiled module, or with ``NAIPES_PURE=1``. T
 same questions of both: the same records (random legal hands of every game and table size,
 complete, cut short, and spoilt by an illegal action, and the shared samples) go to ``validate``
 and ``legal_actions`` in this process and in a process that runs the sources, and every answer
-must be equal. CI sets ``NAIPES_REQUIRE_COMPILED=1``: the engine it tests must be the compiled one.
+must be equal. CI sets ``NAIPES_REQUIRE_COMPILED=1``: the engine it tests must be the compiled one,
+and so must the service's codec (which tests/test_codec_fast.py compares with json_format).
 """
 
 from __future__ import annotations
@@ -67,8 +68,11 @@ def questions() -> list[tuple[str, dict]]:
 
 
 def test_compiled_when_required() -> None:
+    import service
+
     if os.environ.get("NAIPES_REQUIRE_COMPILED") == "1":
         assert engine.COMPILED, "NAIPES_REQUIRE_COMPILED=1 but the engine runs its Python sources: make build"
+        assert service.COMPILED, "NAIPES_REQUIRE_COMPILED=1 but service/codec.py runs from its source: make build"
 
 
 def test_compiled_and_sources_answer_alike() -> None:
