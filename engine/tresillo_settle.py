@@ -110,7 +110,7 @@ def _decided(j: int, a: int, b: int, remaining: int, defended: bool) -> bool:
 
 
 _DECIDED: Final = {(j, a, b, 9 - j - a - b, defended): _decided(j, a, b, 9 - j - a - b, defended)
-            for j in range(10) for a in range(10 - j) for b in range(10 - j - a) for defended in (False, True)}
+                   for j in range(10) for a in range(10 - j) for b in range(10 - j - a) for defended in (False, True)}
 """``decided`` for every split of a hand's nine tricks into (j, a, b, remaining)."""
 
 
