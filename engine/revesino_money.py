@@ -80,27 +80,59 @@ _SPECIAL_KEYS: Final = frozenset(card.key for card in DECK_48.cards if is_specia
 
 # ---- the course of a hand -----------------------------------------------------------------------
 
-@dataclass(frozen=True)
+# Play and PlayedTrick are made for every card and trick of every hand: plain classes of Final
+# fields (read-only under mypyc), with a frozen dataclass's equality, hash and repr, are several
+# times cheaper to make than frozen dataclasses.
+
 class Play:
     """One card played. ``kind`` classifies an ace or the quínola (A5.1, section 0): ``led``,
     ``placed`` (off-suit: void, or a napolitana renouncing in tricks 1-9), ``forced`` (his only
     card of the suit led by another) or ``voluntary``; ``""`` for every other card. ``revoke``:
     a renuncio accepted under ``allowRevokes``."""
 
-    seat: int
-    card: Card
-    kind: str
-    revoke: bool = False
+    __slots__ = ("seat", "card", "kind", "revoke")
+
+    def __init__(self, seat: int, card: Card, kind: str, revoke: bool = False) -> None:
+        self.seat: Final = seat
+        self.card: Final = card
+        self.kind: Final = kind
+        self.revoke: Final = revoke
+
+    def _fields(self) -> tuple[int, Card, str, bool]:
+        return (self.seat, self.card, self.kind, self.revoke)
+
+    def __eq__(self, other: object) -> bool:
+        return self._fields() == other._fields() if isinstance(other, Play) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"Play(seat={self.seat!r}, card={self.card!r}, kind={self.kind!r}, revoke={self.revoke!r})"
 
 
-@dataclass(frozen=True)
 class PlayedTrick:
     """One trick: its number (1..11), its leader, the plays in order, the winner once complete."""
 
-    number: int
-    leader: int
-    plays: tuple[Play, ...]
-    winner: int | None
+    __slots__ = ("number", "leader", "plays", "winner")
+
+    def __init__(self, number: int, leader: int, plays: tuple[Play, ...], winner: int | None) -> None:
+        self.number: Final = number
+        self.leader: Final = leader
+        self.plays: Final = plays
+        self.winner: Final = winner
+
+    def _fields(self) -> tuple[int, int, tuple[Play, ...], int | None]:
+        return (self.number, self.leader, self.plays, self.winner)
+
+    def __eq__(self, other: object) -> bool:
+        return self._fields() == other._fields() if isinstance(other, PlayedTrick) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return f"PlayedTrick(number={self.number!r}, leader={self.leader!r}, plays={self.plays!r}, winner={self.winner!r})"
 
 
 @dataclass(frozen=True, kw_only=True)
