@@ -19,7 +19,7 @@ record's ``table``; ``settle_summary`` is the SettleHand API for apps that track
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.cards import DECK_48, Card, Suit, cards_str
@@ -193,24 +193,27 @@ class _Escrow:
     trick: int
 
 
-@dataclass
 class _Ledger:
-    options: Options
-    dealer: int
-    fondo: int
-    escrow_enabled: bool = True
-    net: list[int] = field(default_factory=lambda: [0] * SEATS)
-    escrow: int = 0
-    payments: list[dict[str, Any]] = field(default_factory=list)
-    forfeited: list[dict[str, Any]] = field(default_factory=list)
-    side: list[_Side] = field(default_factory=list)
-    pending: list[_Escrow] = field(default_factory=list)
-    fines: list[tuple[int, int]] = field(default_factory=list)  # (seat, trick) of each renuncio fine
-    revoked: dict[int, int] = field(default_factory=dict)  # seat -> trick of his first revoke
-    gergi: list[tuple[int, int, Card]] = field(default_factory=list)  # (seat, trick, ace) led
-    quinola_take: tuple[int, int] | None = None  # (seat, amount) the placed quínola took from the fondo
-    quinola_take_reversed: bool = False
-    doubled: set[int] = field(default_factory=set)  # seats whose quínola fondo payment in play stands
+    """The money of one hand as it is computed: the payments, each seat's net, the fondo and the
+    escrow, and what later payments depend on. (A plain class: one is made for every answer.)"""
+
+    def __init__(self, options: Options, dealer: int, fondo: int, escrow_enabled: bool = True) -> None:
+        self.options = options
+        self.dealer = dealer
+        self.fondo = fondo
+        self.escrow_enabled = escrow_enabled
+        self.net = [0] * SEATS
+        self.escrow = 0
+        self.payments: list[dict[str, Any]] = []
+        self.forfeited: list[dict[str, Any]] = []
+        self.side: list[_Side] = []
+        self.pending: list[_Escrow] = []
+        self.fines: list[tuple[int, int]] = []  # (seat, trick) of each renuncio fine
+        self.revoked: dict[int, int] = {}  # seat -> trick of his first revoke
+        self.gergi: list[tuple[int, int, Card]] = []  # (seat, trick, ace) led
+        self.quinola_take: tuple[int, int] | None = None  # (seat, amount) the placed quínola took from the fondo
+        self.quinola_take_reversed = False
+        self.doubled: set[int] = set()  # seats whose quínola fondo payment in play stands
 
     # -- transfers --
 
@@ -592,7 +595,7 @@ def choose_payer(options: Options, dealer: int, points: list[int], tricks: list[
 
 def party_value(options: Options, out_of_play: tuple[Card, ...]) -> int:
     """A6.7: the points of the four cards out of play plus ``partyBonus``."""
-    return sum(POINTS[c] for c in out_of_play) + options.party_bonus
+    return sum([_POINTS_BY_KEY[c.key] for c in out_of_play]) + options.party_bonus
 
 
 # ---- the money of a hand ------------------------------------------------------------------------
