@@ -133,7 +133,6 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
 # ---- state -------------------------------------------------------------------------------
 
 
-_EMPTY_TRICKS: Final = tuple(Trick(seat) for seat in range(4))  # a trick not yet led, by its leader (Trick is immutable)
 _NO_TRUMP: Final[dict[int, int]] = {}  # ``State.trump_keys`` before the trump is known (never changed)
 
 
@@ -146,7 +145,7 @@ class State:
     __slots__ = ("options", "seats", "dealer", "table", "hands", "stock", "phase", "turn", "order",
                  "bidders", "level", "holder", "forced_entrada",
                  "jugador", "lance", "trump", "trump_keys", "turned", "solera", "queue", "discards", "exchanged",
-                 "jugador_cards", "trick", "tricks",
+                 "jugador_cards", "leader", "trick_cards", "tricks",
                  "rendido", "asking", "defender", "surrender", "bola", "planto", "annulled", "resume")
 
     def __init__(self, options: Options, seats: int, dealer: int, table: Table, hands: tuple[tuple[Card, ...], ...],
@@ -155,7 +154,8 @@ class State:
                  jugador: int | None = None, lance: str | None = None, trump: Suit | None = None,
                  trump_keys: dict[int, int] = _NO_TRUMP, turned: Card | None = None, solera: bool = False,
                  queue: tuple[int, ...] = (), discards: tuple[tuple[Card, ...], ...] = (), exchanged: tuple[int, ...] = (),
-                 jugador_cards: tuple[Card, ...] = (), trick: Trick = _EMPTY_TRICKS[0], tricks: tuple[Trick, ...] = (),
+                 jugador_cards: tuple[Card, ...] = (), leader: int = 0, trick_cards: tuple[Card, ...] = (),
+                 tricks: tuple[Trick, ...] = (),
                  rendido: int | None = None, asking: tuple[int, ...] = (), defender: int | None = None,
                  surrender: str = "none", bola: str = "none", planto: bool = False, annulled: bool = False,
                  resume: int | None = None) -> None:
@@ -185,7 +185,8 @@ class State:
         self.exchanged = exchanged  # public counts, by seat (-1: not yet)
         self.jugador_cards = jugador_cards  # the Jugador's hand when play starts (estuches)
         # play (5, 6)
-        self.trick = trick
+        self.leader = leader  # the trick in progress: its leader and its cards so far
+        self.trick_cards = trick_cards
         self.tricks = tricks
         # surrender and defence (7.4), bola (7.2)
         self.rendido = rendido
@@ -201,7 +202,7 @@ class State:
         return State(self.options, self.seats, self.dealer, self.table, self.hands, self.stock, self.phase, self.turn,
                      self.order, self.bidders, self.level, self.holder, self.forced_entrada,
                      self.jugador, self.lance, self.trump, self.trump_keys, self.turned, self.solera, self.queue,
-                     self.discards, self.exchanged, self.jugador_cards, self.trick, self.tricks,
+                     self.discards, self.exchanged, self.jugador_cards, self.leader, self.trick_cards, self.tricks,
                      self.rendido, self.asking, self.defender, self.surrender, self.bola, self.planto, self.annulled,
                      self.resume)
 
@@ -214,6 +215,11 @@ class State:
 
     def __repr__(self) -> str:
         return f"State({', '.join(f'{name}={getattr(self, name)!r}' for name in self.__slots__)})"
+
+    @property
+    def trick(self) -> Trick:
+        """The trick in progress."""
+        return Trick(self.leader, self.trick_cards)
 
     @property
     def mano(self) -> int:
@@ -410,7 +416,7 @@ def playable(state: State, seat: int) -> list[Card]:
     """Section 5, as an ordered cascade: follow the suit led; on a trump lead play a trump unless
     every trump held is a privileged matador."""
     hand = state.hands[seat]  # kept in canonical order
-    trick = state.trick.cards
+    trick = state.trick_cards
     if not trick:
         return list(hand)  # the leader plays anything
     led = trick[0]
@@ -432,7 +438,7 @@ def playable(state: State, seat: int) -> list[Card]:
     # (or with multiMatadorRenege off), by a higher matador led by the mano (or by anyone).
     if state.options.multi_matador_renege and len(trumps) > 1:
         return list(hand)
-    forcing = state.options.matador_forcing == "trickLeader" or state.trick.leader == state.mano
+    forcing = state.options.matador_forcing == "trickLeader" or state.leader == state.mano
     if forcing and led_rank < 3 and any(led_rank < rank for rank in held):
         return trumps
     return list(hand)
@@ -451,9 +457,8 @@ def _may_surrender(state: State) -> bool:
     played = len(state.tricks)
     if played < 3:
         return True
-    trick = state.trick  # the fourth: has the Jugador played to it yet?
-    order = state.order
-    return played == 3 and (order.index(jugador) - order.index(trick.leader)) % 3 >= len(trick.cards)
+    order = state.order  # the fourth trick: has the Jugador played to it yet?
+    return played == 3 and (order.index(jugador) - order.index(state.leader)) % 3 >= len(state.trick_cards)
 
 
 # Every action but a descarte, made once (actions are immutable and can be shared between lists):
@@ -574,7 +579,7 @@ def explain(state: State, action: Action) -> IllegalAction:
 def _explain_card(state: State, seat: int, card: Card) -> IllegalAction:
     trump = state.trump
     assert trump is not None
-    led = state.trick.cards[0]
+    led = state.trick_cards[0]
     ranks = trump_rank(trump)
     legal = playable(state, seat)
     if led not in ranks:
@@ -583,7 +588,7 @@ def _explain_card(state: State, seat: int, card: Card) -> IllegalAction:
         return IllegalAction("MUST_FOLLOW_SUIT", f"seat {seat} holds {cards_str(legal)} of {suit}, the suit led ({led}), "
                              f"and must follow it, not play {card}{note}")
     if len(legal) == 1 and is_matador(legal[0], trump):
-        forced, by = legal[0], "the mano" if state.trick.leader == state.mano else f"seat {state.trick.leader}"
+        forced, by = legal[0], "the mano" if state.leader == state.mano else f"seat {state.leader}"
         name = _matador_name(forced, trump)
         return IllegalAction("MUST_PLAY_TRUMP", f"seat {seat} holds {forced}, {name}, its only trump, and {_matador_name(led, trump)} "
                              f"({led}) was led by {by}: {name} must be played, not {card}")
@@ -749,7 +754,7 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     jugador, mano = state.jugador, state.mano
     assert jugador is not None
     events.append({"kind": "play", "seat": mano, "text": f"the exchange is over; seat {mano}, the mano, leads"})
-    new.phase, new.turn, new.trick, new.jugador_cards = PLAY, mano, _EMPTY_TRICKS[mano], hands[jugador]
+    new.phase, new.turn, new.leader, new.jugador_cards = PLAY, mano, mano, hands[jugador]
     return new, events
 
 
@@ -808,19 +813,19 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     key = card.key
     hand = tuple([c for c in state.hands[seat] if c.key != key])
     hands = _with_hand(state.hands, seat, hand)
-    trick = state.trick
-    cards = trick.cards + (card,)
+    leader = state.leader
+    cards = state.trick_cards + (card,)
     code = str(card)
     events: Events = [{"kind": "card", "seat": seat, "card": code, "text": f"seat {seat} plays {code}"}]
     order = state.order
     if len(cards) < 3:
         nxt = order[(order.index(seat) + 1) % 3]
         new = state.copy()
-        new.hands, new.trick, new.turn = hands, Trick(trick.leader, cards), nxt
+        new.hands, new.trick_cards, new.turn = hands, cards, nxt
         return new, events
     idx = _winner_index(cards, state.trump_keys)
-    winner = order[(order.index(trick.leader) + idx) % 3]
-    tricks = state.tricks + (Trick(trick.leader, cards, winner),)
+    winner = order[(order.index(leader) + idx) % 3]
+    tricks = state.tricks + (Trick(leader, cards, winner),)
     number = len(tricks)
     best = str(cards[idx])
     events.append({"kind": "trick", "seat": winner, "card": best, "trick": number,
@@ -866,7 +871,8 @@ def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tupl
         events.append({"kind": "over", "text": "the result is settled" + ("" if remaining == 0 else f" with {remaining} tricks unplayed")})
         phase, turn = OVER, None
     new = state.copy()
-    new.hands, new.trick, new.tricks, new.turn, new.phase, new.bola = hands, _EMPTY_TRICKS[winner], tricks, turn, phase, bola
+    new.hands, new.leader, new.trick_cards, new.tricks = hands, winner, (), tricks
+    new.turn, new.phase, new.bola = turn, phase, bola
     return new, events
 
 
@@ -890,7 +896,7 @@ def _is_over(state: State, tricks: tuple[Trick, ...], declarer: int) -> bool:
 
 
 def tricks(state: State) -> list[Trick]:
-    return [*state.tricks, *([state.trick] if state.trick.cards else [])]
+    return [*state.tricks, *([state.trick] if state.trick_cards else [])]
 
 
 def summary(state: State) -> dict[str, Any]:
