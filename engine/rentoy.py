@@ -8,7 +8,7 @@ the arrastre: on a trump lead, play a trump if you hold one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Final
 
 from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
@@ -66,23 +66,50 @@ class Proposal:
     answerer: int  # the seat expected to answer (the next seat in order of play)
 
 
-class State(NamedTuple):
-    options: Options
-    seats: int
-    dealer: int
-    turnup: Card
-    hands: tuple[tuple[Card, ...], ...]
-    score: tuple[int, int]
-    trick: Trick
-    turn: int
-    tricks: tuple[Trick, ...] = ()
-    won: tuple[int, int] = (0, 0)
-    value: int = 1
-    proposal: Proposal | None = None
-    raise_right: int | None = None  # None: either team may bet
-    winner: int | None = None  # team that won the hand, once finished
-    end: str | None = None  # "tricks", "fold" or "renuncio"
-    ladder: tuple[int, ...] = LADDERS["1-3-6-9-12"]
+_STATE_FIELDS = ("options", "seats", "dealer", "turnup", "hands", "score", "trick", "turn", "tricks", "won", "value",
+                 "proposal", "raise_right", "winner", "end", "ladder")
+
+
+class State:
+    """A hand at one moment. Never changed once made: ``apply`` makes a new one (the fields are
+    ``Final``; a plain class, the cheapest object to make, here and compiled by mypyc)."""
+
+    __slots__ = _STATE_FIELDS
+
+    def __init__(self, options: Options, seats: int, dealer: int, turnup: Card, hands: tuple[tuple[Card, ...], ...],
+                 score: tuple[int, int], trick: Trick, turn: int, tricks: tuple[Trick, ...] = (), won: tuple[int, int] = (0, 0),
+                 value: int = 1, proposal: Proposal | None = None, raise_right: int | None = None, winner: int | None = None,
+                 end: str | None = None, ladder: tuple[int, ...] = LADDERS["1-3-6-9-12"]) -> None:
+        self.options: Final = options
+        self.seats: Final = seats
+        self.dealer: Final = dealer
+        self.turnup: Final = turnup
+        self.hands: Final = hands
+        self.score: Final = score
+        self.trick: Final = trick
+        self.turn: Final = turn
+        self.tricks: Final = tricks
+        self.won: Final = won
+        self.value: Final = value
+        self.proposal: Final = proposal
+        self.raise_right: Final = raise_right  # None: either team may bet
+        self.winner: Final = winner  # team that won the hand, once finished
+        self.end: Final = end  # "tricks", "fold" or "renuncio"
+        self.ladder: Final = ladder
+
+    def _replace(self, **changes: Any) -> State:
+        """A copy with some fields changed (as a NamedTuple's ``_replace``)."""
+        values = {name: getattr(self, name) for name in _STATE_FIELDS}
+        values.update(changes)
+        return State(**values)
+
+    def _played(self, hands: tuple[tuple[Card, ...], ...], trick: Trick, turn: int) -> State:
+        """A copy after a card that does not complete the trick (the commonest step, made directly)."""
+        return State(self.options, self.seats, self.dealer, self.turnup, hands, self.score, trick, turn, self.tricks, self.won,
+                     self.value, self.proposal, self.raise_right, self.winner, self.end, self.ladder)
+
+    def __repr__(self) -> str:
+        return "State(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in _STATE_FIELDS) + ")"
 
     @property
     def trump(self) -> Suit:
@@ -355,7 +382,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, An
     trick = state.trick.with_card(card)
     events: list[dict[str, Any]] = [{"kind": "card", "seat": seat, "card": card.code, "text": f"seat {seat} plays {card.code}"}]
     if len(trick.cards) < state.seats and not renounced:
-        return state._replace(hands=tuple(hands), trick=trick, turn=(seat + 1) % state.seats), events
+        return state._played(tuple(hands), trick, (seat + 1) % state.seats), events
     state = state._replace(hands=tuple(hands), trick=trick)
     if renounced:
         # T13 option "penalty": the offending team loses the hand at its current value.
