@@ -127,7 +127,7 @@ class State:
     @property
     def tricks(self) -> tuple[Trick, ...]:
         """The complete tricks."""
-        return tuple(Trick(t.leader, tuple(p.card for p in t.plays), t.winner) for t in self.played)
+        return tuple([Trick(t.leader, tuple([p.card for p in t.plays]), t.winner) for t in self.played])
 
     @property
     def finished(self) -> bool:
@@ -545,7 +545,7 @@ def summary(state: State) -> dict[str, Any]:
     """The public fields of a hand in any state: the exchange choices, the napolitana and
     revesino, tricks and points taken, the fondo and the escrow."""
     money = _money(state)
-    out: dict[str, Any] = {"phase": state.phase, "exchanges": [c for c in state.choices]}
+    out: dict[str, Any] = {"phase": state.phase, "exchanges": list(state.choices)}
     out.update({_RENAMED.get(k, k): v for k, v in money.items() if k not in _SETTLEMENT_ONLY})
     if state.napolitana is not None and "napolitana" not in out:
         out["napolitana"] = {"seat": state.napolitana, "outcome": "pending"}
