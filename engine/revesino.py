@@ -189,7 +189,7 @@ _NAPOLITANA: Final = tuple(Action(s, call="napolitana") for s in _SEATS)
 _REVESINO: Final = tuple(Action(s, call="revesino") for s in _SEATS)
 _PLAY_TEXT: Final[tuple[dict[int, str], ...]] = tuple({c.key: f"seat {s} plays {c}" for c in DECK_48.cards} for s in _SEATS)
 _PLAIN_PLAY: Final[tuple[dict[int, Play], ...]] = tuple({c.key: Play(s, c, "") for c in DECK_48.cards} for s in _SEATS)
-"""The play of a card that is neither an ace nor the quínola, nor a revoke (frozen: shared)."""
+"""The play of a card that is neither an ace nor the quínola, nor a revoke (read-only: shared)."""
 
 
 def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
