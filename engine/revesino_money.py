@@ -160,12 +160,12 @@ FONDO: Final = -1
 ESCROW: Final = -2
 
 
+_PARTY_NAMES: Final = {FONDO: "fondo", ESCROW: "escrow", **{seat: f"seat {seat}" for seat in range(SEATS)}}
+
+
 def _who(party: int) -> str:
-    if party == FONDO:
-        return "fondo"
-    if party == ESCROW:
-        return "escrow"
-    return f"seat {party}"
+    name = _PARTY_NAMES.get(party)
+    return name if name is not None else f"seat {party}"
 
 
 @dataclass
@@ -222,17 +222,20 @@ class _Ledger:
         assert amount >= 0, amount
         if amount == 0:
             return
-        for party, sign in ((payer, -1), (payee, 1)):
-            if party == FONDO:
-                self.fondo += sign * amount
-            elif party == ESCROW:
-                self.escrow += sign * amount
-            else:
-                self.net[party] += sign * amount
+        self._add(payer, -amount)
+        self._add(payee, amount)
         item: dict[str, Any] = {"payer": _who(payer), "payee": _who(payee), "amount": amount, "reason": reason}
         if trick is not None:
             item["trick"] = trick
         self.payments.append(item)
+
+    def _add(self, party: int, amount: int) -> None:
+        if party == FONDO:
+            self.fondo += amount
+        elif party == ESCROW:
+            self.escrow += amount
+        else:
+            self.net[party] += amount
 
     def forfeits(self, seat: int, when: int) -> bool:
         """A6.8: a seat that revoked in trick ``when`` or earlier collects nothing more."""
