@@ -10,6 +10,7 @@ import enum
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from operator import attrgetter
 from typing import Final
 
 from engine.errors import InvalidInput
@@ -181,10 +182,13 @@ DECK_40 = Deck((1, 2, 3, 4, 5, 6, 7, 10, 11, 12))
 DECK_48 = Deck((1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12))
 
 
+BY_KEY: Final = attrgetter("key")  # the sort key of a card (Card.sort_key), as a C function
+
+
 def cards_str(cards: tuple[Card, ...] | list[Card]) -> str:
     """Cards as one canonical string: ``"1e 7o 12c"``."""
     return " ".join(str(c) for c in cards)
 
 
 def sorted_cards(cards: tuple[Card, ...] | list[Card] | frozenset[Card]) -> list[Card]:
-    return sorted(cards, key=Card.sort_key)
+    return sorted(cards, key=BY_KEY)

@@ -341,7 +341,8 @@ def _next_value(state: State, value: int) -> int:
 
 
 def _finish(state: State, winner: int, end: str) -> State:
-    return state._replace(winner=winner, end=end, proposal=None)
+    return State(state.options, state.seats, state.dealer, state.turnup, state.hands, state.score, state.trick, state.turn,
+                 state.tricks, state.won, state.value, None, state.raise_right, winner, end, state.ladder)
 
 
 def apply(state: State, action: Action) -> tuple[State, list[dict[str, Any]]]:
@@ -383,9 +384,9 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, An
     events: list[dict[str, Any]] = [{"kind": "card", "seat": seat, "card": card.code, "text": f"seat {seat} plays {card.code}"}]
     if len(trick.cards) < state.seats and not renounced:
         return state._played(tuple(hands), trick, (seat + 1) % state.seats), events
-    state = state._replace(hands=tuple(hands), trick=trick)
     if renounced:
         # T13 option "penalty": the offending team loses the hand at its current value.
+        state = state._replace(hands=tuple(hands), trick=trick)
         winner = 1 - team(seat)
         events.append({"kind": "renuncio", "seat": seat, "team": team(seat), "value": state.value,
                        "text": f"seat {seat} renounces: holds a trump on a trump lead and plays {card}; "
@@ -396,8 +397,9 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, An
     done = Trick(trick.leader, trick.cards, winner_seat)
     won = list(state.won)
     won[team(winner_seat)] += 1
-    state = state._replace(tricks=state.tricks + (done,), won=(won[0], won[1]),
-                    trick=Trick(winner_seat), turn=winner_seat)
+    state = State(state.options, state.seats, state.dealer, state.turnup, tuple(hands), state.score, Trick(winner_seat), winner_seat,
+                  state.tricks + (done,), (won[0], won[1]), state.value, state.proposal, state.raise_right, state.winner, state.end,
+                  state.ladder)
     events.append({"kind": "trick", "seat": winner_seat, "team": team(winner_seat), "card": str(trick.cards[idx]),
                    "trick": len(state.tricks),
                    "text": f"trick {len(state.tricks)} to seat {winner_seat} (team {team(winner_seat)}) with {trick.cards[idx]}"})
