@@ -1,8 +1,10 @@
-"""The streaming validator (``ValidateHands``): records in, results out, in order, on every core.
+"""The streaming validator (``ValidateHands``): records in, results out, in order, on every core:
+the process serving the stream moves the messages, a pool of processes validates them.
 
-A stream's records are validated in a pool of worker processes (``pool_size()``: the server's
-configured worker count, ``NAIPES_WORKERS``, else ``os.cpu_count()``), shared by every stream of
-the server process and started on the first stream. The transports hand the pool wire items and
+A stream's records are validated in a pool of worker processes (``pool_size()``: one fewer than
+the server's cores, ``NAIPES_WORKERS`` else ``os.cpu_count()``, at least one; or
+``NAIPES_STREAM_WORKERS``), shared by every stream of the server process and started on the first
+stream. The transports hand the pool wire items and
 get wire items back, so the server process only moves bytes:
 
 * gRPC: serialized ``ValidateHandsRequest`` in, serialized ``ValidateHandsResponse`` out
@@ -131,9 +133,15 @@ def internal_ndjson(batch: list[bytes], _exc: BaseException) -> list[bytes]:
 
 
 def pool_size() -> int:
-    """The server's configured worker count (NAIPES_WORKERS), else every core."""
-    configured = os.environ.get("NAIPES_WORKERS")
-    return max(1, int(configured)) if configured else (os.cpu_count() or 1)
+    """NAIPES_STREAM_WORKERS if set; else one process fewer than the server's cores (its
+    configured worker count, NAIPES_WORKERS, else every core), and at least one: the process
+    serving a stream needs a core of its own to move the messages. (On 2 cores, a 2-worker server:
+    one pool process streamed 6,800-8,600 Rentoy records/s, two 4,200-5,000; bench/NOTES.md.)"""
+    configured = os.environ.get("NAIPES_STREAM_WORKERS")
+    if configured:
+        return max(1, int(configured))
+    cores = os.environ.get("NAIPES_WORKERS")
+    return max(1, (int(cores) if cores else (os.cpu_count() or 1)) - 1)
 
 
 _pool: ProcessPoolExecutor | None = None

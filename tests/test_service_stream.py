@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import socket
 import threading
 from collections.abc import Iterable, Iterator
@@ -132,6 +133,19 @@ def test_grpc_answers_come_while_the_client_is_still_sending(stub) -> None:
     for i, answer in enumerate(stub.ValidateHands(one_at_a_time(), timeout=60)):
         assert answer.id == f"r{i}" and len(sent) == i + 1
         ready.release()
+
+
+def test_the_pool_leaves_a_core_to_the_process_serving_the_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NAIPES_STREAM_WORKERS", raising=False)
+    sizes = {}
+    for workers in ("1", "2", "4"):
+        monkeypatch.setenv("NAIPES_WORKERS", workers)
+        sizes[workers] = stream.pool_size()
+    assert sizes == {"1": 1, "2": 1, "4": 3}
+    monkeypatch.delenv("NAIPES_WORKERS")
+    assert stream.pool_size() == max(1, (os.cpu_count() or 1) - 1)
+    monkeypatch.setenv("NAIPES_STREAM_WORKERS", "3")
+    assert stream.pool_size() == 3
 
 
 def test_the_pipeline_bounds_the_records_in_flight() -> None:
