@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import combinations, repeat
-from operator import attrgetter
 from typing import Any, Final
 
 from engine import tresillo_settle as settle_mod
-from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
+from engine.cards import BY_KEY, DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, remember_last
 from engine.tresillo_options import Options
@@ -276,13 +275,10 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
     return [tuple(h) for h in hands], tuple(pack[27:])
 
 
-_CARD_ORDER: Final = attrgetter("key")  # ``Card.sort_key`` as a C function: the canonical order of a hand
-
-
 def start(setup: Setup) -> State:
     order = active_seats(setup.seats, setup.dealer)
     return State(options=setup.options, seats=setup.seats, dealer=setup.dealer, table=setup.table,
-                 hands=tuple(tuple(sorted(h, key=_CARD_ORDER)) for h in setup.hands), stock=setup.stock, phase=AUCTION, turn=order[0], order=order,
+                 hands=tuple(tuple(sorted(h, key=BY_KEY)) for h in setup.hands), stock=setup.stock, phase=AUCTION, turn=order[0], order=order,
                  bidders=order, discards=tuple(() for _ in range(setup.seats)),
                  exchanged=tuple(-1 for _ in range(setup.seats)))
 
@@ -735,7 +731,7 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     draw = len(out) - 1 if vuelta else len(out)
     drawn, stock = state.stock[:draw], state.stock[draw:]
     gone = {c.key for c in out}
-    hand = tuple(sorted([c for c in state.hands[seat] if c.key not in gone] + list(drawn), key=_CARD_ORDER))
+    hand = tuple(sorted([c for c in state.hands[seat] if c.key not in gone] + list(drawn), key=BY_KEY))
     hands = _with_hand(state.hands, seat, hand)
     discards = _with_hand(state.discards, seat, state.discards[seat] + out)
     exchanged = state.exchanged[:seat] + (len(out),) + state.exchanged[seat + 1:]
