@@ -12,7 +12,7 @@ from engine import options as options_mod
 from engine import rentoy, revesino, shuffle, tresillo
 from engine.cards import Suit, cards_str
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import Game, read_setup, replay, require
+from engine.record import Game, check_seats, read_dealer, read_seats, read_setup, replay, require
 
 GAMES: dict[str, ModuleType] = {"tresillo": tresillo, "revesino": revesino, "rentoy": rentoy}
 
@@ -114,8 +114,7 @@ def resolve_trick(request: Any) -> dict[str, Any]:
     seats = request.get("seats")
     size = None
     if seats is not None:
-        if seats not in game.SEATS:
-            raise InvalidInput("INVALID_SEATS", "seats", f"{game.NAME} is played with {', '.join(map(str, game.SEATS))} seats, not {seats}")
+        check_seats(game, seats)
         size = game.trick_size(seats)
         if len(cards) > size:
             raise InvalidInput("WRONG_HAND_SIZE", "cards", f"a trick at a {seats}-seat {game.NAME} table has {size} cards, not {len(cards)}")
@@ -146,9 +145,7 @@ def resolve_trick(request: Any) -> dict[str, Any]:
 def settle_hand(request: Any) -> dict[str, Any]:
     """The money of a finished hand, from its summary and the table before it."""
     game = game_of(request)
-    seats = require(request, "seats", int)
-    if seats not in game.SEATS:
-        raise InvalidInput("INVALID_SEATS", "seats", f"{game.NAME} is played with {', '.join(map(str, game.SEATS))} seats, not {seats}")
+    seats = read_seats(game, request)
     opts: Any = options_mod.parse_options(game.Options, request.get("rules"))
     table = game.read_table(request.get("table") or {}, seats)
     return game.settle_summary(opts, table, request)
@@ -157,12 +154,8 @@ def settle_hand(request: Any) -> dict[str, Any]:
 def deal(request: Any) -> dict[str, Any]:
     """A deterministic deal from a seed, and the commitment to publish before the hand."""
     game = game_of(request)
-    seats = require(request, "seats", int)
-    if seats not in game.SEATS:
-        raise InvalidInput("INVALID_SEATS", "seats", f"{game.NAME} is played with {', '.join(map(str, game.SEATS))} seats, not {seats}")
-    dealer = require(request, "dealer", int)
-    if not 0 <= dealer < seats:
-        raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {dealer} is not a seat of this {seats}-seat table")
+    seats = read_seats(game, request)
+    dealer = read_dealer(request, seats)
     seed = require(request, "seed", str)
     if not seed:
         raise InvalidInput("INVALID_FIELD", "seed", "seed must be a non-empty string")

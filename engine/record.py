@@ -223,19 +223,46 @@ def json_int(value: Any) -> int | None:
     return value if isinstance(value, int) else None
 
 
+def read_seats(game: Game, request: dict[str, Any]) -> int:
+    """A request's ``seats``: one of the table sizes the game is played at."""
+    seats: int = require(request, "seats", int)
+    check_seats(game, seats)
+    return seats
+
+
+def check_seats(game: Game, seats: int) -> None:
+    if seats not in game.SEATS:
+        allowed = ", ".join(map(str, game.SEATS))
+        raise InvalidInput("INVALID_SEATS", "seats", f"{game.NAME} is played with {allowed} seats, not {seats}")
+
+
+def read_dealer(request: dict[str, Any], seats: int) -> int:
+    """A request's ``dealer``: a seat of the table."""
+    dealer: int = require(request, "dealer", int)
+    if not 0 <= dealer < seats:
+        raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {dealer} is not a seat of this {seats}-seat table (0..{seats - 1})")
+    return dealer
+
+
+def play_actions(deck: Deck, seats: int) -> tuple[dict[int, Action], ...]:
+    """Every card play of every seat, made once: ``[seat][card.key]``. Legal lists are built by
+    looking actions up in such tables (and are shared: callers must not change them)."""
+    return tuple({card.key: Action(seat, card=card) for card in deck.cards} for seat in range(seats))
+
+
+def call_actions(calls: dict[str, str], seats: int) -> tuple[dict[str, Action], ...]:
+    """Every call written alone (``NO_ARGS``) of every seat, made once: ``[seat][call]``."""
+    return tuple({call: Action(seat, call=call) for call, args in calls.items() if args == NO_ARGS} for seat in range(seats))
+
+
 def read_setup(game: Game, record: Any) -> tuple[Setup, list[Any]]:
     """Check a record's shape and read its setup; return it with the action list."""
     from engine import shuffle
 
     if not isinstance(record, dict):
         raise InvalidInput("INVALID_FIELD", "record", "a hand record must be a JSON object")
-    seats = require(record, "seats", int)
-    if seats not in game.SEATS:
-        allowed = ", ".join(map(str, game.SEATS))
-        raise InvalidInput("INVALID_SEATS", "seats", f"{game.NAME} is played with {allowed} seats, not {seats}")
-    dealer = require(record, "dealer", int)
-    if not 0 <= dealer < seats:
-        raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {dealer} is not a seat of this {seats}-seat table (0..{seats - 1})")
+    seats = read_seats(game, record)
+    dealer = read_dealer(record, seats)
     options = game_options(game, record.get("rules"))
     table = game.read_table(record.get("table") or {}, seats)
     deal = require(record, "deal", dict)

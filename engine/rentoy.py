@@ -13,7 +13,7 @@ from typing import Any, Final
 from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
-from engine.record import NO_ARGS, Action, Setup, remember_last
+from engine.record import NO_ARGS, Action, Setup, call_actions, play_actions, remember_last
 from engine.tricks import Trick, rank_table, winning_index
 
 NAME = "rentoy"
@@ -245,8 +245,8 @@ def playable(state: State, seat: int) -> list[Card]:
 
 
 # Every action there is, made once: the legal lists are built by lookup.
-_PLAY = [{card: Action(seat, card=card) for card in DECK_40.cards} for seat in range(max(SEATS))]
-_CALL = [{call: Action(seat, call=call) for call in CALLS} for seat in range(max(SEATS))]
+_PLAY = play_actions(DECK_40, max(SEATS))
+_CALL = call_actions(CALLS, max(SEATS))
 
 
 @remember_last
@@ -265,7 +265,7 @@ def legal_actions(state: State) -> list[Action]:
         return out
     seat = state.turn
     plays = _PLAY[seat]
-    out = [plays[c] for c in playable(state, seat)]
+    out = [plays[c.key] for c in playable(state, seat)]
     if _may_bet(state, seat):
         out.append(_CALL[seat]["envite"])
     if state.options.bet_timing == "anytime":

@@ -14,7 +14,7 @@ from typing import Any, Final
 from engine import revesino_money as money_mod
 from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import CARD_ARG, NO_ARGS, Action, Setup, remember_last
+from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, play_actions, remember_last
 from engine.revesino_money import STRENGTH, Course, Play, PlayedTrick, is_special, qualifies, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
@@ -180,13 +180,11 @@ def start(setup: Setup) -> State:
 _CODE: Final[dict[int, str]] = {c.key: str(c) for c in DECK_48.cards}
 _SPECIAL: Final[dict[int, bool]] = {c.key: is_special(c) for c in DECK_48.cards}
 _SEATS: Final = range(4)
-_PLAY_ACTION: Final[tuple[dict[int, Action], ...]] = tuple({c.key: Action(s, card=c) for c in DECK_48.cards} for s in _SEATS)
+_PLAY_ACTION: Final = play_actions(DECK_48, 4)
+_CALL_ACTION: Final = call_actions(CALLS, 4)  # quedo, napolitana, revesino
 _CAMBIO: Final[tuple[dict[int, Action], ...]] = tuple({c.key: Action(s, call="cambio", args=(str(c),)) for c in DECK_48.cards} for s in _SEATS)
 _DESCARTE: Final[tuple[dict[int, Action], ...]] = tuple({c.key: Action(s, call="descarte", args=(str(c),)) for c in DECK_48.cards}
                                                  for s in _SEATS)
-_QUEDO: Final = tuple(Action(s, call="quedo") for s in _SEATS)
-_NAPOLITANA: Final = tuple(Action(s, call="napolitana") for s in _SEATS)
-_REVESINO: Final = tuple(Action(s, call="revesino") for s in _SEATS)
 _PLAY_TEXT: Final[tuple[dict[int, str], ...]] = tuple({c.key: f"seat {s} plays {c}" for c in DECK_48.cards} for s in _SEATS)
 _PLAIN_PLAY: Final[tuple[dict[int, Play], ...]] = tuple({c.key: Play(s, c, "") for c in DECK_48.cards} for s in _SEATS)
 """The play of a card that is neither an ace nor the quínola, nor a revoke (read-only: shared)."""
@@ -280,15 +278,15 @@ def legal_actions(state: State) -> list[Action]:
             return [descarte[c.key] for c in hand]
         cambio = _CAMBIO[seat]
         out = [cambio[c.key] for c in hand]
-        out.append(_QUEDO[seat])
+        out.append(_CALL_ACTION[seat]["quedo"])
         return out
     play = _PLAY_ACTION[seat]
     out = [play[c.key] for c in playable(state, seat)]
     if not state.trick_cards:  # before a lead: the calls
         if _may_announce(state, seat):
-            out.append(_REVESINO[seat])
+            out.append(_CALL_ACTION[seat]["revesino"])
         if _napolitana_open(state):
-            out += [_NAPOLITANA[s] for s in _round_from(seat) if qualifies(state.hands[s])]
+            out += [_CALL_ACTION[s]["napolitana"] for s in _round_from(seat) if qualifies(state.hands[s])]
     return out
 
 

@@ -16,7 +16,7 @@ from typing import Any, Final
 from engine import tresillo_settle as settle_mod
 from engine.cards import BY_KEY, DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, remember_last
+from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, call_actions, play_actions, remember_last
 from engine.tresillo_options import Options
 from engine.tresillo_settle import BASTO, ESPADA, PLAIN_ORDER, Table, trump_order
 from engine.tricks import Trick
@@ -459,8 +459,8 @@ def _may_surrender(state: State) -> bool:
 
 # Every action but a descarte, made once (actions are immutable and can be shared between lists):
 # a call without arguments by (seat, call), a card played by seat and ``Card.key``.
-_CALL_ACTIONS: Final = {(seat, call): Action(seat, call=call) for seat in range(4) for call, args in CALLS.items() if args == NO_ARGS}
-_CARD_ACTIONS: Final = tuple({card.key: Action(seat, card) for card in DECK.cards} for seat in range(4))
+_CALL_ACTIONS: Final = call_actions(CALLS, 4)
+_CARD_ACTIONS: Final = play_actions(DECK, 4)
 
 
 @remember_last
@@ -473,20 +473,20 @@ def legal_actions(state: State) -> list[Action]:
         out = [actions[c.key] for c in playable(state, seat)]
         if _may_surrender(state):
             assert state.jugador is not None
-            out.append(_CALL_ACTIONS[state.jugador, "rindo"])
+            out.append(_CALL_ACTIONS[state.jugador]["rindo"])
         return out
     if phase == EXCHANGE:
         return _discards(state, seat)
     if phase == AUCTION:
-        return [_CALL_ACTIONS[seat, v] for v in _auction_voices(state, seat)]
+        return [_CALL_ACTIONS[seat][v] for v in _auction_voices(state, seat)]
     if phase == DECLARE:
         return _declarations(state)
     if phase == CONTRA_ORDER:
-        return [_CALL_ACTIONS[seat, "contra"], _CALL_ACTIONS[seat, "cedo"]]
+        return [_CALL_ACTIONS[seat]["contra"], _CALL_ACTIONS[seat]["cedo"]]
     if phase == SURRENDER:
-        return [_CALL_ACTIONS[seat, "bien"], _CALL_ACTIONS[seat, "defiendo"]]
+        return [_CALL_ACTIONS[seat]["bien"], _CALL_ACTIONS[seat]["defiendo"]]
     assert phase == BOLA_DECISION
-    return [_CALL_ACTIONS[seat, "bola"], _CALL_ACTIONS[seat, "planto"]]
+    return [_CALL_ACTIONS[seat]["bola"], _CALL_ACTIONS[seat]["planto"]]
 
 
 def is_legal(state: State, action: Action) -> bool:
