@@ -38,6 +38,19 @@ class Action(NamedTuple):
         return " ".join((str(self.seat), str(self.call), *self.args))
 
 
+def replaced(state: S, fields: tuple[str, ...], changes: dict[str, Any]) -> S:
+    """A copy of a game's state with some fields changed (what ``NamedTuple._replace`` does): the
+    states are plain classes whose constructor takes each of ``fields`` by name."""
+    values = {name: getattr(state, name) for name in fields}
+    values.update(changes)
+    return type(state)(**values)
+
+
+def fields_repr(obj: object, fields: tuple[str, ...]) -> str:
+    """``Name(field=value, ...)``, as a dataclass or NamedTuple writes itself."""
+    return f"{type(obj).__name__}(" + ", ".join(f"{name}={getattr(obj, name)!r}" for name in fields) + ")"
+
+
 def remember_last(fn: Callable[[S], R]) -> Callable[[S], R]:
     """Remember the answer for the last state asked (by identity): the replay asks for the legal
     actions of a state to check an action, and the answer asks again for the next ones. The

@@ -13,7 +13,7 @@ from typing import Any, Final
 from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
-from engine.record import NO_ARGS, Action, Setup, call_actions, play_actions, remember_last
+from engine.record import NO_ARGS, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced
 from engine.tricks import Trick, rank_table, winning_index
 
 NAME = "rentoy"
@@ -99,9 +99,7 @@ class State:
 
     def _replace(self, **changes: Any) -> State:
         """A copy with some fields changed (as a NamedTuple's ``_replace``)."""
-        values = {name: getattr(self, name) for name in _STATE_FIELDS}
-        values.update(changes)
-        return State(**values)
+        return replaced(self, _STATE_FIELDS, changes)
 
     def _played(self, hands: tuple[tuple[Card, ...], ...], trick: Trick, turn: int) -> State:
         """A copy after a card that does not complete the trick (the commonest step, made directly)."""
@@ -109,7 +107,7 @@ class State:
                      self.value, self.proposal, self.raise_right, self.winner, self.end, self.ladder)
 
     def __repr__(self) -> str:
-        return "State(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in _STATE_FIELDS) + ")"
+        return fields_repr(self, _STATE_FIELDS)
 
     @property
     def trump(self) -> Suit:

@@ -14,7 +14,7 @@ from typing import Any, Final
 from engine import revesino_money as money_mod
 from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, play_actions, remember_last
+from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced
 from engine.revesino_money import STRENGTH, Course, Play, PlayedTrick, is_special, qualifies, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
@@ -112,12 +112,10 @@ class State:
 
     def _replace(self, **changes: Any) -> State:
         """A copy with some fields changed (as a NamedTuple's ``_replace``)."""
-        values = {name: getattr(self, name) for name in _STATE_FIELDS}
-        values.update(changes)
-        return State(**values)
+        return replaced(self, _STATE_FIELDS, changes)
 
     def __repr__(self) -> str:
-        return "State(" + ", ".join(f"{name}={getattr(self, name)!r}" for name in _STATE_FIELDS) + ")"
+        return fields_repr(self, _STATE_FIELDS)
 
     @property
     def trick(self) -> Trick:

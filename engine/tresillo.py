@@ -16,7 +16,7 @@ from typing import Any, Final
 from engine import tresillo_settle as settle_mod
 from engine.cards import BY_KEY, DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, call_actions, play_actions, remember_last
+from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced
 from engine.tresillo_options import Options
 from engine.tresillo_settle import BASTO, ESPADA, PLAIN_ORDER, Table, trump_order
 from engine.tricks import Trick
@@ -135,17 +135,20 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
 _NO_TRUMP: Final[dict[int, int]] = {}  # ``State.trump_keys`` before the trump is known (never changed)
 
 
+_STATE_FIELDS: Final = ("options", "seats", "dealer", "table", "hands", "stock", "phase", "turn", "order",
+                  "bidders", "level", "holder", "forced_entrada",
+                  "jugador", "lance", "trump", "trump_keys", "turned", "solera", "queue", "discards", "exchanged",
+                  "jugador_cards", "leader", "trick_cards", "tricks",
+                  "rendido", "asking", "defender", "surrender", "bola", "planto", "annulled", "resume")
+
+
 class State:
     """A hand at one moment. A state is not changed once made: an action makes a ``copy`` (or a
     ``replace``) and sets on it the fields it changes. (A class with ``__slots__`` rather than a
     NamedTuple: its copy costs a fraction of ``NamedTuple._replace``, and mypyc compiles it to a
     native class.)"""
 
-    __slots__ = ("options", "seats", "dealer", "table", "hands", "stock", "phase", "turn", "order",
-                 "bidders", "level", "holder", "forced_entrada",
-                 "jugador", "lance", "trump", "trump_keys", "turned", "solera", "queue", "discards", "exchanged",
-                 "jugador_cards", "leader", "trick_cards", "tricks",
-                 "rendido", "asking", "defender", "surrender", "bola", "planto", "annulled", "resume")
+    __slots__ = _STATE_FIELDS
 
     def __init__(self, options: Options, seats: int, dealer: int, table: Table, hands: tuple[tuple[Card, ...], ...],
                  stock: tuple[Card, ...], phase: str, turn: int | None, order: tuple[int, ...],
@@ -207,13 +210,10 @@ class State:
 
     def replace(self, **changes: Any) -> State:
         """A copy with the fields named changed (as ``NamedTuple._replace``)."""
-        new = self.copy()
-        for name, value in changes.items():
-            setattr(new, name, value)
-        return new
+        return replaced(self, _STATE_FIELDS, changes)
 
     def __repr__(self) -> str:
-        return f"State({', '.join(f'{name}={getattr(self, name)!r}' for name in self.__slots__)})"
+        return fields_repr(self, _STATE_FIELDS)
 
     @property
     def trick(self) -> Trick:
