@@ -16,7 +16,7 @@ from typing import Any, Final
 from engine import tresillo_settle as settle_mod
 from engine.cards import BY_KEY, DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced
+from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, call_actions, fields_repr, play_actions, remember_last
 from engine.tresillo_options import Options
 from engine.tresillo_settle import BASTO, ESPADA, PLAIN_ORDER, Table, trump_order
 from engine.tricks import Trick
@@ -210,7 +210,10 @@ class State:
 
     def replace(self, **changes: Any) -> State:
         """A copy with the fields named changed (as ``NamedTuple._replace``)."""
-        return replaced(self, _STATE_FIELDS, changes)
+        new = self.copy()  # (a copy and a few fields set: cheaper than a keyword constructor call)
+        for name, value in changes.items():
+            setattr(new, name, value)
+        return new
 
     def __repr__(self) -> str:
         return fields_repr(self, _STATE_FIELDS)
