@@ -19,28 +19,10 @@ import time
 from itertools import combinations
 
 import pytest
+from tresillo_support import DECK, LETTER, PLAIN_ORDER, SUITS, TRUMP_ORDER, WORD  # the spec's tables, section 1.3
 
 from engine import api
 
-SUITS = "oceb"
-RANKS = ("1", "2", "3", "4", "5", "6", "7", "10", "11", "12")
-DECK = [r + s for s in SUITS for r in RANKS]
-WORD = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
-LETTER = {w: s for s, w in WORD.items()}
-
-# Section 1.3, highest first, copied from the spec's tables.
-TRUMP_ORDER = {
-    "o": "1e 7o 1b 1o 12o 11o 10o 2o 3o 4o 5o 6o".split(),
-    "c": "1e 7c 1b 1c 12c 11c 10c 2c 3c 4c 5c 6c".split(),
-    "e": "1e 2e 1b 12e 11e 10e 7e 6e 5e 4e 3e".split(),
-    "b": "1e 2b 1b 12b 11b 10b 7b 6b 5b 4b 3b".split(),
-}
-PLAIN_ORDER = {
-    "o": "12o 11o 10o 1o 2o 3o 4o 5o 6o 7o".split(),
-    "c": "12c 11c 10c 1c 2c 3c 4c 5c 6c 7c".split(),
-    "e": "12e 11e 10e 7e 6e 5e 4e 3e 2e".split(),
-    "b": "12b 11b 10b 7b 6b 5b 4b 3b 2b".split(),
-}
 MALA = {"o": "7o", "c": "7c", "e": "2e", "b": "2b"}
 
 DEFAULTS = {"favorSuit": "bastos", "vueltaTurnedCardDiscardable": False, "entradaMinDiscard": 0,
