@@ -23,13 +23,10 @@ import grpc
 import pytest
 from service_support import (
     assert_healthy,
-    assert_matches_expect,
     call_both,
     call_grpc,
     call_rest,
-    examples_dir,
     grpc_failure,
-    load_example,
     rest_failure,
     rest_request,
 )
@@ -311,22 +308,7 @@ def record_plate(record: dict) -> int:
 
 # ---- 2. the shared sample records ----------------------------------------------------------------
 
-EXAMPLES = sorted(examples_dir().glob("tresillo-*.json"))
-
-
-def test_there_are_tresillo_examples() -> None:
-    assert len(EXAMPLES) >= 5
-
-
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
-def test_example_over_both_transports(path, stub, http, rest_url) -> None:
-    record, expect = load_example(path)
-    result = call_both(stub, http, rest_url, "ValidateHand", {"record": record})
-    assert result == api.validate(record)
-    assert_matches_expect(result, expect)
-    legal = call_both(stub, http, rest_url, "LegalActions", {"record": record})
-    assert legal == api.legal_actions(record)
-    assert legal["valid"] is expect["valid"]
+# (The shared samples of every game: test_service_examples.py.)
 
 
 # ---- 3. SettleHand ----------------------------------------------------------------------------------
