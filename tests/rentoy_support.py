@@ -11,8 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import api
-
 A, B = 1, 0  # the spec's team A (first player's) and team B (dealer's)
 
 # Two full 4-seat deals for betting scenarios (dealer 0, trump oros, turn-up 1o).
@@ -46,36 +44,12 @@ def more(record: dict, *actions: str) -> dict:
     return {**record, "actions": [*record["actions"], *actions]}
 
 
-def ok(record: dict) -> dict:
-    """Validate a record that must be legal throughout; return the result."""
-    result = api.validate(record)
-    assert result["valid"], result.get("violation")
-    return result
 
 
-def winners(result: dict) -> list[int]:
-    """The winners of the completed tricks, in order."""
-    return [t["winner"] for t in result["tricks"] if "winner" in t]
 
 
-def legal(result: dict) -> set[str]:
-    assert not result["finished"], "the hand is over: nothing is legal"
-    return set(result["next"]["legal"])
 
 
-def legal_of(result: dict, seat: int) -> set[str]:
-    """The legal actions of one seat, without the seat number: {"2e", "envite"}."""
-    return {a.split(" ", 1)[1] for a in legal(result) if int(a.split(" ", 1)[0]) == seat}
 
 
-def cards_of(result: dict, seat: int) -> set[str]:
-    """The cards one seat may legally play now."""
-    return {a for a in legal_of(result, seat) if a[0].isdigit()}
 
-
-def violation(record: dict) -> tuple[int, str]:
-    """The first illegal action of a record: (index, code)."""
-    result = api.validate(record)
-    assert not result["valid"], "expected a violation, the record is legal"
-    assert result["finished"] is False
-    return result["violation"]["action"], result["violation"]["code"]

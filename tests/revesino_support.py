@@ -241,26 +241,12 @@ def with_rules(record: dict, **rules: Any) -> dict:
     return {**record, "rules": {**record.get("rules", {}), **rules}}
 
 
-def winners(result: dict) -> list[int]:
-    """The winners of the completed tricks, in order."""
-    return [t["winner"] for t in result["tricks"] if "winner" in t]
 
 
-def legal(result: dict) -> set[str]:
-    assert not result["finished"], "the hand is over: nothing is legal"
-    listed = result["next"]["legal"]
-    assert len(listed) == len(set(listed)), "an action listed twice"
-    return set(listed)
 
 
-def legal_of(result: dict, seat: int) -> set[str]:
-    """The legal actions of one seat, without the seat number: {"2e", "napolitana"}."""
-    return {a.split(" ", 1)[1] for a in legal(result) if int(a.split(" ", 1)[0]) == seat}
 
 
-def cards_of(result: dict, seat: int) -> set[str]:
-    """The cards one seat may legally play now."""
-    return {a for a in legal_of(result, seat) if a[0].isdigit()}
 
 
 def cards_in(value: Any) -> set[str]:

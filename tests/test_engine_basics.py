@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
-from rentoy_support import DEAL_A, PLAY_A, ok, rec, violation
+from rentoy_support import DEAL_A, PLAY_A, rec
+from results_support import ok, violation
 
 from engine import api, shuffle
 from engine.cards import DECK_40, DECK_48, Card, Suit

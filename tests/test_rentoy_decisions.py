@@ -8,7 +8,8 @@ seats (team 0); ``table.score`` is [team 0, team 1].
 from __future__ import annotations
 
 import pytest
-from rentoy_support import DEAL_A, DEAL_B, PLAY_A, PLAY_B, A, B, cards_of, legal, legal_of, more, ok, rec, violation, winners
+from rentoy_support import DEAL_A, DEAL_B, PLAY_A, PLAY_B, A, B, more, rec
+from results_support import cards_of, legal, legal_of, ok, violation, winners
 
 from engine import api
 from engine.errors import InvalidInput

@@ -6,7 +6,8 @@ team 0, and ``table.score`` is written [B, A].
 
 from __future__ import annotations
 
-from rentoy_support import DEAL_A, DEAL_B, PLAY_A, PLAY_B, A, B, cards_of, legal_of, more, ok, rec, violation, winners
+from rentoy_support import DEAL_A, DEAL_B, PLAY_A, PLAY_B, A, B, more, rec
+from results_support import cards_of, legal_of, ok, violation, winners
 
 from engine import api
 

@@ -17,17 +17,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from revesino_support import (
-    DECK,
-    card_points,
-    legal,
-    legal_of,
-    more,
-    rec,
-    trick_winner,
-    upto,
-    winners,
-)
+from results_support import legal, legal_of, winners
+from revesino_support import DECK, card_points, more, rec, trick_winner, upto
 
 from engine import api
 from engine.errors import InvalidInput

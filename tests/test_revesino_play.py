@@ -16,23 +16,8 @@ import os
 from pathlib import Path
 
 import pytest
-from revesino_support import (
-    DECK,
-    build,
-    canon,
-    card_points,
-    cards_in,
-    cards_of,
-    keep_all,
-    legal,
-    legal_of,
-    more,
-    rec,
-    trick_winner,
-    upto,
-    winners,
-    with_rules,
-)
+from results_support import cards_of, legal, legal_of, winners
+from revesino_support import DECK, build, canon, card_points, cards_in, keep_all, more, rec, trick_winner, upto, with_rules
 
 from engine import (
     api,

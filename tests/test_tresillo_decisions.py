@@ -12,21 +12,8 @@ from __future__ import annotations
 from math import comb
 
 import pytest
-from tresillo_support import (
-    WORD,
-    build,
-    cards_of,
-    flat,
-    legal,
-    legal_of,
-    more,
-    ok,
-    opening,
-    rec,
-    trick7,
-    violation,
-    winners,
-)
+from results_support import cards_of, legal, legal_of, ok, violation, winners
+from tresillo_support import WORD, build, flat, more, opening, rec, trick7
 
 from engine import api
 from engine.errors import InvalidInput

@@ -8,23 +8,8 @@ seat 0 is the alcalde. Favour suit bastos (the default) unless stated.
 from __future__ import annotations
 
 import pytest
-from tresillo_support import (
-    DECK,
-    LETTER,
-    build,
-    cards_of,
-    filler_winners,
-    flat,
-    is_trump,
-    legal,
-    more,
-    ok,
-    opening,
-    rec,
-    trick7,
-    violation,
-    winners,
-)
+from results_support import cards_of, legal, ok, violation, winners
+from tresillo_support import DECK, LETTER, build, filler_winners, flat, is_trump, more, opening, rec, trick7
 
 from engine import api
 

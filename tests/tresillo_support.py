@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import api
-
 RANKS = ("1", "2", "3", "4", "5", "6", "7", "10", "11", "12")
 SUITS = "oceb"
 WORD = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
@@ -98,41 +96,16 @@ def instead(record: dict, index: int, action: str) -> dict:
     return {**record, "actions": [*record["actions"][:index], action]}
 
 
-def ok(record: dict) -> dict:
-    """Validate a record that must be legal throughout; return the result."""
-    result = api.validate(record)
-    assert result["valid"], result.get("violation")
-    return result
 
 
-def winners(result: dict) -> list[int]:
-    """The winners of the completed tricks, in order."""
-    return [t["winner"] for t in result["tricks"] if "winner" in t]
 
 
-def legal(result: dict) -> set[str]:
-    assert not result["finished"], "the hand is over: nothing is legal"
-    listed = result["next"]["legal"]
-    assert len(listed) == len(set(listed)), "an action listed twice"
-    return set(listed)
 
 
-def legal_of(result: dict, seat: int) -> set[str]:
-    """The legal actions of one seat, without the seat number: {"2e", "rindo"}."""
-    return {a.split(" ", 1)[1] for a in legal(result) if int(a.split(" ", 1)[0]) == seat}
 
 
-def cards_of(result: dict, seat: int) -> set[str]:
-    """The cards one seat may legally play now."""
-    return {a for a in legal_of(result, seat) if a[0].isdigit()}
 
 
-def violation(record: dict) -> tuple[int, str]:
-    """The first illegal action of a record: (index, code)."""
-    result = api.validate(record)
-    assert not result["valid"], "expected a violation, the record is legal"
-    assert result["finished"] is False
-    return result["violation"]["action"], result["violation"]["code"]
 
 
 # ---- openings: the auction and the exchange, written for the tests --------------------------------
