@@ -3,11 +3,13 @@ either transport, the shared sample records. Not a test module."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import grpc
+import pytest
 import requests
 from examples_support import assert_matches_expect, examples_dir, load_example, rentoy_examples  # noqa: F401 (re-exported)
 from google.protobuf import json_format, message_factory
@@ -15,6 +17,8 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
+from engine import api
+from engine.errors import InvalidInput
 from service.codec import to_json
 from service.handlers import SERVICE
 from service.rest import http_routes
@@ -100,6 +104,46 @@ def rest_failure(response: requests.Response) -> Failure:
     if "field" in body:
         assert body["fieldViolations"] == [{"field": body["field"], "description": body["detail"]}]
     return Failure(body["code"], body.get("field"), body["detail"], response.status_code)
+
+
+def assert_same_error(stub: Any, http: requests.Session, base: str, rpc: str, request: dict, code: str, field: str) -> None:
+    """The request fails over both transports with the same code, field and message, and each
+    transport's status is the one the error table gives the code."""
+    from service.errors import ERRORS
+
+    with pytest.raises(grpc.RpcError) as raised:
+        call_grpc(stub, rpc, request)
+    over_grpc = grpc_failure(raised.value)
+    over_rest = rest_failure(rest_request(http, base, rpc, request))
+    assert (over_grpc.code, over_grpc.field) == (code, field), over_grpc.message
+    assert (over_rest.code, over_rest.field) == (code, field), over_rest.message
+    assert over_grpc.status == ERRORS[code].grpc_code
+    assert over_rest.status == ERRORS[code].http_status
+    assert over_grpc.message == over_rest.message
+
+
+def engine_error(rpc: str, request: dict) -> InvalidInput:
+    """What the engine itself raises for the request of an RPC (which must be rejected)."""
+    with pytest.raises(InvalidInput) as raised:
+        if rpc == "ValidateHand":
+            api.validate(request["record"])
+        elif rpc == "LegalActions":
+            api.legal_actions(request["record"], request.get("seat"))
+        else:
+            getattr(api, {"SettleHand": "settle_hand", "ResolveTrick": "resolve_trick", "Deal": "deal"}[rpc])(request)
+    return raised.value
+
+
+def cards_in(value: object, card: re.Pattern[str]) -> set[str]:
+    """Every card (``card``: the deck's pattern) named anywhere in a JSON value (card lists are
+    space-separated strings)."""
+    if isinstance(value, dict):
+        return set().union(*(cards_in(v, card) for v in value.values())) if value else set()
+    if isinstance(value, list):
+        return set().union(*(cards_in(v, card) for v in value)) if value else set()
+    if isinstance(value, str):
+        return {token for token in value.split() if card.match(token)}
+    return set()
 
 
 def assert_healthy(channel: grpc.Channel, http: requests.Session, base: str) -> None:

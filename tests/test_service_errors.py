@@ -12,6 +12,7 @@ import pytest
 from service_support import (
     ROUTES,
     assert_healthy,
+    assert_same_error,
     call_grpc,
     call_rest,
     grpc_failure,
@@ -82,15 +83,7 @@ CASES = [
 
 @pytest.mark.parametrize(("case", "rpc", "request_json", "code", "field"), CASES, ids=[c[0] for c in CASES])
 def test_same_error_on_both_transports(case, rpc, request_json, code, field, stub, channel, http, rest_url) -> None:
-    with pytest.raises(grpc.RpcError) as raised:
-        call_grpc(stub, rpc, request_json)
-    over_grpc = grpc_failure(raised.value)
-    over_rest = rest_failure(rest_request(http, rest_url, rpc, request_json))
-    assert (over_grpc.code, over_grpc.field) == (code, field)
-    assert (over_rest.code, over_rest.field) == (code, field)
-    assert over_grpc.status == ERRORS[code].grpc_code
-    assert over_rest.status == ERRORS[code].http_status
-    assert over_grpc.message == over_rest.message
+    assert_same_error(stub, http, rest_url, rpc, request_json, code, field)
     assert_healthy(channel, http, rest_url)
 
 

@@ -21,23 +21,19 @@ import functools
 import random
 from typing import Any
 
-import grpc
 import pytest
 from revesino_support import ACES, DECK, QUINOLA, card_points, cards_in, qualifies, strength, suit, trick_winner
 from service_support import (
     assert_healthy,
+    assert_same_error,
     call_both,
-    call_grpc,
     call_rest,
+    engine_error,
     examples_dir,
-    grpc_failure,
     load_example,
-    rest_failure,
-    rest_request,
 )
 
 from engine import api
-from service.errors import ERRORS
 
 HANDS = 12  # random playouts; every prefix of each goes over REST
 TABLES: list[dict | None] = [None, {}, {"fondo": 0}, {"fondo": 5}, {"fondo": 9}, {"fondo": 33}, {"fondo": 1000}, {"fondo": 250000}]
@@ -878,31 +874,12 @@ BAD_CASES = [
 ]
 
 
-def _expect_error(rpc: str, request_json: dict, code: str, field: str, stub, http, rest_url) -> None:
-    with pytest.raises(grpc.RpcError) as raised:
-        call_grpc(stub, rpc, request_json)
-    over_grpc = grpc_failure(raised.value)
-    over_rest = rest_failure(rest_request(http, rest_url, rpc, request_json))
-    assert (over_grpc.code, over_grpc.field) == (code, field), over_grpc.message
-    assert (over_rest.code, over_rest.field) == (code, field), over_rest.message
-    assert over_grpc.status == ERRORS[code].grpc_code
-    assert over_rest.status == ERRORS[code].http_status
-    assert over_grpc.message == over_rest.message
-
-
 @pytest.mark.parametrize(("case", "rpc", "request_json", "code", "field"), BAD_CASES,
                          ids=[c.values[0] if hasattr(c, "values") else c[0] for c in BAD_CASES])
 def test_bad_revesino_input(case, rpc, request_json, code, field, stub, http, rest_url) -> None:
-    # The engine itself rejects it the same way.
-    with pytest.raises(api.InvalidInput) as raised:
-        if rpc == "ValidateHand":
-            api.validate(request_json["record"])
-        elif rpc == "LegalActions":
-            api.legal_actions(request_json["record"], request_json.get("seat"))
-        else:
-            getattr(api, {"SettleHand": "settle_hand", "ResolveTrick": "resolve_trick", "Deal": "deal"}[rpc])(request_json)
-    assert (raised.value.code, raised.value.field) == (code, field), raised.value.message
-    _expect_error(rpc, request_json, code, field, stub, http, rest_url)
+    error = engine_error(rpc, request_json)  # the engine itself rejects it the same way
+    assert (error.code, error.field) == (code, field), error.message
+    assert_same_error(stub, http, rest_url, rpc, request_json, code, field)
 
 
 def test_bad_revesino_input_leaves_the_servers_serving(channel, http, rest_url) -> None:

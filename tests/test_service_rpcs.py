@@ -5,22 +5,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from service_support import call_both, call_rest, load_example, rentoy_examples
+from service_support import call_both, call_rest, cards_in, load_example, rentoy_examples
 
 from engine import api
 
 CARD = re.compile(r"^(?:1[0-2]|[1-9])[oceb]$")
-
-
-def _cards_in(value: object) -> set[str]:
-    """Every card named anywhere in a JSON value (card lists are space-separated strings)."""
-    if isinstance(value, dict):
-        return set().union(*(_cards_in(v) for v in value.values())) if value else set()
-    if isinstance(value, list):
-        return set().union(*(_cards_in(v) for v in value)) if value else set()
-    if isinstance(value, str):
-        return {token for token in value.split() if CARD.match(token)}
-    return set()
 
 
 def _in_progress() -> dict:
@@ -42,7 +31,7 @@ def test_legal_actions_without_seat(stub, http, rest_url) -> None:
     hands = [set(h.split()) for h in record["deal"]["hands"]]
     played = {c for t in answer["view"]["tricks"] for c in t["cards"]}
     hidden = set().union(*hands) - played
-    assert not (_cards_in(answer["view"]) & hidden)
+    assert not (cards_in(answer["view"], CARD) & hidden)
 
 
 @pytest.mark.parametrize("seat", range(6))
@@ -58,7 +47,7 @@ def test_a_seats_view_never_shows_another_seats_cards(seat: int, stub, http, res
     assert set(view["hand"].split()) == own
     others = set().union(*(set(h.split()) for i, h in enumerate(record["deal"]["hands"]) if i != seat)) - played
     stock = set(record["deal"]["stock"].split()[1:])  # the turn-up (first) is public
-    assert not (_cards_in(answer) & (others | stock))
+    assert not (cards_in(answer, CARD) & (others | stock))
     assert all(action.split()[0] == str(seat) for action in answer["legal"])
     assert all(a["seat"] == seat for a in answer["actions"])
 

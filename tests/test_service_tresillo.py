@@ -19,37 +19,25 @@ import random
 import re
 from typing import Any
 
-import grpc
 import pytest
 from service_support import (
     assert_healthy,
+    assert_same_error,
     call_both,
     call_grpc,
     call_rest,
-    grpc_failure,
+    cards_in,
+    engine_error,
     rest_failure,
-    rest_request,
 )
 
 from engine import api
-from service.errors import ERRORS
 
 CARD = re.compile(r"^(?:1[0-2]|[1-7])[oceb]$")
 HANDS = 14  # random playouts; every prefix of each goes over REST
 
 
 # ---- helpers -------------------------------------------------------------------------------------
-
-
-def _cards_in(value: object) -> set[str]:
-    """Every card named anywhere in a JSON value (card lists are space-separated strings)."""
-    if isinstance(value, dict):
-        return set().union(*(_cards_in(v) for v in value.values())) if value else set()
-    if isinstance(value, list):
-        return set().union(*(_cards_in(v) for v in value)) if value else set()
-    if isinstance(value, str):
-        return {token for token in value.split() if CARD.match(token)}
-    return set()
 
 
 def _dealt(record: dict) -> tuple[list[list[str]], list[str]]:
@@ -262,7 +250,7 @@ def test_playout_legal_actions_and_views(seats: int, seed: int, stub, http, rest
         # The table's view is public (its legal list is the acting seat's, as ValidateHand's next):
         # played cards, the turned vuelta card, a revealed remainder.
         assert "hand" not in answer["view"]
-        assert _cards_in(answer["view"]) <= played | turn_up | shown_stock
+        assert cards_in(answer["view"], CARD) <= played | turn_up | shown_stock
         for seat in range(seats):
             answer = call_both(stub, http, rest_url, "LegalActions", {"record": record, "seat": seat})
             assert answer == api.legal_actions(record, seat)
@@ -279,7 +267,7 @@ def test_playout_legal_actions_and_views(seats: int, seed: int, stub, http, rest
             others = set().union(*(set(h) for i, h in enumerate(track.hands) if i != seat))
             discards = set().union(*(set(d) for d in track.discards))
             hidden = (others | set(track.stock) | discards) - turn_up - shown_stock
-            seen = _cards_in(answer)
+            seen = cards_in(answer, CARD)
             assert not (seen & hidden), (seat, sorted(seen & hidden))
             assert seen <= own | played | turn_up | shown_stock
             assert all(a.split()[0] == str(seat) for a in answer["legal"])
@@ -521,30 +509,11 @@ BAD_CASES = [
 ]
 
 
-def _expect_error(rpc: str, request_json: dict, code: str, field: str, stub, channel, http, rest_url) -> None:
-    with pytest.raises(grpc.RpcError) as raised:
-        call_grpc(stub, rpc, request_json)
-    over_grpc = grpc_failure(raised.value)
-    over_rest = rest_failure(rest_request(http, rest_url, rpc, request_json))
-    assert (over_grpc.code, over_grpc.field) == (code, field), over_grpc.message
-    assert (over_rest.code, over_rest.field) == (code, field), over_rest.message
-    assert over_grpc.status == ERRORS[code].grpc_code
-    assert over_rest.status == ERRORS[code].http_status
-    assert over_grpc.message == over_rest.message
-
-
 @pytest.mark.parametrize(("case", "rpc", "request_json", "code", "field"), BAD_CASES, ids=[c[0] for c in BAD_CASES])
-def test_bad_tresillo_input(case, rpc, request_json, code, field, stub, channel, http, rest_url) -> None:
-    # The engine itself rejects it the same way.
-    with pytest.raises(api.InvalidInput) as raised:
-        if rpc == "ValidateHand":
-            api.validate(request_json["record"])
-        elif rpc == "LegalActions":
-            api.legal_actions(request_json["record"], request_json.get("seat"))
-        else:
-            getattr(api, {"SettleHand": "settle_hand", "ResolveTrick": "resolve_trick", "Deal": "deal"}[rpc])(request_json)
-    assert (raised.value.code, raised.value.field) == (code, field)
-    _expect_error(rpc, request_json, code, field, stub, channel, http, rest_url)
+def test_bad_tresillo_input(case, rpc, request_json, code, field, stub, http, rest_url) -> None:
+    error = engine_error(rpc, request_json)  # the engine itself rejects it the same way
+    assert (error.code, error.field) == (code, field)
+    assert_same_error(stub, http, rest_url, rpc, request_json, code, field)
 
 
 def test_bad_tresillo_input_leaves_the_servers_serving(channel, http, rest_url) -> None:
