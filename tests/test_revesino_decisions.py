@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from results_support import legal, legal_of, winners
+from results_support import legal, legal_of, ok, violation, winners
 from revesino_support import DECK, card_points, more, rec, trick_winner, upto
 
 from engine import api
@@ -84,16 +84,6 @@ def scripted(tricks: Sequence[str], *, dealer: int = 0, undealt: str, exchange: 
     return record
 
 
-def ok(record: dict) -> dict:
-    result = api.validate(record)
-    assert result["valid"], result.get("violation")
-    return result
-
-
-def violation(record: dict) -> tuple[int, str]:
-    result = api.validate(record)
-    assert not result["valid"], "expected a violation, the record is legal"
-    return result["violation"]["action"], result["violation"]["code"]
 
 
 def view(record: dict, s: int) -> dict:

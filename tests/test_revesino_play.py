@@ -12,11 +12,10 @@ fondo and escrow of the quínola examples RV-6/RV-7 are read, as the play makes 
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
-from results_support import cards_of, legal, legal_of, winners
+from examples_support import examples_dir
+from results_support import cards_of, legal, legal_of, ok, violation, winners
 from revesino_support import DECK, build, canon, card_points, cards_in, keep_all, more, rec, trick_winner, upto, with_rules
 
 from engine import (
@@ -26,38 +25,12 @@ from engine import (
 from engine.errors import InvalidInput
 from engine.record import parse_action, read_setup, replay
 
-
-def examples_dir() -> Path:
-    """shared/records/examples: $NAIPES_SHARED, else shared/ beside the checkout, else /work/shared
-    (the search of tests/test_examples.py)."""
-    candidates = [Path(os.environ["NAIPES_SHARED"])] if os.environ.get("NAIPES_SHARED") else []
-    candidates += [Path(__file__).resolve().parent.parent.parent / "shared", Path("/work/shared")]
-    for base in candidates:
-        if (base / "records" / "examples").is_dir():
-            return base / "records" / "examples"
-    return candidates[0] / "records" / "examples"
-
-
 EXAMPLES = examples_dir()
 
 
 # ---- helpers -------------------------------------------------------------------------------------
 
 
-def ok(record: dict) -> dict:
-    """Validate a record that must be legal throughout; return the result."""
-    result = api.validate(record)
-    assert result["valid"], result.get("violation")
-    return result
-
-
-def violation(record: dict) -> tuple[int, str]:
-    """The first illegal action of a record: (index, code)."""
-    result = api.validate(record)
-    assert not result["valid"], "expected a violation, the record is legal"
-    assert result["finished"] is False
-    assert "net" not in result
-    return result["violation"]["action"], result["violation"]["code"]
 
 
 def bad(record: dict, *actions: str) -> tuple[int, str]:

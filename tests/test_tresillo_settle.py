@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import random
-from pathlib import Path
 from typing import Any
 
 import pytest
+from examples_support import examples_dir
 
 from engine.cards import DECK_40, Card, Suit
 from engine.errors import InvalidInput
@@ -477,14 +476,6 @@ def test_result_keys() -> None:
 
 
 # ---- the sample records -------------------------------------------------------------------------
-
-def examples_dir() -> Path:
-    candidates = [Path(os.environ["NAIPES_SHARED"])] if os.environ.get("NAIPES_SHARED") else []
-    candidates += [Path(__file__).resolve().parent.parent.parent / "shared", Path("/work/shared")]
-    for base in candidates:
-        if (base / "records" / "examples").is_dir():
-            return base / "records" / "examples"
-    return candidates[0] / "records" / "examples"
 
 
 def sample(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
