@@ -4,6 +4,8 @@ either transport, the shared sample records. Not a test module."""
 from __future__ import annotations
 
 import re
+import signal
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -144,6 +146,18 @@ def cards_in(value: object, card: re.Pattern[str]) -> set[str]:
     if isinstance(value, str):
         return {token for token in value.split() if card.match(token)}
     return set()
+
+
+def stop(server: subprocess.Popen[str]) -> str:
+    """Stop a ``naipes serve`` process as an operator would (SIGTERM; killed if it has not ended
+    30 s later); its output."""
+    server.send_signal(signal.SIGTERM)
+    try:
+        output, _ = server.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        output, _ = server.communicate()
+    return output
 
 
 def assert_healthy(channel: grpc.Channel, http: requests.Session, base: str) -> None:

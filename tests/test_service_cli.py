@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -16,7 +15,7 @@ import grpc
 import pytest
 import requests
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import call_rest, load_example, rentoy_examples
+from service_support import call_rest, load_example, rentoy_examples, stop
 
 from engine import api
 
@@ -100,12 +99,7 @@ def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
         answer = requests.post(f"http://127.0.0.1:{rest_port}/v1/hands:validate", json=record, timeout=10)
         assert answer.json() == api.validate(record)
     finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            output, _ = server.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            output, _ = server.communicate()
+        output = stop(server)
     assert server.returncode == 0, output
     assert f"http://127.0.0.1:{rest_port}" in output and f"127.0.0.1:{grpc_port}" in output
     for port in (rest_port, grpc_port):  # both children are gone: the ports are free again

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import socket
 import subprocess
 import time
@@ -16,7 +15,7 @@ import grpc
 import requests
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import load_example, rentoy_examples
+from service_support import load_example, rentoy_examples, stop
 from test_service_cli import NAIPES, _free_port
 
 from engine import api
@@ -93,12 +92,7 @@ def test_two_workers_serve_both_transports() -> None:
     finally:
         for channel in channels:
             channel.close()
-        server.send_signal(signal.SIGTERM)
-        try:
-            output, _ = server.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            output, _ = server.communicate()
+        output = stop(server)
     assert server.returncode == 0, output
     with socket.socket() as s:  # every gRPC process is gone: the port is free again
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
