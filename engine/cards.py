@@ -111,9 +111,6 @@ class Card:
         """The card's Spanish name: ``as de espadas``."""
         return f"{RANK_NAMES[self.rank]} de {self.suit.word}"
 
-    def sort_key(self) -> int:
-        return self.key  # suits oros, copas, espadas, bastos; ranks ascending
-
 
 _PACK_MADE = False
 _PACK = {(rank, suit): Card(rank, suit) for suit in Suit for rank in range(1, 13)}
@@ -182,7 +179,7 @@ DECK_40 = Deck((1, 2, 3, 4, 5, 6, 7, 10, 11, 12))
 DECK_48 = Deck((1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12))
 
 
-BY_KEY: Final = attrgetter("key")  # the sort key of a card (Card.sort_key), as a C function
+BY_KEY: Final = attrgetter("key")  # a card's sort key: suits oros, copas, espadas, bastos, ranks ascending
 
 
 def cards_str(cards: tuple[Card, ...] | list[Card]) -> str:

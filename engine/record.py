@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-from engine.cards import Card, Deck, looks_like_card
+from engine.cards import Card, Deck, looks_like_card, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.tricks import Trick
 
@@ -122,7 +122,7 @@ def parse_action(text: Any, seats: int, deck: Deck, calls: dict[str, str]) -> Ac
             raise unreadable(f"{word} names one card, e.g. \"{seat} {word} 4c\"")
         if len(set(cards)) != len(cards):
             raise unreadable(f"{word} names a card twice")
-        args = tuple(str(c) for c in sorted(cards, key=Card.sort_key))
+        args = tuple(str(c) for c in sorted_cards(cards))
     return Action(seat, call=word, args=args)
 
 
