@@ -761,13 +761,13 @@ def request_steps(record: dict[str, Any], cfg: Config) -> dict[str, float]:
     request = pb.ValidateHandRequest.FromString(wire)
     data = to_engine(request.record)
     result = api.validate(data)
-    message = from_engine(result, pb.ValidationResult())
-    response = pb.ValidateHandResponse(result=message)
+    response = from_engine({"result": result}, pb.ValidateHandResponse)
+    message = response.result
     steps: dict[str, Callable[[], Any]] = {
         "parse request (protobuf)": lambda: pb.ValidateHandRequest.FromString(wire),
         "message -> dict (to_engine)": lambda: to_engine(request.record),
         "engine (api.validate)": lambda: api.validate(data),
-        "dict -> message (from_engine)": lambda: from_engine(result, pb.ValidationResult()),
+        "dict -> message (from_engine)": lambda: from_engine({"result": result}, pb.ValidateHandResponse),
         "serialize response": lambda: response.SerializeToString(),
         "REST: message -> JSON text (to_json + dumps)": lambda: json.dumps(to_json(message)),
     }

@@ -62,13 +62,13 @@ def to_engine(message: Message) -> dict[str, Any]:
         return json_format.MessageToDict(message)
 
 
-def from_engine(data: Any, message: M) -> M:
-    """An engine answer into its message. A field the schema lacks raises (an INTERNAL error)."""
+def from_engine(data: Any, cls: type[M]) -> M:
+    """An engine answer as a new message of ``cls``. A field the schema lacks raises (an INTERNAL
+    error)."""
     try:
-        _merge(data, message)
+        return _build(data, cls)
     except _Doubt:
-        json_format.ParseDict(data, message, ignore_unknown_fields=False)
-    return message
+        return json_format.ParseDict(data, cls(), ignore_unknown_fields=False)
 
 
 def dumps(data: Any) -> str:
@@ -461,23 +461,34 @@ def _value_json(value: Any, integral: bool) -> Any:
 def _merge(data: Any, message: Message) -> None:
     """``json_format.ParseDict(data, message)`` into an empty message, for input the converter
     can vouch for; else ``_Doubt`` (and ``message`` is untouched)."""
-    spec = _type(message.DESCRIPTOR)
-    if not spec.parses or type(data) is not dict or message.ListFields():
+    if message.ListFields():
         raise _Doubt
+    built = _build(data, type(message))
     if not data:
-        return  # json_format sets nothing either
-    kwargs = _kwargs(data, spec, 1)
-    try:
-        built = spec.cls(**kwargs)
-    except Exception:  # e.g. a string with surrogates: json_format words it
-        raise _Doubt from None
-    if spec.maps:
+        return  # json_format sets nothing either (a submessage stays unset)
+    if _type(message.DESCRIPTOR).maps:
         # MergeFrom would copy a Struct's map in another order than json_format inserts its
         # keys (its iteration order, hence the JSON and the wire bytes, would differ); the
         # constructor inserts them in the same order, and it has just shown it takes them all.
-        message.__init__(**kwargs)  # type: ignore[misc]
+        message.__init__(**_kwargs(data, _type(message.DESCRIPTOR), 1))  # type: ignore[misc]
     else:
         message.MergeFrom(built)
+
+
+def _build(data: Any, cls: type[M]) -> M:
+    """``json_format.ParseDict(data, cls())``, built by the message's constructor in one call, for
+    input the converter can vouch for; else ``_Doubt``. (The constructor inserts a Struct's keys
+    in the order json_format does, so the wire bytes are the same too.)"""
+    spec = _type(cls.DESCRIPTOR)
+    if not spec.parses or type(data) is not dict:
+        raise _Doubt
+    if not data:
+        return cls()  # json_format sets nothing either
+    kwargs = _kwargs(data, spec, 1)
+    try:
+        return cls(**kwargs)
+    except Exception:  # e.g. a string with surrogates: json_format words it
+        raise _Doubt from None
 
 
 def _kwargs(data: Any, spec: _Type, depth: int) -> dict[str, Any]:

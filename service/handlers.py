@@ -16,7 +16,7 @@ from service.codec import from_engine, to_engine
 
 def validate_hand(request: pb.ValidateHandRequest) -> pb.ValidateHandResponse:
     result = api.validate(to_engine(request.record))
-    return pb.ValidateHandResponse(result=from_engine(result, pb.ValidationResult()))
+    return from_engine({"result": result}, pb.ValidateHandResponse)
 
 
 def validate_hands(requests: Iterable[pb.ValidateHandsRequest]) -> Iterator[pb.ValidateHandsResponse]:
@@ -31,23 +31,23 @@ def validate_hands(requests: Iterable[pb.ValidateHandsRequest]) -> Iterator[pb.V
 
 def legal_actions(request: pb.LegalActionsRequest) -> pb.LegalActionsResponse:
     seat = request.seat if request.HasField("seat") else None
-    return from_engine(api.legal_actions(to_engine(request.record), seat), pb.LegalActionsResponse())
+    return from_engine(api.legal_actions(to_engine(request.record), seat), pb.LegalActionsResponse)
 
 
 def resolve_trick(request: pb.ResolveTrickRequest) -> pb.ResolveTrickResponse:
-    return from_engine(api.resolve_trick(to_engine(request)), pb.ResolveTrickResponse())
+    return from_engine(api.resolve_trick(to_engine(request)), pb.ResolveTrickResponse)
 
 
 def settle_hand(request: pb.SettleHandRequest) -> pb.SettleHandResponse:
-    return from_engine(api.settle_hand(to_engine(request)), pb.SettleHandResponse())
+    return from_engine(api.settle_hand(to_engine(request)), pb.SettleHandResponse)
 
 
 def deal(request: pb.DealRequest) -> pb.DealResponse:
-    return from_engine(api.deal(to_engine(request)), pb.DealResponse())
+    return from_engine(api.deal(to_engine(request)), pb.DealResponse)
 
 
 def describe_rules(request: pb.DescribeRulesRequest) -> pb.DescribeRulesResponse:
-    return from_engine(api.describe_rules(request.game), pb.DescribeRulesResponse())
+    return from_engine(api.describe_rules(request.game), pb.DescribeRulesResponse)
 
 
 # The handler of each RPC, by the method's name in the service descriptor (a streaming RPC's
