@@ -1,16 +1,19 @@
 """The streaming validator (``ValidateHands``): records in, results out, in order, on every core:
 the process serving the stream moves the messages, a pool of processes validates them.
 
-A stream's records are validated in a pool of worker processes (``pool_size()``: one fewer than
-the server's cores, ``NAIPES_WORKERS`` else ``os.cpu_count()``, at least one; or
-``NAIPES_STREAM_WORKERS``), shared by every stream of the server process and started on the first
-stream. The transports hand the pool wire items and
-get wire items back, so the server process only moves bytes:
+A stream's messages are validated in a pool of worker processes (``pool_size()``: one per core
+the server is given, ``NAIPES_WORKERS`` else ``os.cpu_count()``; or ``NAIPES_STREAM_WORKERS``),
+shared by every stream of the server process and started on the first stream. The transports
+hand the pool wire items and get wire items back, so the server process only moves bytes:
 
 * gRPC: serialized ``ValidateHandsRequest`` in, serialized ``ValidateHandsResponse`` out
   (``validate_wire``);
-* REST: lines of newline-delimited JSON in (a hand record, or ``{"id": ..., "record": ...}``),
-  lines of the response's JSON out (``validate_ndjson``).
+* REST: lines of newline-delimited JSON in (a hand record, ``{"id": ..., "record": ...}`` or
+  ``{"batch": [...]}``), lines of the response's JSON out (``validate_ndjson``).
+
+A message carries one record or a ``batch`` of them (``answer``). Moving a message costs the
+serving process the same whatever its size, so batches of records are what let the pool use
+every core: one record per message, the serving process is the limit (bench/NOTES.md).
 
 ``pipelined`` keeps the answers in input order and bounds the work in flight: a thread reads the
 input only while fewer than ``window`` records are read and not yet answered (backpressure on
@@ -33,15 +36,18 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
+from engine import api
 from naipes.v1 import naipes_pb2 as pb
+from service.codec import from_engine, to_engine, to_json
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
 
 log = logging.getLogger("naipes.stream")
 
-T = TypeVar("T")
 R = TypeVar("R")
 
-BATCH = 32  # records per round trip to a worker, at most
+BATCH = 32  # messages per round trip to a worker, at most
+BATCH_BYTES = 64 * 1024  # and at most this many bytes of them (unless one message is larger)
+MAX_BATCH = 1000  # records in one message's batch, at most
 BATCHES_PER_WORKER = 2  # batches in flight per worker process: one running, one queued
 
 
@@ -53,21 +59,55 @@ def problem_of(error: ServiceError) -> pb.Problem:
 
 
 def answer(request: pb.ValidateHandsRequest) -> pb.ValidateHandsResponse:
-    """One record's answer: ValidateHand's result, or the error ValidateHand would answer."""
-    from service.handlers import validate_hand
-
-    response = pb.ValidateHandsResponse(id=request.id) if request.HasField("id") else pb.ValidateHandsResponse()
+    """A message's answer: its record's (what ValidateHand answers, or its error), or its
+    batch's, one answer per item in order, built into one message."""
+    if not request.batch:
+        return _response(entry(request))
+    head: dict[str, Any] = {"id": request.id} if request.HasField("id") else {}
+    if request.HasField("record"):
+        return _response({**head, "error": problem(ServiceError(
+            "INVALID_FIELD", "a message carries one record or a batch of records, not both", "batch"))})
+    if len(request.batch) > MAX_BATCH:
+        return _response({**head, "error": problem(ServiceError(
+            "PAYLOAD_TOO_LARGE", f"a batch holds at most {MAX_BATCH} records; this one has {len(request.batch)}", "batch"))})
+    entries = [entry(item, i) for i, item in enumerate(request.batch)]
     try:
+        return from_engine({**head, "batch": entries}, pb.ValidateHandsResponse)
+    except Exception:  # an answer the schema cannot hold: that item's INTERNAL error, not the batch's
+        return from_engine({**head, "batch": [to_json(_response(e)) for e in entries]}, pb.ValidateHandsResponse)
+
+
+def entry(request: pb.ValidateHandsRequest, index: int | None = None) -> dict[str, Any]:
+    """One record's answer in its JSON form: ``id``, and ValidateHand's ``result`` or the
+    ``error`` ValidateHand would answer (one bad record must not end the stream). ``index``:
+    the item's place in its message's batch."""
+    out: dict[str, Any] = {"id": request.id} if request.HasField("id") else {}
+    try:
+        if request.batch:
+            raise ServiceError("INVALID_FIELD", "an item of a batch carries one record, not a batch", f"batch[{index}].batch")
         if not request.HasField("record"):
-            raise ServiceError("MISSING_FIELD", "record is required", "record")
-        response.result.CopyFrom(validate_hand(pb.ValidateHandRequest(record=request.record)).result)
-    except Exception as exc:  # one bad record must not end the stream
-        error = from_exception(exc)
-        if error.code == "INTERNAL":
-            log.exception("ValidateHands: a record failed")
-        response.ClearField("result")
-        response.error.CopyFrom(problem_of(error))
-    return response
+            raise ServiceError("MISSING_FIELD", "record is required", "record" if index is None else f"batch[{index}].record")
+        out["result"] = api.validate(to_engine(request.record))
+    except Exception as exc:
+        out["error"] = problem(exc)
+    return out
+
+
+def problem(exc: BaseException) -> dict[str, Any]:
+    """An exception as a Problem's JSON (an unexpected one is INTERNAL, and logged)."""
+    error = from_exception(exc)
+    if error.code == "INTERNAL":
+        log.exception("ValidateHands: a record failed", exc_info=exc)
+    return {key: value for key, value in (("code", error.code), ("field", error.field), ("message", error.message)) if value}
+
+
+def _response(data: dict[str, Any]) -> pb.ValidateHandsResponse:
+    """One answer's message; an answer the schema cannot hold is an INTERNAL error entry."""
+    try:
+        return from_engine(data, pb.ValidateHandsResponse)
+    except Exception as exc:
+        head = {"id": data["id"]} if "id" in data else {}
+        return from_engine({**head, "error": problem(exc)}, pb.ValidateHandsResponse)
 
 
 def answer_wire(batch: list[bytes]) -> list[bytes]:
@@ -92,14 +132,14 @@ def request_of_line(line: bytes) -> pb.ValidateHandsRequest:
         data = json.loads(line, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ServiceError("MALFORMED_JSON", f"the line is not valid JSON: {exc}") from None
-    if isinstance(data, dict) and "record" in data and "game" not in data:
+    if isinstance(data, dict) and ("record" in data or "batch" in data) and "game" not in data:
         return from_json(data, pb.ValidateHandsRequest())
     return pb.ValidateHandsRequest(record=from_json(data, pb.HandRecord()))
 
 
 def answer_ndjson(batch: list[bytes]) -> list[bytes]:
     """Lines of NDJSON -> lines of the responses' JSON (REST)."""
-    from service.codec import dumps, to_json
+    from service.codec import dumps
 
     out = []
     for line in batch:
@@ -123,7 +163,7 @@ def internal_wire(batch: list[bytes], _exc: BaseException) -> list[bytes]:
 
 
 def internal_ndjson(batch: list[bytes], _exc: BaseException) -> list[bytes]:
-    from service.codec import dumps, to_json
+    from service.codec import dumps
 
     error = pb.ValidateHandsResponse(error=problem_of(from_exception(RuntimeError())))
     return [(dumps(to_json(error)) + "\n").encode("utf-8")] * len(batch)
@@ -133,15 +173,16 @@ def internal_ndjson(batch: list[bytes], _exc: BaseException) -> list[bytes]:
 
 
 def pool_size() -> int:
-    """NAIPES_STREAM_WORKERS if set; else one process fewer than the server's cores (its
-    configured worker count, NAIPES_WORKERS, else every core), and at least one: the process
-    serving a stream needs a core of its own to move the messages. (On 2 cores, a 2-worker server:
-    one pool process streamed 6,800-8,600 Rentoy records/s, two 4,200-5,000; bench/NOTES.md.)"""
+    """NAIPES_STREAM_WORKERS if set; else one process per core the server is given (its
+    configured worker count, NAIPES_WORKERS, else every core). With records sent in batches the
+    process serving the stream has little to do, and the pool takes every core (on 2 cores,
+    batches of 50 Rentoy records: 22,700 records/s with two pool processes, 14,400 with one;
+    bench/NOTES.md)."""
     configured = os.environ.get("NAIPES_STREAM_WORKERS")
     if configured:
         return max(1, int(configured))
     cores = os.environ.get("NAIPES_WORKERS")
-    return max(1, (int(cores) if cores else (os.cpu_count() or 1)) - 1)
+    return max(1, int(cores) if cores else (os.cpu_count() or 1))
 
 
 _pool: ProcessPoolExecutor | None = None
@@ -190,7 +231,7 @@ _ITEM, _DONE, _END, _FAILED = range(4)
 TOO_LARGE = b"\x00line too large"  # stands for a line over the limit (no JSON starts with NUL)
 
 
-def pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure: Callable[[list[T], BaseException], list[R]],
+def pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], on_failure: Callable[[list[bytes], BaseException], list[R]],
               executor: ProcessPoolExecutor | None = None, workers: int | None = None, batch: int = BATCH) -> Iterator[R]:
     """``work`` over ``items`` in batches on the pool, answers in input order.
 
@@ -226,8 +267,8 @@ def pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure
 
     feeder = threading.Thread(target=feed, name="naipes-stream-input", daemon=True)
     feeder.start()
-    pending: deque[tuple[Future[list[R]], list[T]]] = deque()
-    buffer: list[T] = []
+    pending: deque[tuple[Future[list[R]], list[bytes]]] = deque()
+    buffer: list[bytes] = []
     ended = False
     try:
         while True:
@@ -247,7 +288,8 @@ def pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure
             if ended and not pending and not buffer:
                 return
             while buffer and len(pending) < max_batches:
-                chunk, buffer = buffer[:batch], buffer[batch:]
+                n = _chunk_length(buffer, batch)
+                chunk, buffer = buffer[:n], buffer[n:]
                 try:
                     future = executor.submit(work, chunk)
                 except RuntimeError as exc:  # the pool broke between two batches
@@ -271,6 +313,19 @@ def pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure
         stop.set()
         for future, _chunk in pending:
             future.cancel()
+
+
+def _chunk_length(buffer: list[bytes], batch: int) -> int:
+    """How many of the buffered items go to a worker in one round trip: up to ``batch``, and no
+    more than ``BATCH_BYTES`` of them (at least one), so that messages carrying batches of
+    records are spread over the pool rather than sent to one worker by the dozen."""
+    size, n = 0, 0
+    for item in buffer[:batch]:
+        size += len(item)
+        if n and size > BATCH_BYTES:
+            break
+        n += 1
+    return n
 
 
 def validate_wire(requests: Iterable[bytes]) -> Iterator[bytes]:

@@ -113,6 +113,54 @@ def test_grpc_a_bad_record_in_the_middle_is_an_error_entry_and_the_stream_goes_o
     assert all(a.HasField("result") == ("result" in expected(r)) for a, r in zip(answers[12:], good[10:], strict=True))
 
 
+def test_grpc_a_batch_is_answered_by_a_batch_in_order_as_validate_hand(stub) -> None:
+    """Messages carrying batches of records, between messages of one record: each batch is
+    answered by one message whose batch holds each item's answer (id, result or error) in order."""
+    records = RECORDS[:90]
+    singles = grpc_requests(records)
+    batches = [pb.ValidateHandsRequest(id="b0", batch=singles[:40]), singles[40],
+               pb.ValidateHandsRequest(batch=grpc_requests(records[41:90], ids=False))]
+    answers = list(stub.ValidateHands(iter(batches), timeout=60))
+    assert len(answers) == 3
+    first, single, last = answers
+    assert first.id == "b0" and [a.id for a in first.batch] == [f"r{i}" for i in range(40)]
+    assert single.id == "r40" and not single.batch and to_json(single) == {"id": "r40", **expected(records[40])}
+    assert not last.HasField("id") and len(last.batch) == 49 and not any(a.HasField("id") for a in last.batch)
+    for record, answer in zip(records[:40] + records[41:], [*first.batch, *last.batch], strict=True):
+        got = to_json(answer)
+        got.pop("id", None)
+        assert got == expected(record)
+
+
+def test_grpc_batch_errors_name_the_item_and_the_stream_goes_on(stub) -> None:
+    good = grpc_requests(RECORDS[:3])
+    bad = pb.ValidateHandsRequest(id="bad", record=json_format.ParseDict(BAD, pb.HandRecord()))
+    requests_ = [
+        pb.ValidateHandsRequest(id="mixed", batch=[good[0], pb.ValidateHandsRequest(id="no-record"), bad,
+                                                   pb.ValidateHandsRequest(id="nested", batch=good[:1]), good[1]]),
+        pb.ValidateHandsRequest(id="both", record=good[0].record, batch=good[:2]),
+        pb.ValidateHandsRequest(id="huge", batch=[good[0]] * (stream.MAX_BATCH + 1)),
+        good[2],
+    ]
+    mixed, both, huge, last = stub.ValidateHands(iter(requests_), timeout=60)
+    assert [a.id for a in mixed.batch] == ["r0", "no-record", "bad", "nested", "r1"]
+    assert [a.HasField("result") for a in mixed.batch] == [True, False, False, False, True]
+    assert (mixed.batch[1].error.code, mixed.batch[1].error.field) == ("MISSING_FIELD", "batch[1].record")
+    assert (mixed.batch[2].error.code, mixed.batch[2].error.field) == ("UNKNOWN_CARD", "deal.hands[3]")
+    assert (mixed.batch[3].error.code, mixed.batch[3].error.field) == ("INVALID_FIELD", "batch[3].batch")
+    assert both.id == "both" and not both.batch and (both.error.code, both.error.field) == ("INVALID_FIELD", "batch")
+    assert huge.id == "huge" and not huge.batch and (huge.error.code, huge.error.field) == ("PAYLOAD_TOO_LARGE", "batch")
+    assert str(stream.MAX_BATCH) in huge.error.message
+    assert last.id == "r2" and to_json(last.result) == expected(RECORDS[2])["result"]
+
+
+def test_the_pool_takes_batches_in_round_trips_of_bounded_size() -> None:
+    small, large = b"x" * 100, b"x" * (stream.BATCH_BYTES // 3 + 1)
+    assert stream._chunk_length([small] * 100, stream.BATCH) == stream.BATCH
+    assert stream._chunk_length([large] * 10, stream.BATCH) == 2
+    assert stream._chunk_length([b"x" * (2 * stream.BATCH_BYTES), small], stream.BATCH) == 1
+
+
 def test_grpc_empty_stream(stub) -> None:
     assert list(stub.ValidateHands(iter([]), timeout=10)) == []
 
@@ -135,15 +183,15 @@ def test_grpc_answers_come_while_the_client_is_still_sending(stub) -> None:
         ready.release()
 
 
-def test_the_pool_leaves_a_core_to_the_process_serving_the_stream(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_pool_has_a_process_per_core_the_server_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("NAIPES_STREAM_WORKERS", raising=False)
     sizes = {}
     for workers in ("1", "2", "4"):
         monkeypatch.setenv("NAIPES_WORKERS", workers)
         sizes[workers] = stream.pool_size()
-    assert sizes == {"1": 1, "2": 1, "4": 3}
+    assert sizes == {"1": 1, "2": 2, "4": 4}
     monkeypatch.delenv("NAIPES_WORKERS")
-    assert stream.pool_size() == max(1, (os.cpu_count() or 1) - 1)
+    assert stream.pool_size() == (os.cpu_count() or 1)
     monkeypatch.setenv("NAIPES_STREAM_WORKERS", "3")
     assert stream.pool_size() == 3
 
@@ -246,6 +294,16 @@ def test_rest_bad_lines_are_error_entries_and_the_stream_goes_on(rest_url) -> No
     assert answers[5]["error"]["code"] == "INVALID_FIELD" and answers[5]["error"]["field"] == "body"
     assert answers[6]["error"] == {"code": "INVALID_FIELD", "field": "extra", "message": answers[6]["error"]["message"]}
     assert [a["result"] for a in answers[7:]] == [expected(r)["result"] for r in RECORDS[3:6]]
+
+
+def test_rest_a_batch_line_is_answered_by_a_batch_line(rest_url) -> None:
+    batch = {"id": "b", "batch": [{"id": f"r{i}", "record": r} for i, r in enumerate(RECORDS[:30])] + [{"id": "bad", "record": BAD}]}
+    status, _kind, answers = post_stream(rest_url, [*ndjson_lines(RECORDS[30:31]), json.dumps(batch).encode() + b"\n"])
+    assert status == 200 and len(answers) == 2
+    assert answers[0] == expected(RECORDS[30])
+    assert answers[1]["id"] == "b" and len(answers[1]["batch"]) == 31
+    assert answers[1]["batch"][:30] == [{"id": f"r{i}", **expected(r)} for i, r in enumerate(RECORDS[:30])]
+    assert answers[1]["batch"][30]["error"]["code"] == "UNKNOWN_CARD"
 
 
 def test_rest_a_line_too_long_is_an_error_entry(rest_url) -> None:
