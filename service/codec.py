@@ -26,6 +26,7 @@ import re
 import threading
 from typing import Any, TypeVar
 
+import orjson
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.internal import type_checkers
@@ -71,9 +72,35 @@ def from_engine(data: Any, cls: type[M]) -> M:
         return json_format.ParseDict(data, cls(), ignore_unknown_fields=False)
 
 
+def as_json(data: Any, cls: type[Message]) -> Any:
+    """An engine answer as the API prints it (``to_json(from_engine(data, cls))``): ``data``
+    itself when the converter vouches for it (every key a field of ``cls``'s schema, every value
+    of its field's type: then the message built from it prints back as ``data``, which
+    tests/test_codec_fast.py holds for every RPC's answers), else the message built and printed
+    (a field the schema lacks raises)."""
+    spec = _type(cls.DESCRIPTOR)
+    if spec.parses and type(data) is dict:
+        try:
+            _kwargs(data, spec, 1)
+            return data
+        except _Doubt:
+            pass
+    return to_json(from_engine(data, cls))
+
+
 def dumps(data: Any) -> str:
     """The API's JSON text: what REST answers and the CLI prints."""
-    return json.dumps(data, ensure_ascii=False)
+    return dumps_bytes(data).decode("utf-8")
+
+
+def dumps_bytes(data: Any) -> bytes:
+    """The API's JSON text in UTF-8, by orjson (several times faster than the standard library's
+    encoder on a hand's result), or by the standard library for what orjson refuses (integers
+    beyond 64 bits, keys that are not strings)."""
+    try:
+        return orjson.dumps(data)
+    except TypeError:  # orjson.JSONEncodeError
+        return json.dumps(data, ensure_ascii=False).encode("utf-8")
 
 
 def to_json(message: Message) -> dict[str, Any]:

@@ -1,7 +1,12 @@
-"""One handler per RPC: request message -> engine -> response message (STYLE.md, habit 10).
+"""One handler per RPC: request message -> engine -> answer (STYLE.md, habit 10).
 
-Both transports call these, and so does the CLI. A handler raises the engine's ``InvalidInput``
-for bad input; the transport turns it into its error form through ``service.errors``.
+A unary RPC's answer is first the engine's JSON, in the form of the response message's JSON
+(``ANSWERS``); its handler (``HANDLERS``) builds the response message from it. gRPC and the CLI
+call the handlers. REST prints the engine's JSON as it is: the codec's tests hold, for every RPC,
+that the message built from an answer prints back as that same JSON (tests/test_codec_fast.py),
+so REST skips building a message only to print it. A handler raises the engine's
+``InvalidInput`` for bad input; the transport turns it into its error form through
+``service.errors``.
 """
 
 from __future__ import annotations
@@ -9,14 +14,50 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from google.protobuf import message_factory
+from google.protobuf.message import Message
+
 from engine import api
 from naipes.v1 import naipes_pb2 as pb
 from service.codec import from_engine, to_engine
 
+SERVICE = pb.DESCRIPTOR.services_by_name["NaipesService"]
 
-def validate_hand(request: pb.ValidateHandRequest) -> pb.ValidateHandResponse:
-    result = api.validate(to_engine(request.record))
-    return from_engine({"result": result}, pb.ValidateHandResponse)
+
+def _seat(request: pb.LegalActionsRequest) -> int | None:
+    return request.seat if request.HasField("seat") else None
+
+
+# The engine's answer to each unary RPC, as the JSON of its response message, by the method's
+# name in the service descriptor.
+ANSWERS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "ValidateHand": lambda request: {"result": api.validate(to_engine(request.record))},
+    "LegalActions": lambda request: api.legal_actions(to_engine(request.record), _seat(request)),
+    "ResolveTrick": lambda request: api.resolve_trick(to_engine(request)),
+    "SettleHand": lambda request: api.settle_hand(to_engine(request)),
+    "Deal": lambda request: api.deal(to_engine(request)),
+    "DescribeRules": lambda request: api.describe_rules(request.game),
+}
+
+
+def _handler(name: str) -> Callable[[Any], Any]:
+    """The RPC's handler: its answer as a response message."""
+    answer = ANSWERS[name]
+    response_class: type[Message] = message_factory.GetMessageClass(SERVICE.methods_by_name[name].output_type)
+
+    def handler(request: Any) -> Any:
+        return from_engine(answer(request), response_class)
+
+    handler.__name__ = name
+    return handler
+
+
+validate_hand = _handler("ValidateHand")
+legal_actions = _handler("LegalActions")
+resolve_trick = _handler("ResolveTrick")
+settle_hand = _handler("SettleHand")
+deal = _handler("Deal")
+describe_rules = _handler("DescribeRules")
 
 
 def validate_hands(requests: Iterable[pb.ValidateHandsRequest]) -> Iterator[pb.ValidateHandsResponse]:
@@ -27,27 +68,6 @@ def validate_hands(requests: Iterable[pb.ValidateHandsRequest]) -> Iterator[pb.V
 
     for data in stream.validate_wire(r.SerializeToString() for r in requests):
         yield pb.ValidateHandsResponse.FromString(data)
-
-
-def legal_actions(request: pb.LegalActionsRequest) -> pb.LegalActionsResponse:
-    seat = request.seat if request.HasField("seat") else None
-    return from_engine(api.legal_actions(to_engine(request.record), seat), pb.LegalActionsResponse)
-
-
-def resolve_trick(request: pb.ResolveTrickRequest) -> pb.ResolveTrickResponse:
-    return from_engine(api.resolve_trick(to_engine(request)), pb.ResolveTrickResponse)
-
-
-def settle_hand(request: pb.SettleHandRequest) -> pb.SettleHandResponse:
-    return from_engine(api.settle_hand(to_engine(request)), pb.SettleHandResponse)
-
-
-def deal(request: pb.DealRequest) -> pb.DealResponse:
-    return from_engine(api.deal(to_engine(request)), pb.DealResponse)
-
-
-def describe_rules(request: pb.DescribeRulesRequest) -> pb.DescribeRulesResponse:
-    return from_engine(api.describe_rules(request.game), pb.DescribeRulesResponse)
 
 
 # The handler of each RPC, by the method's name in the service descriptor (a streaming RPC's
@@ -62,4 +82,3 @@ HANDLERS: dict[str, Callable[[Any], Any]] = {
     "DescribeRules": describe_rules,
 }
 
-SERVICE = pb.DESCRIPTOR.services_by_name["NaipesService"]

@@ -3,8 +3,9 @@ the service descriptor (STYLE.md, habit 11). No route is written here by hand pe
 
 For each RPC: the annotation's verb and path template make the route; the JSON body fills the
 ``body`` field (``"*"``: the whole request), path variables and query parameters fill the other
-fields; the shared handler answers; the ``response_body`` field (or the whole response) is printed
-with protobuf's JSON mapping (``service.codec.to_json``). Errors are ``application/problem+json``
+fields; the shared handler answers (``service.handlers.ANSWERS``: the engine's JSON, which is the
+response message's JSON in protobuf's mapping, checked against the schema by ``codec.as_json``);
+the ``response_body`` field (or the whole response) is printed. Errors are ``application/problem+json``
 with the code of the error table, the same code gRPC puts in ``ErrorInfo.reason``.
 
 Also served: ``GET /healthz`` (infrastructure, like gRPC's health service) and
@@ -32,7 +33,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, Reque
 
 from service import codec, stream
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception, problem
-from service.handlers import HANDLERS, SERVICE
+from service.handlers import ANSWERS, SERVICE
 
 log = logging.getLogger("naipes.rest")
 
@@ -153,7 +154,10 @@ def _reject_constant(name: str) -> Any:
 
 
 def _endpoint(route: Route) -> Callable[..., Response]:
-    handler = HANDLERS[route.method.name]
+    answer_of = ANSWERS[route.method.name]
+    response_class = message_factory.GetMessageClass(route.method.output_type)
+    # The response_body field by its JSON name (the answer is the response message's JSON).
+    part = route.method.output_type.fields_by_name[route.response_body].json_name if route.response_body else None
 
     def endpoint(**path: str) -> Response:
         message = route.request_class()
@@ -164,10 +168,8 @@ def _endpoint(route: Route) -> Callable[..., Response]:
         params = _parameters(route, [path[f"v{i}"] for i in range(len(route.variables))])
         if params:
             codec.from_json(params, message)
-        answer = handler(message)
-        if route.response_body:
-            answer = getattr(answer, route.response_body)
-        return _json(codec.to_json(answer), 200)
+        answer = codec.as_json(answer_of(message), response_class)
+        return _json(answer if part is None else answer[part], 200)
 
     endpoint.__name__ = route.method.name
     return endpoint
@@ -194,7 +196,7 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
 
 
 def _json(data: Any, status: int, mimetype: str = "application/json") -> Response:
-    return Response(codec.dumps(data) + "\n", status=status, mimetype=mimetype)
+    return Response(codec.dumps_bytes(data) + b"\n", status=status, mimetype=mimetype)
 
 
 def problem_response(error: ServiceError, headers: dict[str, str] | None = None) -> Response:

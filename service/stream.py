@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 
 from engine import api
 from naipes.v1 import naipes_pb2 as pb
-from service.codec import from_engine, to_engine, to_json
+from service.codec import as_json, from_engine, to_engine, to_json
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
 
 log = logging.getLogger("naipes.stream")
@@ -59,37 +59,51 @@ def problem_of(error: ServiceError) -> pb.Problem:
 
 
 def answer(request: pb.ValidateHandsRequest) -> pb.ValidateHandsResponse:
-    """A message's answer: its record's (what ValidateHand answers, or its error), or its
-    batch's, one answer per item in order, built into one message."""
+    """A message's answer (``answer_json``) as one message. An answer the schema cannot hold is
+    an INTERNAL error: the record's, not its batch's."""
+    data = answer_json(request)
+    try:
+        return from_engine(data, pb.ValidateHandsResponse)
+    except Exception:
+        if "batch" not in data:
+            return _response(data)
+        return from_engine({**data, "batch": [to_json(_response(item)) for item in data["batch"]]}, pb.ValidateHandsResponse)
+
+
+def answer_json(request: pb.ValidateHandsRequest) -> dict[str, Any]:
+    """A message's answer in its JSON form: its record's (what ValidateHand answers, or its
+    error), or its batch's, one answer per item in order."""
     if not request.batch:
-        return _response(entry(request))
+        return entry(request)
     head: dict[str, Any] = {"id": request.id} if request.HasField("id") else {}
     if request.HasField("record"):
-        return _response({**head, "error": problem(ServiceError(
-            "INVALID_FIELD", "a message carries one record or a batch of records, not both", "batch"))})
+        return {**head, "error": problem(ServiceError(
+            "INVALID_FIELD", "a message carries one record or a batch of records, not both", "batch"))}
     if len(request.batch) > MAX_BATCH:
-        return _response({**head, "error": problem(ServiceError(
-            "PAYLOAD_TOO_LARGE", f"a batch holds at most {MAX_BATCH} records; this one has {len(request.batch)}", "batch"))})
-    entries = [entry(item, i) for i, item in enumerate(request.batch)]
-    try:
-        return from_engine({**head, "batch": entries}, pb.ValidateHandsResponse)
-    except Exception:  # an answer the schema cannot hold: that item's INTERNAL error, not the batch's
-        return from_engine({**head, "batch": [to_json(_response(e)) for e in entries]}, pb.ValidateHandsResponse)
+        return {**head, "error": problem(ServiceError(
+            "PAYLOAD_TOO_LARGE", f"a batch holds at most {MAX_BATCH} records; this one has {len(request.batch)}", "batch"))}
+    return {**head, "batch": [entry(item, i) for i, item in enumerate(request.batch)]}
 
 
 def entry(request: pb.ValidateHandsRequest, index: int | None = None) -> dict[str, Any]:
-    """One record's answer in its JSON form: ``id``, and ValidateHand's ``result`` or the
-    ``error`` ValidateHand would answer (one bad record must not end the stream). ``index``:
-    the item's place in its message's batch."""
-    out: dict[str, Any] = {"id": request.id} if request.HasField("id") else {}
+    """One record's answer in its JSON form: ValidateHand's ``result`` or the ``error``
+    ValidateHand would answer (one bad record must not end the stream), and the ``id``.
+    ``index``: the item's place in its message's batch."""
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
     try:
         if request.batch:
             raise ServiceError("INVALID_FIELD", "an item of a batch carries one record, not a batch", f"batch[{index}].batch")
         if not request.HasField("record"):
             raise ServiceError("MISSING_FIELD", "record is required", "record" if index is None else f"batch[{index}].record")
-        out["result"] = api.validate(to_engine(request.record))
+        result = api.validate(to_engine(request.record))
     except Exception as exc:
-        out["error"] = problem(exc)
+        error = problem(exc)
+    out: dict[str, Any] = {} if result is None else {"result": result}  # in the schema's order
+    if request.HasField("id"):
+        out["id"] = request.id
+    if error is not None:
+        out["error"] = error
     return out
 
 
@@ -98,11 +112,15 @@ def problem(exc: BaseException) -> dict[str, Any]:
     error = from_exception(exc)
     if error.code == "INTERNAL":
         log.exception("ValidateHands: a record failed", exc_info=exc)
-    return {key: value for key, value in (("code", error.code), ("field", error.field), ("message", error.message)) if value}
+    return problem_json(error)
+
+
+def problem_json(error: ServiceError) -> dict[str, Any]:
+    return {key: value for key, value in (("code", error.code), ("field", error.field), ("message", error.message)) if value is not None}
 
 
 def _response(data: dict[str, Any]) -> pb.ValidateHandsResponse:
-    """One answer's message; an answer the schema cannot hold is an INTERNAL error entry."""
+    """One record's answer as a message; one the schema cannot hold is an INTERNAL error."""
     try:
         return from_engine(data, pb.ValidateHandsResponse)
     except Exception as exc:
@@ -138,18 +156,23 @@ def request_of_line(line: bytes) -> pb.ValidateHandsRequest:
 
 
 def answer_ndjson(batch: list[bytes]) -> list[bytes]:
-    """Lines of NDJSON -> lines of the responses' JSON (REST)."""
-    from service.codec import dumps
+    """Lines of NDJSON -> lines of the responses' JSON (REST), printed from the answers' JSON as
+    REST's other answers are (service/handlers.py)."""
+    from service.codec import dumps_bytes
 
     out = []
     for line in batch:
         try:
             if line == TOO_LARGE:
                 raise ServiceError("PAYLOAD_TOO_LARGE", f"a line of the body is longer than {MAX_REQUEST_BYTES} bytes")
-            response = answer(request_of_line(line))
+            data = answer_json(request_of_line(line))
+            try:
+                data = as_json(data, pb.ValidateHandsResponse)
+            except Exception:  # an answer the schema cannot hold: the record's INTERNAL error
+                data = to_json(answer(request_of_line(line)))
         except ServiceError as error:
-            response = pb.ValidateHandsResponse(error=problem_of(error))
-        out.append((dumps(to_json(response)) + "\n").encode("utf-8"))
+            data = {"error": problem_json(error)}
+        out.append(dumps_bytes(data) + b"\n")
     return out
 
 
@@ -163,10 +186,9 @@ def internal_wire(batch: list[bytes], _exc: BaseException) -> list[bytes]:
 
 
 def internal_ndjson(batch: list[bytes], _exc: BaseException) -> list[bytes]:
-    from service.codec import dumps
+    from service.codec import dumps_bytes
 
-    error = pb.ValidateHandsResponse(error=problem_of(from_exception(RuntimeError())))
-    return [(dumps(to_json(error)) + "\n").encode("utf-8")] * len(batch)
+    return [dumps_bytes({"error": problem_json(from_exception(RuntimeError()))}) + b"\n"] * len(batch)
 
 
 # ---- the pool ------------------------------------------------------------------------------

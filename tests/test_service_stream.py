@@ -154,6 +154,24 @@ def test_grpc_batch_errors_name_the_item_and_the_stream_goes_on(stub) -> None:
     assert last.id == "r2" and to_json(last.result) == expected(RECORDS[2])["result"]
 
 
+def test_an_answer_the_schema_cannot_hold_is_that_records_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Schema drift in the engine is never printed or dropped silently: over gRPC and NDJSON the
+    record whose answer does not fit is an INTERNAL error entry, its batch's other records are
+    answered."""
+    from engine import api
+
+    real = api.validate
+    monkeypatch.setattr(api, "validate", lambda record: {**real(record), "newField": 1} if record.get("dealer") == 1 else real(record))
+    records = [r for r in RECORDS if r["game"] == "rentoy"]
+    drifted = next(i for i, r in enumerate(records) if r.get("dealer") == 1)
+    fine = next(i for i, r in enumerate(records) if r.get("dealer") != 1)
+    batch = pb.ValidateHandsRequest(batch=grpc_requests([records[fine], records[drifted]]))
+    answered = stream.answer(batch)
+    assert answered.batch[0].HasField("result") and answered.batch[1].error.code == "INTERNAL"
+    lines = stream.answer_ndjson(ndjson_lines([records[fine], records[drifted]]))
+    assert "result" in json.loads(lines[0]) and json.loads(lines[1])["error"]["code"] == "INTERNAL"
+
+
 def test_the_pool_takes_batches_in_round_trips_of_bounded_size() -> None:
     small, large = b"x" * 100, b"x" * (stream.BATCH_BYTES // 3 + 1)
     assert stream._chunk_length([small] * 100, stream.BATCH) == stream.BATCH
