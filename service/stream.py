@@ -58,10 +58,10 @@ def problem_of(error: ServiceError) -> pb.Problem:
     return pb.Problem(code=error.code, field=error.field, message=error.message)
 
 
-def answer(request: pb.ValidateHandsRequest) -> pb.ValidateHandsResponse:
+def answer(request: pb.ValidateHandsRequest, unreadable: dict[int, dict[str, Any]] | None = None) -> pb.ValidateHandsResponse:
     """A message's answer (``answer_json``) as one message. An answer the schema cannot hold is
     an INTERNAL error: the record's, not its batch's."""
-    data = answer_json(request)
+    data = answer_json(request, unreadable)
     try:
         return from_engine(data, pb.ValidateHandsResponse)
     except Exception:
@@ -70,9 +70,10 @@ def answer(request: pb.ValidateHandsRequest) -> pb.ValidateHandsResponse:
         return from_engine({**data, "batch": [to_json(_response(item)) for item in data["batch"]]}, pb.ValidateHandsResponse)
 
 
-def answer_json(request: pb.ValidateHandsRequest) -> dict[str, Any]:
+def answer_json(request: pb.ValidateHandsRequest, unreadable: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
     """A message's answer in its JSON form: its record's (what ValidateHand answers, or its
-    error), or its batch's, one answer per item in order."""
+    error), or its batch's, one answer per item in order (``unreadable``: the error of each item
+    that could not be read, by index)."""
     if not request.batch:
         return entry(request)
     head: dict[str, Any] = {"id": request.id} if request.HasField("id") else {}
@@ -82,7 +83,9 @@ def answer_json(request: pb.ValidateHandsRequest) -> dict[str, Any]:
     if len(request.batch) > MAX_BATCH:
         return {**head, "error": problem(ServiceError(
             "PAYLOAD_TOO_LARGE", f"a batch holds at most {MAX_BATCH} records; this one has {len(request.batch)}", "batch"))}
-    return {**head, "batch": [entry(item, i) for i, item in enumerate(request.batch)]}
+    unreadable = unreadable or {}
+    return {**head, "batch": [entry(item, i) if i not in unreadable else {**({"id": item.id} if item.HasField("id") else {}), "error": unreadable[i]}
+                              for i, item in enumerate(request.batch)]}
 
 
 def entry(request: pb.ValidateHandsRequest, index: int | None = None) -> dict[str, Any]:
@@ -142,17 +145,31 @@ def answer_wire(batch: list[bytes]) -> list[bytes]:
     return out
 
 
-def request_of_line(line: bytes) -> pb.ValidateHandsRequest:
-    """A line of NDJSON as a request: ``{"id": ..., "record": {...}}``, or a bare hand record."""
+def request_of_line(line: bytes) -> tuple[pb.ValidateHandsRequest, dict[int, dict[str, Any]]]:
+    """A line of NDJSON as a request: ``{"id": ..., "record": {...}}``, ``{"id": ...,
+    "batch": [...]}`` or a bare hand record; with the errors of the batch's items that could not
+    be read, by index (an unreadable record spoils its own answer, not its batch's)."""
     from service.codec import from_json
 
     try:
         data = json.loads(line, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ServiceError("MALFORMED_JSON", f"the line is not valid JSON: {exc}") from None
-    if isinstance(data, dict) and ("record" in data or "batch" in data) and "game" not in data:
-        return from_json(data, pb.ValidateHandsRequest())
-    return pb.ValidateHandsRequest(record=from_json(data, pb.HandRecord()))
+    if not (isinstance(data, dict) and ("record" in data or "batch" in data) and "game" not in data):
+        return pb.ValidateHandsRequest(record=from_json(data, pb.HandRecord())), {}
+    items = data.get("batch")
+    if not isinstance(items, list) or not items:
+        return from_json(data, pb.ValidateHandsRequest()), {}
+    request = from_json({key: value for key, value in data.items() if key != "batch"}, pb.ValidateHandsRequest())
+    unreadable: dict[int, dict[str, Any]] = {}
+    for i, item in enumerate(items[:MAX_BATCH + 1]):  # (one more than allowed: the batch's error says so)
+        try:
+            part = from_json(item, pb.ValidateHandsRequest(), f"batch[{i}]")
+        except ServiceError as error:
+            part = pb.ValidateHandsRequest(id=item["id"]) if isinstance(item, dict) and isinstance(item.get("id"), str) else pb.ValidateHandsRequest()
+            unreadable[i] = problem_json(error)
+        request.batch.append(part)
+    return request, unreadable
 
 
 def answer_ndjson(batch: list[bytes]) -> list[bytes]:
@@ -165,11 +182,12 @@ def answer_ndjson(batch: list[bytes]) -> list[bytes]:
         try:
             if line == TOO_LARGE:
                 raise ServiceError("PAYLOAD_TOO_LARGE", f"a line of the body is longer than {MAX_REQUEST_BYTES} bytes")
-            data = answer_json(request_of_line(line))
+            request, unreadable = request_of_line(line)
+            data = answer_json(request, unreadable)
             try:
                 data = as_json(data, pb.ValidateHandsResponse)
             except Exception:  # an answer the schema cannot hold: the record's INTERNAL error
-                data = to_json(answer(request_of_line(line)))
+                data = to_json(answer(request, unreadable))
         except ServiceError as error:
             data = {"error": problem_json(error)}
         out.append(dumps_bytes(data) + b"\n")

@@ -53,6 +53,26 @@ def test_python_clients_raise_the_same_error(clients, record: dict, code: str, f
         assert (err.value.code, err.value.field) == (code, field)
 
 
+def test_python_clients_validate_an_archive_in_batches(clients) -> None:
+    """validate_hands: one answer per record, in order, the same over both transports, in
+    batches smaller and larger than the archive; a bad record is its error in its place."""
+    from examples_support import examples_dir, load_example
+
+    records = [load_example(p)[0] for p in sorted(examples_dir().glob("*.json"))]
+    records = [dict(r, actions=(r.get("actions") or [])[:n]) for r in records for n in (0, 3, 1000)]
+    bad = {"game": "mus"}
+    unreadable = dict(RECORD, seats="four")  # not even a message: the gRPC client's own error
+    archive = records[:40] + [bad] + records[40:] + [unreadable]
+    want = [{"result": api.validate(r)} for r in records[:40]] + [None] + [{"result": api.validate(r)} for r in records[40:]] + [None]
+    for client in clients:
+        for batch in (7, 500):
+            answers = list(client.validate_hands(iter(archive), batch=batch))
+            assert len(answers) == len(archive)
+            assert [a for a, w in zip(answers, want, strict=True) if w is not None] == [w for w in want if w is not None]
+            assert answers[40]["error"]["code"] == "UNKNOWN_GAME" and answers[40]["error"]["field"] == "game"
+            assert answers[-1]["error"]["code"] == "INVALID_FIELD" and answers[-1]["error"]["field"] == "seats"
+
+
 def test_javascript_client(rest_url: str, tmp_path: Path) -> None:
     node = subprocess.run(["node", "--version"], capture_output=True, text=True)
     assert node.returncode == 0, "Node.js is needed for the JavaScript client's test (.ci/run installs it)"

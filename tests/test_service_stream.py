@@ -315,13 +315,18 @@ def test_rest_bad_lines_are_error_entries_and_the_stream_goes_on(rest_url) -> No
 
 
 def test_rest_a_batch_line_is_answered_by_a_batch_line(rest_url) -> None:
-    batch = {"id": "b", "batch": [{"id": f"r{i}", "record": r} for i, r in enumerate(RECORDS[:30])] + [{"id": "bad", "record": BAD}]}
+    batch = {"id": "b", "batch": [{"id": f"r{i}", "record": r} for i, r in enumerate(RECORDS[:30])] + [{"id": "bad", "record": BAD}]
+             + [{"id": "unreadable", "record": dict(BAD, seats="four")}, {"record": RECORDS[31]}]}
     status, _kind, answers = post_stream(rest_url, [*ndjson_lines(RECORDS[30:31]), json.dumps(batch).encode() + b"\n"])
     assert status == 200 and len(answers) == 2
     assert answers[0] == expected(RECORDS[30])
-    assert answers[1]["id"] == "b" and len(answers[1]["batch"]) == 31
+    assert answers[1]["id"] == "b" and len(answers[1]["batch"]) == 33
     assert answers[1]["batch"][:30] == [{"id": f"r{i}", **expected(r)} for i, r in enumerate(RECORDS[:30])]
     assert answers[1]["batch"][30]["error"]["code"] == "UNKNOWN_CARD"
+    unreadable = answers[1]["batch"][31]  # one item that is not even a record spoils only its own answer
+    assert unreadable["id"] == "unreadable" and unreadable["error"]["code"] == "INVALID_FIELD"
+    assert unreadable["error"]["field"] == "batch[31].record.seats"
+    assert answers[1]["batch"][32] == expected(RECORDS[31])
 
 
 def test_rest_a_line_too_long_is_an_error_entry(rest_url) -> None:

@@ -6,7 +6,8 @@
         print(result["valid"], result.get("points"))
 
 Both clients take and return the JSON of ``records/FORMAT.md`` as plain dicts, so code written
-against one runs against the other. A request the service rejects raises ``NaipesError`` with the
+against one runs against the other. ``validate_hands`` audits an archive: records in (any
+iterable), one answer per record out, in order, sent in batches (the fast way to stream). A request the service rejects raises ``NaipesError`` with the
 error's stable ``code`` and the offending ``field``. The REST client needs only the standard
 library; the gRPC client needs the ``naipes`` package (``pip install .`` in this repository) for
 the generated stubs.
@@ -15,12 +16,25 @@ the generated stubs.
 from __future__ import annotations
 
 import json
+import re
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections import deque
+from collections.abc import Iterable, Iterator
+from itertools import islice
 from typing import Any
 
 JSON = dict[str, Any]
+BATCH = 50  # records per message of a ValidateHands stream
+REST_CHUNK = 2000  # records per REST request of validate_hands
+
+
+def _chunks(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
+    iterator = iter(records)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
 
 
 class NaipesError(Exception):
@@ -68,6 +82,26 @@ class RestClient:
 
     def describe_rules(self, game: str) -> JSON:
         return self._call("GET", f"/v1/games/{urllib.parse.quote(game)}/rules")
+
+    def validate_hands(self, records: Iterable[JSON], batch: int = BATCH) -> Iterator[JSON]:
+        """Validate many records: one answer per record, in order: ``{"result": ...}`` (what
+        validate_hand answers) or ``{"error": {"code", "field", "message"}}`` for a record that
+        is not well formed. NDJSON requests of up to ``REST_CHUNK`` records, in lines of
+        ``batch`` records."""
+        for chunk in _chunks(records, REST_CHUNK):
+            parts = list(_chunks(chunk, batch))
+            body = "".join(json.dumps({"batch": [{"record": r} for r in part]}) + "\n" for part in parts).encode()
+            request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST",
+                                             headers={"Content-Type": "application/x-ndjson"})
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout + len(chunk) * 0.01) as response:
+                    for part, line in zip(parts, response, strict=True):
+                        answer = json.loads(line)  # a line's error (too long, say) is each of its records' answer
+                        yield from map(_in_record, answer["batch"]) if "batch" in answer else [answer] * len(part)
+            except urllib.error.HTTPError as exc:
+                problem = json.loads(exc.read() or b"{}")
+                raise NaipesError(problem.get("code", f"HTTP_{exc.code}"), problem.get("detail", str(exc)),
+                                  problem.get("field"), exc.code) from None
 
     def close(self) -> None:
         pass
@@ -130,6 +164,41 @@ class GrpcClient:
     def describe_rules(self, game: str) -> JSON:
         return self._json(self._call("DescribeRules", self._pb.DescribeRulesRequest(game=game)))
 
+    def validate_hands(self, records: Iterable[JSON], batch: int = BATCH) -> Iterator[JSON]:
+        """Validate many records over one ValidateHands stream, ``batch`` records per message:
+        one answer per record, in order, as the REST client gives them. A record this client
+        cannot put in a message is answered by its error in its place."""
+        layouts: deque[list[JSON | None]] = deque()  # per message sent: the local error of each record, or None
+        lock = threading.Lock()
+
+        def messages() -> Iterator[Any]:
+            for chunk in _chunks(records, batch):
+                items, layout = [], []
+                for record in chunk:
+                    try:
+                        items.append(self._pb.ValidateHandsRequest(record=self._message("HandRecord", record)))
+                        layout.append(None)
+                    except Exception as exc:  # the codec's error, as the server would word it
+                        layout.append({"error": {k: v for k, v in (("code", getattr(exc, "code", "INVALID_FIELD")),
+                                                                   ("field", getattr(exc, "field", None)),
+                                                                   ("message", getattr(exc, "message", str(exc)))) if v is not None}})
+                with lock:
+                    layouts.append(layout)
+                yield self._pb.ValidateHandsRequest(batch=items)
+
+        try:
+            for response in self._stub.ValidateHands(messages(), timeout=None):
+                with lock:
+                    layout = layouts.popleft()
+                answers = [self._json(a) for a in response.batch]
+                if not answers and any(local is None for local in layout):
+                    answers = [self._json(response)] * len(layout)  # the message's error is each record's answer
+                sent = iter(answers)
+                for local in layout:
+                    yield local if local is not None else next(sent)
+        except self._grpc.RpcError as exc:
+            raise _grpc_error(exc) from None
+
     def close(self) -> None:
         self._channel.close()
 
@@ -138,6 +207,15 @@ class GrpcClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _in_record(answer: JSON) -> JSON:
+    """A batch item's error names its field within the record, as validate_hand does (the
+    service names it within the NDJSON line: ``batch[3].record.seats``)."""
+    error = answer.get("error")
+    if error and "field" in error:
+        error["field"] = re.sub(r"^batch\[\d+\]\.(record\.)?", "", error["field"])
+    return answer
 
 
 def _grpc_error(exc: Any) -> NaipesError:
