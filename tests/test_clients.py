@@ -82,7 +82,8 @@ import {{ Naipes, NaipesError }} from {json.dumps(str(ROOT / "clients/js/naipes.
 const naipes = new Naipes({json.dumps(rest_url)});
 const record = {json.dumps(RECORD)};
 const out = {{ result: await naipes.validateHand(record),
-              legal: await naipes.legalActions({{...record, actions: record.actions.slice(0, 5)}}, 3) }};
+              legal: await naipes.legalActions({{...record, actions: record.actions.slice(0, 5)}}, 3),
+              hands: await naipes.validateHands([record, {{...record, game: "mus"}}, {{...record, seats: "four"}}, record], {{ batch: 3 }}) }};
 try {{ await naipes.validateHand({{...record, game: "mus"}}); }}
 catch (e) {{ out.error = {{ isNaipesError: e instanceof NaipesError, code: e.code, field: e.field, status: e.status }}; }}
 console.log(JSON.stringify(out));
@@ -93,3 +94,7 @@ console.log(JSON.stringify(out));
     assert out["result"] == api.validate(RECORD)
     assert out["legal"] == api.legal_actions(dict(RECORD, actions=RECORD["actions"][:5]), 3)
     assert out["error"] == {"isNaipesError": True, "code": "UNKNOWN_GAME", "field": "game", "status": 400}
+    hands = out["hands"]
+    assert len(hands) == 4 and hands[0] == hands[3] == {"result": api.validate(RECORD)}
+    assert (hands[1]["error"]["code"], hands[1]["error"]["field"]) == ("UNKNOWN_GAME", "game")
+    assert (hands[2]["error"]["code"], hands[2]["error"]["field"]) == ("INVALID_FIELD", "seats")

@@ -65,4 +65,29 @@ export class Naipes {
   describeRules(game) {
     return this.#call("GET", `/v1/games/${encodeURIComponent(game)}/rules`);
   }
+
+  /** Validate many records (an array): one answer per record, in order, `{result}` (what
+   *  validateHand answers) or `{error: {code, field, message}}`; sent as one NDJSON stream in
+   *  lines of `batch` records. */
+  async validateHands(records, { batch = 50 } = {}) {
+    const parts = [];
+    for (let i = 0; i < records.length; i += batch) parts.push(records.slice(i, i + batch));
+    const body = parts.map((part) => JSON.stringify({ batch: part.map((record) => ({ record })) }) + "\n").join("");
+    const response = await this.fetch(this.baseUrl + "/v1/hands:validateStream", {
+      method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body,
+    });
+    if (!response.ok) throw new NaipesError(await response.json());
+    const lines = (await response.text()).split("\n").filter((line) => line.trim());
+    return lines.flatMap((line, i) => {
+      const answer = JSON.parse(line);  // a line's own error (too long, say) is each of its records' answer
+      return answer.batch ? answer.batch.map(inRecord) : parts[i].map(() => answer);
+    });
+  }
+}
+
+// A batch item's error names its field within the record, as validateHand does (the service
+// names it within the NDJSON line: `batch[3].record.seats`).
+function inRecord(answer) {
+  if (answer.error?.field) answer.error.field = answer.error.field.replace(/^batch\[\d+\]\.(record\.)?/, "");
+  return answer;
 }
