@@ -138,7 +138,7 @@ _NO_TRUMP: Final[dict[int, int]] = {}  # ``State.trump_keys`` before the trump i
 _STATE_FIELDS: Final = ("options", "seats", "dealer", "table", "hands", "stock", "phase", "turn", "order",
                   "bidders", "level", "holder", "forced_entrada",
                   "jugador", "lance", "trump", "trump_keys", "turned", "solera", "queue", "discards", "exchanged",
-                  "jugador_cards", "leader", "trick_cards", "tricks",
+                  "jugador_cards", "leader", "trick_cards", "tricks", "won",
                   "rendido", "asking", "defender", "surrender", "bola", "planto", "annulled", "resume")
 
 
@@ -157,7 +157,7 @@ class State:
                  trump_keys: dict[int, int] = _NO_TRUMP, turned: Card | None = None, solera: bool = False,
                  queue: tuple[int, ...] = (), discards: tuple[tuple[Card, ...], ...] = (), exchanged: tuple[int, ...] = (),
                  jugador_cards: tuple[Card, ...] = (), leader: int = 0, trick_cards: tuple[Card, ...] = (),
-                 tricks: tuple[Trick, ...] = (),
+                 tricks: tuple[Trick, ...] = (), won: tuple[int, ...] = (),
                  rendido: int | None = None, asking: tuple[int, ...] = (), defender: int | None = None,
                  surrender: str = "none", bola: str = "none", planto: bool = False, annulled: bool = False,
                  resume: int | None = None) -> None:
@@ -190,6 +190,7 @@ class State:
         self.leader = leader  # the trick in progress: its leader and its cards so far
         self.trick_cards = trick_cards
         self.tricks = tricks
+        self.won = won  # the tricks won so far, by seat
         # surrender and defence (7.4), bola (7.2)
         self.rendido = rendido
         self.asking = asking  # opponents still to answer a surrender
@@ -204,7 +205,7 @@ class State:
         return State(self.options, self.seats, self.dealer, self.table, self.hands, self.stock, self.phase, self.turn,
                      self.order, self.bidders, self.level, self.holder, self.forced_entrada,
                      self.jugador, self.lance, self.trump, self.trump_keys, self.turned, self.solera, self.queue,
-                     self.discards, self.exchanged, self.jugador_cards, self.leader, self.trick_cards, self.tricks,
+                     self.discards, self.exchanged, self.jugador_cards, self.leader, self.trick_cards, self.tricks, self.won,
                      self.rendido, self.asking, self.defender, self.surrender, self.bola, self.planto, self.annulled,
                      self.resume)
 
@@ -283,7 +284,7 @@ def start(setup: Setup) -> State:
     return State(options=setup.options, seats=setup.seats, dealer=setup.dealer, table=setup.table,
                  hands=tuple(tuple(sorted(h, key=BY_KEY)) for h in setup.hands), stock=setup.stock, phase=AUCTION, turn=order[0], order=order,
                  bidders=order, discards=tuple(() for _ in range(setup.seats)),
-                 exchanged=tuple(-1 for _ in range(setup.seats)))
+                 exchanged=tuple(-1 for _ in range(setup.seats)), won=tuple(0 for _ in range(setup.seats)))
 
 
 def lance_level(state: State, lance: str, suit: Suit | None) -> int:
@@ -758,7 +759,9 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
 
 
 def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-    return hands[:seat] + (hand,) + hands[seat + 1:]
+    new = list(hands)
+    new[seat] = hand
+    return tuple(new)
 
 
 def _rindo(state: State, action: Action) -> tuple[State, Events]:
@@ -808,40 +811,50 @@ _CALL_HANDLERS: Final = {
 }
 
 
+# "seat 2 plays 10o", by seat and ``Card.key``: the text of every card played, made once.
+_PLAY_TEXTS: Final = tuple({card.key: f"seat {seat} plays {card}" for card in DECK.cards} for seat in range(4))
+
+
+def _next_seat(order: tuple[int, ...], seat: int) -> int:
+    """The active seat after ``seat`` in the order mano, medio, postre (and round again)."""
+    if seat == order[0]:
+        return order[1]
+    return order[2] if seat == order[1] else order[0]
+
+
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
-    key = card.key
-    hand = tuple([c for c in state.hands[seat] if c.key != key])
+    hand = tuple([c for c in state.hands[seat] if c is not card])  # one object per card: identity
     hands = _with_hand(state.hands, seat, hand)
-    leader = state.leader
     cards = state.trick_cards + (card,)
-    code = str(card)
-    events: Events = [{"kind": "card", "seat": seat, "card": code, "text": f"seat {seat} plays {code}"}]
+    code = card.code
+    events: Events = [{"kind": "card", "seat": seat, "card": code, "text": _PLAY_TEXTS[seat][card.key]}]
     order = state.order
     if len(cards) < 3:
-        nxt = order[(order.index(seat) + 1) % 3]
         new = state.copy()
-        new.hands, new.trick_cards, new.turn = hands, cards, nxt
+        new.hands, new.trick_cards, new.turn = hands, cards, _next_seat(order, seat)
         return new, events
+    leader = state.leader
     idx = _winner_index(cards, state.trump_keys)
-    winner = order[(order.index(leader) + idx) % 3]
+    winner = leader
+    for _ in range(idx):
+        winner = _next_seat(order, winner)
     tricks = state.tricks + (Trick(leader, cards, winner),)
     number = len(tricks)
-    best = str(cards[idx])
+    best = cards[idx].code
     events.append({"kind": "trick", "seat": winner, "card": best, "trick": number,
                    "text": f"trick {number} to seat {winner} with {best}"})
     return _after_trick(state, hands, tricks, winner, events)
 
 
 def seat_tricks(state: State) -> list[int]:
-    return _trick_counts(state.tricks, state.seats)
+    return list(state.won)
 
 
-def _trick_counts(tricks: tuple[Trick, ...], seats: int) -> list[int]:
-    counts = [0] * seats
-    for t in tricks:
-        assert t.winner is not None
-        counts[t.winner] += 1
-    return counts
+def _opponents(order: tuple[int, ...], seat: int) -> tuple[int, int]:
+    """The two active seats other than ``seat``, in the order mano, medio, postre."""
+    if seat == order[0]:
+        return order[1], order[2]
+    return (order[0], order[2]) if seat == order[1] else (order[0], order[1])
 
 
 def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tuple[Trick, ...], winner: int,
@@ -852,6 +865,8 @@ def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tupl
     played = len(tricks)
     declarer = state.declarer
     assert declarer is not None
+    won = state.won
+    won = won[:winner] + (won[winner] + 1,) + won[winner + 1:]
     phase, bola = PLAY, state.bola
     turn: int | None = winner
     if bola == "attempt":
@@ -861,34 +876,35 @@ def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tupl
         elif played == 9:
             events.append({"kind": "bolaMade", "seat": declarer, "text": f"seat {declarer} takes all nine tricks: bola"})
             phase, turn, bola = OVER, None, "made"
-    elif state.defender is None and played == 5 and all(t.winner == declarer for t in tricks):
+    elif state.defender is None and played == 5 and won[declarer] == 5:
         events.append({"kind": "primeras", "seat": declarer,
                        "text": f"seat {declarer} has won the first five tricks: bola (go on for all nine) or planto (stop)"})
         phase, turn = BOLA_DECISION, declarer
-    elif _is_over(state, tricks, declarer):
+    elif _is_over(state, played, won, declarer):
         remaining = 9 - played
         events.append({"kind": "over", "text": "the result is settled" + ("" if remaining == 0 else f" with {remaining} tricks unplayed")})
         phase, turn = OVER, None
     new = state.copy()
-    new.hands, new.leader, new.trick_cards, new.tricks = hands, winner, (), tricks
+    new.hands, new.leader, new.trick_cards, new.tricks, new.won = hands, winner, (), tricks, won
     new.turn, new.phase, new.bola = turn, phase, bola
     return new, events
 
 
-def _is_over(state: State, tricks: tuple[Trick, ...], declarer: int) -> bool:
-    """7.3: all nine tricks played, or (``stopWhenDecided``) the result is certain."""
-    remaining = 9 - len(tricks)
+def _is_over(state: State, played: int, won: tuple[int, ...], declarer: int) -> bool:
+    """7.3: all nine tricks played, or (``stopWhenDecided``) the result is certain. ``played``
+    tricks are done and ``won`` counts them by seat."""
+    remaining = 9 - played
     if remaining == 0:
         return True
     if not state.options.stop_when_decided:
         return False
-    counts = _trick_counts(tricks, state.seats)
     if state.defender is not None:
         assert state.rendido is not None
-        pobre = next(s for s in state.order if s not in (state.defender, state.rendido))
-        return settle_mod.decided(counts[state.defender], counts[state.rendido], counts[pobre], remaining, defended=True)
-    a, b = (s for s in state.order if s != declarer)
-    return settle_mod.decided(counts[declarer], counts[a], counts[b], remaining)
+        defender, rendido = state.defender, state.rendido
+        pobre = next(s for s in state.order if s not in (defender, rendido))
+        return settle_mod.decided(won[defender], won[rendido], won[pobre], remaining, defended=True)
+    a, b = _opponents(state.order, declarer)
+    return settle_mod.decided(won[declarer], won[a], won[b], remaining)
 
 
 # ---- results -----------------------------------------------------------------------------
