@@ -79,10 +79,10 @@ def strength(card: Card, led: Card, trump: Suit) -> int:
 
 
 def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit) -> int:
-    return _winner_index(cards, _TRUMP_KEYS[trump])
+    return _winner_index(tuple(cards), _TRUMP_KEYS[trump])
 
 
-def _winner_index(cards: tuple[Card, ...] | list[Card], ranks: dict[int, int]) -> int:
+def _winner_index(cards: tuple[Card, ...], ranks: dict[int, int]) -> int:
     """The position of the card that wins (so far) by ``strength``, the first of equals as in
     ``engine.tricks.winning_index``, with the trump order by key ``ranks`` looked up once."""
     led = cards[0]
@@ -280,11 +280,12 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 
 def start(setup: Setup) -> State:
-    order = active_seats(setup.seats, setup.dealer)
-    return State(options=setup.options, seats=setup.seats, dealer=setup.dealer, table=setup.table,
-                 hands=tuple(tuple(sorted(h, key=BY_KEY)) for h in setup.hands), stock=setup.stock, phase=AUCTION, turn=order[0], order=order,
-                 bidders=order, discards=tuple(() for _ in range(setup.seats)),
-                 exchanged=tuple(-1 for _ in range(setup.seats)), won=tuple(0 for _ in range(setup.seats)))
+    seats, order = setup.seats, active_seats(setup.seats, setup.dealer)
+    hands = tuple([tuple(sorted(h, key=BY_KEY)) for h in setup.hands])
+    # (the leading fields by position, the rest set: a keyword call of the 35-field constructor costs more)
+    state = State(setup.options, seats, setup.dealer, setup.table, hands, setup.stock, AUCTION, order[0], order)
+    state.bidders, state.discards, state.exchanged, state.won = order, ((),) * seats, (-1,) * seats, (0,) * seats
+    return state
 
 
 def lance_level(state: State, lance: str, suit: Suit | None) -> int:
@@ -699,13 +700,16 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
     else:
         trump = Suit.from_word(action.args[0])
         text = f"seat {seat} plays {lance} in {trump.word}"
-    state = state.replace(lance=lance, trump=trump, trump_keys=_TRUMP_KEYS[trump], turned=turned, hands=hands, stock=stock)
-    favor = " a favor" if is_favor(state) else ""
-    events: Events = [{"kind": lance, "seat": seat, "card": str(turned) if turned else None, "text": text + favor}]
-    events[0] = {k: v for k, v in events[0].items() if v is not None}
+    new = state.copy()
+    new.lance, new.trump, new.trump_keys, new.turned, new.hands, new.stock = lance, trump, _TRUMP_KEYS[trump], turned, hands, stock
+    event: dict[str, Any] = {"kind": lance, "seat": seat}
+    if turned is not None:
+        event["card"] = turned.code
+    event["text"] = text + (" a favor" if is_favor(new) else "")
     if lance == "solo":
-        return _after_jugador_exchange(state), events
-    return state.replace(phase=EXCHANGE, turn=seat, queue=(seat,)), events
+        return _after_jugador_exchange(new), [event]
+    new.phase, new.turn, new.queue = EXCHANGE, seat, (seat,)
+    return new, [event]
 
 
 def _after_jugador_exchange(state: State) -> State:
@@ -734,8 +738,7 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     vuelta = seat == state.jugador and state.lance == "vuelta"
     draw = len(out) - 1 if vuelta else len(out)
     drawn, stock = state.stock[:draw], state.stock[draw:]
-    gone = {c.key for c in out}
-    hand = tuple(sorted([c for c in state.hands[seat] if c.key not in gone] + list(drawn), key=BY_KEY))
+    hand = tuple(sorted([c for c in state.hands[seat] if c not in out] + list(drawn), key=BY_KEY))
     hands = _with_hand(state.hands, seat, hand)
     discards = _with_hand(state.discards, seat, state.discards[seat] + out)
     exchanged = state.exchanged[:seat] + (len(out),) + state.exchanged[seat + 1:]
