@@ -79,10 +79,10 @@ def strength(card: Card, led: Card, trump: Suit) -> int:
 
 
 def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit) -> int:
-    return _winner_index(cards, _TRUMP_KEYS[trump])
+    return _winner_index(tuple(cards), _TRUMP_KEYS[trump])
 
 
-def _winner_index(cards: tuple[Card, ...] | list[Card], ranks: dict[int, int]) -> int:
+def _winner_index(cards: tuple[Card, ...], ranks: dict[int, int]) -> int:
     """The position of the card that wins (so far) by ``strength``, the first of equals as in
     ``engine.tricks.winning_index``, with the trump order by key ``ranks`` looked up once."""
     led = cards[0]
@@ -138,7 +138,7 @@ _NO_TRUMP: Final[dict[int, int]] = {}  # ``State.trump_keys`` before the trump i
 _STATE_FIELDS: Final = ("options", "seats", "dealer", "table", "hands", "stock", "phase", "turn", "order",
                   "bidders", "level", "holder", "forced_entrada",
                   "jugador", "lance", "trump", "trump_keys", "turned", "solera", "queue", "discards", "exchanged",
-                  "jugador_cards", "leader", "trick_cards", "tricks",
+                  "jugador_cards", "leader", "trick_cards", "tricks", "won",
                   "rendido", "asking", "defender", "surrender", "bola", "planto", "annulled", "resume")
 
 
@@ -157,7 +157,7 @@ class State:
                  trump_keys: dict[int, int] = _NO_TRUMP, turned: Card | None = None, solera: bool = False,
                  queue: tuple[int, ...] = (), discards: tuple[tuple[Card, ...], ...] = (), exchanged: tuple[int, ...] = (),
                  jugador_cards: tuple[Card, ...] = (), leader: int = 0, trick_cards: tuple[Card, ...] = (),
-                 tricks: tuple[Trick, ...] = (),
+                 tricks: tuple[Trick, ...] = (), won: tuple[int, ...] = (),
                  rendido: int | None = None, asking: tuple[int, ...] = (), defender: int | None = None,
                  surrender: str = "none", bola: str = "none", planto: bool = False, annulled: bool = False,
                  resume: int | None = None) -> None:
@@ -190,6 +190,7 @@ class State:
         self.leader = leader  # the trick in progress: its leader and its cards so far
         self.trick_cards = trick_cards
         self.tricks = tricks
+        self.won = won  # the tricks won so far, by seat
         # surrender and defence (7.4), bola (7.2)
         self.rendido = rendido
         self.asking = asking  # opponents still to answer a surrender
@@ -204,7 +205,7 @@ class State:
         return State(self.options, self.seats, self.dealer, self.table, self.hands, self.stock, self.phase, self.turn,
                      self.order, self.bidders, self.level, self.holder, self.forced_entrada,
                      self.jugador, self.lance, self.trump, self.trump_keys, self.turned, self.solera, self.queue,
-                     self.discards, self.exchanged, self.jugador_cards, self.leader, self.trick_cards, self.tricks,
+                     self.discards, self.exchanged, self.jugador_cards, self.leader, self.trick_cards, self.tricks, self.won,
                      self.rendido, self.asking, self.defender, self.surrender, self.bola, self.planto, self.annulled,
                      self.resume)
 
@@ -279,11 +280,12 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 
 def start(setup: Setup) -> State:
-    order = active_seats(setup.seats, setup.dealer)
-    return State(options=setup.options, seats=setup.seats, dealer=setup.dealer, table=setup.table,
-                 hands=tuple(tuple(sorted(h, key=BY_KEY)) for h in setup.hands), stock=setup.stock, phase=AUCTION, turn=order[0], order=order,
-                 bidders=order, discards=tuple(() for _ in range(setup.seats)),
-                 exchanged=tuple(-1 for _ in range(setup.seats)))
+    seats, order = setup.seats, active_seats(setup.seats, setup.dealer)
+    hands = tuple([tuple(sorted(h, key=BY_KEY)) for h in setup.hands])
+    # (the leading fields by position, the rest set: a keyword call of the 35-field constructor costs more)
+    state = State(setup.options, seats, setup.dealer, setup.table, hands, setup.stock, AUCTION, order[0], order)
+    state.bidders, state.discards, state.exchanged, state.won = order, ((),) * seats, (-1,) * seats, (0,) * seats
+    return state
 
 
 def lance_level(state: State, lance: str, suit: Suit | None) -> int:
@@ -698,13 +700,16 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
     else:
         trump = Suit.from_word(action.args[0])
         text = f"seat {seat} plays {lance} in {trump.word}"
-    state = state.replace(lance=lance, trump=trump, trump_keys=_TRUMP_KEYS[trump], turned=turned, hands=hands, stock=stock)
-    favor = " a favor" if is_favor(state) else ""
-    events: Events = [{"kind": lance, "seat": seat, "card": str(turned) if turned else None, "text": text + favor}]
-    events[0] = {k: v for k, v in events[0].items() if v is not None}
+    new = state.copy()
+    new.lance, new.trump, new.trump_keys, new.turned, new.hands, new.stock = lance, trump, _TRUMP_KEYS[trump], turned, hands, stock
+    event: dict[str, Any] = {"kind": lance, "seat": seat}
+    if turned is not None:
+        event["card"] = turned.code
+    event["text"] = text + (" a favor" if is_favor(new) else "")
     if lance == "solo":
-        return _after_jugador_exchange(state), events
-    return state.replace(phase=EXCHANGE, turn=seat, queue=(seat,)), events
+        return _after_jugador_exchange(new), [event]
+    new.phase, new.turn, new.queue = EXCHANGE, seat, (seat,)
+    return new, [event]
 
 
 def _after_jugador_exchange(state: State) -> State:
@@ -733,8 +738,7 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     vuelta = seat == state.jugador and state.lance == "vuelta"
     draw = len(out) - 1 if vuelta else len(out)
     drawn, stock = state.stock[:draw], state.stock[draw:]
-    gone = {c.key for c in out}
-    hand = tuple(sorted([c for c in state.hands[seat] if c.key not in gone] + list(drawn), key=BY_KEY))
+    hand = tuple(sorted([c for c in state.hands[seat] if c not in out] + list(drawn), key=BY_KEY))
     hands = _with_hand(state.hands, seat, hand)
     discards = _with_hand(state.discards, seat, state.discards[seat] + out)
     exchanged = state.exchanged[:seat] + (len(out),) + state.exchanged[seat + 1:]
@@ -758,7 +762,9 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
 
 
 def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-    return hands[:seat] + (hand,) + hands[seat + 1:]
+    new = list(hands)
+    new[seat] = hand
+    return tuple(new)
 
 
 def _rindo(state: State, action: Action) -> tuple[State, Events]:
@@ -808,40 +814,50 @@ _CALL_HANDLERS: Final = {
 }
 
 
+# "seat 2 plays 10o", by seat and ``Card.key``: the text of every card played, made once.
+_PLAY_TEXTS: Final = tuple({card.key: f"seat {seat} plays {card}" for card in DECK.cards} for seat in range(4))
+
+
+def _next_seat(order: tuple[int, ...], seat: int) -> int:
+    """The active seat after ``seat`` in the order mano, medio, postre (and round again)."""
+    if seat == order[0]:
+        return order[1]
+    return order[2] if seat == order[1] else order[0]
+
+
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
-    key = card.key
-    hand = tuple([c for c in state.hands[seat] if c.key != key])
+    hand = tuple([c for c in state.hands[seat] if c is not card])  # one object per card: identity
     hands = _with_hand(state.hands, seat, hand)
-    leader = state.leader
     cards = state.trick_cards + (card,)
-    code = str(card)
-    events: Events = [{"kind": "card", "seat": seat, "card": code, "text": f"seat {seat} plays {code}"}]
+    code = card.code
+    events: Events = [{"kind": "card", "seat": seat, "card": code, "text": _PLAY_TEXTS[seat][card.key]}]
     order = state.order
     if len(cards) < 3:
-        nxt = order[(order.index(seat) + 1) % 3]
         new = state.copy()
-        new.hands, new.trick_cards, new.turn = hands, cards, nxt
+        new.hands, new.trick_cards, new.turn = hands, cards, _next_seat(order, seat)
         return new, events
+    leader = state.leader
     idx = _winner_index(cards, state.trump_keys)
-    winner = order[(order.index(leader) + idx) % 3]
+    winner = leader
+    for _ in range(idx):
+        winner = _next_seat(order, winner)
     tricks = state.tricks + (Trick(leader, cards, winner),)
     number = len(tricks)
-    best = str(cards[idx])
+    best = cards[idx].code
     events.append({"kind": "trick", "seat": winner, "card": best, "trick": number,
                    "text": f"trick {number} to seat {winner} with {best}"})
     return _after_trick(state, hands, tricks, winner, events)
 
 
 def seat_tricks(state: State) -> list[int]:
-    return _trick_counts(state.tricks, state.seats)
+    return list(state.won)
 
 
-def _trick_counts(tricks: tuple[Trick, ...], seats: int) -> list[int]:
-    counts = [0] * seats
-    for t in tricks:
-        assert t.winner is not None
-        counts[t.winner] += 1
-    return counts
+def _opponents(order: tuple[int, ...], seat: int) -> tuple[int, int]:
+    """The two active seats other than ``seat``, in the order mano, medio, postre."""
+    if seat == order[0]:
+        return order[1], order[2]
+    return (order[0], order[2]) if seat == order[1] else (order[0], order[1])
 
 
 def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tuple[Trick, ...], winner: int,
@@ -852,6 +868,8 @@ def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tupl
     played = len(tricks)
     declarer = state.declarer
     assert declarer is not None
+    won = state.won
+    won = won[:winner] + (won[winner] + 1,) + won[winner + 1:]
     phase, bola = PLAY, state.bola
     turn: int | None = winner
     if bola == "attempt":
@@ -861,34 +879,35 @@ def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tupl
         elif played == 9:
             events.append({"kind": "bolaMade", "seat": declarer, "text": f"seat {declarer} takes all nine tricks: bola"})
             phase, turn, bola = OVER, None, "made"
-    elif state.defender is None and played == 5 and all(t.winner == declarer for t in tricks):
+    elif state.defender is None and played == 5 and won[declarer] == 5:
         events.append({"kind": "primeras", "seat": declarer,
                        "text": f"seat {declarer} has won the first five tricks: bola (go on for all nine) or planto (stop)"})
         phase, turn = BOLA_DECISION, declarer
-    elif _is_over(state, tricks, declarer):
+    elif _is_over(state, played, won, declarer):
         remaining = 9 - played
         events.append({"kind": "over", "text": "the result is settled" + ("" if remaining == 0 else f" with {remaining} tricks unplayed")})
         phase, turn = OVER, None
     new = state.copy()
-    new.hands, new.leader, new.trick_cards, new.tricks = hands, winner, (), tricks
+    new.hands, new.leader, new.trick_cards, new.tricks, new.won = hands, winner, (), tricks, won
     new.turn, new.phase, new.bola = turn, phase, bola
     return new, events
 
 
-def _is_over(state: State, tricks: tuple[Trick, ...], declarer: int) -> bool:
-    """7.3: all nine tricks played, or (``stopWhenDecided``) the result is certain."""
-    remaining = 9 - len(tricks)
+def _is_over(state: State, played: int, won: tuple[int, ...], declarer: int) -> bool:
+    """7.3: all nine tricks played, or (``stopWhenDecided``) the result is certain. ``played``
+    tricks are done and ``won`` counts them by seat."""
+    remaining = 9 - played
     if remaining == 0:
         return True
     if not state.options.stop_when_decided:
         return False
-    counts = _trick_counts(tricks, state.seats)
     if state.defender is not None:
         assert state.rendido is not None
-        pobre = next(s for s in state.order if s not in (state.defender, state.rendido))
-        return settle_mod.decided(counts[state.defender], counts[state.rendido], counts[pobre], remaining, defended=True)
-    a, b = (s for s in state.order if s != declarer)
-    return settle_mod.decided(counts[declarer], counts[a], counts[b], remaining)
+        defender, rendido = state.defender, state.rendido
+        pobre = next(s for s in state.order if s not in (defender, rendido))
+        return settle_mod.decided(won[defender], won[rendido], won[pobre], remaining, defended=True)
+    a, b = _opponents(state.order, declarer)
+    return settle_mod.decided(won[declarer], won[a], won[b], remaining)
 
 
 # ---- results -----------------------------------------------------------------------------

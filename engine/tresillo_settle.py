@@ -13,7 +13,7 @@ play themselves.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.cards import DECK_40, Card, Suit, cards_str
@@ -306,19 +306,17 @@ def _who(party: int | None) -> str:
 _SEAT_NAMES: Final = tuple(f"seat {seat}" for seat in range(4))
 
 
-@dataclass
 class _Ledger:
-    """The plate and cartulina as they change during one settlement, and every transfer made."""
+    """The plate and cartulina as they change during one settlement, and every transfer made.
+    (A plain class rather than a dataclass: mypyc compiles its constructor too.)"""
 
-    seats: int
-    plate: int
-    holds: str
-    cartulina: list[tuple[int, ...]]
-    payments: list[dict[str, Any]] = field(default_factory=list)
-    net: list[int] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.net = [0] * self.seats
+    def __init__(self, seats: int, plate: int, holds: str, cartulina: list[tuple[int, ...]]) -> None:
+        self.seats = seats
+        self.plate = plate
+        self.holds = holds
+        self.cartulina = cartulina
+        self.payments: list[dict[str, Any]] = []
+        self.net = [0] * seats
 
     def pay(self, payer: int | None, payee: int | None, amount: int, reason: str) -> None:
         """One transfer; ``None`` is the plate. Zero amounts are not transfers."""
