@@ -9,9 +9,10 @@ The money of a finished hand (the plate, puestas, the cartulina, condiciones) is
 
 from __future__ import annotations
 
-from functools import lru_cache
-from itertools import combinations, repeat
-from typing import Any, Final
+from collections.abc import Iterator, Sequence
+from itertools import combinations
+from math import comb
+from typing import Any, Final, overload
 
 from engine import tresillo_settle as settle_mod
 from engine.cards import BY_KEY, DECK_40, Card, Suit, cards_str, sorted_cards
@@ -372,45 +373,94 @@ def _discard_range(state: State, seat: int) -> tuple[tuple[Card, ...], int, int]
     return hand, 0, min(9, len(state.stock))
 
 
-def _discards(state: State, seat: int) -> list[Action]:
+def _discards(state: State, seat: int) -> Descartes:
     cards, low, high = _discard_range(state, seat)
-    return _descarte_list(seat, tuple([str(c) for c in cards]), low, high)
+    return Descartes(seat, tuple([str(c) for c in cards]), low, high)
 
 
-@lru_cache(maxsize=1)
-def _descarte_list(seat: int, names: tuple[str, ...], low: int, high: int) -> list[Action]:
+class Descartes(Sequence[Action]):
     """Every descarte of ``low`` to ``high`` of the cards ``names`` (in canonical order, so every
-    subset is too), fewest cards first. The list is shared (as ``legal_actions``' answer is):
-    callers must not change it. A hand can have a thousand descartes: they are made without a
-    Python call per action, each by ``tuple.__new__(Action, fields)`` as ``Action._make`` does
-    (an Action is a NamedTuple), over ``combinations``, all in C.
+    subset is too), fewest cards first and each size in the order of ``itertools.combinations``:
+    a seat's legal list in the exchange, up to a thousand actions.
 
-    The last list is kept (the same exchange asked again, as a service is, costs nothing), and
-    only the last: each list is a thousand objects for the garbage collector to go through while
-    it lives (kept four, the collector took some 60 us of every random hand; kept one, 20 us)."""
-    out: list[Action] = []
-    for k in range(low, high + 1):
-        out += map(tuple.__new__, repeat(Action), zip(repeat(seat), repeat(None), repeat("descarte"), combinations(names, k)))
-    return out
+    The list is not made: an action is made when it is asked for. ``descarte[i]`` finds the i-th
+    by combinatorial unranking (the size from the counts of each size, then each card in turn
+    from the number of subsets that start with it), iterating makes them in order, and
+    membership is decided by rule (``low`` to ``high`` distinct cards of ``names``, written in
+    their order), so that ``is_legal`` and the list cannot disagree."""
+
+    def __init__(self, seat: int, names: tuple[str, ...], low: int, high: int) -> None:
+        self.seat = seat
+        self.names = names
+        self.low = low
+        self.high = high
+        # firsts[j]: the index of the first descarte of low + j cards; the last entry is the length
+        firsts = [0]
+        for k in range(low, high + 1):
+            firsts.append(firsts[-1] + comb(len(names), k))
+        self.firsts = firsts
+
+    def __len__(self) -> int:
+        return self.firsts[-1]
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Action]: ...
+
+    def __getitem__(self, index: int | slice) -> Action | list[Action]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        size = self.firsts[-1]
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError(f"descarte index {index} out of range ({size} descartes)")
+        firsts, names = self.firsts, self.names
+        j = 0
+        while firsts[j + 1] <= index:
+            j += 1
+        k, rank = self.low + j, index - firsts[j]  # the rank-th subset of k cards
+        n = len(names)
+        out: list[str] = []
+        at = 0  # the next card that may be taken
+        while len(out) < k:
+            starting = comb(n - at - 1, k - len(out) - 1)  # the subsets that take card ``at`` next
+            if rank < starting:
+                out.append(names[at])
+            else:
+                rank -= starting
+            at += 1
+        return Action(self.seat, None, "descarte", tuple(out))
+
+    def __iter__(self) -> Iterator[Action]:
+        seat, names = self.seat, self.names
+        for k in range(self.low, self.high + 1):
+            for args in combinations(names, k):
+                yield Action(seat, None, "descarte", args)
+
+    def __contains__(self, action: object) -> bool:
+        if not isinstance(action, Action) or action.card is not None or action.call != "descarte" or action.seat != self.seat:
+            return False
+        args = action.args
+        if type(args) is not tuple or not self.low <= len(args) <= self.high:
+            return False
+        names = self.names
+        last = -1
+        for name in args:
+            i = names.index(name) if name in names else -1
+            if i <= last:
+                return False
+            last = i
+        return True
 
 
 def _is_legal_descarte(state: State, action: Action) -> bool:
-    """Membership of a descarte in ``_discards``' list, decided from the range the list is built
-    from: ``low`` to ``high`` distinct cards of the range, written in its (canonical) order."""
-    if action.card is not None or action.seat != state.turn:
+    """Membership of a descarte in ``_discards``' list (decided by rule, without making it)."""
+    if action.seat != state.turn:
         return False
-    cards, low, high = _discard_range(state, action.seat)
-    args = action.args
-    if type(args) is not tuple or not low <= len(args) <= high:
-        return False
-    position = {str(c): i for i, c in enumerate(cards)}
-    last = -1
-    for name in args:
-        i = position.get(name, -1)
-        if i <= last:
-            return False
-        last = i
-    return True
+    return action in _discards(state, action.seat)
 
 
 def playable(state: State, seat: int) -> list[Card]:
@@ -469,7 +519,7 @@ _CARD_ACTIONS: Final = play_actions(DECK, 4)
 
 
 @remember_last
-def legal_actions(state: State) -> list[Action]:
+def legal_actions(state: State) -> Sequence[Action]:
     phase, seat = state.phase, state.turn
     if phase == OVER or seat is None:
         return []

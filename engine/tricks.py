@@ -8,21 +8,35 @@ and the winner is the argmax.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from engine.cards import Card
 
 Strength = Callable[[Card, Card], int]
 
 
-@dataclass(frozen=True, slots=True)
 class Trick:
     """One trick: who led it, the cards in play order, and the winning seat once complete."""
 
-    leader: int
-    cards: tuple[Card, ...] = ()
-    winner: int | None = None
+    leader: Final[int]
+    cards: Final[tuple[Card, ...]]
+    winner: Final[int | None]
+
+    def __init__(self, leader: int, cards: tuple[Card, ...] = (), winner: int | None = None) -> None:
+        self.leader = leader
+        self.cards = cards
+        self.winner = winner
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Trick):
+            return NotImplemented
+        return (self.leader, self.cards, self.winner) == (other.leader, other.cards, other.winner)
+
+    def __hash__(self) -> int:
+        return hash((self.leader, self.cards, self.winner))
+
+    def __repr__(self) -> str:
+        return f"Trick(leader={self.leader!r}, cards={self.cards!r}, winner={self.winner!r})"
 
     def seat_of(self, index: int, seats: int) -> int:
         """The seat that played the ``index``-th card of the trick."""
