@@ -55,3 +55,29 @@ def test_is_legal_is_membership_in_the_legal_list(game_name: str, seats: int) ->
                 assert game.is_legal(state, action) == (action in legal), (str(action), state)
                 checked += 1
     assert checked > 1000  # enough states and near misses to mean something
+
+
+@pytest.mark.parametrize(("size", "low", "high"), [(9, 0, 8), (9, 1, 4), (10, 0, 9), (8, 2, 2), (3, 0, 3), (5, 5, 5)])
+def test_tresillo_descartes_are_the_listed_subsets_in_order(size: int, low: int, high: int) -> None:
+    """The exchange's lazy legal list is exactly every subset of ``low`` to ``high`` cards in
+    canonical order, fewest first: by index (unranking), by iteration, by membership."""
+    from engine.tresillo import Descartes
+
+    names = tuple(f"{rank}o" for rank in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)[:size])
+    want = [Action(2, None, "descarte", combo) for k in range(low, high + 1) for combo in itertools.combinations(names, k)]
+    lazy = Descartes(2, names, low, high)
+    assert len(lazy) == len(want)
+    assert list(lazy) == want
+    assert [lazy[i] for i in range(len(lazy))] == want
+    assert lazy[-1] == want[-1] and lazy[1:4] == want[1:4]
+    with pytest.raises(IndexError):
+        lazy[len(want)]
+    assert all(action in lazy for action in want)
+    assert Action(1, None, "descarte", want[0].args) not in lazy  # another seat
+    if len(names) > 1 and high >= 2:
+        assert Action(2, None, "descarte", (names[1], names[0])) not in lazy  # not in canonical order
+    assert Action(2, None, "descarte", ("9c",)) not in lazy  # a card not in the range
+    if low > 0:
+        assert Action(2, None, "descarte", ()) not in lazy  # too few
+    if high < len(names):
+        assert Action(2, None, "descarte", names[: high + 1]) not in lazy  # too many
