@@ -162,7 +162,7 @@ def request_of_line(line: bytes) -> tuple[pb.ValidateHandsRequest, dict[int, dic
         return from_json(data, pb.ValidateHandsRequest()), {}
     request = from_json({key: value for key, value in data.items() if key != "batch"}, pb.ValidateHandsRequest())
     unreadable: dict[int, dict[str, Any]] = {}
-    for i, item in enumerate(items[:MAX_BATCH + 1]):  # (one more than allowed: the batch's error says so)
+    for i, item in enumerate(items):  # (the line is at most MAX_REQUEST_BYTES long)
         try:
             part = from_json(item, pb.ValidateHandsRequest(), f"batch[{i}]")
         except ServiceError as error:
