@@ -15,7 +15,7 @@ from engine import revesino_money as money_mod
 from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced
-from engine.revesino_money import STRENGTH, Course, Play, PlayedTrick, is_special, qualifies, strength
+from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Play, PlayedTrick, is_special, qualifies, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
 
@@ -78,7 +78,7 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
 
 
 _STATE_FIELDS: Final = ("options", "dealer", "fondo", "hands", "undealt", "phase", "turn", "choices", "out_of_play",
-                 "napolitana", "announcer", "trick_leader", "trick_cards", "plays", "played", "cut")
+                 "napolitana", "announcer", "trick_leader", "plays", "played", "cut")
 
 
 class State:
@@ -91,8 +91,7 @@ class State:
                  undealt: tuple[Card, ...], phase: str, turn: int | None,
                  choices: tuple[str, ...] = ("", "", "", ""), out_of_play: tuple[Card, ...] = (),
                  napolitana: int | None = None, announcer: int | None = None, trick_leader: int = 0,
-                 trick_cards: tuple[Card, ...] = (), plays: tuple[Play, ...] = (),
-                 played: tuple[PlayedTrick, ...] = (), cut: bool = False) -> None:
+                 plays: tuple[Play, ...] = (), played: tuple[PlayedTrick, ...] = (), cut: bool = False) -> None:
         self.options: Final = options
         self.dealer: Final = dealer
         self.fondo: Final = fondo
@@ -104,9 +103,8 @@ class State:
         self.out_of_play: Final = out_of_play  # discards, declined undealt cards and the dealer's discard
         self.napolitana: Final = napolitana
         self.announcer: Final = announcer
-        self.trick_leader: Final = trick_leader  # the trick in progress: its leader and its cards so far
-        self.trick_cards: Final = trick_cards
-        self.plays: Final = plays  # the trick in progress, classified
+        self.trick_leader: Final = trick_leader  # the trick in progress: its leader and its plays so far, classified
+        self.plays: Final = plays
         self.played: Final = played  # the complete tricks, classified (for the money too)
         self.cut: Final = cut
 
@@ -116,6 +114,11 @@ class State:
 
     def __repr__(self) -> str:
         return fields_repr(self, _STATE_FIELDS)
+
+    @property
+    def trick_cards(self) -> tuple[Card, ...]:
+        """The cards of the trick in progress, in play order."""
+        return tuple([p.card for p in self.plays])
 
     @property
     def trick(self) -> Trick:
@@ -175,26 +178,35 @@ def start(setup: Setup) -> State:
 # The hot paths look a card up by its ``key`` (a small integer of its own, cheaper to hash than
 # the card) and reuse the actions, texts and plain plays built here.
 
-_CODE: Final[dict[int, str]] = {c.key: str(c) for c in DECK_48.cards}
-_SPECIAL: Final[dict[int, bool]] = {c.key: is_special(c) for c in DECK_48.cards}
 _SEATS: Final = range(4)
 _PLAY_ACTION: Final = play_actions(DECK_48, 4)
 _CALL_ACTION: Final = call_actions(CALLS, 4)  # quedo, napolitana, revesino
 _CAMBIO: Final[tuple[dict[int, Action], ...]] = tuple({c.key: Action(s, call="cambio", args=(str(c),)) for c in DECK_48.cards} for s in _SEATS)
 _DESCARTE: Final[tuple[dict[int, Action], ...]] = tuple({c.key: Action(s, call="descarte", args=(str(c),)) for c in DECK_48.cards}
                                                  for s in _SEATS)
-_PLAY_TEXT: Final[tuple[dict[int, str], ...]] = tuple({c.key: f"seat {s} plays {c}" for c in DECK_48.cards} for s in _SEATS)
+_CARD_EVENT: Final[tuple[dict[int, dict[str, Any]], ...]] = tuple(
+    {c.key: {"kind": "card", "seat": s, "card": str(c), "text": f"seat {s} plays {c}"} for c in DECK_48.cards} for s in _SEATS)
+"""The event of each seat's play of each card: copied for each play (a copy of a small dict is
+cheaper than building it), never handed out itself."""
+_RANK_STRENGTH: Final[tuple[int, ...]] = tuple([STRENGTH.get(rank, 0) for rank in range(13)])
+"""``STRENGTH`` indexed by rank."""
 _PLAIN_PLAY: Final[tuple[dict[int, Play], ...]] = tuple({c.key: Play(s, c, "") for c in DECK_48.cards} for s in _SEATS)
 """The play of a card that is neither an ace nor the quínola, nor a revoke (read-only: shared)."""
 
 
+def _index(hand: tuple[Card, ...], card: Card) -> int:
+    """Where ``card`` is in ``hand``, -1 if not there (cards are compared by identity: there is
+    one object per card)."""
+    for i in range(len(hand)):
+        if hand[i] is card:
+            return i
+    return -1
+
+
 def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     """``hand`` (which holds each card once) less ``card``."""
-    if card not in hand:
-        return hand
-    rest = list(hand)
-    rest.remove(card)
-    return tuple(rest)
+    i = _index(hand, card)
+    return hand if i < 0 else hand[:i] + hand[i + 1:]
 
 
 def _with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
@@ -218,7 +230,7 @@ def _holds(hand: tuple[Card, ...], suit: Suit) -> bool:
 
 def _napolitana_open(state: State) -> bool:
     """Section 0: between the dealer's discard and the first card of trick 1."""
-    return (state.phase == PLAY and not state.played and not state.trick_cards and state.napolitana is None
+    return (state.phase == PLAY and not state.played and not state.plays and state.napolitana is None
             and state.options.napolitana_declaration == "explicit")
 
 
@@ -240,10 +252,10 @@ def _played_by(state: State, seat: int) -> tuple[Card, ...]:
 def _suit_to_follow(state: State, seat: int) -> Suit | None:
     """A5: the suit led, which ``seat`` must follow if it holds any; None when it may play any
     card (it leads, renounces as the napolitana in tricks 1-9, or revokes are allowed)."""
-    cards = state.trick_cards
-    if not cards or state.options.allow_revokes or _renounces(state, seat):
+    plays = state.plays
+    if not plays or state.options.allow_revokes or _renounces(state, seat):
         return None
-    return cards[0].suit
+    return plays[0].card.suit
 
 
 def playable(state: State, seat: int) -> list[Card]:
@@ -259,7 +271,7 @@ def playable(state: State, seat: int) -> list[Card]:
 
 def _may_announce(state: State, seat: int) -> bool:
     """A4.2 / section 0: the leader of trick 10 who won tricks 1-9, before he leads."""
-    return (len(state.played) == 9 and not state.trick_cards and state.announcer is None
+    return (len(state.played) == 9 and not state.plays and state.announcer is None
             and all(t.winner == seat for t in state.played)
             and (seat != state.napolitana or state.options.napolitana_may_announce))
 
@@ -280,7 +292,7 @@ def legal_actions(state: State) -> list[Action]:
         return out
     play = _PLAY_ACTION[seat]
     out = [play[c.key] for c in playable(state, seat)]
-    if not state.trick_cards:  # before a lead: the calls
+    if not state.plays:  # before a lead: the calls
         if _may_announce(state, seat):
             out.append(_CALL_ACTION[seat]["revesino"])
         if _napolitana_open(state):
@@ -297,13 +309,13 @@ def is_legal(state: State, action: Action) -> bool:
     the list from (the seat to play holds it, of the suit to follow if he holds that suit)
     instead of building the list."""
     card = action.card
-    if card is None or action.call is not None or action.args != ():
+    if card is None or action.call is not None or action.args:
         return action in legal_actions(state)
     seat = action.seat
     if state.phase != PLAY or seat != state.turn:
         return False
     hand = state.hands[seat]
-    if card not in hand:
+    if _index(hand, card) < 0:
         return False
     led = _suit_to_follow(state, seat)
     return led is None or card.suit is led or not _holds(hand, led)
@@ -356,11 +368,11 @@ def explain(state: State, action: Action) -> IllegalAction:
             return not_now("under napolitanaDeclaration implicit the napolitana is declared by its first renounce, not called")
         if state.napolitana is not None:
             return not_now(f"seat {state.napolitana} has already declared the napolitana")
-        if state.phase != PLAY or state.played or state.trick_cards:
+        if state.phase != PLAY or state.played or state.plays:
             return not_now("the napolitana is declared after the exchange and before the first card is led")
         return not_now(f"seat {seat} does not hold three aces and the quínola, or the four aces: no napolitana")
     # revesino
-    if len(state.played) != 9 or state.trick_cards:
+    if len(state.played) != 9 or state.plays:
         return not_now("a revesino is announced after trick 9, before the lead to trick 10")
     if state.announcer is not None:
         return not_now(f"seat {state.announcer} has already announced the revesino")
@@ -420,21 +432,21 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
         return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4, tuple(choices), out,
-                     state.napolitana, state.announcer, state.trick_leader, state.trick_cards, state.plays, state.played,
+                     state.napolitana, state.announcer, state.trick_leader, state.plays, state.played,
                      state.cut), events
     first = (state.dealer + 1) % 4
     events.append({"kind": "play", "seat": first, "text": f"the exchange is over; seat {first} leads"})
     return State(state.options, state.dealer, state.fondo, hands, state.undealt, PLAY, first, tuple(choices), out,
-                 state.napolitana, state.announcer, first, (), state.plays, state.played, state.cut), events
+                 state.napolitana, state.announcer, first, state.plays, state.played, state.cut), events
 
 
 def classify(state: State, seat: int, card: Card) -> str:
     """A5.1 / section 0: how an ace or the quínola was played, judged on the hand before it."""
-    if not _SPECIAL[card.key]:
+    if not SPECIAL_BY_KEY[card.key]:
         return ""
-    if not state.trick_cards:
+    if not state.plays:
         return "led"
-    led = state.trick_cards[0].suit
+    led = state.plays[0].card.suit
     if card.suit is not led:
         return "placed"
     in_suit = sum(1 for c in state.hands[seat] if c.suit is led)
@@ -443,47 +455,47 @@ def classify(state: State, seat: int, card: Card) -> str:
     return "voluntary"
 
 
-def _trick_winner_index(cards: tuple[Card, ...]) -> int:
+def _trick_winner_index(plays: tuple[Play, ...]) -> int:
     """``trick_winner_index`` of a complete trick: the highest card of the suit led (A1)."""
-    led = cards[0].suit
-    best, best_value = 0, STRENGTH[cards[0].rank]
-    for i in range(1, len(cards)):
-        card = cards[i]
-        if card.suit is led and STRENGTH[card.rank] > best_value:
-            best, best_value = i, STRENGTH[card.rank]
+    first = plays[0].card
+    led = first.suit
+    best, best_value = 0, _RANK_STRENGTH[first.rank]
+    for i in range(1, len(plays)):
+        card = plays[i].card
+        if card.suit is led and _RANK_STRENGTH[card.rank] > best_value:
+            best, best_value = i, _RANK_STRENGTH[card.rank]
     return best
 
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     key = card.key
-    hand, cards, played = state.hands[seat], state.trick_cards, state.played
-    events: Events = [{"kind": "card", "seat": seat, "card": _CODE[key], "text": _PLAY_TEXT[seat][key]}]
+    hand, plays, played = state.hands[seat], state.plays, state.played
+    events: Events = [_CARD_EVENT[seat][key].copy()]
     napolitana = state.napolitana
     revoke = False
-    if cards:
-        led = cards[0].suit
+    if plays:
+        led = plays[0].card.suit
         if card.suit is not led and _holds(hand, led):  # off suit while holding the suit led
             if napolitana is None and _renounces(state, seat):
                 napolitana = seat  # R24 implicit: the first renounce declares the napolitana
                 events.append({"kind": "napolitana", "seat": seat, "text": f"seat {seat} renounces: a napolitana"})
             revoke = not (seat == napolitana and len(played) < 9)
             if revoke:
-                events.append({"kind": "renuncio", "seat": seat, "card": _CODE[key],
+                events.append({"kind": "renuncio", "seat": seat, "card": card.code,
                                "text": f"seat {seat} revokes: holds {led.word} and plays {card}"})
     # (classify reads the state before a renounce declared the napolitana: his card is placed either way)
-    kind = classify(state, seat, card) if _SPECIAL[key] else ""
-    plays = state.plays + (Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][key],)
+    kind = classify(state, seat, card) if SPECIAL_BY_KEY[key] else ""
+    plays += (Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][key],)
     hands = _with_hand(state.hands, seat, _without(hand, card))
-    cards += (card,)
     leader = state.trick_leader
-    if len(cards) < 4:
+    if len(plays) < 4:
         return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4,
-                     state.choices, state.out_of_play, napolitana, state.announcer, leader, cards, plays,
+                     state.choices, state.out_of_play, napolitana, state.announcer, leader, plays,
                      played, state.cut), events
-    index = _trick_winner_index(cards)
+    index = _trick_winner_index(plays)
     winner = (leader + index) % 4
     number = len(played) + 1
-    code = _CODE[cards[index].key]
+    code = plays[index].card.code
     events.append({"kind": "trick", "seat": winner, "card": code, "trick": number,
                    "text": f"trick {number} to seat {winner} with {code}"})
     phase, cut = state.phase, state.cut
@@ -496,7 +508,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     if number == 11:
         phase, turn = OVER, None
     return State(state.options, state.dealer, state.fondo, hands, state.undealt, phase, turn,
-                 state.choices, state.out_of_play, napolitana, state.announcer, winner, (), (),
+                 state.choices, state.out_of_play, napolitana, state.announcer, winner, (),
                  played + (PlayedTrick(number, leader, plays, winner),), cut), events
 
 
@@ -504,7 +516,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
 
 
 def tricks(state: State) -> list[Trick]:
-    return [*state.tricks, *([state.trick] if state.trick_cards else [])]
+    return [*state.tricks, *([state.trick] if state.plays else [])]
 
 
 def course(state: State) -> Course:

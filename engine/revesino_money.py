@@ -73,9 +73,11 @@ def is_special(card: Card) -> bool:
     return card.rank == 1 or card == QUINOLA
 
 
-# The same, by ``Card.key`` (cheaper to look up than the card), for the loops over every play.
-_POINTS_BY_KEY: Final[dict[int, int]] = {card.key: points for card, points in POINTS.items()}
-_SPECIAL_KEYS: Final = frozenset(card.key for card in DECK_48.cards if is_special(card))
+# The same, indexed by ``Card.key`` (a small integer: a tuple index is the cheapest lookup), for
+# the loops over every play.
+_CARD_OF_KEY: Final[dict[int, Card]] = {card.key: card for card in DECK_48.cards}
+_POINTS_BY_KEY: Final[tuple[int, ...]] = tuple([POINTS[_CARD_OF_KEY[k]] if k in _CARD_OF_KEY else 0 for k in range(64)])
+SPECIAL_BY_KEY: Final[tuple[bool, ...]] = tuple([k in _CARD_OF_KEY and is_special(_CARD_OF_KEY[k]) for k in range(64)])
 
 
 # ---- the course of a hand -----------------------------------------------------------------------
@@ -112,15 +114,20 @@ class Play:
 
 
 class PlayedTrick:
-    """One trick: its number (1..11), its leader, the plays in order, the winner once complete."""
+    """One trick: its number (1..11), its leader, the plays in order, the winner once complete.
+    Made once, read by the money of every answer: ``specials`` (the plays of an ace or the
+    quínola, and the revokes, in play order: the only plays that move money) and ``points``
+    (the card points in it) are worked out here."""
 
-    __slots__ = ("number", "leader", "plays", "winner")
+    __slots__ = ("number", "leader", "plays", "winner", "specials", "points")
 
     def __init__(self, number: int, leader: int, plays: tuple[Play, ...], winner: int | None) -> None:
         self.number: Final = number
         self.leader: Final = leader
         self.plays: Final = plays
         self.winner: Final = winner
+        self.specials: Final = tuple([p for p in plays if p.revoke or SPECIAL_BY_KEY[p.card.key]])
+        self.points: Final = sum([_POINTS_BY_KEY[p.card.key] for p in plays])
 
     def _fields(self) -> tuple[int, int, tuple[Play, ...], int | None]:
         return (self.number, self.leader, self.plays, self.winner)
@@ -370,14 +377,15 @@ def _trick(led: _Ledger, t: PlayedTrick, napolitana: int | None, announced: bool
     m = multiplier(n)
     assert t.winner is not None
     winner, leader = t.winner, t.leader
-    for p in t.plays:
+    specials = t.specials  # (the other plays move no money)
+    for p in specials:
         if p.revoke:
             led.move(p.seat, FONDO, REVOKE_FINE, f"renuncio: seat {p.seat} played {p.card} in trick {n} without following suit, "
                                                  f"{REVOKE_FINE} into the fondo; he collects nothing more this hand", n)
             led.fines.append((p.seat, n))
             led.revoked.setdefault(p.seat, n)
     late = announced and n >= 10  # A6.5 step 2: no ace or quínola payments once a revesino is on
-    for p in t.plays:
+    for p in specials:
         card, seat = p.card, p.seat
         if card.rank == 1:
             if late:
@@ -604,18 +612,29 @@ def party_value(options: Options, out_of_play: tuple[Card, ...]) -> int:
 # ---- the money of a hand ------------------------------------------------------------------------
 
 def _check(course: Course) -> list[PlayedTrick]:
-    complete = [t for t in course.tricks if t.winner is not None]
-    if any(t.winner is None for t in course.tricks[:-1]):
+    tricks = course.tricks
+    complete = [t for t in tricks if t.winner is not None]
+    if len(complete) < len(tricks) - 1 or (len(complete) < len(tricks) and tricks[-1].winner is not None):
         raise ValueError("only the last trick of a course may be in progress")
     for i, t in enumerate(complete):
         if t.number != i + 1 or len(t.plays) != SEATS:
             raise ValueError(f"trick {i + 1} is not the {i + 1}th complete trick of four plays")
-        for p in t.plays:
-            if p.card.key in _SPECIAL_KEYS and p.kind not in KINDS:
+        for p in t.specials:
+            if SPECIAL_BY_KEY[p.card.key] and p.kind not in KINDS:
                 raise ValueError(f"trick {t.number}: {p.card} needs a kind (led, placed, forced or voluntary)")
     if course.announcer is not None and len(complete) < 9:
         raise ValueError("a revesino is announced after trick 9")
     return complete
+
+
+def _settle_escrow(led: _Ledger, announcer: int | None) -> bool:
+    """A6.4 / A6.5: at the lead to trick 10 (or the end), the escrow is returned if a revesino
+    was announced, else made final. Returns True (it is settled)."""
+    if announcer is not None:
+        _announce(led, announcer)
+    else:
+        led.finalize_escrow()
+    return True
 
 
 def money(options: Options, course: Course) -> dict[str, Any]:
@@ -631,21 +650,9 @@ def money(options: Options, course: Course) -> dict[str, Any]:
     escrow_settled = False
     outcome = "pending"
     cutter: int | None = None
-
-    def settle_escrow() -> None:
-        nonlocal escrow_settled
-        if escrow_settled:
-            return
-        escrow_settled = True
-        if announced:
-            assert d is not None
-            _announce(led, d)
-        else:
-            led.finalize_escrow()
-
     for t in complete:
-        if t.number == 10:
-            settle_escrow()
+        if t.number == 10 and not escrow_settled:
+            escrow_settled = _settle_escrow(led, d)
         _trick(led, t, nap if nap_active else None, announced, voided)
         if announced and outcome == "pending" and t.number >= 10:
             assert d is not None and t.winner is not None
@@ -656,17 +663,16 @@ def money(options: Options, course: Course) -> dict[str, Any]:
                 outcome = "won"
                 _revesino_won(led, course, d, nap)
     in_progress = [t for t in course.tricks if t.winner is None and t.plays]
-    if announced and len(complete) >= 9:
-        settle_escrow()
-    elif course.finished or any(t.number >= 10 for t in in_progress):
-        settle_escrow()
+    if not escrow_settled and ((announced and len(complete) >= 9) or course.finished
+                               or any(t.number >= 10 for t in in_progress)):
+        escrow_settled = _settle_escrow(led, d)
 
     points = [0] * SEATS
     seat_tricks = [0] * SEATS
     for t in complete:
         assert t.winner is not None
         seat_tricks[t.winner] += 1
-        points[t.winner] += sum([_POINTS_BY_KEY[p.card.key] for p in t.plays])
+        points[t.winner] += t.points
 
     out: dict[str, Any] = {}
     nap_outcome: str | None = None
