@@ -14,7 +14,7 @@ from typing import Any, Final
 from engine import revesino_money as money_mod
 from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced
+from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, fields_repr, remember_last, replaced
 from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Play, PlayedTrick, is_special, qualifies, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
@@ -175,22 +175,31 @@ def start(setup: Setup) -> State:
 
 
 # ---- tables, built once -----------------------------------------------------------------
-# The hot paths look a card up by its ``key`` (a small integer of its own, cheaper to hash than
-# the card) and reuse the actions, texts and plain plays built here.
+# The hot paths reuse the actions, texts and plain plays built here, per seat and card: a card's
+# entry is at its place in ``DECK_48.cards`` (``_slot``; a tuple index is the cheapest lookup).
+
+
+def _slot(card: Card) -> int:
+    """A card's place in ``DECK_48.cards``: the suits in order (``key >> 4``), the ranks ascending."""
+    return (card.key >> 4) * 12 + card.rank - 1
+
+
+assert all(_slot(c) == i for i, c in enumerate(DECK_48.cards))
 
 _SEATS: Final = range(4)
-_PLAY_ACTION: Final = play_actions(DECK_48, 4)
+_PLAY_ACTION: Final[tuple[tuple[Action, ...], ...]] = tuple(tuple([Action(s, card=c) for c in DECK_48.cards]) for s in _SEATS)
 _CALL_ACTION: Final = call_actions(CALLS, 4)  # quedo, napolitana, revesino
-_CAMBIO: Final[tuple[dict[int, Action], ...]] = tuple({c.key: Action(s, call="cambio", args=(str(c),)) for c in DECK_48.cards} for s in _SEATS)
-_DESCARTE: Final[tuple[dict[int, Action], ...]] = tuple({c.key: Action(s, call="descarte", args=(str(c),)) for c in DECK_48.cards}
-                                                 for s in _SEATS)
-_CARD_EVENT: Final[tuple[dict[int, dict[str, Any]], ...]] = tuple(
-    {c.key: {"kind": "card", "seat": s, "card": str(c), "text": f"seat {s} plays {c}"} for c in DECK_48.cards} for s in _SEATS)
+_CAMBIO: Final[tuple[tuple[Action, ...], ...]] = tuple(tuple([Action(s, call="cambio", args=(str(c),)) for c in DECK_48.cards])
+                                                     for s in _SEATS)
+_DESCARTE: Final[tuple[tuple[Action, ...], ...]] = tuple(tuple([Action(s, call="descarte", args=(str(c),)) for c in DECK_48.cards])
+                                                       for s in _SEATS)
+_CARD_EVENT: Final[tuple[tuple[dict[str, Any], ...], ...]] = tuple(
+    tuple([{"kind": "card", "seat": s, "card": str(c), "text": f"seat {s} plays {c}"} for c in DECK_48.cards]) for s in _SEATS)
 """The event of each seat's play of each card: copied for each play (a copy of a small dict is
 cheaper than building it), never handed out itself."""
 _RANK_STRENGTH: Final[tuple[int, ...]] = tuple([STRENGTH.get(rank, 0) for rank in range(13)])
 """``STRENGTH`` indexed by rank."""
-_PLAIN_PLAY: Final[tuple[dict[int, Play], ...]] = tuple({c.key: Play(s, c, "") for c in DECK_48.cards} for s in _SEATS)
+_PLAIN_PLAY: Final[tuple[tuple[Play, ...], ...]] = tuple(tuple([Play(s, c, "") for c in DECK_48.cards]) for s in _SEATS)
 """The play of a card that is neither an ace nor the quínola, nor a revoke (read-only: shared)."""
 
 
@@ -285,13 +294,13 @@ def legal_actions(state: State) -> list[Action]:
     if state.phase == EXCHANGE:
         if seat == state.dealer:
             descarte = _DESCARTE[seat]
-            return [descarte[c.key] for c in hand]
+            return [descarte[_slot(c)] for c in hand]
         cambio = _CAMBIO[seat]
-        out = [cambio[c.key] for c in hand]
+        out = [cambio[_slot(c)] for c in hand]
         out.append(_CALL_ACTION[seat]["quedo"])
         return out
     play = _PLAY_ACTION[seat]
-    out = [play[c.key] for c in playable(state, seat)]
+    out = [play[_slot(c)] for c in playable(state, seat)]
     if not state.plays:  # before a lead: the calls
         if _may_announce(state, seat):
             out.append(_CALL_ACTION[seat]["revesino"])
@@ -386,10 +395,12 @@ def explain(state: State, action: Action) -> IllegalAction:
 Events = list[dict[str, Any]]
 
 
+_SEAT_NUMBERS: Final[tuple[int, ...]] = (0, 1, 2, 3)
+
+
 def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-    new = list(hands)
-    new[seat] = hand
-    return tuple(new)
+    """``hands`` with ``seat``'s replaced by ``hand`` (a generator over a tuple: one allocation, under mypyc)."""
+    return tuple(hand if s == seat else hands[s] for s in _SEAT_NUMBERS)
 
 
 def apply(state: State, action: Action) -> tuple[State, Events]:
@@ -470,7 +481,8 @@ def _trick_winner_index(plays: tuple[Play, ...]) -> int:
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     key = card.key
     hand, plays, played = state.hands[seat], state.plays, state.played
-    events: Events = [_CARD_EVENT[seat][key].copy()]
+    slot = _slot(card)
+    events: Events = [_CARD_EVENT[seat][slot].copy()]
     napolitana = state.napolitana
     revoke = False
     if plays:
@@ -485,7 +497,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
                                "text": f"seat {seat} revokes: holds {led.word} and plays {card}"})
     # (classify reads the state before a renounce declared the napolitana: his card is placed either way)
     kind = classify(state, seat, card) if SPECIAL_BY_KEY[key] else ""
-    plays += (Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][key],)
+    plays += (Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][slot],)
     hands = _with_hand(state.hands, seat, _without(hand, card))
     leader = state.trick_leader
     if len(plays) < 4:

@@ -126,8 +126,15 @@ class PlayedTrick:
         self.leader: Final = leader
         self.plays: Final = plays
         self.winner: Final = winner
-        self.specials: Final = tuple([p for p in plays if p.revoke or SPECIAL_BY_KEY[p.card.key]])
-        self.points: Final = sum([_POINTS_BY_KEY[p.card.key] for p in plays])
+        specials: list[Play] = []
+        points = 0
+        for p in plays:
+            key = p.card.key
+            points += _POINTS_BY_KEY[key]
+            if p.revoke or SPECIAL_BY_KEY[key]:
+                specials.append(p)
+        self.specials: Final = tuple(specials)
+        self.points: Final = points
 
     def _fields(self) -> tuple[int, int, tuple[Play, ...], int | None]:
         return (self.number, self.leader, self.plays, self.winner)
@@ -167,37 +174,38 @@ FONDO: Final = -1
 ESCROW: Final = -2
 
 
-_PARTY_NAMES: Final = {FONDO: "fondo", ESCROW: "escrow", **{seat: f"seat {seat}" for seat in range(SEATS)}}
+_PARTY_NAMES: Final = ("escrow", "fondo", *[f"seat {seat}" for seat in range(SEATS)])
+"""By party + 2: the escrow, the fondo, the seats."""
 
 
 def _who(party: int) -> str:
-    name = _PARTY_NAMES.get(party)
-    return name if name is not None else f"seat {party}"
+    return _PARTY_NAMES[party + 2] if ESCROW <= party < SEATS else f"seat {party}"
 
 
-@dataclass
 class _Side:
     """A side payment between seats, remembered for the revesino's cancellation and the failed
-    napolitana's refunds. ``placer``: the seat whose placed ace or quínola it paid for."""
+    napolitana's refunds. ``placer``: the seat whose placed ace or quínola it paid for. (Plain
+    classes here too: cheaper to make than dataclasses.)"""
 
-    payer: int
-    payee: int
-    amount: int
-    trick: int
-    what: str
-    placer: int | None = None
-    returned: bool = False
+    def __init__(self, payer: int, payee: int, amount: int, trick: int, what: str, placer: int | None = None) -> None:
+        self.payer: Final = payer
+        self.payee: Final = payee
+        self.amount: Final = amount
+        self.trick: Final = trick
+        self.what: Final = what
+        self.placer: Final = placer
+        self.returned = False
 
 
-@dataclass
 class _Escrow:
     """A quínola fondo movement of tricks 1-9 held apart (A6.4): ``take`` (the placer took the
     fondo) or ``pay`` (the holder paid an amount equal to the fondo)."""
 
-    seat: int
-    amount: int
-    kind: str
-    trick: int
+    def __init__(self, seat: int, amount: int, kind: str, trick: int) -> None:
+        self.seat: Final = seat
+        self.amount: Final = amount
+        self.kind: Final = kind
+        self.trick: Final = trick
 
 
 class _Ledger:
@@ -314,22 +322,19 @@ class _Ledger:
         from the dealer in play order). At the deal, with ``dealerInitialStakeIncludesFee`` off,
         the dealer's stake is one more (the 3 of the seeds on top of the fee)."""
         o = self.options
-        order = [(self.dealer + i) % SEATS for i in range(SEATS)]
-        shares: dict[int, int] = {}
         if o.renew_amount == "fullStake":
-            shares = {s: o.stake for s in order}
-            how = f"each player pays {o.stake}"
+            shares = [o.stake] * SEATS  # in play order from the dealer
+            reason = f"{why}: each player pays {o.stake}"
         else:
-            short = max(0, o.renew_below - self.fondo)
-            base, rest = divmod(short, SEATS)
-            shares = {s: base + (1 if i < rest else 0) for i, s in enumerate(order)}
-            how = f"the players top it up to {o.renew_below}"
+            base, rest = divmod(max(0, o.renew_below - self.fondo), SEATS)
+            shares = [base + (1 if i < rest else 0) for i in range(SEATS)]
+            reason = f"{why}: the players top it up to {o.renew_below}"
         extra = at_deal and not o.dealer_initial_stake_includes_fee
         if extra:
-            shares[self.dealer] += 1
-        for s in order:
-            note = " (the dealer's stake is one more: his 3 before the fee)" if extra and s == self.dealer else ""
-            self.move(s, FONDO, shares[s], f"{why}: {how}{note}", trick)
+            shares[0] += 1
+        for i in range(SEATS):
+            note = " (the dealer's stake is one more: his 3 before the fee)" if extra and i == 0 else ""
+            self.move((self.dealer + i) % SEATS, FONDO, shares[i], reason + note, trick)
 
     # -- the escrow (A6.4) --
 
@@ -365,9 +370,13 @@ def _deal(led: _Ledger) -> None:
     led.move(led.dealer, FONDO, o.dealer_fee, f"the dealer's fee of {o.dealer_fee} into the fondo")
 
 
+_SUIT_WORD_BY_KEY: Final[tuple[str, ...]] = tuple([s.word for s in Suit])
+"""A suit's word by ``card.key >> 4`` (its suit's order)."""
+
+
 def _ace_double(options: Options, card: Card, placed: bool) -> int:
     suit = options.double_ace_placed if placed else options.double_ace_forced
-    return 2 if card.suit.word == suit else 1
+    return 2 if _SUIT_WORD_BY_KEY[card.key >> 4] == suit else 1
 
 
 def _trick(led: _Ledger, t: PlayedTrick, napolitana: int | None, announced: bool, voided: bool) -> None:
@@ -586,11 +595,11 @@ def choose_winner(options: Options, dealer: int, points: list[int], tricks: list
     """Fewest points, then fewest tricks, then the best seat, among the seats not ``excluded``."""
     order = seat_order(options, dealer)
     candidates = [s for s in order if s not in excluded]
-    low = min(points[s] for s in candidates)
+    low = min([points[s] for s in candidates])
     by_points = [s for s in candidates if points[s] == low]
     if len(by_points) == 1:
         return by_points[0], "fewestPoints"
-    fewest = min(tricks[s] for s in by_points)
+    fewest = min([tricks[s] for s in by_points])
     by_tricks = [s for s in by_points if tricks[s] == fewest]
     if len(by_tricks) == 1:
         return by_tricks[0], "fewestTricks"
@@ -599,9 +608,11 @@ def choose_winner(options: Options, dealer: int, points: list[int], tricks: list
 
 def choose_payer(options: Options, dealer: int, points: list[int], tricks: list[int], winner: int) -> int:
     """R2: most points, then more tricks, then the later seat, among the seats but the winner."""
-    order = seat_order(options, dealer)
-    candidates = [s for s in order if s != winner]
-    return max(candidates, key=lambda s: (points[s], tricks[s], order.index(s)))
+    payer = -1
+    for s in seat_order(options, dealer):  # a later seat replaces an equal one
+        if s != winner and (payer < 0 or points[s] > points[payer] or (points[s] == points[payer] and tricks[s] >= tricks[payer])):
+            payer = s
+    return payer
 
 
 def party_value(options: Options, out_of_play: tuple[Card, ...]) -> int:
