@@ -418,11 +418,11 @@ def _quinola(led: _Ledger, t: PlayedTrick, p: Play, napolitana: int | None, late
     n, m = t.number, multiplier(t.number)
     assert t.winner is not None
     winner, leader, holder = t.winner, t.leader, p.seat
-    others = [s for s in _play_order(leader) if s not in (holder, winner)]
     nap_rule = holder == napolitana and p.kind == "forced" and t.plays[0].card in HIGH_OROS
     if late and not (nap_rule and not voided):
         return
     if p.kind == "placed":
+        others = [s for s in _play_order(leader) if s not in (holder, winner)]
         led.take_fondo(holder, f"quínola placed in trick {n}", n)
         base = o.quinola_placed_winner_pays * m
         led.side_payment(winner, holder, base, f"quínola placed in trick {n}: the trick's winner pays {base}", n, placer=holder)
@@ -593,14 +593,23 @@ def seat_order(options: Options, dealer: int) -> list[int]:
 def choose_winner(options: Options, dealer: int, points: list[int], tricks: list[int],
                   excluded: tuple[int, ...] = ()) -> tuple[int, str]:
     """Fewest points, then fewest tricks, then the best seat, among the seats not ``excluded``."""
-    order = seat_order(options, dealer)
-    candidates = [s for s in order if s not in excluded]
-    low = min([points[s] for s in candidates])
-    by_points = [s for s in candidates if points[s] == low]
+    low = fewest = 1000  # more than any count of points or tricks
+    by_points: list[int] = []  # the candidates with the fewest points, best seat first
+    for s in seat_order(options, dealer):
+        if s in excluded or points[s] > low:
+            continue
+        if points[s] < low:
+            low, by_points = points[s], []
+        by_points.append(s)
     if len(by_points) == 1:
         return by_points[0], "fewestPoints"
-    fewest = min([tricks[s] for s in by_points])
-    by_tricks = [s for s in by_points if tricks[s] == fewest]
+    by_tricks: list[int] = []  # of those, the ones with the fewest tricks
+    for s in by_points:
+        if tricks[s] > fewest:
+            continue
+        if tricks[s] < fewest:
+            fewest, by_tricks = tricks[s], []
+        by_tricks.append(s)
     if len(by_tricks) == 1:
         return by_tricks[0], "fewestTricks"
     return by_tricks[0], "seat"
@@ -742,7 +751,7 @@ def _hand_winner(options: Options, course: Course, complete: list[PlayedTrick], 
     if revesino == "won":
         assert course.announcer is not None
         return course.announcer, "sweep"
-    sweeper = next((s for s in range(SEATS) if seat_tricks[s] == 11), None)
+    sweeper = seat_tricks.index(11) if 11 in seat_tricks else None
     if course.announcer is None and sweeper is not None and sweeper != nap and options.unannounced_sweep == "winsHand":
         return sweeper, "sweep"
     if nap is not None and nap_outcome == "success":
