@@ -567,14 +567,19 @@ def tricks(state: State) -> list[Trick]:
 
 
 def course(state: State) -> Course:
-    """The course of the hand for the money: the complete tricks and the trick in progress (a
-    lead to trick 10 without an announcement makes the quínola escrow final, A6.4)."""
+    """The course of the hand for the money (``money_mod.Course``)."""
+    return Course(dealer=state.dealer, fondo=state.fondo, tricks=_course_tricks(state), napolitana=state.napolitana,
+                  announcer=state.announcer, out_of_play=state.out_of_play if state.phase != EXCHANGE else (),
+                  finished=state.finished)
+
+
+def _course_tricks(state: State) -> tuple[PlayedTrick, ...]:
+    """The complete tricks and the trick in progress (a lead to trick 10 without an announcement
+    makes the quínola escrow final, A6.4)."""
     played = state.played
     if state.plays:
         played += (PlayedTrick(state.number, state.trick_leader, state.plays, None),)
-    return Course(dealer=state.dealer, fondo=state.fondo, tricks=played, napolitana=state.napolitana,
-                  announcer=state.announcer, out_of_play=state.out_of_play if state.phase != EXCHANGE else (),
-                  finished=state.finished)
+    return played
 
 
 _SETTLEMENT_ONLY: Final = frozenset(("net", "payments", "table", "handWinner", "tiebreak", "party", "partyPayer"))
@@ -591,7 +596,9 @@ def _money(state: State) -> dict[str, Any]:
     global _last_money
     last, money = _last_money
     if last is not state:
-        money = money_mod.money(state.options, course(state))
+        money = money_mod.money_of(state.options, dealer=state.dealer, fondo=state.fondo, tricks=_course_tricks(state),
+                                   napolitana=state.napolitana, announcer=state.announcer,
+                                   out_of_play=state.out_of_play if state.phase != EXCHANGE else (), finished=state.finished)
         _last_money = (state, money)
     return money
 

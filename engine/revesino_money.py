@@ -480,14 +480,14 @@ def _announce(led: _Ledger, announcer: int) -> None:
     led.gergi = []
 
 
-def _own_quinola(course: Course, announcer: int) -> bool:
+def _own_quinola(tricks: tuple[PlayedTrick, ...], announcer: int) -> bool:
     """The announcer played the quínola himself in tricks 1-9 (led, followed or forced)."""
-    return any(p.card == QUINOLA and p.seat == announcer for t in course.tricks if t.number <= 9 for p in t.plays)
+    return any(p.card == QUINOLA and p.seat == announcer for t in tricks if t.number <= 9 for p in t.plays)
 
 
-def _revesino_won(led: _Ledger, course: Course, d: int, napolitana: int | None) -> None:
+def _revesino_won(led: _Ledger, tricks: tuple[PlayedTrick, ...], d: int, napolitana: int | None) -> None:
     o = led.options
-    own = _own_quinola(course, d)
+    own = _own_quinola(tricks, d)
     for e in list(led.pending):
         led.move(ESCROW, e.seat, e.amount, f"revesino won: his quínola payment of trick {e.trick}, {e.amount}, returned to him")
         led.doubled.discard(e.seat)
@@ -514,7 +514,7 @@ def _revesino_won(led: _Ledger, course: Course, d: int, napolitana: int | None) 
             led.gain(s, d, 1, "revesino won with his own quínola: each other player pays 1", None, 12)
 
 
-def _revesino_cut(led: _Ledger, course: Course, d: int, cutter: int, napolitana: int | None) -> None:
+def _revesino_cut(led: _Ledger, tricks: tuple[PlayedTrick, ...], d: int, cutter: int, napolitana: int | None) -> None:
     o = led.options
     f = led.fondo
     c = o.revesino_cut_to_cutter
@@ -522,7 +522,7 @@ def _revesino_cut(led: _Ledger, course: Course, d: int, cutter: int, napolitana:
     if napolitana is not None and napolitana not in (d, cutter):
         led.gain(napolitana, cutter, c, f"revesino cut by seat {cutter}: the napolitana also pays the cutter {c}", None, 12)
     led.move(d, FONDO, f, f"revesino cut: the announcer doubles the fondo, {f}")
-    own = _own_quinola(course, d)
+    own = _own_quinola(tricks, d)
     escrowed = 0
     for e in list(led.pending):
         what = "his quínola payment" if own else "the quínola payment"
@@ -631,8 +631,7 @@ def party_value(options: Options, out_of_play: tuple[Card, ...]) -> int:
 
 # ---- the money of a hand ------------------------------------------------------------------------
 
-def _check(course: Course) -> list[PlayedTrick]:
-    tricks = course.tricks
+def _check(tricks: tuple[PlayedTrick, ...], announcer: int | None) -> list[PlayedTrick]:
     complete = [t for t in tricks if t.winner is not None]
     if len(complete) < len(tricks) - 1 or (len(complete) < len(tricks) and tricks[-1].winner is not None):
         raise ValueError("only the last trick of a course may be in progress")
@@ -642,7 +641,7 @@ def _check(course: Course) -> list[PlayedTrick]:
         for p in t.specials:
             if SPECIAL_BY_KEY[p.card.key] and p.kind not in KINDS:
                 raise ValueError(f"trick {t.number}: {p.card} needs a kind (led, placed, forced or voluntary)")
-    if course.announcer is not None and len(complete) < 9:
+    if announcer is not None and len(complete) < 9:
         raise ValueError("a revesino is announced after trick 9")
     return complete
 
@@ -659,12 +658,20 @@ def _settle_escrow(led: _Ledger, announcer: int | None) -> bool:
 
 def money(options: Options, course: Course) -> dict[str, Any]:
     """The money of a hand so far (module docstring). See ``Course`` for the input."""
-    complete = _check(course)
-    led = _Ledger(options, course.dealer, course.fondo)
+    return money_of(options, dealer=course.dealer, fondo=course.fondo, tricks=course.tricks, napolitana=course.napolitana,
+                    announcer=course.announcer, out_of_play=course.out_of_play, finished=course.finished)
+
+
+def money_of(options: Options, *, dealer: int, fondo: int, tricks: tuple[PlayedTrick, ...], napolitana: int | None = None,
+             announcer: int | None = None, out_of_play: tuple[Card, ...] = (), finished: bool = False) -> dict[str, Any]:
+    """``money`` of the ``Course`` with these fields, given one by one (the engine's answers call
+    this: no ``Course`` to make, a dataclass being slow to make under mypyc)."""
+    complete = _check(tricks, announcer)
+    led = _Ledger(options, dealer, fondo)
     _deal(led)
-    d = course.announcer
+    d = announcer
     announced = d is not None
-    nap = course.napolitana
+    nap = napolitana
     voided = announced and options.revesino_voids_napolitana
     nap_active = nap is not None and not voided
     escrow_settled = False
@@ -678,12 +685,12 @@ def money(options: Options, course: Course) -> dict[str, Any]:
             assert d is not None and t.winner is not None
             if t.winner != d:
                 outcome, cutter = "cut", t.winner
-                _revesino_cut(led, course, d, t.winner, nap)
+                _revesino_cut(led, tricks, d, t.winner, nap)
             elif t.number == 11:
                 outcome = "won"
-                _revesino_won(led, course, d, nap)
-    in_progress = [t for t in course.tricks if t.winner is None and t.plays]
-    if not escrow_settled and ((announced and len(complete) >= 9) or course.finished
+                _revesino_won(led, tricks, d, nap)
+    in_progress = [t for t in tricks if t.winner is None and t.plays]
+    if not escrow_settled and ((announced and len(complete) >= 9) or finished
                                or any(t.number >= 10 for t in in_progress)):
         escrow_settled = _settle_escrow(led, d)
 
@@ -702,7 +709,7 @@ def money(options: Options, course: Course) -> dict[str, Any]:
         elif _nap_failed(options, complete, nap) or (
                 len(complete) == 11 and all(t.winner == nap for t in complete)):
             nap_outcome = "failed"
-        elif course.finished:
+        elif finished:
             nap_outcome = "success"
         else:
             nap_outcome = "pending"
@@ -713,20 +720,20 @@ def money(options: Options, course: Course) -> dict[str, Any]:
             rev["cutter"] = cutter
         out["revesino"] = rev
 
-    if course.finished:
+    if finished:
         if nap is not None and nap_outcome == "failed":
             _nap_failure(led, complete, nap)
         named = not announced or options.play_out_after_cut
         if named:
-            winner, tiebreak = _hand_winner(options, course, complete, points, seat_tricks, nap_outcome, outcome)
-            party = party_value(options, course.out_of_play)
+            winner, tiebreak = _hand_winner(options, dealer, nap, announcer, points, seat_tricks, nap_outcome, outcome)
+            party = party_value(options, out_of_play)
             out.update(handWinner=winner, tiebreak=tiebreak, party=party)
             if not announced:
                 for seat, n, card in led.gergi:
                     if seat != winner:
                         base = _ace_double(options, card, placed=False) * multiplier(n)
                         led.gain(seat, winner, base, f"{card} led in trick {n} (gergi): pays the hand winner {base}", None, 12)
-                payer = _pay_party(led, course, points, seat_tricks, winner, nap if nap_outcome == "failed" else None, party)
+                payer = _pay_party(led, points, seat_tricks, winner, nap if nap_outcome == "failed" else None, party)
                 if payer is not None:
                     out["partyPayer"] = payer
         out["table"] = {"fondo": led.fondo}
@@ -745,22 +752,21 @@ def money(options: Options, course: Course) -> dict[str, Any]:
     return result
 
 
-def _hand_winner(options: Options, course: Course, complete: list[PlayedTrick], points: list[int], seat_tricks: list[int],
+def _hand_winner(options: Options, dealer: int, nap: int | None, announcer: int | None, points: list[int], seat_tricks: list[int],
                  nap_outcome: str | None, revesino: str) -> tuple[int, str]:
-    nap = course.napolitana
     if revesino == "won":
-        assert course.announcer is not None
-        return course.announcer, "sweep"
+        assert announcer is not None
+        return announcer, "sweep"
     sweeper = seat_tricks.index(11) if 11 in seat_tricks else None
-    if course.announcer is None and sweeper is not None and sweeper != nap and options.unannounced_sweep == "winsHand":
+    if announcer is None and sweeper is not None and sweeper != nap and options.unannounced_sweep == "winsHand":
         return sweeper, "sweep"
     if nap is not None and nap_outcome == "success":
         return nap, "napolitana"
     excluded = (nap,) if nap is not None and nap_outcome == "failed" else ()
-    return choose_winner(options, course.dealer, points, seat_tricks, excluded)
+    return choose_winner(options, dealer, points, seat_tricks, excluded)
 
 
-def _pay_party(led: _Ledger, course: Course, points: list[int], seat_tricks: list[int], winner: int,
+def _pay_party(led: _Ledger, points: list[int], seat_tricks: list[int], winner: int,
                failed_nap: int | None, party: int) -> int | None:
     """A6.7: the hand-winner payout; a failed napolitana pays it alone (R21)."""
     o = led.options
@@ -768,7 +774,7 @@ def _pay_party(led: _Ledger, course: Course, points: list[int], seat_tricks: lis
         return None
     alone = failed_nap if failed_nap is not None and o.napolitana_pays_party_for_all else None
     if o.hand_payout == "partyFromMost":
-        payer = alone if alone is not None else choose_payer(o, course.dealer, points, seat_tricks, winner)
+        payer = alone if alone is not None else choose_payer(o, led.dealer, points, seat_tricks, winner)
         why = "the failed napolitana pays" if alone is not None else "the player with most points pays"
         led.gain(payer, winner, party, f"the party to the hand winner ({why}): {party}", None, 12)
         return payer
