@@ -128,7 +128,7 @@ class State:
     @property
     def tricks(self) -> tuple[Trick, ...]:
         """The complete tricks."""
-        return tuple([Trick(t.leader, tuple([p.card for p in t.plays]), t.winner) for t in self.played])
+        return tuple([_as_trick(t) for t in self.played])
 
     @property
     def finished(self) -> bool:
@@ -138,6 +138,10 @@ class State:
     def number(self) -> int:
         """The number of the trick in progress (1..11)."""
         return len(self.played) + 1
+
+
+def _as_trick(t: PlayedTrick) -> Trick:
+    return Trick(t.leader, tuple([p.card for p in t.plays]), t.winner)
 
 
 def read_table(table: Any, seats: int) -> int:
@@ -452,6 +456,15 @@ def apply(state: State, action: Action) -> tuple[State, Events]:
                                              "text": f"seat {seat} announces a revesino: he will take tricks 10 and 11"}]
 
 
+_EXCHANGE_TEXT: Final[dict[str, tuple[str, ...]]] = {
+    "descarte": tuple([f"seat {s} (the dealer) discards a card" for s in _SEATS]),
+    "cambio": tuple([f"seat {s} exchanges one card for his undealt card" for s in _SEATS]),
+    "quedo": tuple([f"seat {s} keeps his cards" for s in _SEATS]),
+    "play": tuple([f"the exchange is over; seat {s} leads" for s in _SEATS]),
+}
+"""The texts of the exchange's events, per seat."""
+
+
 def _exchange(state: State, action: Action) -> tuple[State, Events]:
     """A3: S1, S2, S3 exchange with their undealt card or keep; then the dealer discards one."""
     seat, call = action.seat, action.call
@@ -461,17 +474,17 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
         card = Card.parse(action.args[0])
         hand = _without(hand, card)
         out += (card,)
-        text = f"seat {seat} (the dealer) discards a card"
+        text = _EXCHANGE_TEXT["descarte"][seat]
     else:
         undealt = state.undealt[(seat - state.dealer - 1) % 4]
         if call == "cambio":
             card = Card.parse(action.args[0])
             hand = _with_card(_without(hand, card), undealt)
             out += (card,)
-            text = f"seat {seat} exchanges one card for his undealt card"
+            text = _EXCHANGE_TEXT["cambio"][seat]
         else:
             out += (undealt,)
-            text = f"seat {seat} keeps his cards"
+            text = _EXCHANGE_TEXT["quedo"][seat]
     choices = list(state.choices)
     choices[seat] = call
     hands = _with_hand(state.hands, seat, hand)
@@ -481,7 +494,7 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
                      state.napolitana, state.announcer, state.trick_leader, state.plays, state.played,
                      state.cut), events
     first = (state.dealer + 1) % 4
-    events.append({"kind": "play", "seat": first, "text": f"the exchange is over; seat {first} leads"})
+    events.append({"kind": "play", "seat": first, "text": _EXCHANGE_TEXT["play"][first]})
     return State(state.options, state.dealer, state.fondo, hands, state.undealt, PLAY, first, tuple(choices), out,
                  state.napolitana, state.announcer, first, state.plays, state.played, state.cut), events
 
@@ -563,7 +576,10 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
 
 
 def tricks(state: State) -> list[Trick]:
-    return [*state.tricks, *([state.trick] if state.plays else [])]
+    out = [_as_trick(t) for t in state.played]
+    if state.plays:
+        out.append(state.trick)
+    return out
 
 
 def course(state: State) -> Course:
