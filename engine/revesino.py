@@ -229,10 +229,17 @@ def _index(hand: tuple[Card, ...], card: Card) -> int:
     return -1
 
 
+_POSITIONS: Final[tuple[tuple[int, ...], ...]] = tuple([tuple(range(n)) for n in range(len(DECK_48.cards) + 1)])
+"""``_POSITIONS[n]``: the positions 0..n-1 of a hand of n cards (a generator over a tuple makes
+its tuple in one allocation, under mypyc)."""
+
+
 def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     """``hand`` (which holds each card once) less ``card``."""
     i = _index(hand, card)
-    return hand if i < 0 else hand[:i] + hand[i + 1:]
+    if i < 0:
+        return hand
+    return tuple(hand[j] if j < i else hand[j + 1] for j in _POSITIONS[len(hand) - 1])
 
 
 def _with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
