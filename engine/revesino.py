@@ -14,8 +14,8 @@ from typing import Any, Final
 from engine import revesino_money as money_mod
 from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced
-from engine.revesino_money import STRENGTH, Course, Play, PlayedTrick, is_special, qualifies, strength
+from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, fields_repr, remember_last, replaced
+from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Play, PlayedTrick, is_special, qualifies, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
 
@@ -78,7 +78,7 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
 
 
 _STATE_FIELDS: Final = ("options", "dealer", "fondo", "hands", "undealt", "phase", "turn", "choices", "out_of_play",
-                 "napolitana", "announcer", "trick_leader", "trick_cards", "plays", "played", "cut")
+                 "napolitana", "announcer", "trick_leader", "plays", "played", "cut")
 
 
 class State:
@@ -91,8 +91,7 @@ class State:
                  undealt: tuple[Card, ...], phase: str, turn: int | None,
                  choices: tuple[str, ...] = ("", "", "", ""), out_of_play: tuple[Card, ...] = (),
                  napolitana: int | None = None, announcer: int | None = None, trick_leader: int = 0,
-                 trick_cards: tuple[Card, ...] = (), plays: tuple[Play, ...] = (),
-                 played: tuple[PlayedTrick, ...] = (), cut: bool = False) -> None:
+                 plays: tuple[Play, ...] = (), played: tuple[PlayedTrick, ...] = (), cut: bool = False) -> None:
         self.options: Final = options
         self.dealer: Final = dealer
         self.fondo: Final = fondo
@@ -104,9 +103,8 @@ class State:
         self.out_of_play: Final = out_of_play  # discards, declined undealt cards and the dealer's discard
         self.napolitana: Final = napolitana
         self.announcer: Final = announcer
-        self.trick_leader: Final = trick_leader  # the trick in progress: its leader and its cards so far
-        self.trick_cards: Final = trick_cards
-        self.plays: Final = plays  # the trick in progress, classified
+        self.trick_leader: Final = trick_leader  # the trick in progress: its leader and its plays so far, classified
+        self.plays: Final = plays
         self.played: Final = played  # the complete tricks, classified (for the money too)
         self.cut: Final = cut
 
@@ -118,6 +116,11 @@ class State:
         return fields_repr(self, _STATE_FIELDS)
 
     @property
+    def trick_cards(self) -> tuple[Card, ...]:
+        """The cards of the trick in progress, in play order."""
+        return tuple([p.card for p in self.plays])
+
+    @property
     def trick(self) -> Trick:
         """The trick in progress."""
         return Trick(self.trick_leader, self.trick_cards)
@@ -125,7 +128,7 @@ class State:
     @property
     def tricks(self) -> tuple[Trick, ...]:
         """The complete tricks."""
-        return tuple([Trick(t.leader, tuple([p.card for p in t.plays]), t.winner) for t in self.played])
+        return tuple([_as_trick(t) for t in self.played])
 
     @property
     def finished(self) -> bool:
@@ -135,6 +138,10 @@ class State:
     def number(self) -> int:
         """The number of the trick in progress (1..11)."""
         return len(self.played) + 1
+
+
+def _as_trick(t: PlayedTrick) -> Trick:
+    return Trick(t.leader, tuple([p.card for p in t.plays]), t.winner)
 
 
 def read_table(table: Any, seats: int) -> int:
@@ -167,34 +174,72 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 
 def start(setup: Setup) -> State:
-    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, hands=tuple(tuple(sorted_cards(h)) for h in setup.hands),
+    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, hands=tuple([_in_order(h) for h in setup.hands]),
                  undealt=setup.stock, phase=EXCHANGE, turn=(setup.dealer + 1) % 4)
 
 
-# ---- tables, built once -----------------------------------------------------------------
-# The hot paths look a card up by its ``key`` (a small integer of its own, cheaper to hash than
-# the card) and reuse the actions, texts and plain plays built here.
+def _in_order(cards: tuple[Card, ...]) -> tuple[Card, ...]:
+    """``cards`` in canonical order, as ``sorted_cards`` puts them: an insertion sort on the
+    cards' keys (a hand is a dozen cards; cheaper, compiled, than ``sorted`` with a key function)."""
+    out: list[Card] = []
+    for card in cards:
+        key = card.key
+        i = len(out)
+        while i > 0 and out[i - 1].key > key:
+            i -= 1
+        out.insert(i, card)
+    return tuple(out)
 
-_CODE: Final[dict[int, str]] = {c.key: str(c) for c in DECK_48.cards}
-_SPECIAL: Final[dict[int, bool]] = {c.key: is_special(c) for c in DECK_48.cards}
+
+# ---- tables, built once -----------------------------------------------------------------
+# The hot paths reuse the actions, texts and plain plays built here, per seat and card: a card's
+# entry is at its place in ``DECK_48.cards`` (``_slot``; a tuple index is the cheapest lookup).
+
+
+def _slot(card: Card) -> int:
+    """A card's place in ``DECK_48.cards``: the suits in order (``key >> 4``), the ranks ascending."""
+    return (card.key >> 4) * 12 + card.rank - 1
+
+
+assert all(_slot(c) == i for i, c in enumerate(DECK_48.cards))
+
 _SEATS: Final = range(4)
-_PLAY_ACTION: Final = play_actions(DECK_48, 4)
+_PLAY_ACTION: Final[tuple[tuple[Action, ...], ...]] = tuple(tuple([Action(s, card=c) for c in DECK_48.cards]) for s in _SEATS)
 _CALL_ACTION: Final = call_actions(CALLS, 4)  # quedo, napolitana, revesino
-_CAMBIO: Final[tuple[dict[int, Action], ...]] = tuple({c.key: Action(s, call="cambio", args=(str(c),)) for c in DECK_48.cards} for s in _SEATS)
-_DESCARTE: Final[tuple[dict[int, Action], ...]] = tuple({c.key: Action(s, call="descarte", args=(str(c),)) for c in DECK_48.cards}
-                                                 for s in _SEATS)
-_PLAY_TEXT: Final[tuple[dict[int, str], ...]] = tuple({c.key: f"seat {s} plays {c}" for c in DECK_48.cards} for s in _SEATS)
-_PLAIN_PLAY: Final[tuple[dict[int, Play], ...]] = tuple({c.key: Play(s, c, "") for c in DECK_48.cards} for s in _SEATS)
+_CAMBIO: Final[tuple[tuple[Action, ...], ...]] = tuple(tuple([Action(s, call="cambio", args=(str(c),)) for c in DECK_48.cards])
+                                                     for s in _SEATS)
+_DESCARTE: Final[tuple[tuple[Action, ...], ...]] = tuple(tuple([Action(s, call="descarte", args=(str(c),)) for c in DECK_48.cards])
+                                                       for s in _SEATS)
+_CARD_EVENT: Final[tuple[tuple[dict[str, Any], ...], ...]] = tuple(
+    tuple([{"kind": "card", "seat": s, "card": str(c), "text": f"seat {s} plays {c}"} for c in DECK_48.cards]) for s in _SEATS)
+"""The event of each seat's play of each card: copied for each play (a copy of a small dict is
+cheaper than building it), never handed out itself."""
+_RANK_STRENGTH: Final[tuple[int, ...]] = tuple([STRENGTH.get(rank, 0) for rank in range(13)])
+"""``STRENGTH`` indexed by rank."""
+_PLAIN_PLAY: Final[tuple[tuple[Play, ...], ...]] = tuple(tuple([Play(s, c, "") for c in DECK_48.cards]) for s in _SEATS)
 """The play of a card that is neither an ace nor the quínola, nor a revoke (read-only: shared)."""
+
+
+def _index(hand: tuple[Card, ...], card: Card) -> int:
+    """Where ``card`` is in ``hand``, -1 if not there (cards are compared by identity: there is
+    one object per card)."""
+    for i in range(len(hand)):
+        if hand[i] is card:
+            return i
+    return -1
+
+
+_POSITIONS: Final[tuple[tuple[int, ...], ...]] = tuple([tuple(range(n)) for n in range(len(DECK_48.cards) + 1)])
+"""``_POSITIONS[n]``: the positions 0..n-1 of a hand of n cards (a generator over a tuple makes
+its tuple in one allocation, under mypyc)."""
 
 
 def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     """``hand`` (which holds each card once) less ``card``."""
-    if card not in hand:
+    i = _index(hand, card)
+    if i < 0:
         return hand
-    rest = list(hand)
-    rest.remove(card)
-    return tuple(rest)
+    return tuple(hand[j] if j < i else hand[j + 1] for j in _POSITIONS[len(hand) - 1])
 
 
 def _with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
@@ -218,7 +263,7 @@ def _holds(hand: tuple[Card, ...], suit: Suit) -> bool:
 
 def _napolitana_open(state: State) -> bool:
     """Section 0: between the dealer's discard and the first card of trick 1."""
-    return (state.phase == PLAY and not state.played and not state.trick_cards and state.napolitana is None
+    return (state.phase == PLAY and not state.played and not state.plays and state.napolitana is None
             and state.options.napolitana_declaration == "explicit")
 
 
@@ -240,10 +285,10 @@ def _played_by(state: State, seat: int) -> tuple[Card, ...]:
 def _suit_to_follow(state: State, seat: int) -> Suit | None:
     """A5: the suit led, which ``seat`` must follow if it holds any; None when it may play any
     card (it leads, renounces as the napolitana in tricks 1-9, or revokes are allowed)."""
-    cards = state.trick_cards
-    if not cards or state.options.allow_revokes or _renounces(state, seat):
+    plays = state.plays
+    if not plays or state.options.allow_revokes or _renounces(state, seat):
         return None
-    return cards[0].suit
+    return plays[0].card.suit
 
 
 def playable(state: State, seat: int) -> list[Card]:
@@ -259,7 +304,7 @@ def playable(state: State, seat: int) -> list[Card]:
 
 def _may_announce(state: State, seat: int) -> bool:
     """A4.2 / section 0: the leader of trick 10 who won tricks 1-9, before he leads."""
-    return (len(state.played) == 9 and not state.trick_cards and state.announcer is None
+    return (len(state.played) == 9 and not state.plays and state.announcer is None
             and all(t.winner == seat for t in state.played)
             and (seat != state.napolitana or state.options.napolitana_may_announce))
 
@@ -273,14 +318,14 @@ def legal_actions(state: State) -> list[Action]:
     if state.phase == EXCHANGE:
         if seat == state.dealer:
             descarte = _DESCARTE[seat]
-            return [descarte[c.key] for c in hand]
+            return [descarte[_slot(c)] for c in hand]
         cambio = _CAMBIO[seat]
-        out = [cambio[c.key] for c in hand]
+        out = [cambio[_slot(c)] for c in hand]
         out.append(_CALL_ACTION[seat]["quedo"])
         return out
     play = _PLAY_ACTION[seat]
-    out = [play[c.key] for c in playable(state, seat)]
-    if not state.trick_cards:  # before a lead: the calls
+    out = [play[_slot(c)] for c in playable(state, seat)]
+    if not state.plays:  # before a lead: the calls
         if _may_announce(state, seat):
             out.append(_CALL_ACTION[seat]["revesino"])
         if _napolitana_open(state):
@@ -297,16 +342,38 @@ def is_legal(state: State, action: Action) -> bool:
     the list from (the seat to play holds it, of the suit to follow if he holds that suit)
     instead of building the list."""
     card = action.card
-    if card is None or action.call is not None or action.args != ():
+    if card is None and action.call in _EXCHANGE_CALLS:
+        return _is_legal_exchange(state, action)
+    if card is None or action.call is not None or action.args:
         return action in legal_actions(state)
     seat = action.seat
     if state.phase != PLAY or seat != state.turn:
         return False
     hand = state.hands[seat]
-    if card not in hand:
+    if _index(hand, card) < 0:
         return False
     led = _suit_to_follow(state, seat)
     return led is None or card.suit is led or not _holds(hand, led)
+
+
+_EXCHANGE_CALLS: Final = ("cambio", "descarte", "quedo")
+
+
+def _is_legal_exchange(state: State, action: Action) -> bool:
+    """``is_legal`` of an exchange call, by the rule ``legal_actions`` builds its list from (the
+    seat to act; the dealer discards a card he holds, another seat exchanges one or keeps)."""
+    seat, call, args = action.seat, action.call, action.args
+    if state.phase != EXCHANGE or seat != state.turn:
+        return False
+    if call == "quedo":
+        return seat != state.dealer and not args
+    if (call == "descarte") != (seat == state.dealer) or len(args) != 1:
+        return False
+    code = args[0]
+    for c in state.hands[seat]:
+        if c.code == code:
+            return True
+    return False
 
 
 def to_act(state: State) -> int | None:
@@ -356,11 +423,11 @@ def explain(state: State, action: Action) -> IllegalAction:
             return not_now("under napolitanaDeclaration implicit the napolitana is declared by its first renounce, not called")
         if state.napolitana is not None:
             return not_now(f"seat {state.napolitana} has already declared the napolitana")
-        if state.phase != PLAY or state.played or state.trick_cards:
+        if state.phase != PLAY or state.played or state.plays:
             return not_now("the napolitana is declared after the exchange and before the first card is led")
         return not_now(f"seat {seat} does not hold three aces and the quínola, or the four aces: no napolitana")
     # revesino
-    if len(state.played) != 9 or state.trick_cards:
+    if len(state.played) != 9 or state.plays:
         return not_now("a revesino is announced after trick 9, before the lead to trick 10")
     if state.announcer is not None:
         return not_now(f"seat {state.announcer} has already announced the revesino")
@@ -374,10 +441,12 @@ def explain(state: State, action: Action) -> IllegalAction:
 Events = list[dict[str, Any]]
 
 
+_SEAT_NUMBERS: Final[tuple[int, ...]] = (0, 1, 2, 3)
+
+
 def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-    new = list(hands)
-    new[seat] = hand
-    return tuple(new)
+    """``hands`` with ``seat``'s replaced by ``hand`` (a generator over a tuple: one allocation, under mypyc)."""
+    return tuple(hand if s == seat else hands[s] for s in _SEAT_NUMBERS)
 
 
 def apply(state: State, action: Action) -> tuple[State, Events]:
@@ -394,6 +463,15 @@ def apply(state: State, action: Action) -> tuple[State, Events]:
                                              "text": f"seat {seat} announces a revesino: he will take tricks 10 and 11"}]
 
 
+_EXCHANGE_TEXT: Final[dict[str, tuple[str, ...]]] = {
+    "descarte": tuple([f"seat {s} (the dealer) discards a card" for s in _SEATS]),
+    "cambio": tuple([f"seat {s} exchanges one card for his undealt card" for s in _SEATS]),
+    "quedo": tuple([f"seat {s} keeps his cards" for s in _SEATS]),
+    "play": tuple([f"the exchange is over; seat {s} leads" for s in _SEATS]),
+}
+"""The texts of the exchange's events, per seat."""
+
+
 def _exchange(state: State, action: Action) -> tuple[State, Events]:
     """A3: S1, S2, S3 exchange with their undealt card or keep; then the dealer discards one."""
     seat, call = action.seat, action.call
@@ -403,38 +481,38 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
         card = Card.parse(action.args[0])
         hand = _without(hand, card)
         out += (card,)
-        text = f"seat {seat} (the dealer) discards a card"
+        text = _EXCHANGE_TEXT["descarte"][seat]
     else:
         undealt = state.undealt[(seat - state.dealer - 1) % 4]
         if call == "cambio":
             card = Card.parse(action.args[0])
             hand = _with_card(_without(hand, card), undealt)
             out += (card,)
-            text = f"seat {seat} exchanges one card for his undealt card"
+            text = _EXCHANGE_TEXT["cambio"][seat]
         else:
             out += (undealt,)
-            text = f"seat {seat} keeps his cards"
+            text = _EXCHANGE_TEXT["quedo"][seat]
     choices = list(state.choices)
     choices[seat] = call
     hands = _with_hand(state.hands, seat, hand)
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
         return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4, tuple(choices), out,
-                     state.napolitana, state.announcer, state.trick_leader, state.trick_cards, state.plays, state.played,
+                     state.napolitana, state.announcer, state.trick_leader, state.plays, state.played,
                      state.cut), events
     first = (state.dealer + 1) % 4
-    events.append({"kind": "play", "seat": first, "text": f"the exchange is over; seat {first} leads"})
+    events.append({"kind": "play", "seat": first, "text": _EXCHANGE_TEXT["play"][first]})
     return State(state.options, state.dealer, state.fondo, hands, state.undealt, PLAY, first, tuple(choices), out,
-                 state.napolitana, state.announcer, first, (), state.plays, state.played, state.cut), events
+                 state.napolitana, state.announcer, first, state.plays, state.played, state.cut), events
 
 
 def classify(state: State, seat: int, card: Card) -> str:
     """A5.1 / section 0: how an ace or the quínola was played, judged on the hand before it."""
-    if not _SPECIAL[card.key]:
+    if not SPECIAL_BY_KEY[card.key]:
         return ""
-    if not state.trick_cards:
+    if not state.plays:
         return "led"
-    led = state.trick_cards[0].suit
+    led = state.plays[0].card.suit
     if card.suit is not led:
         return "placed"
     in_suit = sum(1 for c in state.hands[seat] if c.suit is led)
@@ -443,47 +521,48 @@ def classify(state: State, seat: int, card: Card) -> str:
     return "voluntary"
 
 
-def _trick_winner_index(cards: tuple[Card, ...]) -> int:
+def _trick_winner_index(plays: tuple[Play, ...]) -> int:
     """``trick_winner_index`` of a complete trick: the highest card of the suit led (A1)."""
-    led = cards[0].suit
-    best, best_value = 0, STRENGTH[cards[0].rank]
-    for i in range(1, len(cards)):
-        card = cards[i]
-        if card.suit is led and STRENGTH[card.rank] > best_value:
-            best, best_value = i, STRENGTH[card.rank]
+    first = plays[0].card
+    led = first.suit
+    best, best_value = 0, _RANK_STRENGTH[first.rank]
+    for i in range(1, len(plays)):
+        card = plays[i].card
+        if card.suit is led and _RANK_STRENGTH[card.rank] > best_value:
+            best, best_value = i, _RANK_STRENGTH[card.rank]
     return best
 
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     key = card.key
-    hand, cards, played = state.hands[seat], state.trick_cards, state.played
-    events: Events = [{"kind": "card", "seat": seat, "card": _CODE[key], "text": _PLAY_TEXT[seat][key]}]
+    hand, plays, played = state.hands[seat], state.plays, state.played
+    slot = _slot(card)
+    events: Events = [_CARD_EVENT[seat][slot].copy()]
     napolitana = state.napolitana
     revoke = False
-    if cards:
-        led = cards[0].suit
+    if plays:
+        led = plays[0].card.suit
         if card.suit is not led and _holds(hand, led):  # off suit while holding the suit led
             if napolitana is None and _renounces(state, seat):
                 napolitana = seat  # R24 implicit: the first renounce declares the napolitana
                 events.append({"kind": "napolitana", "seat": seat, "text": f"seat {seat} renounces: a napolitana"})
             revoke = not (seat == napolitana and len(played) < 9)
             if revoke:
-                events.append({"kind": "renuncio", "seat": seat, "card": _CODE[key],
+                events.append({"kind": "renuncio", "seat": seat, "card": card.code,
                                "text": f"seat {seat} revokes: holds {led.word} and plays {card}"})
     # (classify reads the state before a renounce declared the napolitana: his card is placed either way)
-    kind = classify(state, seat, card) if _SPECIAL[key] else ""
-    plays = state.plays + (Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][key],)
+    kind = classify(state, seat, card) if SPECIAL_BY_KEY[key] else ""
+    plays += (Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][slot],)
     hands = _with_hand(state.hands, seat, _without(hand, card))
-    cards += (card,)
     leader = state.trick_leader
-    if len(cards) < 4:
+    if len(plays) < 4:
         return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4,
-                     state.choices, state.out_of_play, napolitana, state.announcer, leader, cards, plays,
+                     state.choices, state.out_of_play, napolitana, state.announcer, leader, plays,
                      played, state.cut), events
-    index = _trick_winner_index(cards)
+    index = _trick_winner_index(plays)
     winner = (leader + index) % 4
     number = len(played) + 1
-    code = _CODE[cards[index].key]
+    code = plays[index].card.code
     events.append({"kind": "trick", "seat": winner, "card": code, "trick": number,
                    "text": f"trick {number} to seat {winner} with {code}"})
     phase, cut = state.phase, state.cut
@@ -496,7 +575,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     if number == 11:
         phase, turn = OVER, None
     return State(state.options, state.dealer, state.fondo, hands, state.undealt, phase, turn,
-                 state.choices, state.out_of_play, napolitana, state.announcer, winner, (), (),
+                 state.choices, state.out_of_play, napolitana, state.announcer, winner, (),
                  played + (PlayedTrick(number, leader, plays, winner),), cut), events
 
 
@@ -504,18 +583,26 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
 
 
 def tricks(state: State) -> list[Trick]:
-    return [*state.tricks, *([state.trick] if state.trick_cards else [])]
+    out = [_as_trick(t) for t in state.played]
+    if state.plays:
+        out.append(state.trick)
+    return out
 
 
 def course(state: State) -> Course:
-    """The course of the hand for the money: the complete tricks and the trick in progress (a
-    lead to trick 10 without an announcement makes the quínola escrow final, A6.4)."""
+    """The course of the hand for the money (``money_mod.Course``)."""
+    return Course(dealer=state.dealer, fondo=state.fondo, tricks=_course_tricks(state), napolitana=state.napolitana,
+                  announcer=state.announcer, out_of_play=state.out_of_play if state.phase != EXCHANGE else (),
+                  finished=state.finished)
+
+
+def _course_tricks(state: State) -> tuple[PlayedTrick, ...]:
+    """The complete tricks and the trick in progress (a lead to trick 10 without an announcement
+    makes the quínola escrow final, A6.4)."""
     played = state.played
     if state.plays:
         played += (PlayedTrick(state.number, state.trick_leader, state.plays, None),)
-    return Course(dealer=state.dealer, fondo=state.fondo, tricks=played, napolitana=state.napolitana,
-                  announcer=state.announcer, out_of_play=state.out_of_play if state.phase != EXCHANGE else (),
-                  finished=state.finished)
+    return played
 
 
 _SETTLEMENT_ONLY: Final = frozenset(("net", "payments", "table", "handWinner", "tiebreak", "party", "partyPayer"))
@@ -532,7 +619,9 @@ def _money(state: State) -> dict[str, Any]:
     global _last_money
     last, money = _last_money
     if last is not state:
-        money = money_mod.money(state.options, course(state))
+        money = money_mod.money_of(state.options, dealer=state.dealer, fondo=state.fondo, tricks=_course_tricks(state),
+                                   napolitana=state.napolitana, announcer=state.announcer,
+                                   out_of_play=state.out_of_play if state.phase != EXCHANGE else (), finished=state.finished)
         _last_money = (state, money)
     return money
 

@@ -73,9 +73,11 @@ def is_special(card: Card) -> bool:
     return card.rank == 1 or card == QUINOLA
 
 
-# The same, by ``Card.key`` (cheaper to look up than the card), for the loops over every play.
-_POINTS_BY_KEY: Final[dict[int, int]] = {card.key: points for card, points in POINTS.items()}
-_SPECIAL_KEYS: Final = frozenset(card.key for card in DECK_48.cards if is_special(card))
+# The same, indexed by ``Card.key`` (a small integer: a tuple index is the cheapest lookup), for
+# the loops over every play.
+_CARD_OF_KEY: Final[dict[int, Card]] = {card.key: card for card in DECK_48.cards}
+_POINTS_BY_KEY: Final[tuple[int, ...]] = tuple([POINTS[_CARD_OF_KEY[k]] if k in _CARD_OF_KEY else 0 for k in range(64)])
+SPECIAL_BY_KEY: Final[tuple[bool, ...]] = tuple([k in _CARD_OF_KEY and is_special(_CARD_OF_KEY[k]) for k in range(64)])
 
 
 # ---- the course of a hand -----------------------------------------------------------------------
@@ -112,15 +114,27 @@ class Play:
 
 
 class PlayedTrick:
-    """One trick: its number (1..11), its leader, the plays in order, the winner once complete."""
+    """One trick: its number (1..11), its leader, the plays in order, the winner once complete.
+    Made once, read by the money of every answer: ``specials`` (the plays of an ace or the
+    quínola, and the revokes, in play order: the only plays that move money) and ``points``
+    (the card points in it) are worked out here."""
 
-    __slots__ = ("number", "leader", "plays", "winner")
+    __slots__ = ("number", "leader", "plays", "winner", "specials", "points")
 
     def __init__(self, number: int, leader: int, plays: tuple[Play, ...], winner: int | None) -> None:
         self.number: Final = number
         self.leader: Final = leader
         self.plays: Final = plays
         self.winner: Final = winner
+        specials: list[Play] = []
+        points = 0
+        for p in plays:
+            key = p.card.key
+            points += _POINTS_BY_KEY[key]
+            if p.revoke or SPECIAL_BY_KEY[key]:
+                specials.append(p)
+        self.specials: Final = tuple(specials)
+        self.points: Final = points
 
     def _fields(self) -> tuple[int, int, tuple[Play, ...], int | None]:
         return (self.number, self.leader, self.plays, self.winner)
@@ -160,37 +174,38 @@ FONDO: Final = -1
 ESCROW: Final = -2
 
 
-_PARTY_NAMES: Final = {FONDO: "fondo", ESCROW: "escrow", **{seat: f"seat {seat}" for seat in range(SEATS)}}
+_PARTY_NAMES: Final = ("escrow", "fondo", *[f"seat {seat}" for seat in range(SEATS)])
+"""By party + 2: the escrow, the fondo, the seats."""
 
 
 def _who(party: int) -> str:
-    name = _PARTY_NAMES.get(party)
-    return name if name is not None else f"seat {party}"
+    return _PARTY_NAMES[party + 2] if ESCROW <= party < SEATS else f"seat {party}"
 
 
-@dataclass
 class _Side:
     """A side payment between seats, remembered for the revesino's cancellation and the failed
-    napolitana's refunds. ``placer``: the seat whose placed ace or quínola it paid for."""
+    napolitana's refunds. ``placer``: the seat whose placed ace or quínola it paid for. (Plain
+    classes here too: cheaper to make than dataclasses.)"""
 
-    payer: int
-    payee: int
-    amount: int
-    trick: int
-    what: str
-    placer: int | None = None
-    returned: bool = False
+    def __init__(self, payer: int, payee: int, amount: int, trick: int, what: str, placer: int | None = None) -> None:
+        self.payer: Final = payer
+        self.payee: Final = payee
+        self.amount: Final = amount
+        self.trick: Final = trick
+        self.what: Final = what
+        self.placer: Final = placer
+        self.returned = False
 
 
-@dataclass
 class _Escrow:
     """A quínola fondo movement of tricks 1-9 held apart (A6.4): ``take`` (the placer took the
     fondo) or ``pay`` (the holder paid an amount equal to the fondo)."""
 
-    seat: int
-    amount: int
-    kind: str
-    trick: int
+    def __init__(self, seat: int, amount: int, kind: str, trick: int) -> None:
+        self.seat: Final = seat
+        self.amount: Final = amount
+        self.kind: Final = kind
+        self.trick: Final = trick
 
 
 class _Ledger:
@@ -307,22 +322,19 @@ class _Ledger:
         from the dealer in play order). At the deal, with ``dealerInitialStakeIncludesFee`` off,
         the dealer's stake is one more (the 3 of the seeds on top of the fee)."""
         o = self.options
-        order = [(self.dealer + i) % SEATS for i in range(SEATS)]
-        shares: dict[int, int] = {}
         if o.renew_amount == "fullStake":
-            shares = {s: o.stake for s in order}
-            how = f"each player pays {o.stake}"
+            shares = [o.stake] * SEATS  # in play order from the dealer
+            reason = f"{why}: each player pays {o.stake}"
         else:
-            short = max(0, o.renew_below - self.fondo)
-            base, rest = divmod(short, SEATS)
-            shares = {s: base + (1 if i < rest else 0) for i, s in enumerate(order)}
-            how = f"the players top it up to {o.renew_below}"
+            base, rest = divmod(max(0, o.renew_below - self.fondo), SEATS)
+            shares = [base + (1 if i < rest else 0) for i in range(SEATS)]
+            reason = f"{why}: the players top it up to {o.renew_below}"
         extra = at_deal and not o.dealer_initial_stake_includes_fee
         if extra:
-            shares[self.dealer] += 1
-        for s in order:
-            note = " (the dealer's stake is one more: his 3 before the fee)" if extra and s == self.dealer else ""
-            self.move(s, FONDO, shares[s], f"{why}: {how}{note}", trick)
+            shares[0] += 1
+        for i in range(SEATS):
+            note = " (the dealer's stake is one more: his 3 before the fee)" if extra and i == 0 else ""
+            self.move((self.dealer + i) % SEATS, FONDO, shares[i], reason + note, trick)
 
     # -- the escrow (A6.4) --
 
@@ -358,9 +370,13 @@ def _deal(led: _Ledger) -> None:
     led.move(led.dealer, FONDO, o.dealer_fee, f"the dealer's fee of {o.dealer_fee} into the fondo")
 
 
+_SUIT_WORD_BY_KEY: Final[tuple[str, ...]] = tuple([s.word for s in Suit])
+"""A suit's word by ``card.key >> 4`` (its suit's order)."""
+
+
 def _ace_double(options: Options, card: Card, placed: bool) -> int:
     suit = options.double_ace_placed if placed else options.double_ace_forced
-    return 2 if card.suit.word == suit else 1
+    return 2 if _SUIT_WORD_BY_KEY[card.key >> 4] == suit else 1
 
 
 def _trick(led: _Ledger, t: PlayedTrick, napolitana: int | None, announced: bool, voided: bool) -> None:
@@ -370,14 +386,15 @@ def _trick(led: _Ledger, t: PlayedTrick, napolitana: int | None, announced: bool
     m = multiplier(n)
     assert t.winner is not None
     winner, leader = t.winner, t.leader
-    for p in t.plays:
+    specials = t.specials  # (the other plays move no money)
+    for p in specials:
         if p.revoke:
             led.move(p.seat, FONDO, REVOKE_FINE, f"renuncio: seat {p.seat} played {p.card} in trick {n} without following suit, "
                                                  f"{REVOKE_FINE} into the fondo; he collects nothing more this hand", n)
             led.fines.append((p.seat, n))
             led.revoked.setdefault(p.seat, n)
     late = announced and n >= 10  # A6.5 step 2: no ace or quínola payments once a revesino is on
-    for p in t.plays:
+    for p in specials:
         card, seat = p.card, p.seat
         if card.rank == 1:
             if late:
@@ -401,11 +418,11 @@ def _quinola(led: _Ledger, t: PlayedTrick, p: Play, napolitana: int | None, late
     n, m = t.number, multiplier(t.number)
     assert t.winner is not None
     winner, leader, holder = t.winner, t.leader, p.seat
-    others = [s for s in _play_order(leader) if s not in (holder, winner)]
     nap_rule = holder == napolitana and p.kind == "forced" and t.plays[0].card in HIGH_OROS
     if late and not (nap_rule and not voided):
         return
     if p.kind == "placed":
+        others = [s for s in _play_order(leader) if s not in (holder, winner)]
         led.take_fondo(holder, f"quínola placed in trick {n}", n)
         base = o.quinola_placed_winner_pays * m
         led.side_payment(winner, holder, base, f"quínola placed in trick {n}: the trick's winner pays {base}", n, placer=holder)
@@ -463,14 +480,14 @@ def _announce(led: _Ledger, announcer: int) -> None:
     led.gergi = []
 
 
-def _own_quinola(course: Course, announcer: int) -> bool:
+def _own_quinola(tricks: tuple[PlayedTrick, ...], announcer: int) -> bool:
     """The announcer played the quínola himself in tricks 1-9 (led, followed or forced)."""
-    return any(p.card == QUINOLA and p.seat == announcer for t in course.tricks if t.number <= 9 for p in t.plays)
+    return any(p.card == QUINOLA and p.seat == announcer for t in tricks if t.number <= 9 for p in t.plays)
 
 
-def _revesino_won(led: _Ledger, course: Course, d: int, napolitana: int | None) -> None:
+def _revesino_won(led: _Ledger, tricks: tuple[PlayedTrick, ...], d: int, napolitana: int | None) -> None:
     o = led.options
-    own = _own_quinola(course, d)
+    own = _own_quinola(tricks, d)
     for e in list(led.pending):
         led.move(ESCROW, e.seat, e.amount, f"revesino won: his quínola payment of trick {e.trick}, {e.amount}, returned to him")
         led.doubled.discard(e.seat)
@@ -497,7 +514,7 @@ def _revesino_won(led: _Ledger, course: Course, d: int, napolitana: int | None) 
             led.gain(s, d, 1, "revesino won with his own quínola: each other player pays 1", None, 12)
 
 
-def _revesino_cut(led: _Ledger, course: Course, d: int, cutter: int, napolitana: int | None) -> None:
+def _revesino_cut(led: _Ledger, tricks: tuple[PlayedTrick, ...], d: int, cutter: int, napolitana: int | None) -> None:
     o = led.options
     f = led.fondo
     c = o.revesino_cut_to_cutter
@@ -505,7 +522,7 @@ def _revesino_cut(led: _Ledger, course: Course, d: int, cutter: int, napolitana:
     if napolitana is not None and napolitana not in (d, cutter):
         led.gain(napolitana, cutter, c, f"revesino cut by seat {cutter}: the napolitana also pays the cutter {c}", None, 12)
     led.move(d, FONDO, f, f"revesino cut: the announcer doubles the fondo, {f}")
-    own = _own_quinola(course, d)
+    own = _own_quinola(tricks, d)
     escrowed = 0
     for e in list(led.pending):
         what = "his quínola payment" if own else "the quínola payment"
@@ -576,14 +593,23 @@ def seat_order(options: Options, dealer: int) -> list[int]:
 def choose_winner(options: Options, dealer: int, points: list[int], tricks: list[int],
                   excluded: tuple[int, ...] = ()) -> tuple[int, str]:
     """Fewest points, then fewest tricks, then the best seat, among the seats not ``excluded``."""
-    order = seat_order(options, dealer)
-    candidates = [s for s in order if s not in excluded]
-    low = min(points[s] for s in candidates)
-    by_points = [s for s in candidates if points[s] == low]
+    low = fewest = 1000  # more than any count of points or tricks
+    by_points: list[int] = []  # the candidates with the fewest points, best seat first
+    for s in seat_order(options, dealer):
+        if s in excluded or points[s] > low:
+            continue
+        if points[s] < low:
+            low, by_points = points[s], []
+        by_points.append(s)
     if len(by_points) == 1:
         return by_points[0], "fewestPoints"
-    fewest = min(tricks[s] for s in by_points)
-    by_tricks = [s for s in by_points if tricks[s] == fewest]
+    by_tricks: list[int] = []  # of those, the ones with the fewest tricks
+    for s in by_points:
+        if tricks[s] > fewest:
+            continue
+        if tricks[s] < fewest:
+            fewest, by_tricks = tricks[s], []
+        by_tricks.append(s)
     if len(by_tricks) == 1:
         return by_tricks[0], "fewestTricks"
     return by_tricks[0], "seat"
@@ -591,9 +617,11 @@ def choose_winner(options: Options, dealer: int, points: list[int], tricks: list
 
 def choose_payer(options: Options, dealer: int, points: list[int], tricks: list[int], winner: int) -> int:
     """R2: most points, then more tricks, then the later seat, among the seats but the winner."""
-    order = seat_order(options, dealer)
-    candidates = [s for s in order if s != winner]
-    return max(candidates, key=lambda s: (points[s], tricks[s], order.index(s)))
+    payer = -1
+    for s in seat_order(options, dealer):  # a later seat replaces an equal one
+        if s != winner and (payer < 0 or points[s] > points[payer] or (points[s] == points[payer] and tricks[s] >= tricks[payer])):
+            payer = s
+    return payer
 
 
 def party_value(options: Options, out_of_play: tuple[Card, ...]) -> int:
@@ -603,70 +631,75 @@ def party_value(options: Options, out_of_play: tuple[Card, ...]) -> int:
 
 # ---- the money of a hand ------------------------------------------------------------------------
 
-def _check(course: Course) -> list[PlayedTrick]:
-    complete = [t for t in course.tricks if t.winner is not None]
-    if any(t.winner is None for t in course.tricks[:-1]):
+def _check(tricks: tuple[PlayedTrick, ...], announcer: int | None) -> list[PlayedTrick]:
+    complete = [t for t in tricks if t.winner is not None]
+    if len(complete) < len(tricks) - 1 or (len(complete) < len(tricks) and tricks[-1].winner is not None):
         raise ValueError("only the last trick of a course may be in progress")
     for i, t in enumerate(complete):
         if t.number != i + 1 or len(t.plays) != SEATS:
             raise ValueError(f"trick {i + 1} is not the {i + 1}th complete trick of four plays")
-        for p in t.plays:
-            if p.card.key in _SPECIAL_KEYS and p.kind not in KINDS:
+        for p in t.specials:
+            if SPECIAL_BY_KEY[p.card.key] and p.kind not in KINDS:
                 raise ValueError(f"trick {t.number}: {p.card} needs a kind (led, placed, forced or voluntary)")
-    if course.announcer is not None and len(complete) < 9:
+    if announcer is not None and len(complete) < 9:
         raise ValueError("a revesino is announced after trick 9")
     return complete
 
 
+def _settle_escrow(led: _Ledger, announcer: int | None) -> bool:
+    """A6.4 / A6.5: at the lead to trick 10 (or the end), the escrow is returned if a revesino
+    was announced, else made final. Returns True (it is settled)."""
+    if announcer is not None:
+        _announce(led, announcer)
+    else:
+        led.finalize_escrow()
+    return True
+
+
 def money(options: Options, course: Course) -> dict[str, Any]:
     """The money of a hand so far (module docstring). See ``Course`` for the input."""
-    complete = _check(course)
-    led = _Ledger(options, course.dealer, course.fondo)
+    return money_of(options, dealer=course.dealer, fondo=course.fondo, tricks=course.tricks, napolitana=course.napolitana,
+                    announcer=course.announcer, out_of_play=course.out_of_play, finished=course.finished)
+
+
+def money_of(options: Options, *, dealer: int, fondo: int, tricks: tuple[PlayedTrick, ...], napolitana: int | None = None,
+             announcer: int | None = None, out_of_play: tuple[Card, ...] = (), finished: bool = False) -> dict[str, Any]:
+    """``money`` of the ``Course`` with these fields, given one by one (the engine's answers call
+    this: no ``Course`` to make, a dataclass being slow to make under mypyc)."""
+    complete = _check(tricks, announcer)
+    led = _Ledger(options, dealer, fondo)
     _deal(led)
-    d = course.announcer
+    d = announcer
     announced = d is not None
-    nap = course.napolitana
+    nap = napolitana
     voided = announced and options.revesino_voids_napolitana
     nap_active = nap is not None and not voided
     escrow_settled = False
     outcome = "pending"
     cutter: int | None = None
-
-    def settle_escrow() -> None:
-        nonlocal escrow_settled
-        if escrow_settled:
-            return
-        escrow_settled = True
-        if announced:
-            assert d is not None
-            _announce(led, d)
-        else:
-            led.finalize_escrow()
-
     for t in complete:
-        if t.number == 10:
-            settle_escrow()
+        if t.number == 10 and not escrow_settled:
+            escrow_settled = _settle_escrow(led, d)
         _trick(led, t, nap if nap_active else None, announced, voided)
         if announced and outcome == "pending" and t.number >= 10:
             assert d is not None and t.winner is not None
             if t.winner != d:
                 outcome, cutter = "cut", t.winner
-                _revesino_cut(led, course, d, t.winner, nap)
+                _revesino_cut(led, tricks, d, t.winner, nap)
             elif t.number == 11:
                 outcome = "won"
-                _revesino_won(led, course, d, nap)
-    in_progress = [t for t in course.tricks if t.winner is None and t.plays]
-    if announced and len(complete) >= 9:
-        settle_escrow()
-    elif course.finished or any(t.number >= 10 for t in in_progress):
-        settle_escrow()
+                _revesino_won(led, tricks, d, nap)
+    in_progress = [t for t in tricks if t.winner is None and t.plays]
+    if not escrow_settled and ((announced and len(complete) >= 9) or finished
+                               or any(t.number >= 10 for t in in_progress)):
+        escrow_settled = _settle_escrow(led, d)
 
     points = [0] * SEATS
     seat_tricks = [0] * SEATS
     for t in complete:
         assert t.winner is not None
         seat_tricks[t.winner] += 1
-        points[t.winner] += sum([_POINTS_BY_KEY[p.card.key] for p in t.plays])
+        points[t.winner] += t.points
 
     out: dict[str, Any] = {}
     nap_outcome: str | None = None
@@ -676,7 +709,7 @@ def money(options: Options, course: Course) -> dict[str, Any]:
         elif _nap_failed(options, complete, nap) or (
                 len(complete) == 11 and all(t.winner == nap for t in complete)):
             nap_outcome = "failed"
-        elif course.finished:
+        elif finished:
             nap_outcome = "success"
         else:
             nap_outcome = "pending"
@@ -687,20 +720,20 @@ def money(options: Options, course: Course) -> dict[str, Any]:
             rev["cutter"] = cutter
         out["revesino"] = rev
 
-    if course.finished:
+    if finished:
         if nap is not None and nap_outcome == "failed":
             _nap_failure(led, complete, nap)
         named = not announced or options.play_out_after_cut
         if named:
-            winner, tiebreak = _hand_winner(options, course, complete, points, seat_tricks, nap_outcome, outcome)
-            party = party_value(options, course.out_of_play)
+            winner, tiebreak = _hand_winner(options, dealer, nap, announcer, points, seat_tricks, nap_outcome, outcome)
+            party = party_value(options, out_of_play)
             out.update(handWinner=winner, tiebreak=tiebreak, party=party)
             if not announced:
                 for seat, n, card in led.gergi:
                     if seat != winner:
                         base = _ace_double(options, card, placed=False) * multiplier(n)
                         led.gain(seat, winner, base, f"{card} led in trick {n} (gergi): pays the hand winner {base}", None, 12)
-                payer = _pay_party(led, course, points, seat_tricks, winner, nap if nap_outcome == "failed" else None, party)
+                payer = _pay_party(led, points, seat_tricks, winner, nap if nap_outcome == "failed" else None, party)
                 if payer is not None:
                     out["partyPayer"] = payer
         out["table"] = {"fondo": led.fondo}
@@ -719,22 +752,21 @@ def money(options: Options, course: Course) -> dict[str, Any]:
     return result
 
 
-def _hand_winner(options: Options, course: Course, complete: list[PlayedTrick], points: list[int], seat_tricks: list[int],
+def _hand_winner(options: Options, dealer: int, nap: int | None, announcer: int | None, points: list[int], seat_tricks: list[int],
                  nap_outcome: str | None, revesino: str) -> tuple[int, str]:
-    nap = course.napolitana
     if revesino == "won":
-        assert course.announcer is not None
-        return course.announcer, "sweep"
-    sweeper = next((s for s in range(SEATS) if seat_tricks[s] == 11), None)
-    if course.announcer is None and sweeper is not None and sweeper != nap and options.unannounced_sweep == "winsHand":
+        assert announcer is not None
+        return announcer, "sweep"
+    sweeper = seat_tricks.index(11) if 11 in seat_tricks else None
+    if announcer is None and sweeper is not None and sweeper != nap and options.unannounced_sweep == "winsHand":
         return sweeper, "sweep"
     if nap is not None and nap_outcome == "success":
         return nap, "napolitana"
     excluded = (nap,) if nap is not None and nap_outcome == "failed" else ()
-    return choose_winner(options, course.dealer, points, seat_tricks, excluded)
+    return choose_winner(options, dealer, points, seat_tricks, excluded)
 
 
-def _pay_party(led: _Ledger, course: Course, points: list[int], seat_tricks: list[int], winner: int,
+def _pay_party(led: _Ledger, points: list[int], seat_tricks: list[int], winner: int,
                failed_nap: int | None, party: int) -> int | None:
     """A6.7: the hand-winner payout; a failed napolitana pays it alone (R21)."""
     o = led.options
@@ -742,7 +774,7 @@ def _pay_party(led: _Ledger, course: Course, points: list[int], seat_tricks: lis
         return None
     alone = failed_nap if failed_nap is not None and o.napolitana_pays_party_for_all else None
     if o.hand_payout == "partyFromMost":
-        payer = alone if alone is not None else choose_payer(o, course.dealer, points, seat_tricks, winner)
+        payer = alone if alone is not None else choose_payer(o, led.dealer, points, seat_tricks, winner)
         why = "the failed napolitana pays" if alone is not None else "the player with most points pays"
         led.gain(payer, winner, party, f"the party to the hand winner ({why}): {party}", None, 12)
         return payer
