@@ -46,7 +46,7 @@ class Trick:
         return Trick(self.leader, self.cards + (card,))
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"leader": self.leader, "cards": [str(c) for c in self.cards]}
+        out: dict[str, Any] = {"leader": self.leader, "cards": [c.code for c in self.cards]}
         if self.winner is not None:
             out["winner"] = self.winner
         return out
