@@ -457,10 +457,24 @@ class Descartes(Sequence[Action]):
 
 
 def _is_legal_descarte(state: State, action: Action) -> bool:
-    """Membership of a descarte in ``_discards``' list (decided by rule, without making it)."""
-    if action.seat != state.turn:
+    """Membership of a descarte in ``_discards``' list, by the rule of ``Descartes.__contains__``
+    (``low`` to ``high`` distinct cards that may be discarded, written in their canonical order),
+    decided on the cards themselves without making the list or its names."""
+    seat = action.seat
+    if seat != state.turn or action.card is not None:
         return False
-    return action in _discards(state, action.seat)
+    cards, low, high = _discard_range(state, seat)
+    args = action.args
+    if type(args) is not tuple or not low <= len(args) <= high:
+        return False
+    at, n = 0, len(cards)  # each name is found after the previous one: in order, none twice
+    for name in args:
+        while at < n and cards[at].code != name:
+            at += 1
+        if at == n:
+            return False
+        at += 1
+    return True
 
 
 def playable(state: State, seat: int) -> list[Card]:
@@ -493,6 +507,37 @@ def playable(state: State, seat: int) -> list[Card]:
     if forcing and led_rank < 3 and any(led_rank < rank for rank in held):
         return trumps
     return list(hand)
+
+
+def _may_play(state: State, seat: int, card: Card) -> bool:
+    """Membership of ``card`` in ``playable(state, seat)``, decided without making the list when a
+    trick is led or a plain suit was led (a card is one object: identity is equality by key)."""
+    hand = state.hands[seat]
+    held = False
+    for c in hand:
+        if c is card:
+            held = True
+            break
+    if not held:
+        return False
+    trick = state.trick_cards
+    if not trick:
+        return True  # the leader plays anything
+    led = trick[0]
+    ranks = state.trump_keys
+    if led.key in ranks:  # a trump led: the cascade of ``playable``
+        for c in playable(state, seat):
+            if c is card:
+                return True
+        return False
+    # A plain suit led: a card of it (not a trump) follows; any other card only if none follows.
+    suit = led.suit
+    if card.suit is suit and card.key not in ranks:
+        return True
+    for c in hand:
+        if c.suit is suit and c.key not in ranks:
+            return False
+    return True
 
 
 def _may_surrender(state: State) -> bool:
@@ -556,11 +601,7 @@ def is_legal(state: State, action: Action) -> bool:
         if card is not None:
             if action.seat != state.turn or action.call is not None or action.args != () or not isinstance(card, Card):
                 return False
-            key = card.key
-            for c in playable(state, state.turn):
-                if c.key == key:
-                    return True
-            return False
+            return _may_play(state, action.seat, card)
         return (action.call == "rindo" and action.args == () and action.seat == state.jugador
                 and _may_surrender(state))
     if phase == EXCHANGE:
@@ -757,21 +798,22 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
         event["card"] = turned.code
     event["text"] = text + (" a favor" if is_favor(new) else "")
     if lance == "solo":
-        return _after_jugador_exchange(new), [event]
+        _to_opponents(new)
+        return new, [event]
     new.phase, new.turn, new.queue = EXCHANGE, seat, (seat,)
     return new, [event]
 
 
-def _after_jugador_exchange(state: State) -> State:
-    """4: the opponent after the Jugador goes to the contra or cedes (or, by turnOrder, goes)."""
-    assert state.jugador is not None
-    first = _next_in(state.order, state.jugador, state.order)
-    assert first is not None
-    second = _next_in(state.order, first, tuple(s for s in state.order if s != state.jugador))
-    assert second is not None
-    if state.options.contra_order == "turnOrder":
-        return state.replace(phase=EXCHANGE, turn=first, queue=(first, second))
-    return state.replace(phase=CONTRA_ORDER, turn=first, queue=(first, second))
+def _to_opponents(new: State) -> None:
+    """4: after the Jugador's exchange the opponent after him goes to the contra or cedes (or, by
+    turnOrder, exchanges), then the other. Sets the fields on ``new``, a state just made by the
+    action and not yet returned."""
+    jugador = new.jugador
+    assert jugador is not None
+    first = _next_seat(new.order, jugador)
+    second = _next_seat(new.order, first)
+    new.phase = EXCHANGE if new.options.contra_order == "turnOrder" else CONTRA_ORDER
+    new.turn, new.queue = first, (first, second)
 
 
 def _contra(state: State, action: Action) -> tuple[State, Events]:
@@ -799,7 +841,8 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     new = state.copy()
     new.hands, new.stock, new.discards, new.exchanged, new.solera, new.queue = hands, stock, discards, exchanged, solera, queue
     if seat == state.jugador and queue == ():
-        return _after_jugador_exchange(new), events
+        _to_opponents(new)
+        return new, events
     if queue:
         new.turn = queue[0]
         return new, events
@@ -1004,8 +1047,17 @@ def hand_summary(state: State) -> settle_mod.Hand:
         surrender=state.surrender, defender=state.defender)
 
 
+def _played(state: State) -> settle_mod.Played:
+    """``hand_summary`` as the accounting's native ``Played`` (no dataclass made)."""
+    winners = [t.winner for t in state.tricks if t.winner is not None]
+    bola = state.bola
+    return settle_mod.Played(state.seats, state.dealer, state.annulled, state.jugador, state.lance, state.trump,
+                             state.solera, state.jugador_cards, tuple(winners),
+                             bola if bola == "made" or bola == "failed" else "none", state.surrender, state.defender)
+
+
 def settlement(state: State) -> dict[str, Any]:
-    out = settle_mod.settle(state.options, state.table, hand_summary(state))
+    out = settle_mod.settle_played(state.options, state.table, _played(state))
     out["nextDealer"] = (state.dealer + 1) % state.seats
     return out
 
