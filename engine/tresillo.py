@@ -590,9 +590,10 @@ def legal_actions(state: State) -> Sequence[Action]:
 
 
 def is_legal(state: State, action: Action) -> bool:
-    """Membership in ``legal_actions``, decided by rule in the play (a card of ``playable``, or
-    the Jugador's rindo) and the exchange (``_is_legal_descarte``) rather than by building the
-    list; the other phases' lists are short and are searched."""
+    """Membership in ``legal_actions``, decided by rule rather than by building the list: in the
+    play (a card of ``playable``, by ``_may_play``, or the Jugador's rindo), the exchange
+    (``_is_legal_descarte``) and the phases of calls written alone; the declarations' short
+    list is searched."""
     phase = state.phase
     if phase == OVER or state.turn is None:
         return False
@@ -606,7 +607,21 @@ def is_legal(state: State, action: Action) -> bool:
                 and _may_surrender(state))
     if phase == EXCHANGE:
         return action.call == "descarte" and _is_legal_descarte(state, action)
-    return action in legal_actions(state)
+    if phase == DECLARE:
+        return action in legal_actions(state)
+    # The other phases' actions are calls written alone by the seat to act (``_CALL_ACTIONS``):
+    # membership is the call's being one of the phase's words.
+    if action.seat != state.turn or action.card is not None or action.args != ():
+        return False
+    call = action.call
+    if phase == AUCTION:
+        return call in _auction_voices(state, action.seat)
+    if phase == CONTRA_ORDER:
+        return call == "contra" or call == "cedo"
+    if phase == SURRENDER:
+        return call == "bien" or call == "defiendo"
+    assert phase == BOLA_DECISION
+    return call == "bola" or call == "planto"
 
 
 def to_act(state: State) -> int | None:
@@ -909,6 +924,9 @@ _CALL_HANDLERS: Final = {
 
 # "seat 2 plays 10o", by seat and ``Card.key``: the text of every card played, made once.
 _PLAY_TEXTS: Final = tuple({card.key: f"seat {seat} plays {card}" for card in DECK.cards} for seat in range(4))
+# "trick 3 to seat 2 with 10o", by the trick's number - 1, the seat and the winning card's key.
+_TRICK_TEXTS: Final = tuple(tuple({card.key: f"trick {number} to seat {seat} with {card}" for card in DECK.cards}
+                                  for seat in range(4)) for number in range(1, 10))
 
 
 def _next_seat(order: tuple[int, ...], seat: int) -> int:
@@ -936,9 +954,9 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
         winner = _next_seat(order, winner)
     tricks = state.tricks + (Trick(leader, cards, winner),)
     number = len(tricks)
-    best = cards[idx].code
-    events.append({"kind": "trick", "seat": winner, "card": best, "trick": number,
-                   "text": f"trick {number} to seat {winner} with {best}"})
+    best = cards[idx]
+    events.append({"kind": "trick", "seat": winner, "card": best.code, "trick": number,
+                   "text": _TRICK_TEXTS[number - 1][winner][best.key]})
     return _after_trick(state, hands, tricks, winner, events)
 
 
@@ -1007,7 +1025,10 @@ def _is_over(state: State, played: int, won: tuple[int, ...], declarer: int) -> 
 
 
 def tricks(state: State) -> list[Trick]:
-    return [*state.tricks, *([state.trick] if state.trick_cards else [])]
+    out = list(state.tricks)
+    if state.trick_cards:
+        out.append(state.trick)
+    return out
 
 
 def summary(state: State) -> dict[str, Any]:
@@ -1021,7 +1042,7 @@ def summary(state: State) -> dict[str, Any]:
         out["jugador"] = state.jugador
     if state.lance is not None:
         assert state.trump is not None
-        out.update(lance=state.lance, trump=state.trump.word, favor=is_favor(state))
+        out["lance"], out["trump"], out["favor"] = state.lance, state.trump.word, is_favor(state)
         if state.solera:
             out["solera"] = True
     if state.turned is not None:

@@ -421,8 +421,12 @@ class _Ledger:
         if not self.cartulina:
             self.holds = "none"
             return
-        best = max(range(len(self.cartulina)), key=lambda i: (self.cartulina[i][1], -i))
-        entry = self.cartulina.pop(best)
+        cartulina = self.cartulina
+        best = 0  # the largest amount; of equal ones the oldest
+        for i in range(1, len(cartulina)):
+            if cartulina[i][1] > cartulina[best][1]:
+                best = i
+        entry = cartulina.pop(best)
         if len(entry) > 2:
             half = entry[1] // 2
             for owner in (entry[0], entry[2]):
@@ -524,7 +528,7 @@ def settle_played(options: Options, table: Table, hand: Played) -> dict[str, Any
     primeras = len(hand.trick_winners) >= 5 and all(w == jug for w in hand.trick_winners[:5])
     bola_made = hand.bola == "made"
     est, contra_est = estuches(hand.jugador_cards, hand.trump, bola_made, options)
-    out.update(estuches=est, contraestuches=contra_est)
+    out["estuches"], out["contraestuches"] = est, contra_est
     items: list[dict[str, Any]] = []
     lance_item = _lance_item(options, hand)
     if lance_item:
@@ -558,14 +562,14 @@ def settle_played(options: Options, table: Table, hand: Played) -> dict[str, Any
                     led.pay(jug, o, bola, reason)
         else:
             out["outcome"] = "bola" if bola_made else ("primeras" if primeras else "sacada")
-        out.update(primeras=primeras, condiciones=items)
+        out["primeras"], out["condiciones"] = primeras, items
         return _result(led, out)
 
     # 8.6: a loss by puesta, puesta real or codillo
     primeras_contra = cls in ("puesta", "puestaReal") and _primeras_contra(options, hand, contra)
     if primeras_contra:
         items.append({"item": "primeras", "tantos": 1})
-    out.update(outcome=cls, primerasContra=primeras_contra)
+    out["outcome"], out["primerasContra"] = cls, primeras_contra
     solo_codillo = cls == "codillo" and _solo_like(options, hand) and (
         options.solo_codillo_no_puesta == "always"
         or (options.solo_codillo_no_puesta == "reservedOnly" and led.holds == "reservada"))
