@@ -457,10 +457,24 @@ class Descartes(Sequence[Action]):
 
 
 def _is_legal_descarte(state: State, action: Action) -> bool:
-    """Membership of a descarte in ``_discards``' list (decided by rule, without making it)."""
-    if action.seat != state.turn:
+    """Membership of a descarte in ``_discards``' list, by the rule of ``Descartes.__contains__``
+    (``low`` to ``high`` distinct cards that may be discarded, written in their canonical order),
+    decided on the cards themselves without making the list or its names."""
+    seat = action.seat
+    if seat != state.turn or action.card is not None:
         return False
-    return action in _discards(state, action.seat)
+    cards, low, high = _discard_range(state, seat)
+    args = action.args
+    if type(args) is not tuple or not low <= len(args) <= high:
+        return False
+    at, n = 0, len(cards)  # each name is found after the previous one: in order, none twice
+    for name in args:
+        while at < n and cards[at].code != name:
+            at += 1
+        if at == n:
+            return False
+        at += 1
+    return True
 
 
 def playable(state: State, seat: int) -> list[Card]:
@@ -493,6 +507,37 @@ def playable(state: State, seat: int) -> list[Card]:
     if forcing and led_rank < 3 and any(led_rank < rank for rank in held):
         return trumps
     return list(hand)
+
+
+def _may_play(state: State, seat: int, card: Card) -> bool:
+    """Membership of ``card`` in ``playable(state, seat)``, decided without making the list when a
+    trick is led or a plain suit was led (a card is one object: identity is equality by key)."""
+    hand = state.hands[seat]
+    held = False
+    for c in hand:
+        if c is card:
+            held = True
+            break
+    if not held:
+        return False
+    trick = state.trick_cards
+    if not trick:
+        return True  # the leader plays anything
+    led = trick[0]
+    ranks = state.trump_keys
+    if led.key in ranks:  # a trump led: the cascade of ``playable``
+        for c in playable(state, seat):
+            if c is card:
+                return True
+        return False
+    # A plain suit led: a card of it (not a trump) follows; any other card only if none follows.
+    suit = led.suit
+    if card.suit is suit and card.key not in ranks:
+        return True
+    for c in hand:
+        if c.suit is suit and c.key not in ranks:
+            return False
+    return True
 
 
 def _may_surrender(state: State) -> bool:
@@ -545,9 +590,10 @@ def legal_actions(state: State) -> Sequence[Action]:
 
 
 def is_legal(state: State, action: Action) -> bool:
-    """Membership in ``legal_actions``, decided by rule in the play (a card of ``playable``, or
-    the Jugador's rindo) and the exchange (``_is_legal_descarte``) rather than by building the
-    list; the other phases' lists are short and are searched."""
+    """Membership in ``legal_actions``, decided by rule rather than by building the list: in the
+    play (a card of ``playable``, by ``_may_play``, or the Jugador's rindo), the exchange
+    (``_is_legal_descarte``) and the phases of calls written alone; the declarations' short
+    list is searched."""
     phase = state.phase
     if phase == OVER or state.turn is None:
         return False
@@ -556,16 +602,26 @@ def is_legal(state: State, action: Action) -> bool:
         if card is not None:
             if action.seat != state.turn or action.call is not None or action.args != () or not isinstance(card, Card):
                 return False
-            key = card.key
-            for c in playable(state, state.turn):
-                if c.key == key:
-                    return True
-            return False
+            return _may_play(state, action.seat, card)
         return (action.call == "rindo" and action.args == () and action.seat == state.jugador
                 and _may_surrender(state))
     if phase == EXCHANGE:
         return action.call == "descarte" and _is_legal_descarte(state, action)
-    return action in legal_actions(state)
+    if phase == DECLARE:
+        return action in legal_actions(state)
+    # The other phases' actions are calls written alone by the seat to act (``_CALL_ACTIONS``):
+    # membership is the call's being one of the phase's words.
+    if action.seat != state.turn or action.card is not None or action.args != ():
+        return False
+    call = action.call
+    if phase == AUCTION:
+        return call in _auction_voices(state, action.seat)
+    if phase == CONTRA_ORDER:
+        return call == "contra" or call == "cedo"
+    if phase == SURRENDER:
+        return call == "bien" or call == "defiendo"
+    assert phase == BOLA_DECISION
+    return call == "bola" or call == "planto"
 
 
 def to_act(state: State) -> int | None:
@@ -757,21 +813,22 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
         event["card"] = turned.code
     event["text"] = text + (" a favor" if is_favor(new) else "")
     if lance == "solo":
-        return _after_jugador_exchange(new), [event]
+        _to_opponents(new)
+        return new, [event]
     new.phase, new.turn, new.queue = EXCHANGE, seat, (seat,)
     return new, [event]
 
 
-def _after_jugador_exchange(state: State) -> State:
-    """4: the opponent after the Jugador goes to the contra or cedes (or, by turnOrder, goes)."""
-    assert state.jugador is not None
-    first = _next_in(state.order, state.jugador, state.order)
-    assert first is not None
-    second = _next_in(state.order, first, tuple(s for s in state.order if s != state.jugador))
-    assert second is not None
-    if state.options.contra_order == "turnOrder":
-        return state.replace(phase=EXCHANGE, turn=first, queue=(first, second))
-    return state.replace(phase=CONTRA_ORDER, turn=first, queue=(first, second))
+def _to_opponents(new: State) -> None:
+    """4: after the Jugador's exchange the opponent after him goes to the contra or cedes (or, by
+    turnOrder, exchanges), then the other. Sets the fields on ``new``, a state just made by the
+    action and not yet returned."""
+    jugador = new.jugador
+    assert jugador is not None
+    first = _next_seat(new.order, jugador)
+    second = _next_seat(new.order, first)
+    new.phase = EXCHANGE if new.options.contra_order == "turnOrder" else CONTRA_ORDER
+    new.turn, new.queue = first, (first, second)
 
 
 def _contra(state: State, action: Action) -> tuple[State, Events]:
@@ -799,7 +856,8 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     new = state.copy()
     new.hands, new.stock, new.discards, new.exchanged, new.solera, new.queue = hands, stock, discards, exchanged, solera, queue
     if seat == state.jugador and queue == ():
-        return _after_jugador_exchange(new), events
+        _to_opponents(new)
+        return new, events
     if queue:
         new.turn = queue[0]
         return new, events
@@ -866,6 +924,9 @@ _CALL_HANDLERS: Final = {
 
 # "seat 2 plays 10o", by seat and ``Card.key``: the text of every card played, made once.
 _PLAY_TEXTS: Final = tuple({card.key: f"seat {seat} plays {card}" for card in DECK.cards} for seat in range(4))
+# "trick 3 to seat 2 with 10o", by the trick's number - 1, the seat and the winning card's key.
+_TRICK_TEXTS: Final = tuple(tuple({card.key: f"trick {number} to seat {seat} with {card}" for card in DECK.cards}
+                                  for seat in range(4)) for number in range(1, 10))
 
 
 def _next_seat(order: tuple[int, ...], seat: int) -> int:
@@ -893,9 +954,9 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
         winner = _next_seat(order, winner)
     tricks = state.tricks + (Trick(leader, cards, winner),)
     number = len(tricks)
-    best = cards[idx].code
-    events.append({"kind": "trick", "seat": winner, "card": best, "trick": number,
-                   "text": f"trick {number} to seat {winner} with {best}"})
+    best = cards[idx]
+    events.append({"kind": "trick", "seat": winner, "card": best.code, "trick": number,
+                   "text": _TRICK_TEXTS[number - 1][winner][best.key]})
     return _after_trick(state, hands, tricks, winner, events)
 
 
@@ -964,7 +1025,10 @@ def _is_over(state: State, played: int, won: tuple[int, ...], declarer: int) -> 
 
 
 def tricks(state: State) -> list[Trick]:
-    return [*state.tricks, *([state.trick] if state.trick_cards else [])]
+    out = list(state.tricks)
+    if state.trick_cards:
+        out.append(state.trick)
+    return out
 
 
 def summary(state: State) -> dict[str, Any]:
@@ -978,7 +1042,7 @@ def summary(state: State) -> dict[str, Any]:
         out["jugador"] = state.jugador
     if state.lance is not None:
         assert state.trump is not None
-        out.update(lance=state.lance, trump=state.trump.word, favor=is_favor(state))
+        out["lance"], out["trump"], out["favor"] = state.lance, state.trump.word, is_favor(state)
         if state.solera:
             out["solera"] = True
     if state.turned is not None:
@@ -1004,8 +1068,17 @@ def hand_summary(state: State) -> settle_mod.Hand:
         surrender=state.surrender, defender=state.defender)
 
 
+def _played(state: State) -> settle_mod.Played:
+    """``hand_summary`` as the accounting's native ``Played`` (no dataclass made)."""
+    winners = [t.winner for t in state.tricks if t.winner is not None]
+    bola = state.bola
+    return settle_mod.Played(state.seats, state.dealer, state.annulled, state.jugador, state.lance, state.trump,
+                             state.solera, state.jugador_cards, tuple(winners),
+                             bola if bola == "made" or bola == "failed" else "none", state.surrender, state.defender)
+
+
 def settlement(state: State) -> dict[str, Any]:
-    out = settle_mod.settle(state.options, state.table, hand_summary(state))
+    out = settle_mod.settle_played(state.options, state.table, _played(state))
     out["nextDealer"] = (state.dealer + 1) % state.seats
     return out
 

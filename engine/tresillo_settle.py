@@ -170,20 +170,29 @@ class Table:
     cartulina: tuple[tuple[int, ...], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        entries: list[dict[str, int]] = []
-        for entry in self.cartulina:
-            item = {"seat": entry[0], "amount": entry[1]}
-            if len(entry) > 2:
-                item["partner"] = entry[2]
-            entries.append(item)
-        return {"plate": self.plate, "plateHolds": self.holds, "cartulina": entries}
+        return table_json(self.plate, self.holds, self.cartulina)
+
+
+def table_json(plate: int, holds: str, cartulina: tuple[tuple[int, ...], ...] | list[tuple[int, ...]]) -> dict[str, Any]:
+    """``Table(plate, holds, cartulina).to_json()``, without making the ``Table``."""
+    entries: list[dict[str, int]] = []
+    for entry in cartulina:
+        item = {"seat": entry[0], "amount": entry[1]}
+        if len(entry) > 2:
+            item["partner"] = entry[2]
+        entries.append(item)
+    return {"plate": plate, "plateHolds": holds, "cartulina": entries}
+
+
+FRESH_TABLE: Final = Table()
+"""A fresh table (plate 0 holding no puesta, an empty cartulina): what an omitted table reads as."""
 
 
 def read_table(table: Any, seats: int) -> Table:
     """Read and check a record's ``table`` (FORMAT.md section 5). Omitted fields are a fresh
     table's: plate 0 holding no puesta, an empty cartulina."""
-    if table is None:
-        table = {}
+    if table is None or table == {}:
+        return FRESH_TABLE  # (a Table is frozen: one is shared)
     if not isinstance(table, dict):
         raise InvalidInput("INVALID_FIELD", "table", "table must be an object such as {\"plate\": 30, \"plateHolds\": \"primera\", \"cartulina\": []}")
     for name, value in table.items():
@@ -277,22 +286,73 @@ class Hand:
     @property
     def active(self) -> tuple[int, ...]:
         """The three seats that hold cards, in turn order from the mano."""
-        count = 3
-        return tuple((self.dealer + 1 + i) % self.seats for i in range(count))
+        return _active(self.seats, self.dealer)
 
     @property
     def contra(self) -> tuple[int, ...]:
         """The Jugador's two opponents, in turn order starting after him."""
         assert self.jugador is not None
-        return tuple(s for s in _turn_from(self.jugador, self.active) if s != self.jugador)
+        return _contra(self.seats, self.dealer, self.jugador)
 
     def tricks_of(self, seat: int) -> int:
         return self.trick_winners.count(seat)
 
 
-def _turn_from(seat: int, active: tuple[int, ...]) -> tuple[int, ...]:
-    i = active.index(seat)
-    return active[i:] + active[:i]
+class Played:
+    """A finished hand as ``settle_played`` reads it: the fields of ``Hand``, in a plain class
+    (mypyc compiles its constructor, which a dataclass's is not), made by ``engine.tresillo``
+    from its final state or from a ``Hand`` by ``of``. Never changed once made."""
+
+    def __init__(self, seats: int, dealer: int, annulled: bool, jugador: int | None, lance: str | None,
+                 trump: Suit | None, solera: bool, jugador_cards: tuple[Card, ...], trick_winners: tuple[int, ...],
+                 bola: str, surrender: str, defender: int | None) -> None:
+        self.seats = seats
+        self.dealer = dealer
+        self.annulled = annulled
+        self.jugador = jugador
+        self.lance = lance
+        self.trump = trump
+        self.solera = solera
+        self.jugador_cards = jugador_cards
+        self.trick_winners = trick_winners
+        self.bola = bola
+        self.surrender = surrender
+        self.defender = defender
+
+    @staticmethod
+    def of(hand: Hand) -> Played:
+        return Played(hand.seats, hand.dealer, hand.annulled, hand.jugador, hand.lance, hand.trump, hand.solera,
+                      hand.jugador_cards, hand.trick_winners, hand.bola, hand.surrender, hand.defender)
+
+    @property
+    def active(self) -> tuple[int, ...]:
+        """The three seats that hold cards, in turn order from the mano."""
+        return _active(self.seats, self.dealer)
+
+    @property
+    def contra(self) -> tuple[int, ...]:
+        """The Jugador's two opponents, in turn order starting after him."""
+        assert self.jugador is not None
+        return _contra(self.seats, self.dealer, self.jugador)
+
+    def tricks_of(self, seat: int) -> int:
+        return self.trick_winners.count(seat)
+
+
+def _active(seats: int, dealer: int) -> tuple[int, ...]:
+    return ((dealer + 1) % seats, (dealer + 2) % seats, (dealer + 3) % seats)
+
+
+def _contra(seats: int, dealer: int, jugador: int) -> tuple[int, ...]:
+    """The two active seats other than ``jugador``, in turn order starting after him."""
+    first, second, third = _active(seats, dealer)
+    if jugador == first:
+        return second, third
+    if jugador == second:
+        return third, first
+    if jugador == third:
+        return first, second
+    raise ValueError(f"seat {jugador} is not an active seat")
 
 
 # ---- settlement ---------------------------------------------------------------------------------
@@ -361,8 +421,12 @@ class _Ledger:
         if not self.cartulina:
             self.holds = "none"
             return
-        best = max(range(len(self.cartulina)), key=lambda i: (self.cartulina[i][1], -i))
-        entry = self.cartulina.pop(best)
+        cartulina = self.cartulina
+        best = 0  # the largest amount; of equal ones the oldest
+        for i in range(1, len(cartulina)):
+            if cartulina[i][1] > cartulina[best][1]:
+                best = i
+        entry = cartulina.pop(best)
         if len(entry) > 2:
             half = entry[1] // 2
             for owner in (entry[0], entry[2]):
@@ -370,9 +434,6 @@ class _Ledger:
         else:
             self.pay(entry[0], None, entry[1], f"reserved puesta from the cartulina into the plate: {entry[1]}")
         self.holds = "reservada"
-
-    def table(self) -> Table:
-        return Table(self.plate, self.holds, tuple(self.cartulina))
 
 
 def _favor_amount(tantos: int, favor: bool, options: Options) -> int:
@@ -397,19 +458,19 @@ def _reckoning(tantos: int, favor: bool, options: Options) -> str:
     return f"{tantos}" + ("" if rounded == tantos else f", rounded up {rounded}") + f", x2 a favor = {each}"
 
 
-def is_favor(options: Options, hand: Hand) -> bool:
+def is_favor(options: Options, hand: Played) -> bool:
     """The hand is played a favor: its trump is the favour suit (a vuelta only with ``vueltaFavor``)."""
     if hand.trump is None or options.favor_suit == "none" or hand.trump.word != options.favor_suit:
         return False
     return hand.lance != "vuelta" or options.vuelta_favor
 
 
-def _solo_like(options: Options, hand: Hand) -> bool:
+def _solo_like(options: Options, hand: Played) -> bool:
     """A solo, or a vuelta solera scored as one (A9)."""
     return hand.lance == "solo" or (hand.lance == "vuelta" and hand.solera and options.vuelta_solera_allowed)
 
 
-def _lance_item(options: Options, hand: Hand) -> dict[str, Any] | None:
+def _lance_item(options: Options, hand: Played) -> dict[str, Any] | None:
     if hand.lance == "solo" or _solo_like(options, hand):
         return {"item": "solo", "tantos": 20}
     if hand.lance == "vuelta":
@@ -417,7 +478,7 @@ def _lance_item(options: Options, hand: Hand) -> dict[str, Any] | None:
     return None
 
 
-def _primeras_contra(options: Options, hand: Hand, contra: tuple[int, ...]) -> bool:
+def _primeras_contra(options: Options, hand: Played, contra: tuple[int, ...]) -> bool:
     """7.2 / A20: in a puesta, the contra won the first tricks and (``narrow``) the Jugador all the rest."""
     w = hand.trick_winners
     if len(w) < 5 or not all(s in contra for s in w[:5]):
@@ -437,6 +498,11 @@ def _describe(items: list[dict[str, Any]]) -> str:
 def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
     """The money of one finished hand (spec section 8): payments, each seat's net (the dealer's 5,
     the enchilada and any reserved puesta paid into the plate included), and the table after."""
+    return settle_played(options, table, Played.of(hand))
+
+
+def settle_played(options: Options, table: Table, hand: Played) -> dict[str, Any]:
+    """``settle`` of a hand given as a ``Played``."""
     led = _Ledger(hand.seats, table.plate, table.holds, list(table.cartulina))
     dealer = hand.dealer
     led.pay(dealer, None, 5, "the dealer's 5 into the plate")
@@ -462,7 +528,7 @@ def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
     primeras = len(hand.trick_winners) >= 5 and all(w == jug for w in hand.trick_winners[:5])
     bola_made = hand.bola == "made"
     est, contra_est = estuches(hand.jugador_cards, hand.trump, bola_made, options)
-    out.update(estuches=est, contraestuches=contra_est)
+    out["estuches"], out["contraestuches"] = est, contra_est
     items: list[dict[str, Any]] = []
     lance_item = _lance_item(options, hand)
     if lance_item:
@@ -496,14 +562,14 @@ def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
                     led.pay(jug, o, bola, reason)
         else:
             out["outcome"] = "bola" if bola_made else ("primeras" if primeras else "sacada")
-        out.update(primeras=primeras, condiciones=items)
+        out["primeras"], out["condiciones"] = primeras, items
         return _result(led, out)
 
     # 8.6: a loss by puesta, puesta real or codillo
     primeras_contra = cls in ("puesta", "puestaReal") and _primeras_contra(options, hand, contra)
     if primeras_contra:
         items.append({"item": "primeras", "tantos": 1})
-    out.update(outcome=cls, primerasContra=primeras_contra)
+    out["outcome"], out["primerasContra"] = cls, primeras_contra
     solo_codillo = cls == "codillo" and _solo_like(options, hand) and (
         options.solo_codillo_no_puesta == "always"
         or (options.solo_codillo_no_puesta == "reservedOnly" and led.holds == "reservada"))
@@ -527,13 +593,13 @@ def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
     return _result(led, out)
 
 
-def _lance_name(options: Options, hand: Hand) -> str:
+def _lance_name(options: Options, hand: Played) -> str:
     if hand.lance == "vuelta" and hand.solera:
         return "vuelta solera"
     return hand.lance or ""
 
 
-def _settle_surrender(options: Options, hand: Hand, led: _Ledger, out: dict[str, Any], favor: bool) -> None:
+def _settle_surrender(options: Options, hand: Played, led: _Ledger, out: dict[str, Any], favor: bool) -> None:
     """8.7: a vuelta rendida, an entrada rendida accepted, or an entrada rendida and defended."""
     assert hand.jugador is not None
     rendido = hand.jugador
@@ -578,7 +644,7 @@ def _settle_surrender(options: Options, hand: Hand, led: _Ledger, out: dict[str,
 
 
 def _result(led: _Ledger, out: dict[str, Any]) -> dict[str, Any]:
-    return {"net": list(led.net), "payments": led.payments, "table": led.table().to_json(), **out}
+    return {"net": list(led.net), "payments": led.payments, "table": table_json(led.plate, led.holds, led.cartulina), **out}
 
 
 # ---- SettleHand ---------------------------------------------------------------------------------
