@@ -473,6 +473,10 @@ _EXCHANGE_TEXT: Final[dict[str, tuple[str, ...]]] = {
 
 _TRICK_TEXT: Final[tuple[tuple[str, ...], ...]] = tuple(tuple([f"trick {n} to seat {s} with " for s in _SEATS]) for n in range(12))
 """The text of a trick's event but its winning card, by trick number (1..11) and winner."""
+_TRICK_EVENT: Final[tuple[tuple[dict[str, Any], ...], ...]] = tuple(
+    tuple([{"kind": "trick", "seat": s, "card": "", "trick": n, "text": ""} for s in _SEATS]) for n in range(12))
+"""The event of a trick, by number and winner, with its card and text to fill: copied for each
+trick (as ``_CARD_EVENT``), never handed out itself."""
 
 
 def _exchange(state: State, action: Action) -> tuple[State, Events]:
@@ -566,8 +570,10 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     winner = (leader + index) % 4
     number = len(played) + 1
     code = plays[index].card.code
-    events.append({"kind": "trick", "seat": winner, "card": code, "trick": number,
-                   "text": _TRICK_TEXT[number][winner] + code})
+    event = _TRICK_EVENT[number][winner].copy()
+    event["card"] = code
+    event["text"] = _TRICK_TEXT[number][winner] + code
+    events.append(event)
     phase, cut = state.phase, state.cut
     turn: int | None = winner
     if state.announcer is not None and winner != state.announcer and not cut:

@@ -626,7 +626,10 @@ def choose_payer(options: Options, dealer: int, points: list[int], tricks: list[
 
 def party_value(options: Options, out_of_play: tuple[Card, ...]) -> int:
     """A6.7: the points of the four cards out of play plus ``partyBonus``."""
-    return sum([_POINTS_BY_KEY[c.key] for c in out_of_play]) + options.party_bonus
+    points = options.party_bonus
+    for c in out_of_play:
+        points += _POINTS_BY_KEY[c.key]
+    return points
 
 
 # ---- the money of a hand ------------------------------------------------------------------------
