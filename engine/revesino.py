@@ -118,7 +118,7 @@ class State:
     @property
     def trick_cards(self) -> tuple[Card, ...]:
         """The cards of the trick in progress, in play order."""
-        return tuple([p.card for p in self.plays])
+        return tuple(p.card for p in self.plays)  # (a generator over a tuple: one allocation, under mypyc)
 
     @property
     def trick(self) -> Trick:
@@ -141,7 +141,7 @@ class State:
 
 
 def _as_trick(t: PlayedTrick) -> Trick:
-    return Trick(t.leader, tuple([p.card for p in t.plays]), t.winner)
+    return Trick(t.leader, tuple(p.card for p in t.plays), t.winner)
 
 
 def read_table(table: Any, seats: int) -> int:
