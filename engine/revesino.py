@@ -15,7 +15,7 @@ from engine import revesino_money as money_mod
 from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, fields_repr, remember_last, replaced
-from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Play, PlayedTrick, is_special, qualifies, strength
+from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, qualifies, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
 
@@ -118,7 +118,7 @@ class State:
     @property
     def trick_cards(self) -> tuple[Card, ...]:
         """The cards of the trick in progress, in play order."""
-        return tuple([p.card for p in self.plays])
+        return tuple(p.card for p in self.plays)  # (a generator over a tuple: one allocation, under mypyc)
 
     @property
     def trick(self) -> Trick:
@@ -141,7 +141,7 @@ class State:
 
 
 def _as_trick(t: PlayedTrick) -> Trick:
-    return Trick(t.leader, tuple([p.card for p in t.plays]), t.winner)
+    return Trick(t.leader, tuple(p.card for p in t.plays), t.winner)
 
 
 def read_table(table: Any, seats: int) -> int:
@@ -243,12 +243,12 @@ def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
 
 
 def _with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    """``hand`` (in canonical order) with ``card`` put in its place."""
+    """``hand`` (in canonical order) with ``card`` put in its place (one allocation, as ``_without``)."""
     key = card.key
     i = 0
     while i < len(hand) and hand[i].key < key:
         i += 1
-    return hand[:i] + (card,) + hand[i:]
+    return tuple(hand[j] if j < i else card if j == i else hand[j - 1] for j in _POSITIONS[len(hand) + 1])
 
 
 def _holds(hand: tuple[Card, ...], suit: Suit) -> bool:
@@ -471,6 +471,13 @@ _EXCHANGE_TEXT: Final[dict[str, tuple[str, ...]]] = {
 }
 """The texts of the exchange's events, per seat."""
 
+_TRICK_TEXT: Final[tuple[tuple[str, ...], ...]] = tuple(tuple([f"trick {n} to seat {s} with " for s in _SEATS]) for n in range(12))
+"""The text of a trick's event but its winning card, by trick number (1..11) and winner."""
+_TRICK_EVENT: Final[tuple[tuple[dict[str, Any], ...], ...]] = tuple(
+    tuple([{"kind": "trick", "seat": s, "card": "", "trick": n, "text": ""} for s in _SEATS]) for n in range(12))
+"""The event of a trick, by number and winner, with its card and text to fill: copied for each
+trick (as ``_CARD_EVENT``), never handed out itself."""
+
 
 def _exchange(state: State, action: Action) -> tuple[State, Events]:
     """A3: S1, S2, S3 exchange with their undealt card or keep; then the dealer discards one."""
@@ -492,17 +499,17 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
         else:
             out += (undealt,)
             text = _EXCHANGE_TEXT["quedo"][seat]
-    choices = list(state.choices)
-    choices[seat] = call
+    old_choices = state.choices
+    choices = tuple(call if s == seat else old_choices[s] for s in _SEAT_NUMBERS)
     hands = _with_hand(state.hands, seat, hand)
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
-        return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4, tuple(choices), out,
+        return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4, choices, out,
                      state.napolitana, state.announcer, state.trick_leader, state.plays, state.played,
                      state.cut), events
     first = (state.dealer + 1) % 4
     events.append({"kind": "play", "seat": first, "text": _EXCHANGE_TEXT["play"][first]})
-    return State(state.options, state.dealer, state.fondo, hands, state.undealt, PLAY, first, tuple(choices), out,
+    return State(state.options, state.dealer, state.fondo, hands, state.undealt, PLAY, first, choices, out,
                  state.napolitana, state.announcer, first, state.plays, state.played, state.cut), events
 
 
@@ -563,8 +570,10 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     winner = (leader + index) % 4
     number = len(played) + 1
     code = plays[index].card.code
-    events.append({"kind": "trick", "seat": winner, "card": code, "trick": number,
-                   "text": f"trick {number} to seat {winner} with {code}"})
+    event = _TRICK_EVENT[number][winner].copy()
+    event["card"] = code
+    event["text"] = _TRICK_TEXT[number][winner] + code
+    events.append(event)
     phase, cut = state.phase, state.cut
     turn: int | None = winner
     if state.announcer is not None and winner != state.announcer and not cut:
@@ -605,20 +614,19 @@ def _course_tricks(state: State) -> tuple[PlayedTrick, ...]:
     return played
 
 
-_SETTLEMENT_ONLY: Final = frozenset(("net", "payments", "table", "handWinner", "tiebreak", "party", "partyPayer"))
 # The card points each seat has taken; `points` in a result is Rentoy's team score (FORMAT.md 6).
 _RENAMED: Final = {"points": "cardPoints"}
 
 
-_last_money: tuple[State | None, dict[str, Any]] = (None, {})
+_last_money: tuple[State | None, Money | None] = (None, None)
 
 
-def _money(state: State) -> dict[str, Any]:
+def _money(state: State) -> Money:
     """The money of a state, computed once for the summary and the settlement of one answer
     (the last state is remembered by identity; one tuple assignment, so threads are safe)."""
     global _last_money
     last, money = _last_money
-    if last is not state:
+    if last is not state or money is None:
         money = money_mod.money_of(state.options, dealer=state.dealer, fondo=state.fondo, tricks=_course_tricks(state),
                                    napolitana=state.napolitana, announcer=state.announcer,
                                    out_of_play=state.out_of_play if state.phase != EXCHANGE else (), finished=state.finished)
@@ -628,10 +636,17 @@ def _money(state: State) -> dict[str, Any]:
 
 def summary(state: State) -> dict[str, Any]:
     """The public fields of a hand in any state: the exchange choices, the napolitana and
-    revesino, tricks and points taken, the fondo and the escrow."""
+    revesino, tricks and points taken (``cardPoints``), the fondo and the escrow, and what was
+    forfeited."""
     money = _money(state)
-    out: dict[str, Any] = {"phase": state.phase, "exchanges": list(state.choices)}
-    out.update({_RENAMED.get(k, k): v for k, v in money.items() if k not in _SETTLEMENT_ONLY})
+    out: dict[str, Any] = {"phase": state.phase, "exchanges": list(state.choices), "fondo": money.fondo,
+                           "escrow": money.escrow, "cardPoints": money.points, "seatTricks": money.seat_tricks}
+    if money.napolitana is not None:
+        out["napolitana"] = money.napolitana
+    if money.revesino is not None:
+        out["revesino"] = money.revesino
+    if money.forfeited:
+        out["forfeited"] = money.forfeited
     if state.napolitana is not None and "napolitana" not in out:
         out["napolitana"] = {"seat": state.napolitana, "outcome": "pending"}
     if state.announcer is not None and "revesino" not in out:
@@ -640,8 +655,18 @@ def summary(state: State) -> dict[str, Any]:
 
 
 def settlement(state: State) -> dict[str, Any]:
+    """The payments and each seat's net; once the hand is over, the hand winner, the party and
+    the table to carry; the next dealer."""
     money = _money(state)
-    out = {k: v for k, v in money.items() if k in _SETTLEMENT_ONLY}
+    out: dict[str, Any] = {"payments": money.payments, "net": money.net}
+    if money.hand_winner is not None:
+        out["handWinner"] = money.hand_winner
+        out["tiebreak"] = money.tiebreak
+        out["party"] = money.party
+    if money.party_payer is not None:
+        out["partyPayer"] = money.party_payer
+    if money.table is not None:
+        out["table"] = money.table
     out["nextDealer"] = (state.dealer + 1) % 4
     return out
 

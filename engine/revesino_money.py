@@ -126,14 +126,14 @@ class PlayedTrick:
         self.leader: Final = leader
         self.plays: Final = plays
         self.winner: Final = winner
-        specials: list[Play] = []
+        specials: tuple[Play, ...] = ()  # (most tricks have none, and none is no allocation)
         points = 0
         for p in plays:
             key = p.card.key
             points += _POINTS_BY_KEY[key]
             if p.revoke or SPECIAL_BY_KEY[key]:
-                specials.append(p)
-        self.specials: Final = tuple(specials)
+                specials += (p,)
+        self.specials: Final = specials
         self.points: Final = points
 
     def _fields(self) -> tuple[int, int, tuple[Play, ...], int | None]:
@@ -626,7 +626,10 @@ def choose_payer(options: Options, dealer: int, points: list[int], tricks: list[
 
 def party_value(options: Options, out_of_play: tuple[Card, ...]) -> int:
     """A6.7: the points of the four cards out of play plus ``partyBonus``."""
-    return sum([_POINTS_BY_KEY[c.key] for c in out_of_play]) + options.party_bonus
+    points = options.party_bonus
+    for c in out_of_play:
+        points += _POINTS_BY_KEY[c.key]
+    return points
 
 
 # ---- the money of a hand ------------------------------------------------------------------------
@@ -656,16 +659,66 @@ def _settle_escrow(led: _Ledger, announcer: int | None) -> bool:
     return True
 
 
+class Money:
+    """The money of a hand so far, as ``money`` returns it (``as_dict``), field by field: the
+    engine's answers take the fields they show from here, without a dict in between. The
+    optional parts are None when absent: ``napolitana`` and ``revesino`` (their outcomes), the
+    hand winner's ``hand_winner``, ``tiebreak``, ``party`` and ``party_payer``, and ``table``
+    (once the hand is over); ``forfeited`` is empty when nobody forfeited anything."""
+
+    def __init__(self, payments: list[dict[str, Any]], net: list[int], fondo: int, escrow: int, points: list[int],
+                 seat_tricks: list[int], napolitana: dict[str, Any] | None, revesino: dict[str, Any] | None,
+                 hand_winner: int | None, tiebreak: str | None, party: int | None, party_payer: int | None,
+                 table: dict[str, Any] | None, forfeited: list[dict[str, Any]]) -> None:
+        self.payments: Final = payments
+        self.net: Final = net
+        self.fondo: Final = fondo
+        self.escrow: Final = escrow
+        self.points: Final = points
+        self.seat_tricks: Final = seat_tricks
+        self.napolitana: Final = napolitana
+        self.revesino: Final = revesino
+        self.hand_winner: Final = hand_winner
+        self.tiebreak: Final = tiebreak
+        self.party: Final = party
+        self.party_payer: Final = party_payer
+        self.table: Final = table
+        self.forfeited: Final = forfeited
+
+    def as_dict(self) -> dict[str, Any]:
+        """``money``'s answer: payments, net, fondo, escrow, points, seatTricks, then the parts
+        present (napolitana, revesino, handWinner, tiebreak, party, partyPayer, table,
+        forfeited), in that order."""
+        out: dict[str, Any] = {"payments": self.payments, "net": self.net, "fondo": self.fondo, "escrow": self.escrow,
+                               "points": self.points, "seatTricks": self.seat_tricks}
+        if self.napolitana is not None:
+            out["napolitana"] = self.napolitana
+        if self.revesino is not None:
+            out["revesino"] = self.revesino
+        if self.hand_winner is not None:
+            out["handWinner"] = self.hand_winner
+            out["tiebreak"] = self.tiebreak
+            out["party"] = self.party
+        if self.party_payer is not None:
+            out["partyPayer"] = self.party_payer
+        if self.table is not None:
+            out["table"] = self.table
+        if self.forfeited:
+            out["forfeited"] = self.forfeited
+        return out
+
+
 def money(options: Options, course: Course) -> dict[str, Any]:
     """The money of a hand so far (module docstring). See ``Course`` for the input."""
     return money_of(options, dealer=course.dealer, fondo=course.fondo, tricks=course.tricks, napolitana=course.napolitana,
-                    announcer=course.announcer, out_of_play=course.out_of_play, finished=course.finished)
+                    announcer=course.announcer, out_of_play=course.out_of_play, finished=course.finished).as_dict()
 
 
 def money_of(options: Options, *, dealer: int, fondo: int, tricks: tuple[PlayedTrick, ...], napolitana: int | None = None,
-             announcer: int | None = None, out_of_play: tuple[Card, ...] = (), finished: bool = False) -> dict[str, Any]:
-    """``money`` of the ``Course`` with these fields, given one by one (the engine's answers call
-    this: no ``Course`` to make, a dataclass being slow to make under mypyc)."""
+             announcer: int | None = None, out_of_play: tuple[Card, ...] = (), finished: bool = False) -> Money:
+    """``money`` of the ``Course`` with these fields, given one by one, as a ``Money`` (the
+    engine's answers call this: no ``Course`` to make, a dataclass being slow to make under
+    mypyc, and no dict to filter)."""
     complete = _check(tricks, announcer)
     led = _Ledger(options, dealer, fondo)
     _deal(led)
@@ -701,8 +754,8 @@ def money_of(options: Options, *, dealer: int, fondo: int, tricks: tuple[PlayedT
         seat_tricks[t.winner] += 1
         points[t.winner] += t.points
 
-    out: dict[str, Any] = {}
     nap_outcome: str | None = None
+    nap_json: dict[str, Any] | None = None
     if nap is not None:
         if voided:
             nap_outcome = "void"
@@ -713,43 +766,36 @@ def money_of(options: Options, *, dealer: int, fondo: int, tricks: tuple[PlayedT
             nap_outcome = "success"
         else:
             nap_outcome = "pending"
-        out["napolitana"] = {"seat": nap, "outcome": nap_outcome}
+        nap_json = {"seat": nap, "outcome": nap_outcome}
+    rev: dict[str, Any] | None = None
     if announced:
-        rev: dict[str, Any] = {"seat": d, "outcome": outcome}
+        rev = {"seat": d, "outcome": outcome}
         if cutter is not None:
             rev["cutter"] = cutter
-        out["revesino"] = rev
 
+    hand_winner: int | None = None
+    tiebreak: str | None = None
+    party: int | None = None
+    party_payer: int | None = None
+    table: dict[str, Any] | None = None
     if finished:
         if nap is not None and nap_outcome == "failed":
             _nap_failure(led, complete, nap)
         named = not announced or options.play_out_after_cut
         if named:
             winner, tiebreak = _hand_winner(options, dealer, nap, announcer, points, seat_tricks, nap_outcome, outcome)
+            hand_winner = winner
             party = party_value(options, out_of_play)
-            out.update(handWinner=winner, tiebreak=tiebreak, party=party)
             if not announced:
                 for seat, n, card in led.gergi:
                     if seat != winner:
                         base = _ace_double(options, card, placed=False) * multiplier(n)
                         led.gain(seat, winner, base, f"{card} led in trick {n} (gergi): pays the hand winner {base}", None, 12)
-                payer = _pay_party(led, points, seat_tricks, winner, nap if nap_outcome == "failed" else None, party)
-                if payer is not None:
-                    out["partyPayer"] = payer
-        out["table"] = {"fondo": led.fondo}
+                party_payer = _pay_party(led, points, seat_tricks, winner, nap if nap_outcome == "failed" else None, party)
+        table = {"fondo": led.fondo}
 
-    result: dict[str, Any] = {
-        "payments": led.payments,
-        "net": list(led.net),
-        "fondo": led.fondo,
-        "escrow": led.escrow,
-        "points": points,
-        "seatTricks": seat_tricks,
-        **out,
-    }
-    if led.forfeited:
-        result["forfeited"] = led.forfeited
-    return result
+    return Money(led.payments, list(led.net), led.fondo, led.escrow, points, seat_tricks, nap_json, rev,
+                 hand_winner, tiebreak, party, party_payer, table, led.forfeited)
 
 
 def _hand_winner(options: Options, dealer: int, nap: int | None, announcer: int | None, points: list[int], seat_tricks: list[int],
