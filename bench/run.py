@@ -766,21 +766,22 @@ def request_steps(record: dict[str, Any], cfg: Config) -> dict[str, float]:
     from google.protobuf import json_format
 
     from naipes.v1 import naipes_pb2 as pb
-    from service.codec import from_engine, to_engine, to_json
+    from service.codec import as_json, dumps_bytes, from_engine, from_json, to_engine
 
     wire = pb.ValidateHandRequest(record=json_format.ParseDict(record, pb.HandRecord())).SerializeToString()
+    body = json.dumps(record).encode()
     request = pb.ValidateHandRequest.FromString(wire)
     data = to_engine(request.record)
     result = api.validate(data)
     response = from_engine({"result": result}, pb.ValidateHandResponse)
-    message = response.result
     steps: dict[str, Callable[[], Any]] = {
-        "parse request (protobuf)": lambda: pb.ValidateHandRequest.FromString(wire),
+        "gRPC: parse request (protobuf)": lambda: pb.ValidateHandRequest.FromString(wire),
+        "REST: JSON text -> message (json.loads + from_json)": lambda: from_json(json.loads(body), pb.HandRecord()),
         "message -> dict (to_engine)": lambda: to_engine(request.record),
         "engine (api.validate)": lambda: api.validate(data),
-        "dict -> message (from_engine)": lambda: from_engine({"result": result}, pb.ValidateHandResponse),
-        "serialize response": lambda: response.SerializeToString(),
-        "REST: message -> JSON text (to_json + dumps)": lambda: json.dumps(to_json(message)),
+        "gRPC: dict -> message (from_engine)": lambda: from_engine({"result": result}, pb.ValidateHandResponse),
+        "gRPC: serialize response": lambda: response.SerializeToString(),
+        "REST: answer -> JSON text (as_json + dumps_bytes)": lambda: dumps_bytes(as_json({"result": result}, pb.ValidateHandResponse)["result"]),
     }
     timings = {}
     for step, fn in steps.items():
