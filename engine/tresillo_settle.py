@@ -283,20 +283,6 @@ class Hand:
     surrender: str = "none"
     defender: int | None = None
 
-    @property
-    def active(self) -> tuple[int, ...]:
-        """The three seats that hold cards, in turn order from the mano."""
-        return _active(self.seats, self.dealer)
-
-    @property
-    def contra(self) -> tuple[int, ...]:
-        """The Jugador's two opponents, in turn order starting after him."""
-        assert self.jugador is not None
-        return _contra(self.seats, self.dealer, self.jugador)
-
-    def tricks_of(self, seat: int) -> int:
-        return self.trick_winners.count(seat)
-
 
 class Played:
     """A finished hand as ``settle_played`` reads it: the fields of ``Hand``, in a plain class
