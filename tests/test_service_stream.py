@@ -214,6 +214,14 @@ def test_the_pool_has_a_process_per_core_the_server_is_given(monkeypatch: pytest
     assert stream.pool_size() == 3
 
 
+def test_the_pool_processes_freeze_their_start_and_collect_less_often() -> None:
+    import gc
+
+    pool = stream.pool()
+    assert pool.submit(gc.get_threshold).result(timeout=60) == stream.POOL_GC_THRESHOLD
+    assert pool.submit(gc.get_freeze_count).result(timeout=60) > 10_000  # the schema, the engine, their imports
+
+
 def test_the_pipeline_bounds_the_records_in_flight() -> None:
     """However fast the input, at most `window` records are read ahead of the answers taken."""
     workers = 2
