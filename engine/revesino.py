@@ -659,14 +659,7 @@ def settlement(state: State) -> dict[str, Any]:
     the table to carry; the next dealer."""
     money = _money(state)
     out: dict[str, Any] = {"payments": money.payments, "net": money.net}
-    if money.hand_winner is not None:
-        out["handWinner"] = money.hand_winner
-        out["tiebreak"] = money.tiebreak
-        out["party"] = money.party
-    if money.party_payer is not None:
-        out["partyPayer"] = money.party_payer
-    if money.table is not None:
-        out["table"] = money.table
+    money.add_outcome(out)
     out["nextDealer"] = (state.dealer + 1) % 4
     return out
 

@@ -695,6 +695,14 @@ class Money:
             out["napolitana"] = self.napolitana
         if self.revesino is not None:
             out["revesino"] = self.revesino
+        self.add_outcome(out)
+        if self.forfeited:
+            out["forfeited"] = self.forfeited
+        return out
+
+    def add_outcome(self, out: dict[str, Any]) -> None:
+        """The hand's outcome, as far as it is known, into ``out``: handWinner, tiebreak and
+        party; partyPayer; the table to carry."""
         if self.hand_winner is not None:
             out["handWinner"] = self.hand_winner
             out["tiebreak"] = self.tiebreak
@@ -703,9 +711,6 @@ class Money:
             out["partyPayer"] = self.party_payer
         if self.table is not None:
             out["table"] = self.table
-        if self.forfeited:
-            out["forfeited"] = self.forfeited
-        return out
 
 
 def money(options: Options, course: Course) -> dict[str, Any]:
