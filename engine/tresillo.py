@@ -443,38 +443,32 @@ class Descartes(Sequence[Action]):
     def __contains__(self, action: object) -> bool:
         if not isinstance(action, Action) or action.card is not None or action.call != "descarte" or action.seat != self.seat:
             return False
-        args = action.args
-        if type(args) is not tuple or not self.low <= len(args) <= self.high:
-            return False
-        names = self.names
-        last = -1
-        for name in args:
-            i = names.index(name) if name in names else -1
-            if i <= last:
-                return False
-            last = i
-        return True
+        return _is_descarte_of(action.args, self.names, self.low, self.high)
 
 
-def _is_legal_descarte(state: State, action: Action) -> bool:
-    """Membership of a descarte in ``_discards``' list, by the rule of ``Descartes.__contains__``
-    (``low`` to ``high`` distinct cards that may be discarded, written in their canonical order),
-    decided on the cards themselves without making the list or its names."""
-    seat = action.seat
-    if seat != state.turn or action.card is not None:
-        return False
-    cards, low, high = _discard_range(state, seat)
-    args = action.args
+def _is_descarte_of(args: Any, names: Sequence[str], low: int, high: int) -> bool:
+    """The rule of the exchange's list: ``low`` to ``high`` distinct cards of ``names``, written
+    in their (canonical) order."""
     if type(args) is not tuple or not low <= len(args) <= high:
         return False
-    at, n = 0, len(cards)  # each name is found after the previous one: in order, none twice
+    at, n = 0, len(names)  # each name is found after the previous one: in order, none twice
     for name in args:
-        while at < n and cards[at].code != name:
+        while at < n and names[at] != name:
             at += 1
         if at == n:
             return False
         at += 1
     return True
+
+
+def _is_legal_descarte(state: State, action: Action) -> bool:
+    """Membership of a descarte in ``_discards``' list, by the list's own rule, without making
+    the list."""
+    seat = action.seat
+    if seat != state.turn or action.card is not None:
+        return False
+    cards, low, high = _discard_range(state, seat)
+    return _is_descarte_of(action.args, [c.code for c in cards], low, high)
 
 
 def playable(state: State, seat: int) -> list[Card]:
@@ -1058,18 +1052,8 @@ def summary(state: State) -> dict[str, Any]:
     return out
 
 
-def hand_summary(state: State) -> settle_mod.Hand:
-    """What the accounting needs of a finished hand."""
-    return settle_mod.Hand(
-        seats=state.seats, dealer=state.dealer, annulled=state.annulled, jugador=state.jugador,
-        lance=state.lance, trump=state.trump, solera=state.solera, jugador_cards=state.jugador_cards,
-        trick_winners=tuple(t.winner for t in state.tricks if t.winner is not None),
-        bola=state.bola if state.bola in ("made", "failed") else "none",
-        surrender=state.surrender, defender=state.defender)
-
-
 def _played(state: State) -> settle_mod.Played:
-    """``hand_summary`` as the accounting's native ``Played`` (no dataclass made)."""
+    """What the accounting needs of a finished hand (``settle_mod.Played``)."""
     winners = [t.winner for t in state.tricks if t.winner is not None]
     bola = state.bola
     return settle_mod.Played(state.seats, state.dealer, state.annulled, state.jugador, state.lance, state.trump,
