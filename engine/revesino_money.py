@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from engine.cards import DECK_48, Card, Suit, cards_str
 from engine.errors import InvalidInput
-from engine.record import json_int
+from engine.record import fields_repr, json_int
 from engine.revesino_options import Options
 from engine.tricks import rank_table, winning_index
 
@@ -110,7 +110,7 @@ class Play:
         return hash(self._fields())
 
     def __repr__(self) -> str:
-        return f"Play(seat={self.seat!r}, card={self.card!r}, kind={self.kind!r}, revoke={self.revoke!r})"
+        return fields_repr(self, ("seat", "card", "kind", "revoke"))
 
 
 class PlayedTrick:
@@ -146,7 +146,7 @@ class PlayedTrick:
         return hash(self._fields())
 
     def __repr__(self) -> str:
-        return f"PlayedTrick(number={self.number!r}, leader={self.leader!r}, plays={self.plays!r}, winner={self.winner!r})"
+        return fields_repr(self, ("number", "leader", "plays", "winner"))
 
 
 @dataclass(frozen=True, kw_only=True)
