@@ -72,20 +72,30 @@ def from_engine(data: Any, cls: type[M]) -> M:
         return json_format.ParseDict(data, cls(), ignore_unknown_fields=False)
 
 
+def loads(text: bytes | str, what: str) -> Any:
+    """A client's JSON text (standard JSON only: no NaN or Infinity); ``MALFORMED_JSON`` naming
+    ``what`` ("the body", "the line") otherwise."""
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ServiceError("MALFORMED_JSON", f"{what} is not valid JSON: {exc}") from None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def as_json(data: Any, cls: type[Message]) -> Any:
     """An engine answer as the API prints it (``to_json(from_engine(data, cls))``): ``data``
     itself when the converter vouches for it (every key a field of ``cls``'s schema, every value
     of its field's type: then the message built from it prints back as ``data``, which
     tests/test_codec_fast.py holds for every RPC's answers), else the message built and printed
     (a field the schema lacks raises)."""
-    spec = _type(cls.DESCRIPTOR)
-    if spec.parses and type(data) is dict:
-        try:
-            _kwargs(data, spec, 1)
-            return data
-        except _Doubt:
-            pass
-    return to_json(from_engine(data, cls))
+    try:
+        _kwargs(data, _type(cls.DESCRIPTOR), 1)
+        return data
+    except _Doubt:
+        return to_json(from_engine(data, cls))
 
 
 def dumps(data: Any) -> str:
@@ -490,14 +500,16 @@ def _merge(data: Any, message: Message) -> None:
     can vouch for; else ``_Doubt`` (and ``message`` is untouched)."""
     if message.ListFields():
         raise _Doubt
-    built = _build(data, type(message))
-    if not data:
+    spec = _type(message.DESCRIPTOR)
+    kwargs = _kwargs(data, spec, 1)
+    built = _construct(type(message), kwargs)  # (shows the constructor takes them all)
+    if not kwargs:
         return  # json_format sets nothing either (a submessage stays unset)
-    if _type(message.DESCRIPTOR).maps:
+    if spec.maps:
         # MergeFrom would copy a Struct's map in another order than json_format inserts its
         # keys (its iteration order, hence the JSON and the wire bytes, would differ); the
-        # constructor inserts them in the same order, and it has just shown it takes them all.
-        message.__init__(**_kwargs(data, _type(message.DESCRIPTOR), 1))  # type: ignore[misc]
+        # constructor inserts them in the same order.
+        message.__init__(**kwargs)  # type: ignore[misc]
     else:
         message.MergeFrom(built)
 
@@ -506,12 +518,10 @@ def _build(data: Any, cls: type[M]) -> M:
     """``json_format.ParseDict(data, cls())``, built by the message's constructor in one call, for
     input the converter can vouch for; else ``_Doubt``. (The constructor inserts a Struct's keys
     in the order json_format does, so the wire bytes are the same too.)"""
-    spec = _type(cls.DESCRIPTOR)
-    if not spec.parses or type(data) is not dict:
-        raise _Doubt
-    if not data:
-        return cls()  # json_format sets nothing either
-    kwargs = _kwargs(data, spec, 1)
+    return _construct(cls, _kwargs(data, _type(cls.DESCRIPTOR), 1))
+
+
+def _construct(cls: type[M], kwargs: dict[str, Any]) -> M:
     try:
         return cls(**kwargs)
     except Exception:  # e.g. a string with surrogates: json_format words it

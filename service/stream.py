@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import gc
 import io
-import json
 import logging
 import multiprocessing
 import os
@@ -39,7 +38,7 @@ from typing import Any, TypeVar
 
 from engine import api
 from naipes.v1 import naipes_pb2 as pb
-from service.codec import as_json, from_engine, to_engine, to_json
+from service.codec import as_json, from_engine, loads, to_engine, to_json
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
 
 log = logging.getLogger("naipes.stream")
@@ -53,10 +52,6 @@ BATCHES_PER_WORKER = 2  # batches in flight per worker process: one running, one
 
 
 # ---- one record (runs in the worker processes) -----------------------------------------------
-
-
-def problem_of(error: ServiceError) -> pb.Problem:
-    return pb.Problem(code=error.code, field=error.field, message=error.message)
 
 
 def answer(request: pb.ValidateHandsRequest, unreadable: dict[int, dict[str, Any]] | None = None) -> pb.ValidateHandsResponse:
@@ -140,7 +135,7 @@ def answer_wire(batch: list[bytes]) -> list[bytes]:
             request = pb.ValidateHandsRequest.FromString(data)
         except Exception:
             error = ServiceError("INVALID_FIELD", "the message is not a ValidateHandsRequest", "body")
-            out.append(pb.ValidateHandsResponse(error=problem_of(error)).SerializeToString())
+            out.append(from_engine({"error": problem_json(error)}, pb.ValidateHandsResponse).SerializeToString())
             continue
         out.append(answer(request).SerializeToString())
     return out
@@ -152,10 +147,7 @@ def request_of_line(line: bytes) -> tuple[pb.ValidateHandsRequest, dict[int, dic
     be read, by index (an unreadable record spoils its own answer, not its batch's)."""
     from service.codec import from_json
 
-    try:
-        data = json.loads(line, parse_constant=_reject_constant)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise ServiceError("MALFORMED_JSON", f"the line is not valid JSON: {exc}") from None
+    data = loads(line, "the line")
     if not (isinstance(data, dict) and ("record" in data or "batch" in data) and "game" not in data):
         return pb.ValidateHandsRequest(record=from_json(data, pb.HandRecord())), {}
     items = data.get("batch")
@@ -195,12 +187,8 @@ def answer_ndjson(batch: list[bytes]) -> list[bytes]:
     return out
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 def internal_wire(batch: list[bytes], _exc: BaseException) -> list[bytes]:
-    error = pb.ValidateHandsResponse(error=problem_of(from_exception(RuntimeError())))
+    error = from_engine({"error": problem_json(from_exception(RuntimeError()))}, pb.ValidateHandsResponse)
     return [error.SerializeToString()] * len(batch)
 
 
