@@ -1052,17 +1052,18 @@ def summary(state: State) -> dict[str, Any]:
     return out
 
 
-def _played(state: State) -> settle_mod.Played:
-    """What the accounting needs of a finished hand (``settle_mod.Played``)."""
-    winners = [t.winner for t in state.tricks if t.winner is not None]
+def hand_summary(state: State) -> settle_mod.Hand:
+    """What the accounting needs of a finished hand."""
     bola = state.bola
-    return settle_mod.Played(state.seats, state.dealer, state.annulled, state.jugador, state.lance, state.trump,
-                             state.solera, state.jugador_cards, tuple(winners),
-                             bola if bola == "made" or bola == "failed" else "none", state.surrender, state.defender)
+    return settle_mod.Hand(
+        seats=state.seats, dealer=state.dealer, annulled=state.annulled, jugador=state.jugador, lance=state.lance,
+        trump=state.trump, solera=state.solera, jugador_cards=state.jugador_cards,
+        trick_winners=tuple([t.winner for t in state.tricks if t.winner is not None]),
+        bola=bola if bola == "made" or bola == "failed" else "none", surrender=state.surrender, defender=state.defender)
 
 
 def settlement(state: State) -> dict[str, Any]:
-    out = settle_mod.settle_played(state.options, state.table, _played(state))
+    out = settle_mod.settle(state.options, state.table, hand_summary(state))
     out["nextDealer"] = (state.dealer + 1) % state.seats
     return out
 

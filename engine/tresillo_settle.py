@@ -18,7 +18,7 @@ from typing import Any, Final
 
 from engine.cards import DECK_40, Card, Suit, cards_str
 from engine.errors import InvalidInput
-from engine.record import json_int
+from engine.record import fields_repr, json_int, replaced
 from engine.tresillo_options import Options
 
 # ---- rank tables (spec 1.3), highest first ------------------------------------------------------
@@ -261,54 +261,43 @@ def read_table(table: Any, seats: int) -> Table:
 
 # ---- the summary of a finished hand -------------------------------------------------------------
 
-@dataclass(frozen=True, kw_only=True)
+_HAND_FIELDS: Final = ("seats", "dealer", "annulled", "jugador", "lance", "trump", "solera", "jugador_cards",
+                       "trick_winners", "bola", "surrender", "defender")
+
+
 class Hand:
-    """What the accounting needs of a finished hand.
+    """What the accounting needs of a finished hand: made by ``engine.tresillo`` from its final
+    state, or by SettleHand from the request (``read_hand``). Never changed once made.
 
     ``jugador`` is the declarer (the rendido when surrendered); ``jugador_cards`` his nine cards
     when trick play started (for estuches); ``trick_winners`` the seat that won each trick played,
     in order (fewer than nine when the hand ended early; in a defended hand every trick, those won
-    before the surrender included)."""
+    before the surrender included). (A plain class: mypyc compiles its constructor, which a
+    dataclass's is not.)"""
 
-    seats: int
-    dealer: int
-    annulled: bool = False
-    jugador: int | None = None
-    lance: str | None = None
-    trump: Suit | None = None
-    solera: bool = False
-    jugador_cards: tuple[Card, ...] = ()
-    trick_winners: tuple[int, ...] = ()
-    bola: str = "none"
-    surrender: str = "none"
-    defender: int | None = None
+    def __init__(self, *, seats: int, dealer: int, annulled: bool = False, jugador: int | None = None,
+                 lance: str | None = None, trump: Suit | None = None, solera: bool = False,
+                 jugador_cards: tuple[Card, ...] = (), trick_winners: tuple[int, ...] = (), bola: str = "none",
+                 surrender: str = "none", defender: int | None = None) -> None:
+        self.seats: Final = seats
+        self.dealer: Final = dealer
+        self.annulled: Final = annulled
+        self.jugador: Final = jugador
+        self.lance: Final = lance
+        self.trump: Final = trump
+        self.solera: Final = solera
+        self.jugador_cards: Final = jugador_cards
+        self.trick_winners: Final = trick_winners
+        self.bola: Final = bola
+        self.surrender: Final = surrender
+        self.defender: Final = defender
 
+    def replace(self, **changes: Any) -> Hand:
+        """A copy with the fields named changed."""
+        return replaced(self, _HAND_FIELDS, changes)
 
-class Played:
-    """A finished hand as ``settle_played`` reads it: the fields of ``Hand``, in a plain class
-    (mypyc compiles its constructor, which a dataclass's is not), made by ``engine.tresillo``
-    from its final state or from a ``Hand`` by ``of``. Never changed once made."""
-
-    def __init__(self, seats: int, dealer: int, annulled: bool, jugador: int | None, lance: str | None,
-                 trump: Suit | None, solera: bool, jugador_cards: tuple[Card, ...], trick_winners: tuple[int, ...],
-                 bola: str, surrender: str, defender: int | None) -> None:
-        self.seats = seats
-        self.dealer = dealer
-        self.annulled = annulled
-        self.jugador = jugador
-        self.lance = lance
-        self.trump = trump
-        self.solera = solera
-        self.jugador_cards = jugador_cards
-        self.trick_winners = trick_winners
-        self.bola = bola
-        self.surrender = surrender
-        self.defender = defender
-
-    @staticmethod
-    def of(hand: Hand) -> Played:
-        return Played(hand.seats, hand.dealer, hand.annulled, hand.jugador, hand.lance, hand.trump, hand.solera,
-                      hand.jugador_cards, hand.trick_winners, hand.bola, hand.surrender, hand.defender)
+    def __repr__(self) -> str:
+        return fields_repr(self, _HAND_FIELDS)
 
     @property
     def active(self) -> tuple[int, ...]:
@@ -444,19 +433,19 @@ def _reckoning(tantos: int, favor: bool, options: Options) -> str:
     return f"{tantos}" + ("" if rounded == tantos else f", rounded up {rounded}") + f", x2 a favor = {each}"
 
 
-def is_favor(options: Options, hand: Played) -> bool:
+def is_favor(options: Options, hand: Hand) -> bool:
     """The hand is played a favor: its trump is the favour suit (a vuelta only with ``vueltaFavor``)."""
     if hand.trump is None or options.favor_suit == "none" or hand.trump.word != options.favor_suit:
         return False
     return hand.lance != "vuelta" or options.vuelta_favor
 
 
-def _solo_like(options: Options, hand: Played) -> bool:
+def _solo_like(options: Options, hand: Hand) -> bool:
     """A solo, or a vuelta solera scored as one (A9)."""
     return hand.lance == "solo" or (hand.lance == "vuelta" and hand.solera and options.vuelta_solera_allowed)
 
 
-def _lance_item(options: Options, hand: Played) -> dict[str, Any] | None:
+def _lance_item(options: Options, hand: Hand) -> dict[str, Any] | None:
     if hand.lance == "solo" or _solo_like(options, hand):
         return {"item": "solo", "tantos": 20}
     if hand.lance == "vuelta":
@@ -464,7 +453,7 @@ def _lance_item(options: Options, hand: Played) -> dict[str, Any] | None:
     return None
 
 
-def _primeras_contra(options: Options, hand: Played, contra: tuple[int, ...]) -> bool:
+def _primeras_contra(options: Options, hand: Hand, contra: tuple[int, ...]) -> bool:
     """7.2 / A20: in a puesta, the contra won the first tricks and (``narrow``) the Jugador all the rest."""
     w = hand.trick_winners
     if len(w) < 5 or not all(s in contra for s in w[:5]):
@@ -484,11 +473,6 @@ def _describe(items: list[dict[str, Any]]) -> str:
 def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
     """The money of one finished hand (spec section 8): payments, each seat's net (the dealer's 5,
     the enchilada and any reserved puesta paid into the plate included), and the table after."""
-    return settle_played(options, table, Played.of(hand))
-
-
-def settle_played(options: Options, table: Table, hand: Played) -> dict[str, Any]:
-    """``settle`` of a hand given as a ``Played``."""
     led = _Ledger(hand.seats, table.plate, table.holds, list(table.cartulina))
     dealer = hand.dealer
     led.pay(dealer, None, 5, "the dealer's 5 into the plate")
@@ -579,13 +563,13 @@ def settle_played(options: Options, table: Table, hand: Played) -> dict[str, Any
     return _result(led, out)
 
 
-def _lance_name(options: Options, hand: Played) -> str:
+def _lance_name(options: Options, hand: Hand) -> str:
     if hand.lance == "vuelta" and hand.solera:
         return "vuelta solera"
     return hand.lance or ""
 
 
-def _settle_surrender(options: Options, hand: Played, led: _Ledger, out: dict[str, Any], favor: bool) -> None:
+def _settle_surrender(options: Options, hand: Hand, led: _Ledger, out: dict[str, Any], favor: bool) -> None:
     """8.7: a vuelta rendida, an entrada rendida accepted, or an entrada rendida and defended."""
     assert hand.jugador is not None
     rendido = hand.jugador

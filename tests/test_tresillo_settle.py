@@ -285,13 +285,13 @@ def test_a9_vuelta_solera() -> None:
     assert out["condiciones"][0] == {"item": "solo", "tantos": 20} and out["net"][1] == 75 + 5
     out = run(table(), solera, Options(vuelta_solera_allowed=False))
     assert out["condiciones"][0] == {"item": "vuelta", "tantos": 2} and out["net"][1] == 30 + 5
-    surrendered = dataclasses.replace(solera, surrender="accepted", trick_winners=())
+    surrendered = solera.replace(surrender="accepted", trick_winners=())
     assert run(table(), surrendered)["net"] == [-5 + 5, -15 - 25, 5, 5]  # asVuelta: the vuelta's 5
     assert run(table(), surrendered, Options(solera_surrender="asSolo"))["net"] == [-5 + 20, -60 - 25, 20, 20]
-    in_favour = dataclasses.replace(surrendered, trump=Suit.BASTOS)
+    in_favour = surrendered.replace(trump=Suit.BASTOS)
     assert run(table(), in_favour)["net"] == [-5 + 10, -30 - 45, 10, 10]
     # "considered a solo": lost by codillo in the reservada state, no puesta (A24)
-    lost = dataclasses.replace(solera, trick_winners=(2, 2, 2, 2, 2))
+    lost = solera.replace(trick_winners=(2, 2, 2, 2, 2))
     out = run(table(30, "reservada"), lost)
     assert out["outcome"] == "codillo" and out["table"]["cartulina"] == [] and out["net"][1] == -60 - 35
     out = run(table(30, "reservada"), lost, Options(vuelta_solera_allowed=False))
