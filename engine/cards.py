@@ -10,7 +10,6 @@ import enum
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from operator import attrgetter
 from typing import Final
 
 from engine.errors import InvalidInput
@@ -179,13 +178,20 @@ DECK_40 = Deck((1, 2, 3, 4, 5, 6, 7, 10, 11, 12))
 DECK_48 = Deck((1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12))
 
 
-BY_KEY: Final = attrgetter("key")  # a card's sort key: suits oros, copas, espadas, bastos, ranks ascending
-
-
 def cards_str(cards: tuple[Card, ...] | list[Card]) -> str:
     """Cards as one canonical string: ``"1e 7o 12c"``."""
     return " ".join(str(c) for c in cards)
 
 
 def sorted_cards(cards: tuple[Card, ...] | list[Card] | frozenset[Card]) -> list[Card]:
-    return sorted(cards, key=BY_KEY)
+    """Cards in canonical order: suits oros, copas, espadas, bastos, ranks ascending (a card's
+    ``key``). An insertion sort on the keys, stable: a hand is a dozen cards, and compiled this
+    costs about half of ``sorted`` with a key function."""
+    out: list[Card] = []
+    for card in cards:
+        key = card.key
+        i = len(out)
+        while i > 0 and out[i - 1].key > key:
+            i -= 1
+        out.insert(i, card)
+    return out

@@ -45,6 +45,14 @@ def replaced(state: S, fields: tuple[str, ...], changes: dict[str, Any]) -> S:
     return type(state)(**values)
 
 
+def with_item(items: tuple[S, ...], index: int, item: S) -> tuple[S, ...]:
+    """``items`` with the one at ``index`` replaced by ``item`` (a seat's hand among the hands, a
+    seat's count among the counts)."""
+    out = list(items)
+    out[index] = item
+    return tuple(out)
+
+
 def fields_repr(obj: object, fields: tuple[str, ...]) -> str:
     """``Name(field=value, ...)``, as a dataclass or NamedTuple writes itself."""
     return f"{type(obj).__name__}(" + ", ".join(f"{name}={getattr(obj, name)!r}" for name in fields) + ")"

@@ -13,7 +13,7 @@ from typing import Any, Final
 from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
-from engine.record import NO_ARGS, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced
+from engine.record import NO_ARGS, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced, with_item
 from engine.tricks import Trick, rank_table, winning_index
 
 NAME = "rentoy"
@@ -376,15 +376,14 @@ def apply(state: State, action: Action) -> tuple[State, list[dict[str, Any]]]:
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, Any]]]:
     renounced = (_trump_led(state) and card.suit is not state.trump and bool(_trumps_held(state, seat)))
-    hands = list(state.hands)
-    hands[seat] = tuple([c for c in hands[seat] if c is not card])
+    hands = with_item(state.hands, seat, tuple([c for c in state.hands[seat] if c is not card]))
     trick = state.trick.with_card(card)
     events: list[dict[str, Any]] = [{"kind": "card", "seat": seat, "card": card.code, "text": f"seat {seat} plays {card.code}"}]
     if len(trick.cards) < state.seats and not renounced:
-        return state._played(tuple(hands), trick, (seat + 1) % state.seats), events
+        return state._played(hands, trick, (seat + 1) % state.seats), events
     if renounced:
         # T13 option "penalty": the offending team loses the hand at its current value.
-        state = state._replace(hands=tuple(hands), trick=trick)
+        state = state._replace(hands=hands, trick=trick)
         winner = 1 - team(seat)
         events.append({"kind": "renuncio", "seat": seat, "team": team(seat), "value": state.value,
                        "text": f"seat {seat} renounces: holds a trump on a trump lead and plays {card}; "
@@ -395,7 +394,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, An
     done = Trick(trick.leader, trick.cards, winner_seat)
     won = list(state.won)
     won[team(winner_seat)] += 1
-    state = State(state.options, state.seats, state.dealer, state.turnup, tuple(hands), state.score, Trick(winner_seat), winner_seat,
+    state = State(state.options, state.seats, state.dealer, state.turnup, hands, state.score, Trick(winner_seat), winner_seat,
                   state.tricks + (done,), (won[0], won[1]), state.value, state.proposal, state.raise_right, state.winner, state.end,
                   state.ladder)
     events.append({"kind": "trick", "seat": winner_seat, "team": team(winner_seat), "card": str(trick.cards[idx]),

@@ -14,7 +14,7 @@ from typing import Any, Final
 from engine import revesino_money as money_mod
 from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, fields_repr, remember_last, replaced
+from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, fields_repr, remember_last, replaced, with_item
 from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, qualifies, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
@@ -174,21 +174,8 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 
 def start(setup: Setup) -> State:
-    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, hands=tuple([_in_order(h) for h in setup.hands]),
+    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, hands=tuple([tuple(sorted_cards(h)) for h in setup.hands]),
                  undealt=setup.stock, phase=EXCHANGE, turn=(setup.dealer + 1) % 4)
-
-
-def _in_order(cards: tuple[Card, ...]) -> tuple[Card, ...]:
-    """``cards`` in canonical order, as ``sorted_cards`` puts them: an insertion sort on the
-    cards' keys (a hand is a dozen cards; cheaper, compiled, than ``sorted`` with a key function)."""
-    out: list[Card] = []
-    for card in cards:
-        key = card.key
-        i = len(out)
-        while i > 0 and out[i - 1].key > key:
-            i -= 1
-        out.insert(i, card)
-    return tuple(out)
 
 
 # ---- tables, built once -----------------------------------------------------------------
@@ -441,12 +428,6 @@ def explain(state: State, action: Action) -> IllegalAction:
 Events = list[dict[str, Any]]
 
 
-_SEAT_NUMBERS: Final[tuple[int, ...]] = (0, 1, 2, 3)
-
-
-def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-    """``hands`` with ``seat``'s replaced by ``hand`` (a generator over a tuple: one allocation, under mypyc)."""
-    return tuple(hand if s == seat else hands[s] for s in _SEAT_NUMBERS)
 
 
 def apply(state: State, action: Action) -> tuple[State, Events]:
@@ -499,9 +480,8 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
         else:
             out += (undealt,)
             text = _EXCHANGE_TEXT["quedo"][seat]
-    old_choices = state.choices
-    choices = tuple(call if s == seat else old_choices[s] for s in _SEAT_NUMBERS)
-    hands = _with_hand(state.hands, seat, hand)
+    choices = with_item(state.choices, seat, call)
+    hands = with_item(state.hands, seat, hand)
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
         return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4, choices, out,
@@ -560,7 +540,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     # (classify reads the state before a renounce declared the napolitana: his card is placed either way)
     kind = classify(state, seat, card) if SPECIAL_BY_KEY[key] else ""
     plays += (Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][slot],)
-    hands = _with_hand(state.hands, seat, _without(hand, card))
+    hands = with_item(state.hands, seat, _without(hand, card))
     leader = state.trick_leader
     if len(plays) < 4:
         return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4,

@@ -15,9 +15,9 @@ from math import comb
 from typing import Any, Final, overload
 
 from engine import tresillo_settle as settle_mod
-from engine.cards import BY_KEY, DECK_40, Card, Suit, cards_str, sorted_cards
+from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, call_actions, fields_repr, play_actions, remember_last
+from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, call_actions, fields_repr, play_actions, remember_last, with_item
 from engine.tresillo_options import Options
 from engine.tresillo_settle import BASTO, ESPADA, PLAIN_ORDER, Table, trump_order
 from engine.tricks import Trick
@@ -282,7 +282,7 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 def start(setup: Setup) -> State:
     seats, order = setup.seats, active_seats(setup.seats, setup.dealer)
-    hands = tuple([tuple(sorted(h, key=BY_KEY)) for h in setup.hands])
+    hands = tuple([tuple(sorted_cards(h)) for h in setup.hands])
     # (the leading fields by position, the rest set: a keyword call of the 35-field constructor costs more)
     state = State(setup.options, seats, setup.dealer, setup.table, hands, setup.stock, AUCTION, order[0], order)
     state.bidders, state.discards, state.exchanged, state.won = order, ((),) * seats, (-1,) * seats, (0,) * seats
@@ -795,7 +795,7 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
     if lance == "vuelta":
         turned, stock = stock[0], stock[1:]
         trump = turned.suit  # A10: a turned 1e or 1b gives its printed suit
-        hands = _with_hand(hands, seat, tuple(sorted_cards(hands[seat] + (turned,))))
+        hands = with_item(hands, seat, tuple(sorted_cards(hands[seat] + (turned,))))
         text = f"seat {seat} plays a vuelta: turns up {turned}, trumps are {trump.word}"
     else:
         trump = Suit.from_word(action.args[0])
@@ -839,10 +839,10 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     vuelta = seat == state.jugador and state.lance == "vuelta"
     draw = len(out) - 1 if vuelta else len(out)
     drawn, stock = state.stock[:draw], state.stock[draw:]
-    hand = tuple(sorted([c for c in state.hands[seat] if c not in out] + list(drawn), key=BY_KEY))
-    hands = _with_hand(state.hands, seat, hand)
-    discards = _with_hand(state.discards, seat, state.discards[seat] + out)
-    exchanged = state.exchanged[:seat] + (len(out),) + state.exchanged[seat + 1:]
+    hand = tuple(sorted_cards([c for c in state.hands[seat] if c not in out] + list(drawn)))
+    hands = with_item(state.hands, seat, hand)
+    discards = with_item(state.discards, seat, state.discards[seat] + out)
+    exchanged = with_item(state.exchanged, seat, len(out))
     solera = state.solera or (vuelta and len(out) == 1)
     queue = state.queue[1:]
     text = f"seat {seat} discards {len(out)} and draws {draw}" + (" (vuelta solera)" if solera and seat == state.jugador else "")
@@ -861,12 +861,6 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     events.append({"kind": "play", "seat": mano, "text": f"the exchange is over; seat {mano}, the mano, leads"})
     new.phase, new.turn, new.leader, new.jugador_cards = PLAY, mano, mano, hands[jugador]
     return new, events
-
-
-def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-    new = list(hands)
-    new[seat] = hand
-    return tuple(new)
 
 
 def _rindo(state: State, action: Action) -> tuple[State, Events]:
@@ -932,7 +926,7 @@ def _next_seat(order: tuple[int, ...], seat: int) -> int:
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     hand = tuple([c for c in state.hands[seat] if c is not card])  # one object per card: identity
-    hands = _with_hand(state.hands, seat, hand)
+    hands = with_item(state.hands, seat, hand)
     cards = state.trick_cards + (card,)
     code = card.code
     events: Events = [{"kind": "card", "seat": seat, "card": code, "text": _PLAY_TEXTS[seat][card.key]}]
@@ -974,7 +968,7 @@ def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tupl
     declarer = state.declarer
     assert declarer is not None
     won = state.won
-    won = won[:winner] + (won[winner] + 1,) + won[winner + 1:]
+    won = with_item(won, winner, won[winner] + 1)
     phase, bola = PLAY, state.bola
     turn: int | None = winner
     if bola == "attempt":
