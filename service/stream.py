@@ -36,10 +36,10 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, TypeVar
 
-from engine import api
 from naipes.v1 import naipes_pb2 as pb
-from service.codec import as_json, from_engine, loads, to_engine, to_json
+from service.codec import as_json, from_engine, loads, to_json
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
+from service.handlers import ANSWERS
 
 log = logging.getLogger("naipes.stream")
 
@@ -95,7 +95,7 @@ def entry(request: pb.ValidateHandsRequest, index: int | None = None) -> dict[st
             raise ServiceError("INVALID_FIELD", "an item of a batch carries one record, not a batch", f"batch[{index}].batch")
         if not request.HasField("record"):
             raise ServiceError("MISSING_FIELD", "record is required", "record" if index is None else f"batch[{index}].record")
-        result = api.validate(to_engine(request.record))
+        result = ANSWERS["ValidateHand"](request)["result"]
     except Exception as exc:
         error = problem(exc)
     out: dict[str, Any] = {} if result is None else {"result": result}  # in the schema's order
