@@ -333,10 +333,24 @@ class _Field:
         self.partner = partner if partner is not None and partner.has_presence else None
 
 
+class _Key:
+    """How ``_kwargs`` reads one JSON key of a message: its field (a native class when compiled,
+    read on every key of every answer)."""
+
+    def __init__(self, field: _Field) -> None:
+        self.name: str = field.name
+        self.kind: int = field.kind
+        self.repeated: bool = field.repeated
+        self.check: Any = field.check
+        self.low: int = field.low
+        self.high: int = field.high
+        self.sub: Any = field.sub
+
+
 class _Type:
     """One message type, read from its descriptor: how to print and how to parse each field."""
 
-    __slots__ = ("cls", "fields", "prints", "parses", "printing", "template", "plan", "parsing", "maps")
+    __slots__ = ("cls", "fields", "prints", "parses", "printing", "template", "plan", "parsing", "same_names", "maps")
 
     def __init__(self, descriptor: Any) -> None:
         _BUILDING[descriptor] = self  # before the fields: a type may contain itself
@@ -362,7 +376,10 @@ class _Type:
                 and not any(f.repeated or f.presence for f in fields[: len(fields) - len(numbers)])):
             template = {f.key: f.default for f in fields if not (f.repeated or f.presence)}
         self.template = template
-        self.parsing = {f.key: (f.name, f.kind, f.repeated, f.check, f.low, f.high, f.sub) for f in fields}
+        self.parsing = {f.key: _Key(f) for f in fields}
+        # Every field's JSON name is its proto name ("seat", "text"): the JSON object may serve
+        # as the constructor's keyword arguments as it is (_kwargs).
+        self.same_names = all(f.key == f.name for f in fields)
         # Whether a Struct (a map) may be inside: a type still being read counts as yes.
         self.maps = any(f.kind in (_STRUCT, _VALUE) or (f.kind == _MESSAGE and getattr(f.sub, "maps", True)) for f in fields)
 
@@ -530,50 +547,86 @@ def _construct(cls: type[M], kwargs: dict[str, Any]) -> M:
 
 def _kwargs(data: Any, spec: _Type, depth: int) -> dict[str, Any]:
     """A JSON object as the keyword arguments of its message's constructor, each value checked
-    to be exactly what json_format would store unchanged."""
+    to be exactly what json_format would store unchanged. When every key is its field's name and
+    no value needs converting (an event, a trick), that is ``data`` itself: nothing is copied."""
     if type(data) is not dict or not spec.parses or depth > _MAX_DEPTH:
         raise _Doubt
-    out: dict[str, Any] = {}
     parsing = spec.parsing
+    out: dict[str, Any] | None = None if spec.same_names else {}
     for key, value in data.items():
         entry = parsing.get(key)
         if entry is None:
             raise _Doubt  # unknown, or spelled by its proto name: json_format decides
-        name, kind, repeated, check, low, high, sub = entry
-        if not repeated:
-            if kind == _PLAIN:
-                if type(value) is not check or (check is int and not low <= value <= high):
-                    raise _Doubt
-            elif kind == _MESSAGE:
-                value = _kwargs(value, sub, depth + 1)
-            elif kind == _STRUCT:
-                if type(value) is not dict:
-                    raise _Doubt
-                _check_json(value, depth + 1)
-            else:
-                value = _value_kwargs(value, depth + 1)
-        elif type(value) is not list:
-            raise _Doubt
-        elif kind == _PLAIN:
+        if entry.kind != _PLAIN:
+            new = _field_kwargs(entry, value, depth)
+        elif entry.repeated:
+            new = _checked(entry, value)
+        else:  # the commonest case, checked here
+            check = entry.check
+            if type(value) is not check:
+                raise _Doubt
             if check is int:
-                for item in value:
-                    if type(item) is not int or not low <= item <= high:
-                        raise _Doubt
-            else:
-                for item in value:
-                    if type(item) is not check:
-                        raise _Doubt
-        elif kind == _MESSAGE:
-            value = [_kwargs(item, sub, depth + 1) for item in value]
-        elif kind == _STRUCT:
-            for item in value:
-                if type(item) is not dict:
+                number: int = value
+                if not entry.low <= number <= entry.high:
                     raise _Doubt
-                _check_json(item, depth + 1)
-        else:
-            value = [_value_kwargs(item, depth + 1) for item in value]
-        out[name] = value
-    return out
+            new = value
+        if out is not None:
+            out[entry.name] = new
+        elif new is not value:  # the first value converted: the arguments become a copy
+            out = dict(data)
+            out[key] = new
+    return data if out is None else out
+
+
+def _checked(entry: _Key, value: Any) -> Any:
+    """A plain repeated field's list of values, checked: the list itself."""
+    check = entry.check
+    if type(value) is not list:
+        raise _Doubt
+    if check is int:
+        low, high = entry.low, entry.high
+        for item in value:
+            if type(item) is not int:
+                raise _Doubt
+            number = item
+            if not low <= number <= high:
+                raise _Doubt
+    else:
+        for item in value:
+            if type(item) is not check:
+                raise _Doubt
+    return value
+
+
+def _field_kwargs(entry: _Key, value: Any, depth: int) -> Any:
+    """A message, Struct or Value field's value as its constructor argument (a list of them if
+    repeated): the value itself when nothing in it needs converting."""
+    kind = entry.kind
+    if not entry.repeated:
+        if kind == _MESSAGE:
+            return _kwargs(value, entry.sub, depth + 1)
+        if kind == _STRUCT:
+            if type(value) is not dict:
+                raise _Doubt
+            _check_json(value, depth + 1)
+            return value
+        return _value_kwargs(value, depth + 1)
+    if type(value) is not list:
+        raise _Doubt
+    if kind == _MESSAGE:
+        sub = entry.sub
+        items = [_kwargs(item, sub, depth + 1) for item in value]
+        for item, original in zip(items, value, strict=True):
+            if item is not original:
+                return items
+        return value
+    if kind == _STRUCT:
+        for item in value:
+            if type(item) is not dict:
+                raise _Doubt
+            _check_json(item, depth + 1)
+        return value
+    return [_value_kwargs(item, depth + 1) for item in value]
 
 
 def _value_kwargs(value: Any, depth: int) -> dict[str, Any]:
