@@ -476,12 +476,18 @@ _EXCHANGE_TEXT: Final[dict[str, tuple[str, ...]]] = {
 }
 """The texts of the exchange's events, per seat."""
 
-_TRICK_TEXT: Final[tuple[tuple[str, ...], ...]] = tuple(tuple([f"trick {n} to seat {s} with " for s in _SEATS]) for n in range(12))
-"""The text of a trick's event but its winning card, by trick number (1..11) and winner."""
-_TRICK_EVENT: Final[tuple[tuple[dict[str, Any], ...], ...]] = tuple(
-    tuple([{"kind": "trick", "seat": s, "card": "", "trick": n, "text": ""} for s in _SEATS]) for n in range(12))
-"""The event of a trick, by number and winner, with its card and text to fill: copied for each
-trick (as ``_CARD_EVENT``), never handed out itself."""
+_TRICK_EVENTS: Final[list[dict[str, Any] | None]] = [None] * (12 * 4 * 48)
+"""The event of a trick, by number (1..11), winner and winning card (``_trick_event``), made the
+first time it is needed and copied for each trick (as ``_CARD_EVENT``), never handed out itself."""
+
+
+def _trick_event(number: int, winner: int, card: Card) -> dict[str, Any]:
+    i = (number * 4 + winner) * 48 + _slot(card)
+    event = _TRICK_EVENTS[i]
+    if event is None:  # (two threads may both make it: the same dict either way)
+        event = _TRICK_EVENTS[i] = {"kind": "trick", "seat": winner, "card": card.code, "trick": number,
+                                    "text": f"trick {number} to seat {winner} with {card.code}"}
+    return event.copy()
 
 
 def _exchange(state: State, action: Action) -> tuple[State, Events]:
@@ -573,11 +579,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     index = _trick_winner_index(plays)
     winner = (leader + index) % 4
     number = len(played) + 1
-    code = plays[index].card.code
-    event = _TRICK_EVENT[number][winner].copy()
-    event["card"] = code
-    event["text"] = _TRICK_TEXT[number][winner] + code
-    events.append(event)
+    events.append(_trick_event(number, winner, plays[index].card))
     phase, cut = state.phase, state.cut
     turn: int | None = winner
     if state.announcer is not None and winner != state.announcer and not cut:
