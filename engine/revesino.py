@@ -9,12 +9,12 @@ computed from the course of the hand by ``engine.revesino_money``.
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from engine import revesino_money as money_mod
 from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, fields_repr, remember_last, replaced, with_item
+from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, fields_repr, remember_last, replaced
 from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, qualifies, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
@@ -35,6 +35,8 @@ def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit | None 
 
 
 HAS_TRUMP = False
+
+_T = TypeVar("_T")
 
 
 def is_trump(card: Card, trump: Suit) -> bool:
@@ -236,6 +238,28 @@ def _with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     while i < len(hand) and hand[i].key < key:
         i += 1
     return tuple(hand[j] if j < i else card if j == i else hand[j - 1] for j in _POSITIONS[len(hand) + 1])
+
+
+def _with_seat(items: tuple[_T, ...], seat: int, item: _T) -> tuple[_T, ...]:
+    """``items`` (one per seat) with seat ``seat``'s replaced by ``item``: ``record.with_item``
+    for the four seats, written as one tuple display (one allocation, no list in between)."""
+    return (item if seat == 0 else items[0], item if seat == 1 else items[1],
+            item if seat == 2 else items[2], item if seat == 3 else items[3])
+
+
+def _appended(plays: tuple[Play, ...], play: Play) -> tuple[Play, ...]:
+    """``plays + (play,)`` for the trick in progress (at most three plays before it), written as
+    a tuple display: one allocation instead of two."""
+    n = len(plays)
+    if n == 0:
+        return (play,)
+    if n == 1:
+        return (plays[0], play)
+    if n == 2:
+        return (plays[0], plays[1], play)
+    if n == 3:
+        return (plays[0], plays[1], plays[2], play)
+    return plays + (play,)
 
 
 def _holds(hand: tuple[Card, ...], suit: Suit) -> bool:
@@ -452,12 +476,18 @@ _EXCHANGE_TEXT: Final[dict[str, tuple[str, ...]]] = {
 }
 """The texts of the exchange's events, per seat."""
 
-_TRICK_TEXT: Final[tuple[tuple[str, ...], ...]] = tuple(tuple([f"trick {n} to seat {s} with " for s in _SEATS]) for n in range(12))
-"""The text of a trick's event but its winning card, by trick number (1..11) and winner."""
-_TRICK_EVENT: Final[tuple[tuple[dict[str, Any], ...], ...]] = tuple(
-    tuple([{"kind": "trick", "seat": s, "card": "", "trick": n, "text": ""} for s in _SEATS]) for n in range(12))
-"""The event of a trick, by number and winner, with its card and text to fill: copied for each
-trick (as ``_CARD_EVENT``), never handed out itself."""
+_TRICK_EVENTS: Final[list[dict[str, Any] | None]] = [None] * (12 * 4 * 48)
+"""The event of a trick, by number (1..11), winner and winning card (``_trick_event``), made the
+first time it is needed and copied for each trick (as ``_CARD_EVENT``), never handed out itself."""
+
+
+def _trick_event(number: int, winner: int, card: Card) -> dict[str, Any]:
+    i = (number * 4 + winner) * 48 + _slot(card)
+    event = _TRICK_EVENTS[i]
+    if event is None:  # (two threads may both make it: the same dict either way)
+        event = _TRICK_EVENTS[i] = {"kind": "trick", "seat": winner, "card": card.code, "trick": number,
+                                    "text": f"trick {number} to seat {winner} with {card.code}"}
+    return event.copy()
 
 
 def _exchange(state: State, action: Action) -> tuple[State, Events]:
@@ -480,8 +510,8 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
         else:
             out += (undealt,)
             text = _EXCHANGE_TEXT["quedo"][seat]
-    choices = with_item(state.choices, seat, call)
-    hands = with_item(state.hands, seat, hand)
+    choices = _with_seat(state.choices, seat, call)
+    hands = _with_seat(state.hands, seat, hand)
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
         return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4, choices, out,
@@ -539,8 +569,8 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
                                "text": f"seat {seat} revokes: holds {led.word} and plays {card}"})
     # (classify reads the state before a renounce declared the napolitana: his card is placed either way)
     kind = classify(state, seat, card) if SPECIAL_BY_KEY[key] else ""
-    plays += (Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][slot],)
-    hands = with_item(state.hands, seat, _without(hand, card))
+    plays = _appended(plays, Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][slot])
+    hands = _with_seat(state.hands, seat, _without(hand, card))
     leader = state.trick_leader
     if len(plays) < 4:
         return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4,
@@ -549,11 +579,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     index = _trick_winner_index(plays)
     winner = (leader + index) % 4
     number = len(played) + 1
-    code = plays[index].card.code
-    event = _TRICK_EVENT[number][winner].copy()
-    event["card"] = code
-    event["text"] = _TRICK_TEXT[number][winner] + code
-    events.append(event)
+    events.append(_trick_event(number, winner, plays[index].card))
     phase, cut = state.phase, state.cut
     turn: int | None = winner
     if state.announcer is not None and winner != state.announcer and not cut:
