@@ -337,9 +337,13 @@ def read_cards(game: Game, deal: dict[str, Any], seats: int, dealer: int) -> tup
         raise InvalidInput("WRONG_HAND_SIZE", "deal.hands", f"deal.hands must have one entry per seat ({seats}), not {len(hands_json)}")
     hands = tuple(game.DECK.parse_cards(h, f"deal.hands[{i}]") for i, h in enumerate(hands_json))
     stock = game.DECK.parse_cards(deal.get("stock", ""), "deal.stock")
-    dealt = [card for hand in hands for card in hand] + list(stock)
-    if len(set(dealt)) != len(dealt):
-        _duplicate(hands, stock)
+    seen = 0  # the cards dealt so far, as a set of bits by card key (a key is below 64)
+    for cards in (*hands, stock):
+        for card in cards:
+            bit = 1 << card.key
+            if seen & bit:
+                _duplicate(hands, stock)
+            seen |= bit
     game.read_deal(list(hands), stock, seats, dealer)
     return hands, stock
 
