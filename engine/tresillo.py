@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import combinations
 from math import comb
-from typing import Any, Final, overload
+from typing import Any, Final, TypeVar, overload
 
 from engine import tresillo_settle as settle_mod
 from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
@@ -252,6 +252,34 @@ def active_seats(seats: int, dealer: int) -> tuple[int, ...]:
     if seats == 4:
         return tuple((dealer + k) % 4 for k in (1, 2, 3))
     return tuple((dealer + k) % 3 for k in (1, 2, 3))
+
+
+_T = TypeVar("_T")
+
+
+def _with_seat(items: tuple[_T, ...], seat: int, item: _T) -> tuple[_T, ...]:
+    """``record.with_item`` for the tuples kept by seat (three or four entries: hands, counts),
+    written out as tuple displays: one tuple made rather than a list and a tuple, at every card."""
+    if len(items) == 3:
+        if seat == 0:
+            return (item, items[1], items[2])
+        return (items[0], item, items[2]) if seat == 1 else (items[0], items[1], item)
+    if len(items) == 4:
+        if seat == 0:
+            return (item, items[1], items[2], items[3])
+        if seat == 1:
+            return (items[0], item, items[2], items[3])
+        return (items[0], items[1], item, items[3]) if seat == 2 else (items[0], items[1], items[2], item)
+    return with_item(items, seat, item)
+
+
+def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    """``hand`` without ``card`` (one object per card: found by identity), as two slices joined:
+    tuples, cheaper to make than a filtered list and its tuple."""
+    for i in range(len(hand)):
+        if hand[i] is card:
+            return hand[:i] + hand[i + 1:]
+    return hand
 
 
 def read_table(table: Any, seats: int) -> Table:
@@ -751,15 +779,19 @@ def apply(state: State, action: Action) -> tuple[State, Events]:
     return handler(state, action)
 
 
+_PASS_TEXTS: Final = tuple(f"seat {seat} passes" for seat in range(4))
+_JUEGO_TEXTS: Final = tuple(f"seat {seat}: juego (level 1)" for seat in range(4))
+
+
 def _auction(state: State, action: Action) -> tuple[State, Events]:
     seat, voice = action.seat, action.call
     bidders, level, holder = state.bidders, state.level, state.holder
     if voice == "paso":
-        bidders = tuple(s for s in bidders if s != seat)
-        text = f"seat {seat} passes"
+        bidders = tuple([s for s in bidders if s != seat])
+        text = _PASS_TEXTS[seat]
     elif voice == "juego":
         level, holder = 1, seat
-        text = f"seat {seat}: juego (level 1)"
+        text = _JUEGO_TEXTS[seat]
     else:
         if not _equalises(state, seat):
             level += 1
@@ -772,17 +804,24 @@ def _auction(state: State, action: Action) -> tuple[State, Events]:
             if forced is not None:
                 events.append({"kind": "espadaForzada", "seat": forced,
                                "text": f"everybody passed: seat {forced} holds the espada and must play an entrada"})
-                return state.replace(bidders=bidders, phase=DECLARE, turn=forced, jugador=forced, level=1, holder=forced,
-                                      forced_entrada=True), events
+                new = state.copy()
+                new.bidders, new.phase, new.turn, new.jugador, new.level, new.holder = bidders, DECLARE, forced, forced, 1, forced
+                new.forced_entrada = True
+                return new, events
         events.append({"kind": "annulled", "text": "everybody passed: the hand is annulled and the deal passes"})
-        return state.replace(bidders=bidders, level=level, holder=holder, phase=OVER, turn=None, annulled=True), events
+        new = state.copy()
+        new.bidders, new.level, new.holder, new.phase, new.turn, new.annulled = bidders, level, holder, OVER, None, True
+        return new, events
+    # (here and in the other actions: a copy and the fields set, cheaper than ``replace``'s keywords)
+    new = state.copy()
+    new.bidders, new.level, new.holder = bidders, level, holder
     if len(bidders) == 1 and level >= 1:
         winner = bidders[0]
         events.append({"kind": "jugador", "seat": winner, "value": level,
                        "text": f"seat {winner} wins the auction at level {level} and is the Jugador"})
-        return state.replace(bidders=bidders, level=level, holder=holder, phase=DECLARE, turn=winner, jugador=winner), events
-    new = state.copy()
-    new.bidders, new.level, new.holder, new.turn = bidders, level, holder, _next_in(state.order, seat, bidders)
+        new.phase, new.turn, new.jugador = DECLARE, winner, winner
+        return new, events
+    new.turn = _next_in(state.order, seat, bidders)
     return new, events
 
 
@@ -795,7 +834,7 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
     if lance == "vuelta":
         turned, stock = stock[0], stock[1:]
         trump = turned.suit  # A10: a turned 1e or 1b gives its printed suit
-        hands = with_item(hands, seat, tuple(sorted_cards(hands[seat] + (turned,))))
+        hands = _with_seat(hands, seat, tuple(sorted_cards(hands[seat] + (turned,))))
         text = f"seat {seat} plays a vuelta: turns up {turned}, trumps are {trump.word}"
     else:
         trump = Suit.from_word(action.args[0])
@@ -830,19 +869,22 @@ def _contra(state: State, action: Action) -> tuple[State, Events]:
     queue = (first, second) if action.call == "contra" else (second, first)
     text = (f"seat {first} goes to the contra and exchanges first" if action.call == "contra"
             else f"seat {first} cedes: seat {second} exchanges first")
-    return state.replace(phase=EXCHANGE, turn=queue[0], queue=queue), [{"kind": action.call, "seat": first, "text": text}]
+    new = state.copy()
+    new.phase, new.turn, new.queue = EXCHANGE, queue[0], queue
+    return new, [{"kind": action.call, "seat": first, "text": text}]
 
 
 def _discard(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
-    out = tuple([Card.parse(a) for a in action.args])
+    out = tuple([_BY_CODE[a] for a in action.args])  # a legal descarte names cards of the hand, canonically
     vuelta = seat == state.jugador and state.lance == "vuelta"
     draw = len(out) - 1 if vuelta else len(out)
     drawn, stock = state.stock[:draw], state.stock[draw:]
-    hand = tuple(sorted_cards([c for c in state.hands[seat] if c not in out] + list(drawn)))
-    hands = with_item(state.hands, seat, hand)
-    discards = with_item(state.discards, seat, state.discards[seat] + out)
-    exchanged = with_item(state.exchanged, seat, len(out))
+    kept = [c for c in state.hands[seat] if c not in out]
+    kept.extend(drawn)
+    hands = _with_seat(state.hands, seat, tuple(sorted_cards(kept)))
+    discards = _with_seat(state.discards, seat, state.discards[seat] + out)
+    exchanged = _with_seat(state.exchanged, seat, len(out))
     solera = state.solera or (vuelta and len(out) == 1)
     queue = state.queue[1:]
     text = f"seat {seat} discards {len(out)} and draws {draw}" + (" (vuelta solera)" if solera and seat == state.jugador else "")
@@ -865,14 +907,15 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
 
 def _rindo(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
-    state = state.replace(rendido=seat)
+    new = state.copy()
+    new.rendido = seat
     if state.lance == "vuelta":
-        return (state.replace(phase=OVER, turn=None, surrender="accepted"),
-                [{"kind": "rindo", "seat": seat, "text": f"seat {seat} surrenders the vuelta: the hand ends (a vuelta cannot be defended)"}])
-    asking = tuple(s for s in _round_after(state, seat) if s != seat)
+        new.phase, new.turn, new.surrender = OVER, None, "accepted"
+        return new, [{"kind": "rindo", "seat": seat, "text": f"seat {seat} surrenders the vuelta: the hand ends (a vuelta cannot be defended)"}]
+    asking = tuple([s for s in _round_after(state, seat) if s != seat])
     text = f"seat {seat} surrenders the entrada; seat {asking[0]} answers first (bien or defiendo)"
-    return (state.replace(phase=SURRENDER, asking=asking, turn=asking[0], resume=state.turn),
-            [{"kind": "rindo", "seat": seat, "text": text}])
+    new.phase, new.asking, new.turn, new.resume = SURRENDER, asking, asking[0], state.turn
+    return new, [{"kind": "rindo", "seat": seat, "text": text}]
 
 
 def _round_after(state: State, seat: int) -> tuple[int, ...]:
@@ -882,24 +925,27 @@ def _round_after(state: State, seat: int) -> tuple[int, ...]:
 
 def _answer(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
+    new = state.copy()
     if action.call == "defiendo":
         text = f"seat {seat} defends the surrendered entrada and plays on as the Jugador"
-        return (state.replace(phase=PLAY, defender=seat, surrender="defended", asking=(), turn=state.resume),
-                [{"kind": "defiendo", "seat": seat, "text": text}])
+        new.phase, new.defender, new.surrender, new.asking, new.turn = PLAY, seat, "defended", (), state.resume
+        return new, [{"kind": "defiendo", "seat": seat, "text": text}]
     asking = state.asking[1:]
     if asking:
-        return state.replace(asking=asking, turn=asking[0]), [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts"}]
-    return (state.replace(phase=OVER, turn=None, surrender="accepted", asking=()),
-            [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts: the surrendered entrada is a puesta"}])
+        new.asking, new.turn = asking, asking[0]
+        return new, [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts"}]
+    new.phase, new.turn, new.surrender, new.asking = OVER, None, "accepted", ()
+    return new, [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts: the surrendered entrada is a puesta"}]
 
 
 def _bola(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
+    new = state.copy()
     if action.call == "planto":
-        return (state.replace(phase=OVER, turn=None, planto=True),
-                [{"kind": "planto", "seat": seat, "text": f"seat {seat} stops after the first five tricks: a win with primeras"}])
-    return (state.replace(phase=PLAY, turn=seat, bola="attempt"),
-            [{"kind": "bola", "seat": seat, "text": f"seat {seat} goes on for the bola: all nine tricks"}])
+        new.phase, new.turn, new.planto = OVER, None, True
+        return new, [{"kind": "planto", "seat": seat, "text": f"seat {seat} stops after the first five tricks: a win with primeras"}]
+    new.phase, new.turn, new.bola = PLAY, seat, "attempt"
+    return new, [{"kind": "bola", "seat": seat, "text": f"seat {seat} goes on for the bola: all nine tricks"}]
 
 
 _CALL_HANDLERS: Final = {
@@ -909,6 +955,8 @@ _CALL_HANDLERS: Final = {
     "rindo": _rindo, "bien": _answer, "defiendo": _answer, "bola": _bola, "planto": _bola,
 }
 
+
+_BY_CODE: Final = {card.code: card for card in DECK.cards}
 
 # "seat 2 plays 10o", by seat and ``Card.key``: the text of every card played, made once.
 _PLAY_TEXTS: Final = tuple({card.key: f"seat {seat} plays {card}" for card in DECK.cards} for seat in range(4))
@@ -925,9 +973,10 @@ def _next_seat(order: tuple[int, ...], seat: int) -> int:
 
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
-    hand = tuple([c for c in state.hands[seat] if c is not card])  # one object per card: identity
-    hands = with_item(state.hands, seat, hand)
-    cards = state.trick_cards + (card,)
+    hands = state.hands
+    hands = _with_seat(hands, seat, _without(hands[seat], card))
+    trick = state.trick_cards  # the trick with the card: one tuple display (a trick has 3 cards)
+    cards = (card,) if not trick else (trick[0], card) if len(trick) == 1 else (trick[0], trick[1], card)
     code = card.code
     events: Events = [{"kind": "card", "seat": seat, "card": code, "text": _PLAY_TEXTS[seat][card.key]}]
     order = state.order
@@ -968,7 +1017,7 @@ def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tupl
     declarer = state.declarer
     assert declarer is not None
     won = state.won
-    won = with_item(won, winner, won[winner] + 1)
+    won = _with_seat(won, winner, won[winner] + 1)
     phase, bola = PLAY, state.bola
     turn: int | None = winner
     if bola == "attempt":
@@ -1004,9 +1053,9 @@ def _is_over(state: State, played: int, won: tuple[int, ...], declarer: int) -> 
         assert state.rendido is not None
         defender, rendido = state.defender, state.rendido
         pobre = next(s for s in state.order if s not in (defender, rendido))
-        return settle_mod.decided(won[defender], won[rendido], won[pobre], remaining, defended=True)
+        return settle_mod.decided_in_hand(won[defender], won[rendido], won[pobre], True)
     a, b = _opponents(state.order, declarer)
-    return settle_mod.decided(won[declarer], won[a], won[b], remaining)
+    return settle_mod.decided_in_hand(won[declarer], won[a], won[b], False)
 
 
 # ---- results -----------------------------------------------------------------------------

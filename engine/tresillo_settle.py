@@ -114,6 +114,17 @@ _DECIDED: Final = {(j, a, b, 9 - j - a - b, defended): _decided(j, a, b, 9 - j -
 """``decided`` for every split of a hand's nine tricks into (j, a, b, remaining)."""
 
 
+def decided_in_hand(j: int, a: int, b: int, defended: bool) -> bool:
+    """``decided(j, a, b, 9 - j - a - b, defended)`` for the counts of a hand in play (at most
+    nine tricks), looked up by position in a flat table (no key tuple to make and hash, at
+    every trick)."""
+    return _DECIDED_IN_HAND[((j * 10 + a) * 10 + b) * 2 + (1 if defended else 0)]
+
+
+_DECIDED_IN_HAND: Final = tuple([j + a + b <= 9 and _DECIDED[j, a, b, 9 - j - a - b, defended]
+                                 for j in range(10) for a in range(10) for b in range(10) for defended in (False, True)])
+
+
 # ---- estuches (spec 8.2, A22, A23) --------------------------------------------------------------
 
 def estuches(cards: tuple[Card, ...] | list[Card] | frozenset[Card], trump: Suit, bola_made: bool,
