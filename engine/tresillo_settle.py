@@ -52,6 +52,26 @@ MATADORES: dict[Suit, tuple[Card, Card, Card]] = {
 """The three matadores (estuches) under each trump suit: espada, mala, basto."""
 
 
+_SUITS: Final = tuple(Suit)
+_SUIT_WORDS: Final = tuple([suit.word for suit in Suit])
+
+
+def suit_index(suit: Suit) -> int:
+    """A suit's place in ``Suit`` (oros 0 .. bastos 3), found by identity. The tables of the
+    play and the accounting by suit are tuples indexed by it: a dict keyed by a ``Suit`` calls
+    the enum's ``__hash__``, which is Python code, and ``suit.word`` is a property of a class
+    mypyc does not compile."""
+    for i in range(4):
+        if _SUITS[i] is suit:
+            return i
+    raise ValueError(f"not a suit: {suit!r}")
+
+
+def suit_word(suit: Suit) -> str:
+    """``suit.word``, by ``suit_index``."""
+    return _SUIT_WORDS[suit_index(suit)]
+
+
 def trump_order(trump: Suit) -> tuple[Card, ...]:
     """The trumps under ``trump``, highest first (spec 1.3)."""
     return TRUMP_ORDER[trump]
@@ -136,7 +156,7 @@ def estuches(cards: tuple[Card, ...] | list[Card] | frozenset[Card], trump: Suit
     always 3 (``flat``). Either is capped at ``estucheCap`` unless the bola is made. Any other
     holding (the estuche menor included) counts nothing."""
     held = {c.key for c in cards}
-    order = _TRUMP_ORDER_KEYS[trump]
+    order = _TRUMP_ORDER_KEYS_BY_SUIT[suit_index(trump)]
     top = order[:3]
     cap = len(order) if bola_made else options.estuche_cap
     if all(c in held for c in top):
@@ -156,6 +176,8 @@ def estuches(cards: tuple[Card, ...] | list[Card] | frozenset[Card], trump: Suit
 
 _TRUMP_ORDER_KEYS: Final = {suit: tuple(card.key for card in order) for suit, order in TRUMP_ORDER.items()}
 """``TRUMP_ORDER`` by ``Card.key``."""
+_TRUMP_ORDER_KEYS_BY_SUIT: Final = tuple([_TRUMP_ORDER_KEYS[suit] for suit in Suit])
+"""The same by ``suit_index``."""
 
 
 def round_up5(x: int) -> int:
@@ -322,7 +344,11 @@ class Hand:
         return _contra(self.seats, self.dealer, self.jugador)
 
     def tricks_of(self, seat: int) -> int:
-        return self.trick_winners.count(seat)
+        count = 0  # (a loop on native ints: ``tuple.count`` is a generic method call)
+        for winner in self.trick_winners:
+            if winner == seat:
+                count += 1
+        return count
 
 
 def _active(seats: int, dealer: int) -> tuple[int, ...]:
@@ -446,7 +472,7 @@ def _reckoning(tantos: int, favor: bool, options: Options) -> str:
 
 def is_favor(options: Options, hand: Hand) -> bool:
     """The hand is played a favor: its trump is the favour suit (a vuelta only with ``vueltaFavor``)."""
-    if hand.trump is None or options.favor_suit == "none" or hand.trump.word != options.favor_suit:
+    if hand.trump is None or options.favor_suit == "none" or suit_word(hand.trump) != options.favor_suit:
         return False
     return hand.lance != "vuelta" or options.vuelta_favor
 
