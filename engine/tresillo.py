@@ -62,7 +62,19 @@ _TRUMP_RANKS: Final = {suit: {card: i for i, card in enumerate(trump_order(suit)
 # suit when that suit is not trump.
 _TRUMP_KEYS: Final = {suit: {card.key: i for i, card in enumerate(trump_order(suit))} for suit in Suit}
 _PLAIN_KEYS: Final = {card.key: rank for ranks in _PLAIN_RANKS.values() for card, rank in ranks.items()}
-_TRUMP_KEYS_BY_SUIT: Final = tuple([_TRUMP_KEYS[suit] for suit in Suit])  # by ``tresillo_settle.suit_index``
+
+# The play reads them as tuples indexed by ``Card.key`` (below 64), -1 for a card not in the table
+# (not a trump; a black ace, never a plain card): an index rather than a dict lookup, several
+# times a card. ``_TRUMP_BY_KEY`` is by ``tresillo_settle.suit_index`` of the trump.
+_KEYS: Final = 64
+
+
+def _by_key(ranks: dict[int, int]) -> tuple[int, ...]:
+    return tuple([ranks.get(key, -1) for key in range(_KEYS)])
+
+
+_TRUMP_BY_KEY: Final = tuple([_by_key(_TRUMP_KEYS[suit]) for suit in Suit])
+_PLAIN_BY_KEY: Final = _by_key(_PLAIN_KEYS)
 
 
 def is_matador(card: Card, trump: Suit) -> bool:
@@ -81,27 +93,27 @@ def strength(card: Card, led: Card, trump: Suit) -> int:
 
 
 def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit) -> int:
-    return _winner_index(tuple(cards), _TRUMP_KEYS[trump])
+    return _winner_index(tuple(cards), _TRUMP_BY_KEY[settle_mod.suit_index(trump)])
 
 
-def _winner_index(cards: tuple[Card, ...], ranks: dict[int, int]) -> int:
+def _winner_index(cards: tuple[Card, ...], ranks: tuple[int, ...]) -> int:
     """The position of the card that wins (so far) by ``strength``, the first of equals as in
-    ``engine.tricks.winning_index``, with the trump order by key ``ranks`` looked up once."""
+    ``engine.tricks.winning_index``, with the trump order by key ``ranks`` (``_TRUMP_BY_KEY``)."""
     led = cards[0]
-    rank = ranks.get(led.key)
-    if rank is not None:  # a trump led: the best trump wins
+    rank = ranks[led.key]
+    if rank >= 0:  # a trump led: the best trump wins
         best, best_rank = 0, rank
         for i in range(1, len(cards)):
-            rank = ranks.get(cards[i].key)
-            if rank is not None and rank < best_rank:
+            rank = ranks[cards[i].key]
+            if rank >= 0 and rank < best_rank:
                 best, best_rank = i, rank
         return best
     # a plain suit led: the best trump, else the best card of the suit led
-    suit, best, best_value = led.suit, 0, _PLAIN_KEYS[led.key]
+    suit, best, best_value = led.suit, 0, _PLAIN_BY_KEY[led.key]
     for i in range(1, len(cards)):
         card = cards[i]
-        rank = ranks.get(card.key)
-        value = 100 - rank if rank is not None else _PLAIN_KEYS[card.key] if card.suit is suit else -1
+        rank = ranks[card.key]
+        value = 100 - rank if rank >= 0 else _PLAIN_BY_KEY[card.key] if card.suit is suit else -1
         if value > best_value:
             best, best_value = i, value
     return best
@@ -134,7 +146,7 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
 # ---- state -------------------------------------------------------------------------------
 
 
-_NO_TRUMP: Final[dict[int, int]] = {}  # ``State.trump_keys`` before the trump is known (never changed)
+_NO_TRUMP: Final = (-1,) * _KEYS  # ``State.trump_keys`` before the trump is known
 
 
 _STATE_FIELDS: Final = ("options", "seats", "dealer", "table", "hands", "stock", "phase", "turn", "order",
@@ -156,7 +168,7 @@ class State:
                  stock: tuple[Card, ...], phase: str, turn: int | None, order: tuple[int, ...],
                  bidders: tuple[int, ...] = (), level: int = 0, holder: int | None = None, forced_entrada: bool = False,
                  jugador: int | None = None, lance: str | None = None, trump: Suit | None = None,
-                 trump_keys: dict[int, int] = _NO_TRUMP, turned: Card | None = None, solera: bool = False,
+                 trump_keys: tuple[int, ...] = _NO_TRUMP, turned: Card | None = None, solera: bool = False,
                  queue: tuple[int, ...] = (), discards: tuple[tuple[Card, ...], ...] = (), exchanged: tuple[int, ...] = (),
                  jugador_cards: tuple[Card, ...] = (), leader: int = 0, trick_cards: tuple[Card, ...] = (),
                  tricks: tuple[Trick, ...] = (), won: tuple[int, ...] = (),
@@ -181,7 +193,7 @@ class State:
         self.jugador = jugador
         self.lance = lance
         self.trump = trump
-        self.trump_keys = trump_keys  # ``_TRUMP_KEYS[trump]``: the trump order by card key
+        self.trump_keys = trump_keys  # the trump order by card key (``_TRUMP_BY_KEY``; -1: not a trump)
         self.turned = turned
         self.solera = solera
         self.queue = queue  # seats still to exchange, in order
@@ -362,7 +374,15 @@ def is_favor(state: State) -> bool:
 
 
 def _position(state: State, seat: int) -> int:
-    return state.order.index(seat)
+    return _place(state.order, seat)
+
+
+def _place(order: tuple[int, ...], seat: int) -> int:
+    """``order.index(seat)`` by a loop on native ints (``tuple.index`` is a generic method call)."""
+    for i in range(len(order)):
+        if order[i] == seat:
+            return i
+    raise ValueError("tuple.index(x): x not in tuple")
 
 
 def _equalises(state: State, seat: int) -> bool:
@@ -534,14 +554,14 @@ def playable(state: State, seat: int) -> list[Card]:
         return list(hand)  # the leader plays anything
     led = trick[0]
     ranks = state.trump_keys
-    led_rank = ranks.get(led.key)
-    if led_rank is None:
+    led_rank = ranks[led.key]
+    if led_rank < 0:
         # A plain suit led: follow it if possible. The espada and the basto are trumps, never
         # cards of their printed suit.
         suit = led.suit
-        follow = [c for c in hand if c.suit is suit and c.key not in ranks]
+        follow = [c for c in hand if c.suit is suit and ranks[c.key] < 0]
         return follow or list(hand)
-    trumps = [c for c in hand if c.key in ranks]
+    trumps = [c for c in hand if ranks[c.key] >= 0]
     if not trumps:
         return list(hand)
     held = [ranks[c.key] for c in trumps]
@@ -573,16 +593,16 @@ def _may_play(state: State, seat: int, card: Card) -> bool:
         return True  # the leader plays anything
     led = trick[0]
     ranks = state.trump_keys
-    led_rank = ranks.get(led.key)
-    if led_rank is not None:
+    led_rank = ranks[led.key]
+    if led_rank >= 0:
         # A trump led: the cascade of ``playable``, whose list is either the hand or its trumps
         # (a trump is always playable), decided from the trumps held.
-        if card.key in ranks:
+        if ranks[card.key] >= 0:
             return True
         count, ordinary, outranked = 0, False, False
         for c in hand:
-            rank = ranks.get(c.key)
-            if rank is not None:
+            rank = ranks[c.key]
+            if rank >= 0:
                 count += 1
                 ordinary = ordinary or rank >= 3
                 outranked = outranked or led_rank < rank
@@ -597,10 +617,10 @@ def _may_play(state: State, seat: int, card: Card) -> bool:
         return not (forcing and led_rank < 3 and outranked)
     # A plain suit led: a card of it (not a trump) follows; any other card only if none follows.
     suit = led.suit
-    if card.suit is suit and card.key not in ranks:
+    if card.suit is suit and ranks[card.key] < 0:
         return True
     for c in hand:
-        if c.suit is suit and c.key not in ranks:
+        if c.suit is suit and ranks[c.key] < 0:
             return False
     return True
 
@@ -619,7 +639,7 @@ def _may_surrender(state: State) -> bool:
     if played < 3:
         return True
     order = state.order  # the fourth trick: has the Jugador played to it yet?
-    return played == 3 and (order.index(jugador) - order.index(state.leader)) % 3 >= len(state.trick_cards)
+    return played == 3 and (_place(order, jugador) - _place(order, state.leader)) % 3 >= len(state.trick_cards)
 
 
 # Every action but a descarte, made once (actions are immutable and can be shared between lists):
@@ -806,7 +826,7 @@ Events = list[dict[str, Any]]
 
 def _next_in(order: tuple[int, ...], after: int, among: tuple[int, ...]) -> int | None:
     """The first seat of ``among`` after ``after`` in the cyclic ``order``."""
-    start = order.index(after)
+    start = _place(order, after)
     for k in range(1, len(order) + 1):
         seat = order[(start + k) % len(order)]
         if seat in among:
@@ -818,8 +838,24 @@ def apply(state: State, action: Action) -> tuple[State, Events]:
     """Apply a legal action; return the new state and the events it caused."""
     if action.card is not None:
         return _play(state, action.seat, action.card)
-    handler = _CALL_HANDLERS[action.call or ""]
-    return handler(state, action)
+    # The handler by the call's word, compared in turn: native calls (a table of functions would
+    # make generic ones).
+    call = action.call
+    if call == "paso" or call == "juego" or call == "mas":
+        return _auction(state, action)
+    if call == "descarte":
+        return _discard(state, action)
+    if call == "entrada" or call == "vuelta" or call == "solo":
+        return _declare(state, action)
+    if call == "contra" or call == "cedo":
+        return _contra(state, action)
+    if call == "rindo":
+        return _rindo(state, action)
+    if call == "bien" or call == "defiendo":
+        return _answer(state, action)
+    if call == "bola" or call == "planto":
+        return _bola(state, action)
+    raise KeyError(call or "")
 
 
 _PASS_TEXTS: Final = tuple(f"seat {seat} passes" for seat in range(4))
@@ -886,7 +922,7 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
         text = f"seat {seat} plays {lance} in {word}"
     new = state.copy()
     new.lance, new.trump, new.turned, new.hands, new.stock = lance, trump, turned, hands, stock
-    new.trump_keys = _TRUMP_KEYS_BY_SUIT[settle_mod.suit_index(trump)]
+    new.trump_keys = _TRUMP_BY_KEY[settle_mod.suit_index(trump)]
     event: dict[str, Any] = {"kind": lance, "seat": seat}
     if turned is not None:
         event["card"] = turned.code
@@ -965,7 +1001,7 @@ def _rindo(state: State, action: Action) -> tuple[State, Events]:
 
 
 def _round_after(state: State, seat: int) -> tuple[int, ...]:
-    start = state.order.index(seat)
+    start = _place(state.order, seat)
     return tuple(state.order[(start + k) % 3] for k in range(1, 3))
 
 
@@ -994,20 +1030,18 @@ def _bola(state: State, action: Action) -> tuple[State, Events]:
     return new, [{"kind": "bola", "seat": seat, "text": f"seat {seat} goes on for the bola: all nine tricks"}]
 
 
-_CALL_HANDLERS: Final = {
-    "paso": _auction, "juego": _auction, "mas": _auction,
-    "entrada": _declare, "vuelta": _declare, "solo": _declare,
-    "contra": _contra, "cedo": _contra, "descarte": _discard,
-    "rindo": _rindo, "bien": _answer, "defiendo": _answer, "bola": _bola, "planto": _bola,
-}
-
-
 _BY_CODE: Final = {card.code: card for card in DECK.cards}
 
+
+def _texts_by_key(texts: dict[int, str]) -> tuple[str, ...]:
+    """Texts by ``Card.key`` as a tuple indexed by it ("" for no card)."""
+    return tuple([texts.get(key, "") for key in range(_KEYS)])
+
+
 # "seat 2 plays 10o", by seat and ``Card.key``: the text of every card played, made once.
-_PLAY_TEXTS: Final = tuple({card.key: f"seat {seat} plays {card}" for card in DECK.cards} for seat in range(4))
+_PLAY_TEXTS: Final = tuple(_texts_by_key({card.key: f"seat {seat} plays {card}" for card in DECK.cards}) for seat in range(4))
 # "trick 3 to seat 2 with 10o", by the trick's number - 1, the seat and the winning card's key.
-_TRICK_TEXTS: Final = tuple(tuple({card.key: f"trick {number} to seat {seat} with {card}" for card in DECK.cards}
+_TRICK_TEXTS: Final = tuple(tuple(_texts_by_key({card.key: f"trick {number} to seat {seat} with {card}" for card in DECK.cards})
                                   for seat in range(4)) for number in range(1, 10))
 
 
