@@ -1033,16 +1033,22 @@ def _bola(state: State, action: Action) -> tuple[State, Events]:
 _BY_CODE: Final = {card.code: card for card in DECK.cards}
 
 
-def _texts_by_key(texts: dict[int, str]) -> tuple[str, ...]:
-    """Texts by ``Card.key`` as a tuple indexed by it ("" for no card)."""
-    return tuple([texts.get(key, "") for key in range(_KEYS)])
+def _events_by_key(events: dict[int, dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """Events by ``Card.key`` as a tuple indexed by it (an empty dict for no card)."""
+    return tuple([events.get(key, {}) for key in range(_KEYS)])
 
 
-# "seat 2 plays 10o", by seat and ``Card.key``: the text of every card played, made once.
-_PLAY_TEXTS: Final = tuple(_texts_by_key({card.key: f"seat {seat} plays {card}" for card in DECK.cards}) for seat in range(4))
-# "trick 3 to seat 2 with 10o", by the trick's number - 1, the seat and the winning card's key.
-_TRICK_TEXTS: Final = tuple(tuple(_texts_by_key({card.key: f"trick {number} to seat {seat} with {card}" for card in DECK.cards})
-                                  for seat in range(4)) for number in range(1, 10))
+# The events of the play, made once: a card played ("seat 2 plays 10o"), by seat and
+# ``Card.key``, and a trick won ("trick 3 to seat 2 with 10o"), by the trick's number - 1, the
+# seat and the winning card's key. An action's events are copies (the replay adds the action's
+# index to each): copying a dict costs about half of building it key by key.
+_CARD_EVENTS: Final = tuple(_events_by_key({card.key: {"kind": "card", "seat": seat, "card": card.code,
+                                                       "text": f"seat {seat} plays {card}"} for card in DECK.cards})
+                            for seat in range(4))
+_TRICK_EVENTS: Final = tuple(tuple(_events_by_key({card.key: {"kind": "trick", "seat": seat, "card": card.code, "trick": number,
+                                                              "text": f"trick {number} to seat {seat} with {card}"}
+                                                   for card in DECK.cards})
+                                   for seat in range(4)) for number in range(1, 10))
 
 
 def _next_seat(order: tuple[int, ...], seat: int) -> int:
@@ -1057,8 +1063,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     hands = _with_seat(hands, seat, _without(hands[seat], card))
     trick = state.trick_cards  # the trick with the card: one tuple display (a trick has 3 cards)
     cards = (card,) if not trick else (trick[0], card) if len(trick) == 1 else (trick[0], trick[1], card)
-    code = card.code
-    events: Events = [{"kind": "card", "seat": seat, "card": code, "text": _PLAY_TEXTS[seat][card.key]}]
+    events: Events = [_CARD_EVENTS[seat][card.key].copy()]
     order = state.order
     if len(cards) < 3:
         new = state.copy()
@@ -1071,9 +1076,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
         winner = _next_seat(order, winner)
     tricks = state.tricks + (Trick(leader, cards, winner),)
     number = len(tricks)
-    best = cards[idx]
-    events.append({"kind": "trick", "seat": winner, "card": best.code, "trick": number,
-                   "text": _TRICK_TEXTS[number - 1][winner][best.key]})
+    events.append(_TRICK_EVENTS[number - 1][winner][cards[idx].key].copy())
     return _after_trick(state, hands, tricks, winner, events)
 
 
