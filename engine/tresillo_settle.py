@@ -155,20 +155,22 @@ def estuches(cards: tuple[Card, ...] | list[Card] | frozenset[Card], trump: Suit
     (contraestuche): 3 plus the unbroken run of missing trumps after the basto (``symmetric``), or
     always 3 (``flat``). Either is capped at ``estucheCap`` unless the bola is made. Any other
     holding (the estuche menor included) counts nothing."""
-    held = {c.key for c in cards}
+    held = 0  # the keys held, as the bits of an int (``Card.key`` is below 64)
+    for c in cards:
+        held |= 1 << c.key
     order = _TRUMP_ORDER_KEYS_BY_SUIT[suit_index(trump)]
-    top = order[:3]
     cap = len(order) if bola_made else options.estuche_cap
-    if all(c in held for c in top):
+    matadores = (held >> order[0] & 1) + (held >> order[1] & 1) + (held >> order[2] & 1)
+    if matadores == 3:
         k = 3
-        while k < len(order) and order[k] in held:
+        while k < len(order) and held >> order[k] & 1:
             k += 1
         return min(k, cap), 0
-    if not any(c in held for c in top):
+    if matadores == 0:
         if options.contraestuche_mode == "flat":
             return 0, 3
         k = 3
-        while k < len(order) and order[k] not in held:
+        while k < len(order) and not held >> order[k] & 1:
             k += 1
         return 0, min(k, cap)
     return 0, 0
