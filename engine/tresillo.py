@@ -268,9 +268,8 @@ _FAVOR_SUITS: Final[dict[str, Suit | None]] = {**_SUIT_BY_WORD, "none": None}
 
 def active_seats(seats: int, dealer: int) -> tuple[int, ...]:
     """2.2: mano, medio, postre. At four seats the dealer is the alcalde and does not play."""
-    if seats == 4:
-        return tuple((dealer + k) % 4 for k in (1, 2, 3))
-    return tuple((dealer + k) % 3 for k in (1, 2, 3))
+    n = 4 if seats == 4 else 3  # (a tuple display: ``tuple`` of a generator makes a generator object)
+    return ((dealer + 1) % n, (dealer + 2) % n, (dealer + 3) % n)
 
 
 _T = TypeVar("_T")

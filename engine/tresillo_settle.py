@@ -12,7 +12,6 @@ play themselves.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -184,7 +183,7 @@ _TRUMP_ORDER_KEYS_BY_SUIT: Final = tuple([_TRUMP_ORDER_KEYS[suit] for suit in Su
 
 def round_up5(x: int) -> int:
     """``roundUp5``: every payment is rounded up to a multiple of 5 (seed section 15)."""
-    return 5 * math.ceil(x / 5)
+    return (x + 4) // 5 * 5  # 5 * ceil(x / 5) in integers (math.ceil of a float is a generic call)
 
 
 # ---- the table carried between hands -------------------------------------------------------------
