@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import combinations
 from math import comb
-from typing import Any, Final, overload
+from typing import Any, Final, TypeVar, overload
 
 from engine import tresillo_settle as settle_mod
-from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
+from engine.cards import DECK_40, DECK_48, Card, Suit, cards_str, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, call_actions, fields_repr, play_actions, remember_last, with_item
 from engine.tresillo_options import Options
@@ -63,6 +63,19 @@ _TRUMP_RANKS: Final = {suit: {card: i for i, card in enumerate(trump_order(suit)
 _TRUMP_KEYS: Final = {suit: {card.key: i for i, card in enumerate(trump_order(suit))} for suit in Suit}
 _PLAIN_KEYS: Final = {card.key: rank for ranks in _PLAIN_RANKS.values() for card, rank in ranks.items()}
 
+# The play reads them as tuples indexed by ``Card.key`` (below 64), -1 for a card not in the table
+# (not a trump; a black ace, never a plain card): an index rather than a dict lookup, several
+# times a card. ``_TRUMP_BY_KEY`` is by ``tresillo_settle.suit_index`` of the trump.
+_KEYS: Final = 64
+
+
+def _by_key(ranks: dict[int, int]) -> tuple[int, ...]:
+    return tuple([ranks.get(key, -1) for key in range(_KEYS)])
+
+
+_TRUMP_BY_KEY: Final = tuple([_by_key(_TRUMP_KEYS[suit]) for suit in Suit])
+_PLAIN_BY_KEY: Final = _by_key(_PLAIN_KEYS)
+
 
 def is_matador(card: Card, trump: Suit) -> bool:
     return _TRUMP_KEYS[trump].get(card.key, 3) < 3
@@ -80,27 +93,27 @@ def strength(card: Card, led: Card, trump: Suit) -> int:
 
 
 def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit) -> int:
-    return _winner_index(tuple(cards), _TRUMP_KEYS[trump])
+    return _winner_index(tuple(cards), _TRUMP_BY_KEY[settle_mod.suit_index(trump)])
 
 
-def _winner_index(cards: tuple[Card, ...], ranks: dict[int, int]) -> int:
+def _winner_index(cards: tuple[Card, ...], ranks: tuple[int, ...]) -> int:
     """The position of the card that wins (so far) by ``strength``, the first of equals as in
-    ``engine.tricks.winning_index``, with the trump order by key ``ranks`` looked up once."""
+    ``engine.tricks.winning_index``, with the trump order by key ``ranks`` (``_TRUMP_BY_KEY``)."""
     led = cards[0]
-    rank = ranks.get(led.key)
-    if rank is not None:  # a trump led: the best trump wins
+    rank = ranks[led.key]
+    if rank >= 0:  # a trump led: the best trump wins
         best, best_rank = 0, rank
         for i in range(1, len(cards)):
-            rank = ranks.get(cards[i].key)
-            if rank is not None and rank < best_rank:
+            rank = ranks[cards[i].key]
+            if rank >= 0 and rank < best_rank:
                 best, best_rank = i, rank
         return best
     # a plain suit led: the best trump, else the best card of the suit led
-    suit, best, best_value = led.suit, 0, _PLAIN_KEYS[led.key]
+    suit, best, best_value = led.suit, 0, _PLAIN_BY_KEY[led.key]
     for i in range(1, len(cards)):
         card = cards[i]
-        rank = ranks.get(card.key)
-        value = 100 - rank if rank is not None else _PLAIN_KEYS[card.key] if card.suit is suit else -1
+        rank = ranks[card.key]
+        value = 100 - rank if rank >= 0 else _PLAIN_BY_KEY[card.key] if card.suit is suit else -1
         if value > best_value:
             best, best_value = i, value
     return best
@@ -133,7 +146,7 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
 # ---- state -------------------------------------------------------------------------------
 
 
-_NO_TRUMP: Final[dict[int, int]] = {}  # ``State.trump_keys`` before the trump is known (never changed)
+_NO_TRUMP: Final = (-1,) * _KEYS  # ``State.trump_keys`` before the trump is known
 
 
 _STATE_FIELDS: Final = ("options", "seats", "dealer", "table", "hands", "stock", "phase", "turn", "order",
@@ -155,7 +168,7 @@ class State:
                  stock: tuple[Card, ...], phase: str, turn: int | None, order: tuple[int, ...],
                  bidders: tuple[int, ...] = (), level: int = 0, holder: int | None = None, forced_entrada: bool = False,
                  jugador: int | None = None, lance: str | None = None, trump: Suit | None = None,
-                 trump_keys: dict[int, int] = _NO_TRUMP, turned: Card | None = None, solera: bool = False,
+                 trump_keys: tuple[int, ...] = _NO_TRUMP, turned: Card | None = None, solera: bool = False,
                  queue: tuple[int, ...] = (), discards: tuple[tuple[Card, ...], ...] = (), exchanged: tuple[int, ...] = (),
                  jugador_cards: tuple[Card, ...] = (), leader: int = 0, trick_cards: tuple[Card, ...] = (),
                  tricks: tuple[Trick, ...] = (), won: tuple[int, ...] = (),
@@ -180,7 +193,7 @@ class State:
         self.jugador = jugador
         self.lance = lance
         self.trump = trump
-        self.trump_keys = trump_keys  # ``_TRUMP_KEYS[trump]``: the trump order by card key
+        self.trump_keys = trump_keys  # the trump order by card key (``_TRUMP_BY_KEY``; -1: not a trump)
         self.turned = turned
         self.solera = solera
         self.queue = queue  # seats still to exchange, in order
@@ -244,14 +257,76 @@ class State:
 
     @property
     def favor(self) -> Suit | None:
-        return None if self.options.favor_suit == "none" else Suit.from_word(self.options.favor_suit)
+        word = self.options.favor_suit
+        favor = _FAVOR_SUITS.get(word)  # (by the word: ``Suit.from_word`` is a call into a class mypyc does not compile)
+        return favor if favor is not None or word == "none" else Suit.from_word(word)
+
+
+_SUIT_BY_WORD: Final = {suit.word: suit for suit in Suit}
+_FAVOR_SUITS: Final[dict[str, Suit | None]] = {**_SUIT_BY_WORD, "none": None}
 
 
 def active_seats(seats: int, dealer: int) -> tuple[int, ...]:
     """2.2: mano, medio, postre. At four seats the dealer is the alcalde and does not play."""
-    if seats == 4:
-        return tuple((dealer + k) % 4 for k in (1, 2, 3))
-    return tuple((dealer + k) % 3 for k in (1, 2, 3))
+    n = 4 if seats == 4 else 3  # (a tuple display: ``tuple`` of a generator makes a generator object)
+    return ((dealer + 1) % n, (dealer + 2) % n, (dealer + 3) % n)
+
+
+_T = TypeVar("_T")
+
+
+def _with_seat(items: tuple[_T, ...], seat: int, item: _T) -> tuple[_T, ...]:
+    """``record.with_item`` for the tuples kept by seat (three or four entries: hands, counts),
+    written out as tuple displays: one tuple made rather than a list and a tuple, at every card."""
+    if len(items) == 3:
+        if seat == 0:
+            return (item, items[1], items[2])
+        return (items[0], item, items[2]) if seat == 1 else (items[0], items[1], item)
+    if len(items) == 4:
+        if seat == 0:
+            return (item, items[1], items[2], items[3])
+        if seat == 1:
+            return (items[0], item, items[2], items[3])
+        return (items[0], items[1], item, items[3]) if seat == 2 else (items[0], items[1], items[2], item)
+    return with_item(items, seat, item)
+
+
+def _in_order(cards: tuple[Card, ...]) -> tuple[Card, ...]:
+    """``tuple(sorted_cards(cards))`` for distinct cards (a hand), by ``_mask`` and ``_cards_of``:
+    about half the cost of the insertion sort."""
+    return _cards_of(_mask(cards))
+
+
+def _mask(cards: tuple[Card, ...]) -> int:
+    """The cards' keys (below 64) as the bits of one int."""
+    mask = 0
+    for card in cards:
+        mask |= 1 << card.key
+    return mask
+
+
+def _cards_of(mask: int) -> tuple[Card, ...]:
+    """The cards whose keys are the bits of ``mask``, lowest key first: canonical order."""
+    out: list[Card] = []
+    while mask:
+        low = mask & -mask
+        found = _CARD_BY_KEY[low.bit_length() - 1]
+        assert found is not None
+        out.append(found)
+        mask ^= low
+    return tuple(out)
+
+
+_CARD_BY_KEY: Final = tuple([next((card for card in DECK_48.cards if card.key == key), None) for key in range(64)])
+
+
+def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    """``hand`` without ``card`` (one object per card: found by identity), as two slices joined:
+    tuples, cheaper to make than a filtered list and its tuple."""
+    for i in range(len(hand)):
+        if hand[i] is card:
+            return hand[:i] + hand[i + 1:]
+    return hand
 
 
 def read_table(table: Any, seats: int) -> Table:
@@ -282,7 +357,7 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 def start(setup: Setup) -> State:
     seats, order = setup.seats, active_seats(setup.seats, setup.dealer)
-    hands = tuple([tuple(sorted_cards(h)) for h in setup.hands])
+    hands = tuple([_in_order(h) for h in setup.hands])
     # (the leading fields by position, the rest set: a keyword call of the 35-field constructor costs more)
     state = State(setup.options, seats, setup.dealer, setup.table, hands, setup.stock, AUCTION, order[0], order)
     state.bidders, state.discards, state.exchanged, state.won = order, ((),) * seats, (-1,) * seats, (0,) * seats
@@ -308,7 +383,15 @@ def is_favor(state: State) -> bool:
 
 
 def _position(state: State, seat: int) -> int:
-    return state.order.index(seat)
+    return _place(state.order, seat)
+
+
+def _place(order: tuple[int, ...], seat: int) -> int:
+    """``order.index(seat)`` by a loop on native ints (``tuple.index`` is a generic method call)."""
+    for i in range(len(order)):
+        if order[i] == seat:
+            return i
+    raise ValueError("tuple.index(x): x not in tuple")
 
 
 def _equalises(state: State, seat: int) -> bool:
@@ -446,7 +529,7 @@ class Descartes(Sequence[Action]):
         return _is_descarte_of(action.args, self.names, self.low, self.high)
 
 
-def _is_descarte_of(args: Any, names: Sequence[str], low: int, high: int) -> bool:
+def _is_descarte_of(args: Any, names: tuple[str, ...], low: int, high: int) -> bool:
     """The rule of the exchange's list: ``low`` to ``high`` distinct cards of ``names``, written
     in their (canonical) order."""
     if type(args) is not tuple or not low <= len(args) <= high:
@@ -468,7 +551,7 @@ def _is_legal_descarte(state: State, action: Action) -> bool:
     if seat != state.turn or action.card is not None:
         return False
     cards, low, high = _discard_range(state, seat)
-    return _is_descarte_of(action.args, [c.code for c in cards], low, high)
+    return _is_descarte_of(action.args, tuple([c.code for c in cards]), low, high)
 
 
 def playable(state: State, seat: int) -> list[Card]:
@@ -480,14 +563,14 @@ def playable(state: State, seat: int) -> list[Card]:
         return list(hand)  # the leader plays anything
     led = trick[0]
     ranks = state.trump_keys
-    led_rank = ranks.get(led.key)
-    if led_rank is None:
+    led_rank = ranks[led.key]
+    if led_rank < 0:
         # A plain suit led: follow it if possible. The espada and the basto are trumps, never
         # cards of their printed suit.
         suit = led.suit
-        follow = [c for c in hand if c.suit is suit and c.key not in ranks]
+        follow = [c for c in hand if c.suit is suit and ranks[c.key] < 0]
         return follow or list(hand)
-    trumps = [c for c in hand if c.key in ranks]
+    trumps = [c for c in hand if ranks[c.key] >= 0]
     if not trumps:
         return list(hand)
     held = [ranks[c.key] for c in trumps]
@@ -519,17 +602,34 @@ def _may_play(state: State, seat: int, card: Card) -> bool:
         return True  # the leader plays anything
     led = trick[0]
     ranks = state.trump_keys
-    if led.key in ranks:  # a trump led: the cascade of ``playable``
-        for c in playable(state, seat):
-            if c is card:
-                return True
-        return False
+    led_rank = ranks[led.key]
+    if led_rank >= 0:
+        # A trump led: the cascade of ``playable``, whose list is either the hand or its trumps
+        # (a trump is always playable), decided from the trumps held.
+        if ranks[card.key] >= 0:
+            return True
+        count, ordinary, outranked = 0, False, False
+        for c in hand:
+            rank = ranks[c.key]
+            if rank >= 0:
+                count += 1
+                ordinary = ordinary or rank >= 3
+                outranked = outranked or led_rank < rank
+        if count == 0:
+            return True
+        if ordinary:
+            return False  # an ordinary trump must follow a trump lead
+        # every trump held is a matador
+        if state.options.multi_matador_renege and count > 1:
+            return True
+        forcing = state.options.matador_forcing == "trickLeader" or state.leader == state.mano
+        return not (forcing and led_rank < 3 and outranked)
     # A plain suit led: a card of it (not a trump) follows; any other card only if none follows.
     suit = led.suit
-    if card.suit is suit and card.key not in ranks:
+    if card.suit is suit and ranks[card.key] < 0:
         return True
     for c in hand:
-        if c.suit is suit and c.key not in ranks:
+        if c.suit is suit and ranks[c.key] < 0:
             return False
     return True
 
@@ -548,7 +648,7 @@ def _may_surrender(state: State) -> bool:
     if played < 3:
         return True
     order = state.order  # the fourth trick: has the Jugador played to it yet?
-    return played == 3 and (order.index(jugador) - order.index(state.leader)) % 3 >= len(state.trick_cards)
+    return played == 3 and (_place(order, jugador) - _place(order, state.leader)) % 3 >= len(state.trick_cards)
 
 
 # Every action but a descarte, made once (actions are immutable and can be shared between lists):
@@ -735,7 +835,7 @@ Events = list[dict[str, Any]]
 
 def _next_in(order: tuple[int, ...], after: int, among: tuple[int, ...]) -> int | None:
     """The first seat of ``among`` after ``after`` in the cyclic ``order``."""
-    start = order.index(after)
+    start = _place(order, after)
     for k in range(1, len(order) + 1):
         seat = order[(start + k) % len(order)]
         if seat in among:
@@ -747,19 +847,39 @@ def apply(state: State, action: Action) -> tuple[State, Events]:
     """Apply a legal action; return the new state and the events it caused."""
     if action.card is not None:
         return _play(state, action.seat, action.card)
-    handler = _CALL_HANDLERS[action.call or ""]
-    return handler(state, action)
+    # The handler by the call's word, compared in turn: native calls (a table of functions would
+    # make generic ones).
+    call = action.call
+    if call == "paso" or call == "juego" or call == "mas":
+        return _auction(state, action)
+    if call == "descarte":
+        return _discard(state, action)
+    if call == "entrada" or call == "vuelta" or call == "solo":
+        return _declare(state, action)
+    if call == "contra" or call == "cedo":
+        return _contra(state, action)
+    if call == "rindo":
+        return _rindo(state, action)
+    if call == "bien" or call == "defiendo":
+        return _answer(state, action)
+    if call == "bola" or call == "planto":
+        return _bola(state, action)
+    raise KeyError(call or "")
+
+
+_PASS_TEXTS: Final = tuple(f"seat {seat} passes" for seat in range(4))
+_JUEGO_TEXTS: Final = tuple(f"seat {seat}: juego (level 1)" for seat in range(4))
 
 
 def _auction(state: State, action: Action) -> tuple[State, Events]:
     seat, voice = action.seat, action.call
     bidders, level, holder = state.bidders, state.level, state.holder
     if voice == "paso":
-        bidders = tuple(s for s in bidders if s != seat)
-        text = f"seat {seat} passes"
+        bidders = tuple([s for s in bidders if s != seat])
+        text = _PASS_TEXTS[seat]
     elif voice == "juego":
         level, holder = 1, seat
-        text = f"seat {seat}: juego (level 1)"
+        text = _JUEGO_TEXTS[seat]
     else:
         if not _equalises(state, seat):
             level += 1
@@ -772,17 +892,24 @@ def _auction(state: State, action: Action) -> tuple[State, Events]:
             if forced is not None:
                 events.append({"kind": "espadaForzada", "seat": forced,
                                "text": f"everybody passed: seat {forced} holds the espada and must play an entrada"})
-                return state.replace(bidders=bidders, phase=DECLARE, turn=forced, jugador=forced, level=1, holder=forced,
-                                      forced_entrada=True), events
+                new = state.copy()
+                new.bidders, new.phase, new.turn, new.jugador, new.level, new.holder = bidders, DECLARE, forced, forced, 1, forced
+                new.forced_entrada = True
+                return new, events
         events.append({"kind": "annulled", "text": "everybody passed: the hand is annulled and the deal passes"})
-        return state.replace(bidders=bidders, level=level, holder=holder, phase=OVER, turn=None, annulled=True), events
+        new = state.copy()
+        new.bidders, new.level, new.holder, new.phase, new.turn, new.annulled = bidders, level, holder, OVER, None, True
+        return new, events
+    # (here and in the other actions: a copy and the fields set, cheaper than ``replace``'s keywords)
+    new = state.copy()
+    new.bidders, new.level, new.holder = bidders, level, holder
     if len(bidders) == 1 and level >= 1:
         winner = bidders[0]
         events.append({"kind": "jugador", "seat": winner, "value": level,
                        "text": f"seat {winner} wins the auction at level {level} and is the Jugador"})
-        return state.replace(bidders=bidders, level=level, holder=holder, phase=DECLARE, turn=winner, jugador=winner), events
-    new = state.copy()
-    new.bidders, new.level, new.holder, new.turn = bidders, level, holder, _next_in(state.order, seat, bidders)
+        new.phase, new.turn, new.jugador = DECLARE, winner, winner
+        return new, events
+    new.turn = _next_in(state.order, seat, bidders)
     return new, events
 
 
@@ -795,13 +922,16 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
     if lance == "vuelta":
         turned, stock = stock[0], stock[1:]
         trump = turned.suit  # A10: a turned 1e or 1b gives its printed suit
-        hands = with_item(hands, seat, tuple(sorted_cards(hands[seat] + (turned,))))
-        text = f"seat {seat} plays a vuelta: turns up {turned}, trumps are {trump.word}"
+        hands = _with_seat(hands, seat, _in_order(hands[seat] + (turned,)))
+        word = settle_mod.suit_word(trump)
+        text = f"seat {seat} plays a vuelta: turns up {turned}, trumps are {word}"
     else:
-        trump = Suit.from_word(action.args[0])
-        text = f"seat {seat} plays {lance} in {trump.word}"
+        word = action.args[0]
+        trump = _SUIT_BY_WORD[word]
+        text = f"seat {seat} plays {lance} in {word}"
     new = state.copy()
-    new.lance, new.trump, new.trump_keys, new.turned, new.hands, new.stock = lance, trump, _TRUMP_KEYS[trump], turned, hands, stock
+    new.lance, new.trump, new.turned, new.hands, new.stock = lance, trump, turned, hands, stock
+    new.trump_keys = _TRUMP_BY_KEY[settle_mod.suit_index(trump)]
     event: dict[str, Any] = {"kind": lance, "seat": seat}
     if turned is not None:
         event["card"] = turned.code
@@ -830,19 +960,20 @@ def _contra(state: State, action: Action) -> tuple[State, Events]:
     queue = (first, second) if action.call == "contra" else (second, first)
     text = (f"seat {first} goes to the contra and exchanges first" if action.call == "contra"
             else f"seat {first} cedes: seat {second} exchanges first")
-    return state.replace(phase=EXCHANGE, turn=queue[0], queue=queue), [{"kind": action.call, "seat": first, "text": text}]
+    new = state.copy()
+    new.phase, new.turn, new.queue = EXCHANGE, queue[0], queue
+    return new, [{"kind": action.call, "seat": first, "text": text}]
 
 
 def _discard(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
-    out = tuple([Card.parse(a) for a in action.args])
+    out = tuple([_BY_CODE[a] for a in action.args])  # a legal descarte names cards of the hand, canonically
     vuelta = seat == state.jugador and state.lance == "vuelta"
     draw = len(out) - 1 if vuelta else len(out)
     drawn, stock = state.stock[:draw], state.stock[draw:]
-    hand = tuple(sorted_cards([c for c in state.hands[seat] if c not in out] + list(drawn)))
-    hands = with_item(state.hands, seat, hand)
-    discards = with_item(state.discards, seat, state.discards[seat] + out)
-    exchanged = with_item(state.exchanged, seat, len(out))
+    hands = _with_seat(state.hands, seat, _cards_of(_mask(state.hands[seat]) & ~_mask(out) | _mask(drawn)))
+    discards = _with_seat(state.discards, seat, state.discards[seat] + out)
+    exchanged = _with_seat(state.exchanged, seat, len(out))
     solera = state.solera or (vuelta and len(out) == 1)
     queue = state.queue[1:]
     text = f"seat {seat} discards {len(out)} and draws {draw}" + (" (vuelta solera)" if solera and seat == state.jugador else "")
@@ -865,56 +996,66 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
 
 def _rindo(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
-    state = state.replace(rendido=seat)
+    new = state.copy()
+    new.rendido = seat
     if state.lance == "vuelta":
-        return (state.replace(phase=OVER, turn=None, surrender="accepted"),
-                [{"kind": "rindo", "seat": seat, "text": f"seat {seat} surrenders the vuelta: the hand ends (a vuelta cannot be defended)"}])
-    asking = tuple(s for s in _round_after(state, seat) if s != seat)
+        new.phase, new.turn, new.surrender = OVER, None, "accepted"
+        return new, [{"kind": "rindo", "seat": seat, "text": f"seat {seat} surrenders the vuelta: the hand ends (a vuelta cannot be defended)"}]
+    asking = tuple([s for s in _round_after(state, seat) if s != seat])
     text = f"seat {seat} surrenders the entrada; seat {asking[0]} answers first (bien or defiendo)"
-    return (state.replace(phase=SURRENDER, asking=asking, turn=asking[0], resume=state.turn),
-            [{"kind": "rindo", "seat": seat, "text": text}])
+    new.phase, new.asking, new.turn, new.resume = SURRENDER, asking, asking[0], state.turn
+    return new, [{"kind": "rindo", "seat": seat, "text": text}]
 
 
 def _round_after(state: State, seat: int) -> tuple[int, ...]:
-    start = state.order.index(seat)
+    start = _place(state.order, seat)
     return tuple(state.order[(start + k) % 3] for k in range(1, 3))
 
 
 def _answer(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
+    new = state.copy()
     if action.call == "defiendo":
         text = f"seat {seat} defends the surrendered entrada and plays on as the Jugador"
-        return (state.replace(phase=PLAY, defender=seat, surrender="defended", asking=(), turn=state.resume),
-                [{"kind": "defiendo", "seat": seat, "text": text}])
+        new.phase, new.defender, new.surrender, new.asking, new.turn = PLAY, seat, "defended", (), state.resume
+        return new, [{"kind": "defiendo", "seat": seat, "text": text}]
     asking = state.asking[1:]
     if asking:
-        return state.replace(asking=asking, turn=asking[0]), [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts"}]
-    return (state.replace(phase=OVER, turn=None, surrender="accepted", asking=()),
-            [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts: the surrendered entrada is a puesta"}])
+        new.asking, new.turn = asking, asking[0]
+        return new, [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts"}]
+    new.phase, new.turn, new.surrender, new.asking = OVER, None, "accepted", ()
+    return new, [{"kind": "bien", "seat": seat, "text": f"seat {seat} accepts: the surrendered entrada is a puesta"}]
 
 
 def _bola(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
+    new = state.copy()
     if action.call == "planto":
-        return (state.replace(phase=OVER, turn=None, planto=True),
-                [{"kind": "planto", "seat": seat, "text": f"seat {seat} stops after the first five tricks: a win with primeras"}])
-    return (state.replace(phase=PLAY, turn=seat, bola="attempt"),
-            [{"kind": "bola", "seat": seat, "text": f"seat {seat} goes on for the bola: all nine tricks"}])
+        new.phase, new.turn, new.planto = OVER, None, True
+        return new, [{"kind": "planto", "seat": seat, "text": f"seat {seat} stops after the first five tricks: a win with primeras"}]
+    new.phase, new.turn, new.bola = PLAY, seat, "attempt"
+    return new, [{"kind": "bola", "seat": seat, "text": f"seat {seat} goes on for the bola: all nine tricks"}]
 
 
-_CALL_HANDLERS: Final = {
-    "paso": _auction, "juego": _auction, "mas": _auction,
-    "entrada": _declare, "vuelta": _declare, "solo": _declare,
-    "contra": _contra, "cedo": _contra, "descarte": _discard,
-    "rindo": _rindo, "bien": _answer, "defiendo": _answer, "bola": _bola, "planto": _bola,
-}
+_BY_CODE: Final = {card.code: card for card in DECK.cards}
 
 
-# "seat 2 plays 10o", by seat and ``Card.key``: the text of every card played, made once.
-_PLAY_TEXTS: Final = tuple({card.key: f"seat {seat} plays {card}" for card in DECK.cards} for seat in range(4))
-# "trick 3 to seat 2 with 10o", by the trick's number - 1, the seat and the winning card's key.
-_TRICK_TEXTS: Final = tuple(tuple({card.key: f"trick {number} to seat {seat} with {card}" for card in DECK.cards}
-                                  for seat in range(4)) for number in range(1, 10))
+def _events_by_key(events: dict[int, dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    """Events by ``Card.key`` as a tuple indexed by it (an empty dict for no card)."""
+    return tuple([events.get(key, {}) for key in range(_KEYS)])
+
+
+# The events of the play, made once: a card played ("seat 2 plays 10o"), by seat and
+# ``Card.key``, and a trick won ("trick 3 to seat 2 with 10o"), by the trick's number - 1, the
+# seat and the winning card's key. An action's events are copies (the replay adds the action's
+# index to each): copying a dict costs about half of building it key by key.
+_CARD_EVENTS: Final = tuple(_events_by_key({card.key: {"kind": "card", "seat": seat, "card": card.code,
+                                                       "text": f"seat {seat} plays {card}"} for card in DECK.cards})
+                            for seat in range(4))
+_TRICK_EVENTS: Final = tuple(tuple(_events_by_key({card.key: {"kind": "trick", "seat": seat, "card": card.code, "trick": number,
+                                                              "text": f"trick {number} to seat {seat} with {card}"}
+                                                   for card in DECK.cards})
+                                   for seat in range(4)) for number in range(1, 10))
 
 
 def _next_seat(order: tuple[int, ...], seat: int) -> int:
@@ -925,11 +1066,11 @@ def _next_seat(order: tuple[int, ...], seat: int) -> int:
 
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
-    hand = tuple([c for c in state.hands[seat] if c is not card])  # one object per card: identity
-    hands = with_item(state.hands, seat, hand)
-    cards = state.trick_cards + (card,)
-    code = card.code
-    events: Events = [{"kind": "card", "seat": seat, "card": code, "text": _PLAY_TEXTS[seat][card.key]}]
+    hands = state.hands
+    hands = _with_seat(hands, seat, _without(hands[seat], card))
+    trick = state.trick_cards  # the trick with the card: one tuple display (a trick has 3 cards)
+    cards = (card,) if not trick else (trick[0], card) if len(trick) == 1 else (trick[0], trick[1], card)
+    events: Events = [_CARD_EVENTS[seat][card.key].copy()]
     order = state.order
     if len(cards) < 3:
         new = state.copy()
@@ -942,9 +1083,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
         winner = _next_seat(order, winner)
     tricks = state.tricks + (Trick(leader, cards, winner),)
     number = len(tricks)
-    best = cards[idx]
-    events.append({"kind": "trick", "seat": winner, "card": best.code, "trick": number,
-                   "text": _TRICK_TEXTS[number - 1][winner][best.key]})
+    events.append(_TRICK_EVENTS[number - 1][winner][cards[idx].key].copy())
     return _after_trick(state, hands, tricks, winner, events)
 
 
@@ -968,7 +1107,7 @@ def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tupl
     declarer = state.declarer
     assert declarer is not None
     won = state.won
-    won = with_item(won, winner, won[winner] + 1)
+    won = _with_seat(won, winner, won[winner] + 1)
     phase, bola = PLAY, state.bola
     turn: int | None = winner
     if bola == "attempt":
@@ -1004,9 +1143,9 @@ def _is_over(state: State, played: int, won: tuple[int, ...], declarer: int) -> 
         assert state.rendido is not None
         defender, rendido = state.defender, state.rendido
         pobre = next(s for s in state.order if s not in (defender, rendido))
-        return settle_mod.decided(won[defender], won[rendido], won[pobre], remaining, defended=True)
+        return settle_mod.decided_in_hand(won[defender], won[rendido], won[pobre], True)
     a, b = _opponents(state.order, declarer)
-    return settle_mod.decided(won[declarer], won[a], won[b], remaining)
+    return settle_mod.decided_in_hand(won[declarer], won[a], won[b], False)
 
 
 # ---- results -----------------------------------------------------------------------------
@@ -1030,7 +1169,7 @@ def summary(state: State) -> dict[str, Any]:
         out["jugador"] = state.jugador
     if state.lance is not None:
         assert state.trump is not None
-        out["lance"], out["trump"], out["favor"] = state.lance, state.trump.word, is_favor(state)
+        out["lance"], out["trump"], out["favor"] = state.lance, settle_mod.suit_word(state.trump), is_favor(state)
         if state.solera:
             out["solera"] = True
     if state.turned is not None:

@@ -12,7 +12,6 @@ play themselves.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -50,6 +49,26 @@ MATADORES: dict[Suit, tuple[Card, Card, Card]] = {
     suit: (order[0], order[1], order[2]) for suit, order in TRUMP_ORDER.items()
 }
 """The three matadores (estuches) under each trump suit: espada, mala, basto."""
+
+
+_SUITS: Final = tuple(Suit)
+_SUIT_WORDS: Final = tuple([suit.word for suit in Suit])
+
+
+def suit_index(suit: Suit) -> int:
+    """A suit's place in ``Suit`` (oros 0 .. bastos 3), found by identity. The tables of the
+    play and the accounting by suit are tuples indexed by it: a dict keyed by a ``Suit`` calls
+    the enum's ``__hash__``, which is Python code, and ``suit.word`` is a property of a class
+    mypyc does not compile."""
+    for i in range(4):
+        if _SUITS[i] is suit:
+            return i
+    raise ValueError(f"not a suit: {suit!r}")
+
+
+def suit_word(suit: Suit) -> str:
+    """``suit.word``, by ``suit_index``."""
+    return _SUIT_WORDS[suit_index(suit)]
 
 
 def trump_order(trump: Suit) -> tuple[Card, ...]:
@@ -114,6 +133,17 @@ _DECIDED: Final = {(j, a, b, 9 - j - a - b, defended): _decided(j, a, b, 9 - j -
 """``decided`` for every split of a hand's nine tricks into (j, a, b, remaining)."""
 
 
+def decided_in_hand(j: int, a: int, b: int, defended: bool) -> bool:
+    """``decided(j, a, b, 9 - j - a - b, defended)`` for the counts of a hand in play (at most
+    nine tricks), looked up by position in a flat table (no key tuple to make and hash, at
+    every trick)."""
+    return _DECIDED_IN_HAND[((j * 10 + a) * 10 + b) * 2 + (1 if defended else 0)]
+
+
+_DECIDED_IN_HAND: Final = tuple([j + a + b <= 9 and _DECIDED[j, a, b, 9 - j - a - b, defended]
+                                 for j in range(10) for a in range(10) for b in range(10) for defended in (False, True)])
+
+
 # ---- estuches (spec 8.2, A22, A23) --------------------------------------------------------------
 
 def estuches(cards: tuple[Card, ...] | list[Card] | frozenset[Card], trump: Suit, bola_made: bool,
@@ -124,20 +154,22 @@ def estuches(cards: tuple[Card, ...] | list[Card] | frozenset[Card], trump: Suit
     (contraestuche): 3 plus the unbroken run of missing trumps after the basto (``symmetric``), or
     always 3 (``flat``). Either is capped at ``estucheCap`` unless the bola is made. Any other
     holding (the estuche menor included) counts nothing."""
-    held = {c.key for c in cards}
-    order = _TRUMP_ORDER_KEYS[trump]
-    top = order[:3]
+    held = 0  # the keys held, as the bits of an int (``Card.key`` is below 64)
+    for c in cards:
+        held |= 1 << c.key
+    order = _TRUMP_ORDER_KEYS_BY_SUIT[suit_index(trump)]
     cap = len(order) if bola_made else options.estuche_cap
-    if all(c in held for c in top):
+    matadores = (held >> order[0] & 1) + (held >> order[1] & 1) + (held >> order[2] & 1)
+    if matadores == 3:
         k = 3
-        while k < len(order) and order[k] in held:
+        while k < len(order) and held >> order[k] & 1:
             k += 1
         return min(k, cap), 0
-    if not any(c in held for c in top):
+    if matadores == 0:
         if options.contraestuche_mode == "flat":
             return 0, 3
         k = 3
-        while k < len(order) and order[k] not in held:
+        while k < len(order) and not held >> order[k] & 1:
             k += 1
         return 0, min(k, cap)
     return 0, 0
@@ -145,11 +177,13 @@ def estuches(cards: tuple[Card, ...] | list[Card] | frozenset[Card], trump: Suit
 
 _TRUMP_ORDER_KEYS: Final = {suit: tuple(card.key for card in order) for suit, order in TRUMP_ORDER.items()}
 """``TRUMP_ORDER`` by ``Card.key``."""
+_TRUMP_ORDER_KEYS_BY_SUIT: Final = tuple([_TRUMP_ORDER_KEYS[suit] for suit in Suit])
+"""The same by ``suit_index``."""
 
 
 def round_up5(x: int) -> int:
     """``roundUp5``: every payment is rounded up to a multiple of 5 (seed section 15)."""
-    return 5 * math.ceil(x / 5)
+    return (x + 4) // 5 * 5  # 5 * ceil(x / 5) in integers (math.ceil of a float is a generic call)
 
 
 # ---- the table carried between hands -------------------------------------------------------------
@@ -311,7 +345,11 @@ class Hand:
         return _contra(self.seats, self.dealer, self.jugador)
 
     def tricks_of(self, seat: int) -> int:
-        return self.trick_winners.count(seat)
+        count = 0  # (a loop on native ints: ``tuple.count`` is a generic method call)
+        for winner in self.trick_winners:
+            if winner == seat:
+                count += 1
+        return count
 
 
 def _active(seats: int, dealer: int) -> tuple[int, ...]:
@@ -435,7 +473,7 @@ def _reckoning(tantos: int, favor: bool, options: Options) -> str:
 
 def is_favor(options: Options, hand: Hand) -> bool:
     """The hand is played a favor: its trump is the favour suit (a vuelta only with ``vueltaFavor``)."""
-    if hand.trump is None or options.favor_suit == "none" or hand.trump.word != options.favor_suit:
+    if hand.trump is None or options.favor_suit == "none" or suit_word(hand.trump) != options.favor_suit:
         return False
     return hand.lance != "vuelta" or options.vuelta_favor
 
