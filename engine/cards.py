@@ -195,3 +195,41 @@ def sorted_cards(cards: tuple[Card, ...] | list[Card] | frozenset[Card]) -> list
             i -= 1
         out.insert(i, card)
     return out
+
+
+def without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    """``hand`` (which holds each card once) less ``card``, found by identity (one object per
+    card), as two slices joined: cheaper to make than a filtered list and its tuple."""
+    for i in range(len(hand)):
+        if hand[i] is card:
+            return hand[:i] + hand[i + 1:]
+    return hand
+
+
+def key_mask(cards: tuple[Card, ...]) -> int:
+    """Distinct cards as a set of bits by ``Card.key`` (a key is below 64)."""
+    mask = 0
+    for card in cards:
+        mask |= 1 << card.key
+    return mask
+
+
+def cards_of_mask(mask: int) -> tuple[Card, ...]:
+    """The cards whose keys are the bits of ``mask``, lowest key first: canonical order."""
+    out: list[Card] = []
+    while mask:
+        low = mask & -mask
+        found = _CARD_BY_KEY[low.bit_length() - 1]
+        assert found is not None
+        out.append(found)
+        mask ^= low
+    return tuple(out)
+
+
+def in_order(cards: tuple[Card, ...]) -> tuple[Card, ...]:
+    """``tuple(sorted_cards(cards))`` for distinct cards (a hand), through their ``key_mask``:
+    about half the cost of the insertion sort."""
+    return cards_of_mask(key_mask(cards))
+
+
+_CARD_BY_KEY: Final = tuple([next((card for card in DECK_48.cards if card.key == key), None) for key in range(64)])

@@ -47,10 +47,32 @@ def replaced(state: S, fields: tuple[str, ...], changes: dict[str, Any]) -> S:
 
 def with_item(items: tuple[S, ...], index: int, item: S) -> tuple[S, ...]:
     """``items`` with the one at ``index`` replaced by ``item`` (a seat's hand among the hands, a
-    seat's count among the counts)."""
+    seat's count among the counts). A table's three or four seats are written as one tuple
+    display: one object made, at every card, rather than a list and a tuple."""
+    n = len(items)
+    if n == 4 and 0 <= index < 4:
+        return (item if index == 0 else items[0], item if index == 1 else items[1],
+                item if index == 2 else items[2], item if index == 3 else items[3])
+    if n == 3 and 0 <= index < 3:
+        return (item if index == 0 else items[0], item if index == 1 else items[1], item if index == 2 else items[2])
     out = list(items)
     out[index] = item
     return tuple(out)
+
+
+def appended(items: tuple[S, ...], item: S) -> tuple[S, ...]:
+    """``items + (item,)`` for a trick in progress (up to three cards or plays before it), written
+    as a tuple display: one object made rather than two."""
+    n = len(items)
+    if n == 0:
+        return (item,)
+    if n == 1:
+        return (items[0], item)
+    if n == 2:
+        return (items[0], items[1], item)
+    if n == 3:
+        return (items[0], items[1], items[2], item)
+    return items + (item,)
 
 
 def fields_repr(obj: object, fields: tuple[str, ...]) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from engine.cards import DECK_40, Card, Suit, cards_str, sorted_cards
+from engine.cards import DECK_40, Card, Suit, cards_str, in_order, sorted_cards, without
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
 from engine.record import NO_ARGS, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced, with_item
@@ -159,7 +159,7 @@ def start(setup: Setup) -> State:
     options: Options = setup.options
     leader = setup.dealer if options.first_leader == "dealer" else (setup.dealer + 1) % setup.seats
     return State(options=options, seats=setup.seats, dealer=setup.dealer, turnup=setup.stock[0],
-                 hands=tuple(tuple(sorted_cards(h)) for h in setup.hands), score=setup.table, trick=Trick(leader), turn=leader,
+                 hands=tuple([in_order(h) for h in setup.hands]), score=setup.table, trick=Trick(leader), turn=leader,
                  ladder=LADDERS[options.ladder])
 
 
@@ -376,7 +376,7 @@ def apply(state: State, action: Action) -> tuple[State, list[dict[str, Any]]]:
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, Any]]]:
     renounced = (_trump_led(state) and card.suit is not state.trump and bool(_trumps_held(state, seat)))
-    hands = with_item(state.hands, seat, tuple([c for c in state.hands[seat] if c is not card]))
+    hands = with_item(state.hands, seat, without(state.hands[seat], card))
     trick = state.trick.with_card(card)
     events: list[dict[str, Any]] = [{"kind": "card", "seat": seat, "card": card.code, "text": f"seat {seat} plays {card.code}"}]
     if len(trick.cards) < state.seats and not renounced:

@@ -9,12 +9,12 @@ computed from the course of the hand by ``engine.revesino_money``.
 
 from __future__ import annotations
 
-from typing import Any, Final, TypeVar
+from typing import Any, Final
 
 from engine import revesino_money as money_mod
-from engine.cards import DECK_48, Card, Suit, cards_str, sorted_cards
+from engine.cards import DECK_48, Card, Suit, cards_str, in_order, sorted_cards, without
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import CARD_ARG, NO_ARGS, Action, Setup, call_actions, fields_repr, remember_last, replaced
+from engine.record import CARD_ARG, NO_ARGS, Action, Setup, appended, call_actions, fields_repr, remember_last, replaced, with_item
 from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, qualifies, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
@@ -35,8 +35,6 @@ def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit | None 
 
 
 HAS_TRUMP = False
-
-_T = TypeVar("_T")
 
 
 def is_trump(card: Card, trump: Suit) -> bool:
@@ -176,7 +174,7 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 
 def start(setup: Setup) -> State:
-    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, hands=tuple([tuple(sorted_cards(h)) for h in setup.hands]),
+    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, hands=tuple([in_order(h) for h in setup.hands]),
                  undealt=setup.stock, phase=EXCHANGE, turn=(setup.dealer + 1) % 4)
 
 
@@ -223,43 +221,13 @@ _POSITIONS: Final[tuple[tuple[int, ...], ...]] = tuple([tuple(range(n)) for n in
 its tuple in one allocation, under mypyc)."""
 
 
-def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    """``hand`` (which holds each card once) less ``card``."""
-    i = _index(hand, card)
-    if i < 0:
-        return hand
-    return tuple(hand[j] if j < i else hand[j + 1] for j in _POSITIONS[len(hand) - 1])
-
-
 def _with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    """``hand`` (in canonical order) with ``card`` put in its place (one allocation, as ``_without``)."""
+    """``hand`` (in canonical order) with ``card`` put in its place (one allocation)."""
     key = card.key
     i = 0
     while i < len(hand) and hand[i].key < key:
         i += 1
     return tuple(hand[j] if j < i else card if j == i else hand[j - 1] for j in _POSITIONS[len(hand) + 1])
-
-
-def _with_seat(items: tuple[_T, ...], seat: int, item: _T) -> tuple[_T, ...]:
-    """``items`` (one per seat) with seat ``seat``'s replaced by ``item``: ``record.with_item``
-    for the four seats, written as one tuple display (one allocation, no list in between)."""
-    return (item if seat == 0 else items[0], item if seat == 1 else items[1],
-            item if seat == 2 else items[2], item if seat == 3 else items[3])
-
-
-def _appended(plays: tuple[Play, ...], play: Play) -> tuple[Play, ...]:
-    """``plays + (play,)`` for the trick in progress (at most three plays before it), written as
-    a tuple display: one allocation instead of two."""
-    n = len(plays)
-    if n == 0:
-        return (play,)
-    if n == 1:
-        return (plays[0], play)
-    if n == 2:
-        return (plays[0], plays[1], play)
-    if n == 3:
-        return (plays[0], plays[1], plays[2], play)
-    return plays + (play,)
 
 
 def _holds(hand: tuple[Card, ...], suit: Suit) -> bool:
@@ -497,21 +465,21 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
     hand, out = state.hands[seat], state.out_of_play
     if call == "descarte":
         card = Card.parse(action.args[0])
-        hand = _without(hand, card)
+        hand = without(hand, card)
         out += (card,)
         text = _EXCHANGE_TEXT["descarte"][seat]
     else:
         undealt = state.undealt[(seat - state.dealer - 1) % 4]
         if call == "cambio":
             card = Card.parse(action.args[0])
-            hand = _with_card(_without(hand, card), undealt)
+            hand = _with_card(without(hand, card), undealt)
             out += (card,)
             text = _EXCHANGE_TEXT["cambio"][seat]
         else:
             out += (undealt,)
             text = _EXCHANGE_TEXT["quedo"][seat]
-    choices = _with_seat(state.choices, seat, call)
-    hands = _with_seat(state.hands, seat, hand)
+    choices = with_item(state.choices, seat, call)
+    hands = with_item(state.hands, seat, hand)
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
         return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4, choices, out,
@@ -569,8 +537,8 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
                                "text": f"seat {seat} revokes: holds {led.word} and plays {card}"})
     # (classify reads the state before a renounce declared the napolitana: his card is placed either way)
     kind = classify(state, seat, card) if SPECIAL_BY_KEY[key] else ""
-    plays = _appended(plays, Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][slot])
-    hands = _with_seat(state.hands, seat, _without(hand, card))
+    plays = appended(plays, Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][slot])
+    hands = with_item(state.hands, seat, without(hand, card))
     leader = state.trick_leader
     if len(plays) < 4:
         return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4,

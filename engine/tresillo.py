@@ -12,12 +12,24 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import combinations
 from math import comb
-from typing import Any, Final, TypeVar, overload
+from typing import Any, Final, overload
 
 from engine import tresillo_settle as settle_mod
-from engine.cards import DECK_40, DECK_48, Card, Suit, cards_str, sorted_cards
+from engine.cards import DECK_40, Card, Suit, cards_of_mask, cards_str, in_order, key_mask, sorted_cards, without
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import CARDS_ARGS, NO_ARGS, SUIT_ARG, Action, Setup, call_actions, fields_repr, play_actions, remember_last, with_item
+from engine.record import (
+    CARDS_ARGS,
+    NO_ARGS,
+    SUIT_ARG,
+    Action,
+    Setup,
+    appended,
+    call_actions,
+    fields_repr,
+    play_actions,
+    remember_last,
+    with_item,
+)
 from engine.tresillo_options import Options
 from engine.tresillo_settle import BASTO, ESPADA, PLAIN_ORDER, Table, trump_order
 from engine.tricks import Trick
@@ -272,63 +284,6 @@ def active_seats(seats: int, dealer: int) -> tuple[int, ...]:
     return ((dealer + 1) % n, (dealer + 2) % n, (dealer + 3) % n)
 
 
-_T = TypeVar("_T")
-
-
-def _with_seat(items: tuple[_T, ...], seat: int, item: _T) -> tuple[_T, ...]:
-    """``record.with_item`` for the tuples kept by seat (three or four entries: hands, counts),
-    written out as tuple displays: one tuple made rather than a list and a tuple, at every card."""
-    if len(items) == 3:
-        if seat == 0:
-            return (item, items[1], items[2])
-        return (items[0], item, items[2]) if seat == 1 else (items[0], items[1], item)
-    if len(items) == 4:
-        if seat == 0:
-            return (item, items[1], items[2], items[3])
-        if seat == 1:
-            return (items[0], item, items[2], items[3])
-        return (items[0], items[1], item, items[3]) if seat == 2 else (items[0], items[1], items[2], item)
-    return with_item(items, seat, item)
-
-
-def _in_order(cards: tuple[Card, ...]) -> tuple[Card, ...]:
-    """``tuple(sorted_cards(cards))`` for distinct cards (a hand), by ``_mask`` and ``_cards_of``:
-    about half the cost of the insertion sort."""
-    return _cards_of(_mask(cards))
-
-
-def _mask(cards: tuple[Card, ...]) -> int:
-    """The cards' keys (below 64) as the bits of one int."""
-    mask = 0
-    for card in cards:
-        mask |= 1 << card.key
-    return mask
-
-
-def _cards_of(mask: int) -> tuple[Card, ...]:
-    """The cards whose keys are the bits of ``mask``, lowest key first: canonical order."""
-    out: list[Card] = []
-    while mask:
-        low = mask & -mask
-        found = _CARD_BY_KEY[low.bit_length() - 1]
-        assert found is not None
-        out.append(found)
-        mask ^= low
-    return tuple(out)
-
-
-_CARD_BY_KEY: Final = tuple([next((card for card in DECK_48.cards if card.key == key), None) for key in range(64)])
-
-
-def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    """``hand`` without ``card`` (one object per card: found by identity), as two slices joined:
-    tuples, cheaper to make than a filtered list and its tuple."""
-    for i in range(len(hand)):
-        if hand[i] is card:
-            return hand[:i] + hand[i + 1:]
-    return hand
-
-
 def read_table(table: Any, seats: int) -> Table:
     return settle_mod.read_table(table, seats)
 
@@ -357,7 +312,7 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 def start(setup: Setup) -> State:
     seats, order = setup.seats, active_seats(setup.seats, setup.dealer)
-    hands = tuple([_in_order(h) for h in setup.hands])
+    hands = tuple([in_order(h) for h in setup.hands])
     # (the leading fields by position, the rest set: a keyword call of the 35-field constructor costs more)
     state = State(setup.options, seats, setup.dealer, setup.table, hands, setup.stock, AUCTION, order[0], order)
     state.bidders, state.discards, state.exchanged, state.won = order, ((),) * seats, (-1,) * seats, (0,) * seats
@@ -922,7 +877,7 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
     if lance == "vuelta":
         turned, stock = stock[0], stock[1:]
         trump = turned.suit  # A10: a turned 1e or 1b gives its printed suit
-        hands = _with_seat(hands, seat, _in_order(hands[seat] + (turned,)))
+        hands = with_item(hands, seat, in_order(hands[seat] + (turned,)))
         word = settle_mod.suit_word(trump)
         text = f"seat {seat} plays a vuelta: turns up {turned}, trumps are {word}"
     else:
@@ -971,9 +926,9 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     vuelta = seat == state.jugador and state.lance == "vuelta"
     draw = len(out) - 1 if vuelta else len(out)
     drawn, stock = state.stock[:draw], state.stock[draw:]
-    hands = _with_seat(state.hands, seat, _cards_of(_mask(state.hands[seat]) & ~_mask(out) | _mask(drawn)))
-    discards = _with_seat(state.discards, seat, state.discards[seat] + out)
-    exchanged = _with_seat(state.exchanged, seat, len(out))
+    hands = with_item(state.hands, seat, cards_of_mask(key_mask(state.hands[seat]) & ~key_mask(out) | key_mask(drawn)))
+    discards = with_item(state.discards, seat, state.discards[seat] + out)
+    exchanged = with_item(state.exchanged, seat, len(out))
     solera = state.solera or (vuelta and len(out) == 1)
     queue = state.queue[1:]
     text = f"seat {seat} discards {len(out)} and draws {draw}" + (" (vuelta solera)" if solera and seat == state.jugador else "")
@@ -1067,9 +1022,8 @@ def _next_seat(order: tuple[int, ...], seat: int) -> int:
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     hands = state.hands
-    hands = _with_seat(hands, seat, _without(hands[seat], card))
-    trick = state.trick_cards  # the trick with the card: one tuple display (a trick has 3 cards)
-    cards = (card,) if not trick else (trick[0], card) if len(trick) == 1 else (trick[0], trick[1], card)
+    hands = with_item(hands, seat, without(hands[seat], card))
+    cards = appended(state.trick_cards, card)
     events: Events = [_CARD_EVENTS[seat][card.key].copy()]
     order = state.order
     if len(cards) < 3:
@@ -1107,7 +1061,7 @@ def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tupl
     declarer = state.declarer
     assert declarer is not None
     won = state.won
-    won = _with_seat(won, winner, won[winner] + 1)
+    won = with_item(won, winner, won[winner] + 1)
     phase, bola = PLAY, state.bola
     turn: int | None = winner
     if bola == "attempt":
