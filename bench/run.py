@@ -217,6 +217,52 @@ def openspiel(cfg: Config) -> dict[str, Any]:
         times.append(elapsed / (n * len(histories)))
     out["hearts_replay"] = {"seconds": median(times), "runs": times, "actions_per_history": sum(map(len, histories)) / len(histories)}
     log(f"openspiel hearts replay: {median(times) * 1e6:.0f} us")
+    out["paired"] = paired_with_hearts(cfg, lambda rng: play(hearts, rng), lambda: [replay(h) for h in histories], len(histories))
+    return out
+
+
+PAIRS = 5  # paired runs per figure (``paired_with_hearts``)
+
+
+def paired_with_hearts(cfg: Config, hearts_game: Callable[[random.Random], Any], hearts_replays: Callable[[], Any],
+                       replays: int) -> dict[str, Any]:
+    """The engine's targets as paired ratios: each run of ours (random hands of a game, or
+    validating its 20 records) is followed at once by the same run of OpenSpiel's Hearts (random
+    games, or replaying its 20 histories), in alternating order, and the ratio is the median of
+    the pairs' ratios. The sections above measure our games for minutes before OpenSpiel; on a
+    shared machine whose speed drifts between minutes, that drift went into the ratio."""
+    seconds = cfg.engine_seconds / 2
+    out: dict[str, Any] = {"hands": {}, "validate": {}, "seconds": seconds}
+
+    def pairs(ours: Callable[[], float], theirs: Callable[[], float]) -> dict[str, Any]:
+        ratios, runs = [], []
+        for i in range(PAIRS if not cfg.smoke else 1):
+            if i % 2:
+                b, a = theirs(), ours()
+            else:
+                a, b = ours(), theirs()
+            ratios.append(a / b)
+            runs.append([a, b])
+        return {"ratio": median(ratios), "pairs": ratios, "runs": runs}
+
+    def rate(step: Callable[[], Any]) -> float:
+        n, elapsed = timed_loop(step, seconds)
+        return n / elapsed
+
+    def time_each(step: Callable[[], Any], count: int) -> float:
+        n, elapsed = timed_loop(step, seconds)
+        return elapsed / (n * count)
+
+    for name, game in api.GAMES.items():
+        seats = engine_driver.primary_seats(game)
+        rng, hearts_rng = random.Random(0), random.Random(0)
+        out["hands"][f"{name}/{seats}"] = pairs(lambda g=game, s=seats, r=rng: rate(lambda: engine_driver.random_hand(g, s, r)),
+                                                lambda hr=hearts_rng: rate(lambda: hearts_game(hr)))
+        records = [engine_driver.random_record(name, seed=seed) for seed in range(20)]
+        out["validate"][name] = pairs(lambda rs=records: time_each(lambda: [api.validate(r) for r in rs], len(rs)),
+                                      lambda: time_each(hearts_replays, replays))
+        log(f"paired with hearts: {name} hands/s {out['hands'][f'{name}/{seats}']['ratio']:.2f}x, "
+            f"validate {out['validate'][name]['ratio']:.2f}x the replay")
     return out
 
 
@@ -800,7 +846,14 @@ def ratios(results: dict[str, Any]) -> list[dict[str, Any]]:
     os_ = results.get("openspiel", {})
     eng = results.get("engine", {})
     svc = results.get("service", {})
-    if "games" in os_ and eng:
+    if "paired" in os_:
+        for key, entry in os_["paired"]["hands"].items():
+            rows.append({"target": f"random {key} hands/s vs OpenSpiel Hearts games/s (paired runs)", "value": entry["ratio"],
+                         "goal": f">= {TARGETS['engine_hands_vs_hearts']}", "met": entry["ratio"] >= TARGETS["engine_hands_vs_hearts"]})
+        for name, entry in os_["paired"]["validate"].items():
+            rows.append({"target": f"validate a complete {name} record vs OpenSpiel Hearts replay (time, paired runs)", "value": entry["ratio"],
+                         "goal": f"<= {TARGETS['validate_vs_hearts_replay']}", "met": entry["ratio"] <= TARGETS["validate_vs_hearts_replay"]})
+    elif "games" in os_ and eng:  # a results.json from before the paired runs
         hearts = os_["games"]["hearts"]["games_per_s"]
         for key, entry in eng["hands"].items():
             if entry["primary"]:
@@ -898,6 +951,10 @@ def write_report(results: dict[str, Any], path: Path, command: str) -> None:
     path.write_text("\n".join(lines))
 
 
+def cfg_pairs(os_: dict[str, Any]) -> int:
+    return len(next(iter(os_["paired"]["validate"].values()))["pairs"])
+
+
 def cores(cpu: dict[str, Any]) -> str:
     return " + ".join(f"{c:.2f}" for _role, c in cpu["processes"]) or "0"
 
@@ -922,6 +979,17 @@ def engine_report(results: dict[str, Any], lines: list[str]) -> None:
             lines.append(f"| {name} | {fmt(entry['games_per_s'])} | {entry['actions_per_game']} |")
         lines += ["", f"Replaying a Hearts game from its history (`new_initial_state()`, `apply_action` for each of "
                   f"{os_['hearts_replay']['actions_per_history']:.0f} actions): {os_['hearts_replay']['seconds'] * 1e6:.0f} µs.", ""]
+        if "paired" in os_:
+            lines += ["The targets' ratios come from paired runs: each run of ours is followed at once by the same run of OpenSpiel "
+                      f"(random Hearts games, or replaying its histories), in alternating order, {cfg_pairs(os_)} pairs of "
+                      f"{os_['paired']['seconds']:g} s runs; the ratio is the median of the pairs' ratios (so that a change "
+                      "in the machine's speed between the sections above does not go into it):", "",
+                      "| game | hands/s vs Hearts games/s | pairs | validate vs Hearts replay (time) | pairs |", "|---|---:|---|---:|---|"]
+            hands = os_["paired"]["hands"]
+            for (key, h), (_name, v) in zip(hands.items(), os_["paired"]["validate"].items(), strict=True):
+                lines.append(f"| {key} | {h['ratio']:.2f} | {', '.join(f'{x:.2f}' for x in h['pairs'])} | {v['ratio']:.2f} | "
+                             f"{', '.join(f'{x:.2f}' for x in v['pairs'])} |")
+            lines.append("")
     else:
         lines += [f"Not measured: {os_['missing']}", ""]
 
