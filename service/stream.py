@@ -16,8 +16,8 @@ serving process the same whatever its size, so batches of records are what let t
 every core: one record per message, the serving process is the limit (bench/NOTES.md).
 
 ``pipelined`` keeps the answers in input order and bounds the work in flight: a thread reads the
-input only while fewer than ``window`` records are read and not yet answered (backpressure on
-the client), and records go to the pool in batches that grow when the pool is busy (few
+input only while the messages read and not yet answered fit in a ``Window``, in number and in
+bytes (backpressure on the client), and messages go to the pool in batches that grow when the pool is busy (few
 round trips under load, no waiting for a batch to fill when the client is slow). A record that
 is not well formed is answered with an ``error`` entry and the stream goes on.
 """
@@ -279,26 +279,23 @@ def pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], on
               executor: ProcessPoolExecutor | None = None, workers: int | None = None, batch: int = BATCH) -> Iterator[R]:
     """``work`` over ``items`` in batches on the pool, answers in input order.
 
-    At most ``window`` items are read and not yet answered: the input is read by a thread that
-    waits for a free slot before each item, so a fast client is held back by TCP flow control
-    rather than by the server's memory. A batch whose worker failed is answered by
+    At most a ``Window`` of items (as many as the batches in flight and one more hold, in number
+    and in bytes) is read and not yet answered: the input is read by a thread that waits for room
+    before each item, so a fast client is held back by TCP flow control rather than by the
+    server's memory. A batch whose worker failed is answered by
     ``on_failure`` (an INTERNAL error per item) and a fresh pool takes over.
     """
     executor = executor or pool()
     workers = workers or pool_size()
     max_batches = BATCHES_PER_WORKER * workers
-    window = (max_batches + 1) * batch
-    slots = threading.Semaphore(window)
+    window = Window((max_batches + 1) * batch, (max_batches + 1) * BATCH_BYTES)
     events: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
     stop = threading.Event()
 
     def feed() -> None:
         try:
             for item in items:
-                while not slots.acquire(timeout=0.25):
-                    if stop.is_set():
-                        return
-                if stop.is_set():
+                if not window.take(len(item), stop):
                     return
                 events.put((_ITEM, item))
         except BaseException as exc:  # the input broke: the stream ends with its error
@@ -326,9 +323,9 @@ def pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], on
                     if executor is _pool:
                         _discard_pool(executor)
                         executor = pool()
-                for out in answers:
+                for item, out in zip(chunk, answers, strict=True):
                     yield out
-                    slots.release()
+                    window.give(len(item))
             if ended and not pending and not buffer:
                 return
             while buffer and len(pending) < max_batches:
@@ -357,6 +354,38 @@ def pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], on
         stop.set()
         for future, _chunk in pending:
             future.cancel()
+
+
+class Window:
+    """How far the input may be read ahead of the answers taken: at most ``items`` items and
+    ``size`` bytes of them (one item larger than that goes alone). Bytes bound the memory when
+    messages carry batches of records: a window of messages alone let a 1 MiB message, and its
+    answers, be held by the hundred."""
+
+    def __init__(self, items: int, size: int) -> None:
+        self.items, self.size = items, size
+        self.held_items = self.held_bytes = 0
+        self._changed = threading.Condition()
+
+    def take(self, size: int, stop: threading.Event) -> bool:
+        """Wait for room for an item of ``size`` bytes and hold it; False once ``stop`` is set."""
+        with self._changed:
+            while self.held_items and (self.held_items >= self.items or self.held_bytes + size > self.size):
+                if stop.is_set():
+                    return False
+                self._changed.wait(0.25)
+            if stop.is_set():
+                return False
+            self.held_items += 1
+            self.held_bytes += size
+            return True
+
+    def give(self, size: int) -> None:
+        """An item of ``size`` bytes is answered: its room is free."""
+        with self._changed:
+            self.held_items -= 1
+            self.held_bytes -= size
+            self._changed.notify()
 
 
 def _chunk_length(buffer: list[bytes], batch: int) -> int:

@@ -242,6 +242,47 @@ def test_the_pipeline_bounds_the_records_in_flight() -> None:
     assert taken == read == len(wire)
 
 
+def test_the_pipeline_bounds_the_bytes_in_flight() -> None:
+    """Messages carrying batches of records are held back by their size, not only their number:
+    at most as many bytes as the batches in flight and one more hold are read ahead of the
+    answers taken, whatever the messages' count allows."""
+    workers = 2
+    window_bytes = (stream.BATCHES_PER_WORKER * workers + 1) * stream.BATCH_BYTES
+    batch = pb.ValidateHandsRequest(batch=list(grpc_requests(RECORDS[:40])) * 10).SerializeToString()
+    assert len(batch) * 5 > window_bytes  # a few such messages fill the window
+    wire = [batch] * 12
+    read = 0
+
+    def source() -> Iterator[bytes]:
+        nonlocal read
+        for item in wire:
+            read += 1
+            yield item
+
+    taken, most = 0, 0
+    for answer in stream.pipelined(source(), stream.answer_wire, stream.internal_wire, workers=workers):
+        assert len(pb.ValidateHandsResponse.FromString(answer).batch) == 400
+        taken += 1
+        most = max(most, read - taken)
+        assert (read - taken) * len(batch) <= window_bytes
+    assert taken == read == len(wire)
+    assert most >= 2  # the pipeline still reads ahead
+
+
+def test_a_message_larger_than_the_window_goes_alone() -> None:
+    window = stream.Window(items=10, size=100)
+    stop = threading.Event()
+    assert window.take(500, stop)  # nothing held: it goes alone
+    taken = threading.Event()
+    thread = threading.Thread(target=lambda: window.take(1, stop) and taken.set())
+    thread.start()
+    assert not taken.wait(0.3)  # over the size while the large one is held
+    window.give(500)
+    assert taken.wait(5)
+    thread.join()
+    assert (window.held_items, window.held_bytes) == (1, 1)
+
+
 # ---- REST ----------------------------------------------------------------------------------
 
 
