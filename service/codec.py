@@ -278,19 +278,20 @@ class _Field:
                  "convert", "sub", "keep_empty", "partner")
 
     def __init__(self, field: Any, owner: Any) -> None:
+        # (typed: compiled, _kwargs reads these natively on every key of every answer)
         self.descriptor = field
-        self.name = field.name
-        self.key = field.json_name
-        self.repeated = is_repeated(field)
-        self.presence = field.has_presence
-        self.check: type | None = None  # the one Python type a parsed value must have (_PLAIN)
-        self.low: Any = 0
-        self.high: Any = 0
+        self.name: str = field.name
+        self.key: str = field.json_name
+        self.repeated: bool = is_repeated(field)
+        self.presence: bool = field.has_presence
+        self.check: Any = None  # the one Python type a parsed value must have (_PLAIN)
+        self.low: int = 0
+        self.high: int = 0
         self.convert: Any = None  # message value -> JSON value (_CONVERTED)
         self.sub: Any = None  # the _Type of a message field
         self.default: Any = None  # printed when unset and without presence
         cpp = field.cpp_type
-        self.kind = _PLAIN
+        self.kind: int = _PLAIN
         if cpp == _C.CPPTYPE_MESSAGE:
             sub = field.message_type
             if sub.full_name == "google.protobuf.Struct":
@@ -333,20 +334,6 @@ class _Field:
         self.partner = partner if partner is not None and partner.has_presence else None
 
 
-class _Key:
-    """How ``_kwargs`` reads one JSON key of a message: its field (a native class when compiled,
-    read on every key of every answer)."""
-
-    def __init__(self, field: _Field) -> None:
-        self.name: str = field.name
-        self.kind: int = field.kind
-        self.repeated: bool = field.repeated
-        self.check: Any = field.check
-        self.low: int = field.low
-        self.high: int = field.high
-        self.sub: Any = field.sub
-
-
 class _Type:
     """One message type, read from its descriptor: how to print and how to parse each field."""
 
@@ -376,7 +363,7 @@ class _Type:
                 and not any(f.repeated or f.presence for f in fields[: len(fields) - len(numbers)])):
             template = {f.key: f.default for f in fields if not (f.repeated or f.presence)}
         self.template = template
-        self.parsing = {f.key: _Key(f) for f in fields}
+        self.parsing = {f.key: f for f in fields}
         # Every field's JSON name is its proto name ("seat", "text"): the JSON object may serve
         # as the constructor's keyword arguments as it is (_kwargs).
         self.same_names = all(f.key == f.name for f in fields)
@@ -578,7 +565,7 @@ def _kwargs(data: Any, spec: _Type, depth: int) -> dict[str, Any]:
     return data if out is None else out
 
 
-def _checked(entry: _Key, value: Any) -> Any:
+def _checked(entry: _Field, value: Any) -> Any:
     """A plain repeated field's list of values, checked: the list itself."""
     check = entry.check
     if type(value) is not list:
@@ -598,7 +585,7 @@ def _checked(entry: _Key, value: Any) -> Any:
     return value
 
 
-def _field_kwargs(entry: _Key, value: Any, depth: int) -> Any:
+def _field_kwargs(entry: _Field, value: Any, depth: int) -> Any:
     """A message, Struct or Value field's value as its constructor argument (a list of them if
     repeated): the value itself when nothing in it needs converting."""
     kind = entry.kind
