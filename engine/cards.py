@@ -26,21 +26,39 @@ class Suit(enum.Enum):
     @property
     def word(self) -> str:
         """The suit spelled out, as in calls (``entrada oros``) and API fields."""
-        return _WORDS[self]
+        return suit_word(self)
 
     @classmethod
     def from_word(cls, word: str) -> Suit:
-        suit = _BY_WORD.get(word)
+        suit = SUIT_BY_WORD.get(word)
         if suit is None:
             raise ValueError(f"unknown suit {word!r}: expected oros, copas, espadas or bastos")
         return suit
 
 
-_WORDS = {suit: suit.name.lower() for suit in Suit}
-_BY_WORD = {word: suit for suit, word in _WORDS.items()}
+SUITS: Final = tuple(Suit)
+"""The suits in canonical order: a suit's index (``suit_index``) is its place here, and a card's
+``key >> 4``."""
+SUIT_WORDS: Final = tuple([suit.name.lower() for suit in SUITS])
+"""The suits spelled out, by suit index."""
+SUIT_BY_WORD: Final = dict(zip(SUIT_WORDS, SUITS, strict=True))
 
 
-SUIT_ORDER = {suit: i for i, suit in enumerate(Suit)}
+def suit_index(suit: Suit) -> int:
+    """A suit's index (oros 0 .. bastos 3), found by identity. The engine's tables by suit are
+    read through it on hot paths: ``Suit`` is an enum, which mypyc does not compile, so a dict
+    keyed by a suit calls the enum's ``__hash__`` (Python code) and ``suit.word`` is a Python
+    property."""
+    for i in range(4):
+        if SUITS[i] is suit:
+            return i
+    raise ValueError(f"not a suit: {suit!r}")
+
+
+def suit_word(suit: Suit) -> str:
+    """``suit.word``, by ``suit_index``."""
+    return SUIT_WORDS[suit_index(suit)]
+
 
 RANK_NAMES = {
     1: "as", 2: "dos", 3: "tres", 4: "cuatro", 5: "cinco", 6: "seis", 7: "siete",
@@ -71,7 +89,7 @@ class Card:
         self.rank = rank
         self.suit = suit
         self.code = f"{rank}{suit.value}"
-        self.key = SUIT_ORDER[suit] * 16 + rank
+        self.key = suit_index(suit) * 16 + rank
 
     @staticmethod
     def of(rank: int, suit: Suit) -> Card:

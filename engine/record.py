@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple, Protocol, TypeVar
 
-from engine.cards import Card, Deck, looks_like_card, sorted_cards
+from engine.cards import SUIT_WORDS, Card, Deck, looks_like_card, sorted_cards
 from engine.errors import IllegalAction, InvalidInput
 from engine.tricks import Trick
 
@@ -101,7 +101,6 @@ def remember_last(fn: Callable[[S], R]) -> Callable[[S], R]:
 
 # How the arguments of a call are written (a game's ``CALLS`` maps each call word to one).
 NO_ARGS, SUIT_ARG, CARD_ARG, CARDS_ARGS = "", "suit", "card", "cards"
-SUIT_WORDS = ("oros", "copas", "espadas", "bastos")
 
 
 def parse_action(text: Any, seats: int, deck: Deck, calls: dict[str, str]) -> Action:

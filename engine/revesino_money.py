@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from engine.cards import DECK_48, Card, Suit, cards_str
+from engine.cards import DECK_48, SUIT_WORDS, Card, Suit, cards_str
 from engine.errors import InvalidInput
 from engine.record import fields_repr, json_int
 from engine.revesino_options import Options
@@ -370,13 +370,9 @@ def _deal(led: _Ledger) -> None:
     led.move(led.dealer, FONDO, o.dealer_fee, f"the dealer's fee of {o.dealer_fee} into the fondo")
 
 
-_SUIT_WORD_BY_KEY: Final[tuple[str, ...]] = tuple([s.word for s in Suit])
-"""A suit's word by ``card.key >> 4`` (its suit's order)."""
-
-
 def _ace_double(options: Options, card: Card, placed: bool) -> int:
     suit = options.double_ace_placed if placed else options.double_ace_forced
-    return 2 if _SUIT_WORD_BY_KEY[card.key >> 4] == suit else 1
+    return 2 if SUIT_WORDS[card.key >> 4] == suit else 1
 
 
 def _trick(led: _Ledger, t: PlayedTrick, napolitana: int | None, announced: bool, voided: bool) -> None:

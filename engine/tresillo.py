@@ -15,7 +15,20 @@ from math import comb
 from typing import Any, Final, overload
 
 from engine import tresillo_settle as settle_mod
-from engine.cards import DECK_40, Card, Suit, cards_of_mask, cards_str, in_order, key_mask, sorted_cards, without
+from engine.cards import (
+    DECK_40,
+    SUIT_BY_WORD,
+    Card,
+    Suit,
+    cards_of_mask,
+    cards_str,
+    in_order,
+    key_mask,
+    sorted_cards,
+    suit_index,
+    suit_word,
+    without,
+)
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import (
     CARDS_ARGS,
@@ -77,7 +90,7 @@ _PLAIN_KEYS: Final = {card.key: rank for ranks in _PLAIN_RANKS.values() for card
 
 # The play reads them as tuples indexed by ``Card.key`` (below 64), -1 for a card not in the table
 # (not a trump; a black ace, never a plain card): an index rather than a dict lookup, several
-# times a card. ``_TRUMP_BY_KEY`` is by ``tresillo_settle.suit_index`` of the trump.
+# times a card. ``_TRUMP_BY_KEY`` is by ``cards.suit_index`` of the trump.
 _KEYS: Final = 64
 
 
@@ -105,7 +118,7 @@ def strength(card: Card, led: Card, trump: Suit) -> int:
 
 
 def trick_winner_index(cards: tuple[Card, ...] | list[Card], trump: Suit) -> int:
-    return _winner_index(tuple(cards), _TRUMP_BY_KEY[settle_mod.suit_index(trump)])
+    return _winner_index(tuple(cards), _TRUMP_BY_KEY[suit_index(trump)])
 
 
 def _winner_index(cards: tuple[Card, ...], ranks: tuple[int, ...]) -> int:
@@ -274,8 +287,7 @@ class State:
         return favor if favor is not None or word == "none" else Suit.from_word(word)
 
 
-_SUIT_BY_WORD: Final = {suit.word: suit for suit in Suit}
-_FAVOR_SUITS: Final[dict[str, Suit | None]] = {**_SUIT_BY_WORD, "none": None}
+_FAVOR_SUITS: Final[dict[str, Suit | None]] = {**SUIT_BY_WORD, "none": None}
 
 
 def active_seats(seats: int, dealer: int) -> tuple[int, ...]:
@@ -878,15 +890,15 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
         turned, stock = stock[0], stock[1:]
         trump = turned.suit  # A10: a turned 1e or 1b gives its printed suit
         hands = with_item(hands, seat, in_order(hands[seat] + (turned,)))
-        word = settle_mod.suit_word(trump)
+        word = suit_word(trump)
         text = f"seat {seat} plays a vuelta: turns up {turned}, trumps are {word}"
     else:
         word = action.args[0]
-        trump = _SUIT_BY_WORD[word]
+        trump = SUIT_BY_WORD[word]
         text = f"seat {seat} plays {lance} in {word}"
     new = state.copy()
     new.lance, new.trump, new.turned, new.hands, new.stock = lance, trump, turned, hands, stock
-    new.trump_keys = _TRUMP_BY_KEY[settle_mod.suit_index(trump)]
+    new.trump_keys = _TRUMP_BY_KEY[suit_index(trump)]
     event: dict[str, Any] = {"kind": lance, "seat": seat}
     if turned is not None:
         event["card"] = turned.code
@@ -1123,7 +1135,7 @@ def summary(state: State) -> dict[str, Any]:
         out["jugador"] = state.jugador
     if state.lance is not None:
         assert state.trump is not None
-        out["lance"], out["trump"], out["favor"] = state.lance, settle_mod.suit_word(state.trump), is_favor(state)
+        out["lance"], out["trump"], out["favor"] = state.lance, suit_word(state.trump), is_favor(state)
         if state.solera:
             out["solera"] = True
     if state.turned is not None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from engine.cards import DECK_40, Card, Suit, cards_str
+from engine.cards import DECK_40, Card, Suit, cards_str, suit_index, suit_word
 from engine.errors import InvalidInput
 from engine.record import fields_repr, json_int, replaced
 from engine.tresillo_options import Options
@@ -49,26 +49,6 @@ MATADORES: dict[Suit, tuple[Card, Card, Card]] = {
     suit: (order[0], order[1], order[2]) for suit, order in TRUMP_ORDER.items()
 }
 """The three matadores (estuches) under each trump suit: espada, mala, basto."""
-
-
-_SUITS: Final = tuple(Suit)
-_SUIT_WORDS: Final = tuple([suit.word for suit in Suit])
-
-
-def suit_index(suit: Suit) -> int:
-    """A suit's place in ``Suit`` (oros 0 .. bastos 3), found by identity. The tables of the
-    play and the accounting by suit are tuples indexed by it: a dict keyed by a ``Suit`` calls
-    the enum's ``__hash__``, which is Python code, and ``suit.word`` is a property of a class
-    mypyc does not compile."""
-    for i in range(4):
-        if _SUITS[i] is suit:
-            return i
-    raise ValueError(f"not a suit: {suit!r}")
-
-
-def suit_word(suit: Suit) -> str:
-    """``suit.word``, by ``suit_index``."""
-    return _SUIT_WORDS[suit_index(suit)]
 
 
 def trump_order(trump: Suit) -> tuple[Card, ...]:
