@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from engine import revesino_money as money_mod
-from engine.cards import DECK_48, Card, Suit, cards_str, in_order, sorted_cards, without
+from engine.cards import DECK_48, Card, Suit, cards_str, in_order, index_of, sorted_cards, without
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import CARD_ARG, NO_ARGS, Action, Setup, appended, call_actions, fields_repr, remember_last, replaced, with_item
 from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, qualifies, strength
@@ -207,29 +207,6 @@ _PLAIN_PLAY: Final[tuple[tuple[Play, ...], ...]] = tuple(tuple([Play(s, c, "") f
 """The play of a card that is neither an ace nor the quínola, nor a revoke (read-only: shared)."""
 
 
-def _index(hand: tuple[Card, ...], card: Card) -> int:
-    """Where ``card`` is in ``hand``, -1 if not there (cards are compared by identity: there is
-    one object per card)."""
-    for i in range(len(hand)):
-        if hand[i] is card:
-            return i
-    return -1
-
-
-_POSITIONS: Final[tuple[tuple[int, ...], ...]] = tuple([tuple(range(n)) for n in range(len(DECK_48.cards) + 1)])
-"""``_POSITIONS[n]``: the positions 0..n-1 of a hand of n cards (a generator over a tuple makes
-its tuple in one allocation, under mypyc)."""
-
-
-def _with_card(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    """``hand`` (in canonical order) with ``card`` put in its place (one allocation)."""
-    key = card.key
-    i = 0
-    while i < len(hand) and hand[i].key < key:
-        i += 1
-    return tuple(hand[j] if j < i else card if j == i else hand[j - 1] for j in _POSITIONS[len(hand) + 1])
-
-
 def _holds(hand: tuple[Card, ...], suit: Suit) -> bool:
     for c in hand:
         if c.suit is suit:
@@ -329,7 +306,7 @@ def is_legal(state: State, action: Action) -> bool:
     if state.phase != PLAY or seat != state.turn:
         return False
     hand = state.hands[seat]
-    if _index(hand, card) < 0:
+    if index_of(hand, card) < 0:
         return False
     led = _suit_to_follow(state, seat)
     return led is None or card.suit is led or not _holds(hand, led)
@@ -472,7 +449,7 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
         undealt = state.undealt[(seat - state.dealer - 1) % 4]
         if call == "cambio":
             card = Card.parse(action.args[0])
-            hand = _with_card(without(hand, card), undealt)
+            hand = in_order(without(hand, card) + (undealt,))
             out += (card,)
             text = _EXCHANGE_TEXT["cambio"][seat]
         else:

@@ -934,7 +934,7 @@ def _contra(state: State, action: Action) -> tuple[State, Events]:
 
 def _discard(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
-    out = tuple([_BY_CODE[a] for a in action.args])  # a legal descarte names cards of the hand, canonically
+    out = tuple([Card.parse(a) for a in action.args])
     vuelta = seat == state.jugador and state.lance == "vuelta"
     draw = len(out) - 1 if vuelta else len(out)
     drawn, stock = state.stock[:draw], state.stock[draw:]
@@ -1002,9 +1002,6 @@ def _bola(state: State, action: Action) -> tuple[State, Events]:
         return new, [{"kind": "planto", "seat": seat, "text": f"seat {seat} stops after the first five tricks: a win with primeras"}]
     new.phase, new.turn, new.bola = PLAY, seat, "attempt"
     return new, [{"kind": "bola", "seat": seat, "text": f"seat {seat} goes on for the bola: all nine tricks"}]
-
-
-_BY_CODE: Final = {card.code: card for card in DECK.cards}
 
 
 def _events_by_key(events: dict[int, dict[str, Any]]) -> tuple[dict[str, Any], ...]:
