@@ -421,18 +421,11 @@ _EXCHANGE_TEXT: Final[dict[str, tuple[str, ...]]] = {
 }
 """The texts of the exchange's events, per seat."""
 
-_TRICK_EVENTS: Final[list[dict[str, Any] | None]] = [None] * (12 * 4 * 48)
-"""The event of a trick, by number (1..11), winner and winning card (``_trick_event``), made the
-first time it is needed and copied for each trick (as ``_CARD_EVENT``), never handed out itself."""
-
-
-def _trick_event(number: int, winner: int, card: Card) -> dict[str, Any]:
-    i = (number * 4 + winner) * 48 + _slot(card)
-    event = _TRICK_EVENTS[i]
-    if event is None:  # (two threads may both make it: the same dict either way)
-        event = _TRICK_EVENTS[i] = {"kind": "trick", "seat": winner, "card": card.code, "trick": number,
-                                    "text": f"trick {number} to seat {winner} with {card.code}"}
-    return event.copy()
+_TRICK_EVENTS: Final[tuple[tuple[tuple[dict[str, Any], ...], ...], ...]] = tuple(
+    tuple(tuple([{"kind": "trick", "seat": winner, "card": c.code, "trick": number, "text": f"trick {number} to seat {winner} with {c}"}
+                 for c in DECK_48.cards]) for winner in _SEATS) for number in range(12))
+"""The event of a trick, by number (1..11), winner and winning card's ``_slot``: copied for each
+trick (as ``_CARD_EVENT``), never handed out itself."""
 
 
 def _exchange(state: State, action: Action) -> tuple[State, Events]:
@@ -524,7 +517,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     index = _trick_winner_index(plays)
     winner = (leader + index) % 4
     number = len(played) + 1
-    events.append(_trick_event(number, winner, plays[index].card))
+    events.append(_TRICK_EVENTS[number][winner][_slot(plays[index].card)].copy())
     phase, cut = state.phase, state.cut
     turn: int | None = winner
     if state.announcer is not None and winner != state.announcer and not cut:
