@@ -222,12 +222,10 @@ def test_the_pool_processes_freeze_their_start_and_collect_less_often() -> None:
     assert pool.submit(gc.get_freeze_count).result(timeout=60) > 10_000  # the schema, the engine, their imports
 
 
-def test_the_pipeline_bounds_the_records_in_flight() -> None:
-    """However fast the input, at most `window` records are read ahead of the answers taken."""
-    workers = 2
-    window = (stream.BATCHES_PER_WORKER * workers + 1) * stream.BATCH
-    wire = [r.SerializeToString() for r in grpc_requests(RECORDS[:40])] * 20
-    read = 0
+def read_ahead(wire: list[bytes], workers: int) -> Iterator[tuple[bytes, int]]:
+    """Each answer of a pipelined stream of ``wire``, with how many messages had been read and
+    not yet answered when it came; checks at the end that every message was read and answered."""
+    read = taken = 0
 
     def source() -> Iterator[bytes]:
         nonlocal read
@@ -235,11 +233,22 @@ def test_the_pipeline_bounds_the_records_in_flight() -> None:
             read += 1
             yield item
 
-    taken = 0
-    for _answer in stream.pipelined(source(), stream.answer_wire, stream.internal_wire, workers=workers):
+    for answer in stream.pipelined(source(), stream.answer_wire, stream.internal_wire, workers=workers):
         taken += 1
-        assert read - taken <= window
+        yield answer, read - taken
     assert taken == read == len(wire)
+
+
+def test_the_pipeline_bounds_the_records_in_flight() -> None:
+    """However fast the input, at most `window` records are read ahead of the answers taken."""
+    workers = 2
+    window = (stream.BATCHES_PER_WORKER * workers + 1) * stream.BATCH
+    wire = [r.SerializeToString() for r in grpc_requests(RECORDS[:40])] * 20
+    answered = 0
+    for _answer, ahead in read_ahead(wire, workers):
+        answered += 1
+        assert ahead <= window
+    assert answered == len(wire)
 
 
 def test_the_pipeline_bounds_the_bytes_in_flight() -> None:
@@ -251,21 +260,13 @@ def test_the_pipeline_bounds_the_bytes_in_flight() -> None:
     batch = pb.ValidateHandsRequest(batch=list(grpc_requests(RECORDS[:40])) * 10).SerializeToString()
     assert len(batch) * 5 > window_bytes  # a few such messages fill the window
     wire = [batch] * 12
-    read = 0
-
-    def source() -> Iterator[bytes]:
-        nonlocal read
-        for item in wire:
-            read += 1
-            yield item
-
-    taken, most = 0, 0
-    for answer in stream.pipelined(source(), stream.answer_wire, stream.internal_wire, workers=workers):
+    most, answered = 0, 0
+    for answer, ahead in read_ahead(wire, workers):
         assert len(pb.ValidateHandsResponse.FromString(answer).batch) == 400
-        taken += 1
-        most = max(most, read - taken)
-        assert (read - taken) * len(batch) <= window_bytes
-    assert taken == read == len(wire)
+        answered += 1
+        most = max(most, ahead)
+        assert ahead * len(batch) <= window_bytes
+    assert answered == len(wire)
     assert most >= 2  # the pipeline still reads ahead
 
 
