@@ -23,6 +23,7 @@ from engine.cards import (
     cards_of_mask,
     cards_str,
     in_order,
+    index_of,
     key_mask,
     sorted_cards,
     suit_index,
@@ -537,32 +538,39 @@ def playable(state: State, seat: int) -> list[Card]:
         suit = led.suit
         follow = [c for c in hand if c.suit is suit and ranks[c.key] < 0]
         return follow or list(hand)
-    trumps = [c for c in hand if ranks[c.key] >= 0]
-    if not trumps:
-        return list(hand)
-    held = [ranks[c.key] for c in trumps]
-    if max(held) >= 3:
-        return trumps  # an ordinary trump must follow a trump lead
-    # Every trump held is a matador (rank 0..2): it is forced only when it is the only trump held
-    # (or with multiMatadorRenege off), by a higher matador led by the mano (or by anyone).
-    if state.options.multi_matador_renege and len(trumps) > 1:
-        return list(hand)
-    forcing = state.options.matador_forcing == "trickLeader" or state.leader == state.mano
-    if forcing and led_rank < 3 and any(led_rank < rank for rank in held):
-        return trumps
+    if _must_play_trump(state, hand, led_rank):
+        return [c for c in hand if ranks[c.key] >= 0]
     return list(hand)
+
+
+def _must_play_trump(state: State, hand: tuple[Card, ...], led_rank: int) -> bool:
+    """Section 5 on a trump lead (of rank ``led_rank``): whether ``hand`` must play a trump. It
+    must when it holds an ordinary trump. When every trump it holds is a matador (rank 0..2), it
+    is forced only when that is the only trump held (or with multiMatadorRenege off), by a higher
+    matador led by the mano (or by anyone)."""
+    ranks = state.trump_keys
+    count, ordinary, outranked = 0, False, False
+    for c in hand:
+        rank = ranks[c.key]
+        if rank >= 0:
+            count += 1
+            ordinary = ordinary or rank >= 3
+            outranked = outranked or led_rank < rank
+    if count == 0:
+        return False
+    if ordinary:
+        return True
+    if state.options.multi_matador_renege and count > 1:
+        return False
+    forcing = state.options.matador_forcing == "trickLeader" or state.leader == state.mano
+    return forcing and led_rank < 3 and outranked
 
 
 def _may_play(state: State, seat: int, card: Card) -> bool:
     """Membership of ``card`` in ``playable(state, seat)``, decided without making the list when a
     trick is led or a plain suit was led (a card is one object: identity is equality by key)."""
     hand = state.hands[seat]
-    held = False
-    for c in hand:
-        if c is card:
-            held = True
-            break
-    if not held:
+    if index_of(hand, card) < 0:
         return False
     trick = state.trick_cards
     if not trick:
@@ -570,27 +578,8 @@ def _may_play(state: State, seat: int, card: Card) -> bool:
     led = trick[0]
     ranks = state.trump_keys
     led_rank = ranks[led.key]
-    if led_rank >= 0:
-        # A trump led: the cascade of ``playable``, whose list is either the hand or its trumps
-        # (a trump is always playable), decided from the trumps held.
-        if ranks[card.key] >= 0:
-            return True
-        count, ordinary, outranked = 0, False, False
-        for c in hand:
-            rank = ranks[c.key]
-            if rank >= 0:
-                count += 1
-                ordinary = ordinary or rank >= 3
-                outranked = outranked or led_rank < rank
-        if count == 0:
-            return True
-        if ordinary:
-            return False  # an ordinary trump must follow a trump lead
-        # every trump held is a matador
-        if state.options.multi_matador_renege and count > 1:
-            return True
-        forcing = state.options.matador_forcing == "trickLeader" or state.leader == state.mano
-        return not (forcing and led_rank < 3 and outranked)
+    if led_rank >= 0:  # a trump led: a trump always follows; another card unless one must
+        return ranks[card.key] >= 0 or not _must_play_trump(state, hand, led_rank)
     # A plain suit led: a card of it (not a trump) follows; any other card only if none follows.
     suit = led.suit
     if card.suit is suit and ranks[card.key] < 0:
