@@ -474,7 +474,11 @@ def test_every_message_type_of_the_schema() -> None:
         same_message(codec.from_engine(data, cls), ref_from_engine(data, cls()))
         fast = cls()
         codec._merge(data, fast)
-        same_message(fast, full)
+        # data holds full's Struct keys in full's print order, which need not be the order they
+        # were set in (upb's map order depends on insertion and a per-process seed): print order is
+        # compared against a message made from data, equality against full.
+        same_message(fast, ref_from_engine(data, cls()))
+        assert fast == full
 
 
 def _fill(descriptor: Any, depth: int) -> dict[str, Any]:
