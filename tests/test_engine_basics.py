@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import re
 from pathlib import Path
 
@@ -70,6 +71,24 @@ def test_decks():
     err = invalid(DECK_40.parse_cards, "1o 9b", "deal.stock")
     assert (err.code, err.field) == ("UNKNOWN_CARD", "deal.stock")
     assert api.describe_rules("rentoy")["seats"] == [2, 4, 6, 8]
+
+
+def test_a_list_of_cards_reads_alike_in_every_spelling():
+    """parse_cards reads canonical text ("1e 10o") by character codes and any other spelling
+    token by token: the same cards either way, and the same errors."""
+    rng = random.Random(5)
+    for deck in (DECK_40, DECK_48):
+        for _ in range(2000):
+            cards = tuple(rng.sample(deck.cards, rng.randint(0, 12)))
+            codes = [c.code for c in cards]
+            canonical = (" " * rng.randint(1, 3)).join(codes)
+            other = "\t".join(c.upper() if rng.random() < 0.5 else c for c in codes) + " \n"
+            assert deck.parse_cards(canonical, "f") == cards == deck.parse_cards(other, "f")
+            assert deck.parse_cards(f" {canonical} ", "f") == cards
+    for text in ("1o 13o", "1o 01o", "1oo", "1 o", "1o2o", "1o 10", "1o,2o", "1x", "8o"):
+        err = invalid(DECK_40.parse_cards, text, "deal.hands[1]")
+        assert (err.code, err.field) == ("UNKNOWN_CARD", "deal.hands[1]")
+        assert err.message.startswith("deal.hands[1]: ")
 
 
 # ---- records that are not well formed --------------------------------------------------------
