@@ -291,5 +291,11 @@ def cards_of_mask(mask: int) -> tuple[Card, ...]:
     return tuple(out)
 
 
+SUIT_MASKS: Final[tuple[int, ...]] = tuple([0xFFFF << (16 * i) for i in range(4)])
+"""By suit index, the ``key_mask`` bits a suit's cards may have (a card's key is the suit index
+times 16 plus the rank): ``mask & SUIT_MASKS[card.key >> 4]`` is the cards of ``mask`` of that
+card's suit."""
+
+
 _CARD_BY_KEY: Final = tuple([{card.key: card for card in _PACK.values()}.get(key) for key in range(64)])
 """Every card at its key (``None`` where no card has that key)."""

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any, Final
 
 from engine import revesino_money as money_mod
-from engine.cards import DECK_48, Card, Suit, cards_str, in_order, index_of, sorted_cards, without
+from engine.cards import DECK_48, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import CARD_ARG, NO_ARGS, Action, Setup, appended, call_actions, fields_repr, remember_last, replaced, with_item
-from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, qualifies, strength
+from engine.revesino_money import QUINOLA, SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
 
@@ -77,17 +77,23 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
     return {"payments": payments} if payments else {}
 
 
-_STATE_FIELDS: Final = ("options", "dealer", "fondo", "hands", "undealt", "phase", "turn", "choices", "out_of_play",
+_STATE_FIELDS: Final = ("options", "dealer", "fondo", "masks", "undealt", "phase", "turn", "choices", "out_of_play",
                  "napolitana", "announcer", "trick_leader", "plays", "played", "cut")
 
 
 class State:
     """A hand at one moment. Never changed once made: ``apply`` makes a new one (the fields are
-    ``Final``; a plain class, the cheapest object to make, here and compiled by mypyc)."""
+    ``Final``; a plain class, the cheapest object to make, here and compiled by mypyc).
+
+    Each seat's cards are kept as a ``key_mask`` (``masks``; ``hands`` gives them as cards): an
+    int below 2**62, which mypyc computes with unboxed, so a play clears one bit, holding a card
+    or a suit is a bit test (``SUIT_MASKS``), and no tuple of cards is searched, made or freed at
+    each card (that was a tenth of a record's validation). A mask's cards come out in canonical
+    order (``cards_of_mask``)."""
 
     __slots__ = _STATE_FIELDS
 
-    def __init__(self, options: Options, dealer: int, fondo: int, hands: tuple[tuple[Card, ...], ...],
+    def __init__(self, options: Options, dealer: int, fondo: int, masks: tuple[int, ...],
                  undealt: tuple[Card, ...], phase: str, turn: int | None,
                  choices: tuple[str, ...] = ("", "", "", ""), out_of_play: tuple[Card, ...] = (),
                  napolitana: int | None = None, announcer: int | None = None, trick_leader: int = 0,
@@ -95,7 +101,7 @@ class State:
         self.options: Final = options
         self.dealer: Final = dealer
         self.fondo: Final = fondo
-        self.hands: Final = hands
+        self.masks: Final = masks  # per seat, the cards held, as a key mask
         self.undealt: Final = undealt  # the three cards under the dish: S1's, S2's, S3's
         self.phase: Final = phase
         self.turn: Final = turn
@@ -114,6 +120,11 @@ class State:
 
     def __repr__(self) -> str:
         return fields_repr(self, _STATE_FIELDS)
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's cards, in canonical order."""
+        return tuple([cards_of_mask(mask) for mask in self.masks])
 
     @property
     def trick_cards(self) -> tuple[Card, ...]:
@@ -174,7 +185,7 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 
 def start(setup: Setup) -> State:
-    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, hands=tuple([in_order(h) for h in setup.hands]),
+    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, masks=tuple([key_mask(h) for h in setup.hands]),
                  undealt=setup.stock, phase=EXCHANGE, turn=(setup.dealer + 1) % 4)
 
 
@@ -207,11 +218,37 @@ _PLAIN_PLAY: Final[tuple[tuple[Play, ...], ...]] = tuple(tuple([Play(s, c, "") f
 """The play of a card that is neither an ace nor the quínola, nor a revoke (read-only: shared)."""
 
 
-def _holds(hand: tuple[Card, ...], suit: Suit) -> bool:
-    for c in hand:
-        if c.suit is suit:
-            return True
-    return False
+_ACES: Final = key_mask(tuple([c for c in DECK_48.cards if c.rank == 1]))
+_QUINOLA: Final = 1 << QUINOLA.key
+_KEY_BY_CODE: Final[dict[str, int]] = {c.code: c.key for c in DECK_48.cards}
+"""A card's key by its canonical spelling."""
+
+
+def _qualifies(mask: int) -> bool:
+    """``qualifies`` of the cards of a key mask (A4.1): three aces and the quínola, or all four aces."""
+    aces = _count(mask & _ACES)
+    return aces == 4 or (aces == 3 and bool(mask & _QUINOLA))
+
+
+def _count(mask: int) -> int:
+    """The number of cards of a key mask."""
+    n = 0
+    while mask:
+        mask &= mask - 1
+        n += 1
+    return n
+
+
+def _actions_of(table: tuple[Action, ...], mask: int) -> list[Action]:
+    """The actions of ``table`` (by ``_slot``, here of the key) of the cards of ``mask``, in
+    canonical order."""
+    out = []
+    while mask:
+        low = mask & -mask
+        key = low.bit_length() - 1
+        out.append(table[(key >> 4) * 12 + (key & 15) - 1])
+        mask ^= low
+    return out
 
 
 # ---- legal actions -----------------------------------------------------------------------
@@ -230,32 +267,42 @@ def _renounces(state: State, seat: int) -> bool:
         return False
     if state.napolitana is not None:
         return seat == state.napolitana
-    return state.options.napolitana_declaration == "implicit" and qualifies(state.hands[seat] + _played_by(state, seat))
+    return state.options.napolitana_declaration == "implicit" and _qualifies(state.masks[seat] | _played_by(state, seat))
 
 
-def _played_by(state: State, seat: int) -> tuple[Card, ...]:
-    return tuple(p.card for t in state.played for p in t.plays if p.seat == seat) + \
-        tuple(p.card for p in state.plays if p.seat == seat)
+def _played_by(state: State, seat: int) -> int:
+    """The cards ``seat`` has played, as a key mask."""
+    mask = 0
+    for t in state.played:
+        for p in t.plays:
+            if p.seat == seat:
+                mask |= 1 << p.card.key
+    for p in state.plays:
+        if p.seat == seat:
+            mask |= 1 << p.card.key
+    return mask
 
 
-def _suit_to_follow(state: State, seat: int) -> Suit | None:
-    """A5: the suit led, which ``seat`` must follow if it holds any; None when it may play any
-    card (it leads, renounces as the napolitana in tricks 1-9, or revokes are allowed)."""
+def _suit_to_follow(state: State, seat: int) -> int:
+    """A5: the suit led (its ``SUIT_MASKS`` entry), which ``seat`` must follow if it holds any;
+    0 when it may play any card (it leads, renounces as the napolitana in tricks 1-9, or revokes
+    are allowed)."""
     plays = state.plays
     if not plays or state.options.allow_revokes or _renounces(state, seat):
-        return None
-    return plays[0].card.suit
+        return 0
+    return SUIT_MASKS[plays[0].card.key >> 4]
+
+
+def _playable(state: State, seat: int) -> int:
+    """``playable`` as a key mask."""
+    hand = state.masks[seat]
+    follow = hand & _suit_to_follow(state, seat)
+    return follow if follow else hand
 
 
 def playable(state: State, seat: int) -> list[Card]:
     """A5: lead anything; follow the suit led if able, except a napolitana in tricks 1-9."""
-    hand = state.hands[seat]  # kept in canonical order
-    led = _suit_to_follow(state, seat)
-    if led is not None:
-        follow = [c for c in hand if c.suit is led]
-        if follow:
-            return follow
-    return list(hand)
+    return list(cards_of_mask(_playable(state, seat)))
 
 
 def _may_announce(state: State, seat: int) -> bool:
@@ -270,22 +317,18 @@ def legal_actions(state: State) -> list[Action]:
     seat = state.turn
     if state.phase == OVER or seat is None:
         return []
-    hand = state.hands[seat]  # kept in canonical order
     if state.phase == EXCHANGE:
         if seat == state.dealer:
-            descarte = _DESCARTE[seat]
-            return [descarte[_slot(c)] for c in hand]
-        cambio = _CAMBIO[seat]
-        out = [cambio[_slot(c)] for c in hand]
+            return _actions_of(_DESCARTE[seat], state.masks[seat])
+        out = _actions_of(_CAMBIO[seat], state.masks[seat])
         out.append(_CALL_ACTION[seat]["quedo"])
         return out
-    play = _PLAY_ACTION[seat]
-    out = [play[_slot(c)] for c in playable(state, seat)]
+    out = _actions_of(_PLAY_ACTION[seat], _playable(state, seat))
     if not state.plays:  # before a lead: the calls
         if _may_announce(state, seat):
             out.append(_CALL_ACTION[seat]["revesino"])
         if _napolitana_open(state):
-            out += [_CALL_ACTION[s]["napolitana"] for s in _round_from(seat) if qualifies(state.hands[s])]
+            out += [_CALL_ACTION[s]["napolitana"] for s in _round_from(seat) if _qualifies(state.masks[s])]
     return out
 
 
@@ -305,11 +348,12 @@ def is_legal(state: State, action: Action) -> bool:
     seat = action.seat
     if state.phase != PLAY or seat != state.turn:
         return False
-    hand = state.hands[seat]
-    if index_of(hand, card) < 0:
+    hand = state.masks[seat]
+    key = card.key
+    if not hand >> key & 1:
         return False
-    led = _suit_to_follow(state, seat)
-    return led is None or card.suit is led or not _holds(hand, led)
+    follow = hand & _suit_to_follow(state, seat)  # the cards of the suit to follow he holds
+    return not follow or bool(follow >> key & 1)
 
 
 _EXCHANGE_CALLS: Final = ("cambio", "descarte", "quedo")
@@ -325,11 +369,8 @@ def _is_legal_exchange(state: State, action: Action) -> bool:
         return seat != state.dealer and not args
     if (call == "descarte") != (seat == state.dealer) or len(args) != 1:
         return False
-    code = args[0]
-    for c in state.hands[seat]:
-        if c.code == code:
-            return True
-    return False
+    key = _KEY_BY_CODE.get(args[0])
+    return key is not None and bool(state.masks[seat] >> key & 1)
 
 
 def to_act(state: State) -> int | None:
@@ -355,10 +396,11 @@ def explain(state: State, action: Action) -> IllegalAction:
         if state.phase != PLAY:
             return not_now(f"no card is played during the exchange: seat {seat} says "
                            + ("descarte <card>" if seat == state.dealer else "cambio <card> or quedo"))
-        if action.card not in state.hands[seat]:
-            return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(sorted_cards(state.hands[seat]))}")
+        hand = state.masks[seat]
+        if not hand >> action.card.key & 1:
+            return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(cards_of_mask(hand))}")
         led = state.trick_cards[0]
-        follow = [c for c in sorted_cards(state.hands[seat]) if c.suit is led.suit]
+        follow = cards_of_mask(hand & SUIT_MASKS[led.key >> 4])
         return IllegalAction("MUST_FOLLOW_SUIT", f"seat {seat} holds {cards_str(follow)} of {led.suit.word}, the suit led ({led}), "
                              f"and must follow it, not play {action.card}")
     if call in ("cambio", "descarte"):
@@ -432,32 +474,32 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
     """A3: S1, S2, S3 exchange with their undealt card or keep; then the dealer discards one."""
     seat, call = action.seat, action.call
     assert call is not None
-    hand, out = state.hands[seat], state.out_of_play
+    hand, out = state.masks[seat], state.out_of_play
     if call == "descarte":
         card = Card.parse(action.args[0])
-        hand = without(hand, card)
+        hand &= ~(1 << card.key)
         out += (card,)
         text = _EXCHANGE_TEXT["descarte"][seat]
     else:
         undealt = state.undealt[(seat - state.dealer - 1) % 4]
         if call == "cambio":
             card = Card.parse(action.args[0])
-            hand = in_order(without(hand, card) + (undealt,))
+            hand = (hand & ~(1 << card.key)) | 1 << undealt.key
             out += (card,)
             text = _EXCHANGE_TEXT["cambio"][seat]
         else:
             out += (undealt,)
             text = _EXCHANGE_TEXT["quedo"][seat]
     choices = with_item(state.choices, seat, call)
-    hands = with_item(state.hands, seat, hand)
+    masks = with_item(state.masks, seat, hand)
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
-        return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4, choices, out,
+        return State(state.options, state.dealer, state.fondo, masks, state.undealt, state.phase, (seat + 1) % 4, choices, out,
                      state.napolitana, state.announcer, state.trick_leader, state.plays, state.played,
                      state.cut), events
     first = (state.dealer + 1) % 4
     events.append({"kind": "play", "seat": first, "text": _EXCHANGE_TEXT["play"][first]})
-    return State(state.options, state.dealer, state.fondo, hands, state.undealt, PLAY, first, choices, out,
+    return State(state.options, state.dealer, state.fondo, masks, state.undealt, PLAY, first, choices, out,
                  state.napolitana, state.announcer, first, state.plays, state.played, state.cut), events
 
 
@@ -470,8 +512,8 @@ def classify(state: State, seat: int, card: Card) -> str:
     led = state.plays[0].card.suit
     if card.suit is not led:
         return "placed"
-    in_suit = sum(1 for c in state.hands[seat] if c.suit is led)
-    if in_suit == 1 and not _renounces(state, seat):
+    in_suit = state.masks[seat] & SUIT_MASKS[card.key >> 4]  # (the card played among them)
+    if not in_suit & (in_suit - 1) and not _renounces(state, seat):  # his one card of the suit
         return "forced"  # (a seat that may renounce, the napolitana in tricks 1-9, had a choice)
     return "voluntary"
 
@@ -490,14 +532,15 @@ def _trick_winner_index(plays: tuple[Play, ...]) -> int:
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     key = card.key
-    hand, plays, played = state.hands[seat], state.plays, state.played
+    hand, plays, played = state.masks[seat], state.plays, state.played
     slot = _slot(card)
     events: Events = [_CARD_EVENT[seat][slot].copy()]
     napolitana = state.napolitana
     revoke = False
     if plays:
-        led = plays[0].card.suit
-        if card.suit is not led and _holds(hand, led):  # off suit while holding the suit led
+        first = plays[0].card
+        led = first.suit
+        if card.suit is not led and hand & SUIT_MASKS[first.key >> 4]:  # off suit while holding the suit led
             if napolitana is None and _renounces(state, seat):
                 napolitana = seat  # R24 implicit: the first renounce declares the napolitana
                 events.append({"kind": "napolitana", "seat": seat, "text": f"seat {seat} renounces: a napolitana"})
@@ -508,10 +551,10 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     # (classify reads the state before a renounce declared the napolitana: his card is placed either way)
     kind = classify(state, seat, card) if SPECIAL_BY_KEY[key] else ""
     plays = appended(plays, Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][slot])
-    hands = with_item(state.hands, seat, without(hand, card))
+    masks = with_item(state.masks, seat, hand & ~(1 << key))
     leader = state.trick_leader
     if len(plays) < 4:
-        return State(state.options, state.dealer, state.fondo, hands, state.undealt, state.phase, (seat + 1) % 4,
+        return State(state.options, state.dealer, state.fondo, masks, state.undealt, state.phase, (seat + 1) % 4,
                      state.choices, state.out_of_play, napolitana, state.announcer, leader, plays,
                      played, state.cut), events
     index = _trick_winner_index(plays)
@@ -527,7 +570,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
             phase, turn = OVER, None
     if number == 11:
         phase, turn = OVER, None
-    return State(state.options, state.dealer, state.fondo, hands, state.undealt, phase, turn,
+    return State(state.options, state.dealer, state.fondo, masks, state.undealt, phase, turn,
                  state.choices, state.out_of_play, napolitana, state.announcer, winner, (),
                  played + (PlayedTrick(number, leader, plays, winner),), cut), events
 
@@ -615,8 +658,8 @@ def settle_summary(options: Options, fondo: int, request: dict[str, Any]) -> dic
 def view(state: State, seat: int) -> dict[str, Any]:
     """What one seat may see: its own cards; its own undealt card once it has chosen (R6, or
     before with peekBeforeExchange); the dealer's own discard; never the others' cards."""
-    out: dict[str, Any] = {"seat": seat, "hand": cards_str(sorted_cards(state.hands[seat])),
-                           "handSizes": [len(h) for h in state.hands]}
+    out: dict[str, Any] = {"seat": seat, "hand": cards_str(cards_of_mask(state.masks[seat])),
+                           "handSizes": [_count(mask) for mask in state.masks]}
     index = 3 if seat == state.dealer else (seat - state.dealer - 1) % 4
     if seat != state.dealer and (state.choices[seat] or state.options.peek_before_exchange):
         out["undealtCard"] = str(state.undealt[index])
