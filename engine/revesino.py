@@ -196,7 +196,12 @@ def start(setup: Setup) -> State:
 
 def _slot(card: Card) -> int:
     """A card's place in ``DECK_48.cards``: the suits in order (``key >> 4``), the ranks ascending."""
-    return (card.key >> 4) * 12 + card.rank - 1
+    return _slot_of_key(card.key)
+
+
+def _slot_of_key(key: int) -> int:
+    """``_slot`` of the card with this ``Card.key`` (suit index * 16 + rank)."""
+    return (key >> 4) * 12 + (key & 15) - 1
 
 
 assert all(_slot(c) == i for i, c in enumerate(DECK_48.cards))
@@ -245,8 +250,7 @@ def _actions_of(table: tuple[Action, ...], mask: int) -> list[Action]:
     out = []
     while mask:
         low = mask & -mask
-        key = low.bit_length() - 1
-        out.append(table[(key >> 4) * 12 + (key & 15) - 1])
+        out.append(table[_slot_of_key(low.bit_length() - 1)])
         mask ^= low
     return out
 
