@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from engine import revesino_money as money_mod
-from engine.cards import DECK_48, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask
+from engine.cards import DECK_48, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask, mask_count
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import CARD_ARG, NO_ARGS, Action, Setup, appended, call_actions, fields_repr, remember_last, replaced, with_item
 from engine.revesino_money import QUINOLA, SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, strength
@@ -231,17 +231,8 @@ _KEY_BY_CODE: Final[dict[str, int]] = {c.code: c.key for c in DECK_48.cards}
 
 def _qualifies(mask: int) -> bool:
     """``qualifies`` of the cards of a key mask (A4.1): three aces and the quínola, or all four aces."""
-    aces = _count(mask & _ACES)
+    aces = mask_count(mask & _ACES)
     return aces == 4 or (aces == 3 and bool(mask & _QUINOLA))
-
-
-def _count(mask: int) -> int:
-    """The number of cards of a key mask."""
-    n = 0
-    while mask:
-        mask &= mask - 1
-        n += 1
-    return n
 
 
 def _actions_of(table: tuple[Action, ...], mask: int) -> list[Action]:
@@ -663,7 +654,7 @@ def view(state: State, seat: int) -> dict[str, Any]:
     """What one seat may see: its own cards; its own undealt card once it has chosen (R6, or
     before with peekBeforeExchange); the dealer's own discard; never the others' cards."""
     out: dict[str, Any] = {"seat": seat, "hand": cards_str(cards_of_mask(state.masks[seat])),
-                           "handSizes": [_count(mask) for mask in state.masks]}
+                           "handSizes": [mask_count(mask) for mask in state.masks]}
     index = 3 if seat == state.dealer else (seat - state.dealer - 1) % 4
     if seat != state.dealer and (state.choices[seat] or state.options.peek_before_exchange):
         out["undealtCard"] = str(state.undealt[index])

@@ -18,17 +18,15 @@ from engine import tresillo_settle as settle_mod
 from engine.cards import (
     DECK_40,
     SUIT_BY_WORD,
+    SUIT_MASKS,
     Card,
     Suit,
     cards_of_mask,
     cards_str,
-    in_order,
-    index_of,
     key_mask,
-    sorted_cards,
+    mask_count,
     suit_index,
     suit_word,
-    without,
 )
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import (
@@ -101,6 +99,9 @@ def _by_key(ranks: dict[int, int]) -> tuple[int, ...]:
 
 _TRUMP_BY_KEY: Final = tuple([_by_key(_TRUMP_KEYS[suit]) for suit in Suit])
 _PLAIN_BY_KEY: Final = _by_key(_PLAIN_KEYS)
+_TRUMP_MASKS: Final = tuple([key_mask(trump_order(suit)) for suit in Suit])
+"""The trumps of each suit as a ``key_mask``, by ``cards.suit_index`` of the trump (the espada
+and the basto are in every suit's)."""
 
 
 def is_matador(card: Card, trump: Suit) -> bool:
@@ -175,9 +176,9 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
 _NO_TRUMP: Final = (-1,) * _KEYS  # ``State.trump_keys`` before the trump is known
 
 
-_STATE_FIELDS: Final = ("options", "seats", "dealer", "table", "hands", "stock", "phase", "turn", "order",
+_STATE_FIELDS: Final = ("options", "seats", "dealer", "table", "masks", "stock", "phase", "turn", "order",
                   "bidders", "level", "holder", "forced_entrada",
-                  "jugador", "lance", "trump", "trump_keys", "turned", "solera", "queue", "discards", "exchanged",
+                  "jugador", "lance", "trump", "trump_keys", "trump_mask", "turned", "solera", "queue", "discards", "exchanged",
                   "jugador_cards", "leader", "trick_cards", "tricks", "won",
                   "rendido", "asking", "defender", "surrender", "bola", "planto", "annulled", "resume")
 
@@ -186,15 +187,22 @@ class State:
     """A hand at one moment. A state is not changed once made: an action makes a ``copy`` (or a
     ``replace``) and sets on it the fields it changes. (A class with ``__slots__`` rather than a
     NamedTuple: its copy costs a fraction of ``NamedTuple._replace``, and mypyc compiles it to a
-    native class.)"""
+    native class.)
+
+    Each seat's cards are kept as a ``key_mask`` (``masks``; ``hands`` gives them as cards): an
+    int below 2**62, which mypyc computes with unboxed, so a play clears one bit, holding a card
+    is a bit test and following suit or trumps is a mask (``SUIT_MASKS``, ``trump_mask``), and no
+    tuple of cards is searched, made or freed at each card. A mask's cards come out in canonical
+    order (``cards_of_mask``)."""
 
     __slots__ = _STATE_FIELDS
 
-    def __init__(self, options: Options, seats: int, dealer: int, table: Table, hands: tuple[tuple[Card, ...], ...],
+    def __init__(self, options: Options, seats: int, dealer: int, table: Table, masks: tuple[int, ...],
                  stock: tuple[Card, ...], phase: str, turn: int | None, order: tuple[int, ...],
                  bidders: tuple[int, ...] = (), level: int = 0, holder: int | None = None, forced_entrada: bool = False,
                  jugador: int | None = None, lance: str | None = None, trump: Suit | None = None,
-                 trump_keys: tuple[int, ...] = _NO_TRUMP, turned: Card | None = None, solera: bool = False,
+                 trump_keys: tuple[int, ...] = _NO_TRUMP, trump_mask: int = 0, turned: Card | None = None,
+                 solera: bool = False,
                  queue: tuple[int, ...] = (), discards: tuple[tuple[Card, ...], ...] = (), exchanged: tuple[int, ...] = (),
                  jugador_cards: tuple[Card, ...] = (), leader: int = 0, trick_cards: tuple[Card, ...] = (),
                  tricks: tuple[Trick, ...] = (), won: tuple[int, ...] = (),
@@ -205,7 +213,7 @@ class State:
         self.seats = seats
         self.dealer = dealer
         self.table = table
-        self.hands = hands
+        self.masks = masks  # per seat, the cards held, as a key mask
         self.stock = stock  # what is left of the baceta, top first
         self.phase = phase
         self.turn = turn  # the seat to act
@@ -220,6 +228,7 @@ class State:
         self.lance = lance
         self.trump = trump
         self.trump_keys = trump_keys  # the trump order by card key (``_TRUMP_BY_KEY``; -1: not a trump)
+        self.trump_mask = trump_mask  # the trumps as a key mask (``_TRUMP_MASKS``; 0 before the trump is known)
         self.turned = turned
         self.solera = solera
         self.queue = queue  # seats still to exchange, in order
@@ -242,9 +251,9 @@ class State:
         self.resume = resume  # whose turn it was when the Jugador surrendered
 
     def copy(self) -> State:
-        return State(self.options, self.seats, self.dealer, self.table, self.hands, self.stock, self.phase, self.turn,
+        return State(self.options, self.seats, self.dealer, self.table, self.masks, self.stock, self.phase, self.turn,
                      self.order, self.bidders, self.level, self.holder, self.forced_entrada,
-                     self.jugador, self.lance, self.trump, self.trump_keys, self.turned, self.solera, self.queue,
+                     self.jugador, self.lance, self.trump, self.trump_keys, self.trump_mask, self.turned, self.solera, self.queue,
                      self.discards, self.exchanged, self.jugador_cards, self.leader, self.trick_cards, self.tricks, self.won,
                      self.rendido, self.asking, self.defender, self.surrender, self.bola, self.planto, self.annulled,
                      self.resume)
@@ -258,6 +267,11 @@ class State:
 
     def __repr__(self) -> str:
         return fields_repr(self, _STATE_FIELDS)
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's cards, in canonical order."""
+        return tuple([cards_of_mask(mask) for mask in self.masks])
 
     @property
     def trick(self) -> Trick:
@@ -325,9 +339,9 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 def start(setup: Setup) -> State:
     seats, order = setup.seats, active_seats(setup.seats, setup.dealer)
-    hands = tuple([in_order(h) for h in setup.hands])
-    # (the leading fields by position, the rest set: a keyword call of the 35-field constructor costs more)
-    state = State(setup.options, seats, setup.dealer, setup.table, hands, setup.stock, AUCTION, order[0], order)
+    masks = tuple([key_mask(h) for h in setup.hands])
+    # (the leading fields by position, the rest set: a keyword call of the 36-field constructor costs more)
+    state = State(setup.options, seats, setup.dealer, setup.table, masks, setup.stock, AUCTION, order[0], order)
     state.bidders, state.discards, state.exchanged, state.won = order, ((),) * seats, (-1,) * seats, (0,) * seats
     return state
 
@@ -374,7 +388,7 @@ def _auction_voices(state: State, seat: int) -> list[str]:
     voices = ["paso"]
     if state.level == 0:
         voices.append("juego")
-        if state.options.espada_forzada == "mustOpen" and ESPADA in state.hands[seat]:
+        if state.options.espada_forzada == "mustOpen" and state.masks[seat] >> ESPADA.key & 1:
             voices.remove("paso")  # A14: the espada must open
     elif state.holder != seat and (_equalises(state, seat) or state.level < state.max_level):
         voices.append("mas")
@@ -411,14 +425,13 @@ def _make_declarations(state: State, seat: int) -> list[Action]:
     return out
 
 
-def _discard_range(state: State, seat: int) -> tuple[tuple[Card, ...], int, int]:
-    """The cards a seat may discard and how many (4, A11, A12)."""
-    hand = state.hands[seat]  # kept in canonical order
+def _discard_range(state: State, seat: int) -> tuple[int, int, int]:
+    """The cards a seat may discard (a key mask) and how many (4, A11, A12)."""
+    hand = state.masks[seat]
     if seat == state.jugador and state.lance == "vuelta":
         if not state.options.vuelta_turned_card_discardable and state.turned is not None:
-            turned = state.turned.key
-            hand = tuple([c for c in hand if c.key != turned])
-        return hand, 1, min(len(hand), len(state.stock) + 1)
+            hand &= ~(1 << state.turned.key)
+        return hand, 1, min(mask_count(hand), len(state.stock) + 1)
     if seat == state.jugador:
         return hand, state.options.entrada_min_discard, min(9, len(state.stock))
     return hand, 0, min(9, len(state.stock))
@@ -426,7 +439,12 @@ def _discard_range(state: State, seat: int) -> tuple[tuple[Card, ...], int, int]
 
 def _discards(state: State, seat: int) -> Descartes:
     cards, low, high = _discard_range(state, seat)
-    return Descartes(seat, tuple([str(c) for c in cards]), low, high)
+    return Descartes(seat, _codes(cards), low, high)
+
+
+def _codes(mask: int) -> tuple[str, ...]:
+    """The canonical spellings of the cards of a key mask, in canonical order."""
+    return tuple([c.code for c in cards_of_mask(mask)])
 
 
 class Descartes(Sequence[Action]):
@@ -519,43 +537,53 @@ def _is_legal_descarte(state: State, action: Action) -> bool:
     if seat != state.turn or action.card is not None:
         return False
     cards, low, high = _discard_range(state, seat)
-    return _is_descarte_of(action.args, tuple([c.code for c in cards]), low, high)
+    return _is_descarte_of(action.args, _codes(cards), low, high)
 
 
 def playable(state: State, seat: int) -> list[Card]:
     """Section 5, as an ordered cascade: follow the suit led; on a trump lead play a trump unless
     every trump held is a privileged matador."""
-    hand = state.hands[seat]  # kept in canonical order
+    return list(cards_of_mask(_playable(state, seat)))
+
+
+def _playable(state: State, seat: int) -> int:
+    """``playable`` as a key mask."""
+    hand = state.masks[seat]
     trick = state.trick_cards
     if not trick:
-        return list(hand)  # the leader plays anything
+        return hand  # the leader plays anything
     led = trick[0]
-    ranks = state.trump_keys
-    led_rank = ranks[led.key]
+    led_rank = state.trump_keys[led.key]
     if led_rank < 0:
         # A plain suit led: follow it if possible. The espada and the basto are trumps, never
         # cards of their printed suit.
-        suit = led.suit
-        follow = [c for c in hand if c.suit is suit and ranks[c.key] < 0]
-        return follow or list(hand)
+        follow = hand & _plain_suit(state, led)
+        return follow if follow else hand
     if _must_play_trump(state, hand, led_rank):
-        return [c for c in hand if ranks[c.key] >= 0]
-    return list(hand)
+        return hand & state.trump_mask
+    return hand
 
 
-def _must_play_trump(state: State, hand: tuple[Card, ...], led_rank: int) -> bool:
-    """Section 5 on a trump lead (of rank ``led_rank``): whether ``hand`` must play a trump. It
-    must when it holds an ordinary trump. When every trump it holds is a matador (rank 0..2), it
-    is forced only when that is the only trump held (or with multiMatadorRenege off), by a higher
-    matador led by the mano (or by anyone)."""
+def _plain_suit(state: State, led: Card) -> int:
+    """The cards that follow a plain suit led by ``led`` (its suit less the trumps), as a key mask."""
+    return SUIT_MASKS[led.key >> 4] & ~state.trump_mask
+
+
+def _must_play_trump(state: State, hand: int, led_rank: int) -> bool:
+    """Section 5 on a trump lead (of rank ``led_rank``): whether ``hand`` (a key mask) must play a
+    trump. It must when it holds an ordinary trump. When every trump it holds is a matador (rank
+    0..2), it is forced only when that is the only trump held (or with multiMatadorRenege off), by
+    a higher matador led by the mano (or by anyone)."""
     ranks = state.trump_keys
+    trumps = hand & state.trump_mask
     count, ordinary, outranked = 0, False, False
-    for c in hand:
-        rank = ranks[c.key]
-        if rank >= 0:
-            count += 1
-            ordinary = ordinary or rank >= 3
-            outranked = outranked or led_rank < rank
+    while trumps:
+        low = trumps & -trumps
+        rank = ranks[low.bit_length() - 1]
+        trumps ^= low
+        count += 1
+        ordinary = ordinary or rank >= 3
+        outranked = outranked or led_rank < rank
     if count == 0:
         return False
     if ordinary:
@@ -568,9 +596,10 @@ def _must_play_trump(state: State, hand: tuple[Card, ...], led_rank: int) -> boo
 
 def _may_play(state: State, seat: int, card: Card) -> bool:
     """Membership of ``card`` in ``playable(state, seat)``, decided without making the list when a
-    trick is led or a plain suit was led (a card is one object: identity is equality by key)."""
-    hand = state.hands[seat]
-    if index_of(hand, card) < 0:
+    trick is led or a plain suit was led (bit tests on the hand's key mask)."""
+    hand = state.masks[seat]
+    key = card.key
+    if not hand >> key & 1:
         return False
     trick = state.trick_cards
     if not trick:
@@ -579,15 +608,10 @@ def _may_play(state: State, seat: int, card: Card) -> bool:
     ranks = state.trump_keys
     led_rank = ranks[led.key]
     if led_rank >= 0:  # a trump led: a trump always follows; another card unless one must
-        return ranks[card.key] >= 0 or not _must_play_trump(state, hand, led_rank)
+        return ranks[key] >= 0 or not _must_play_trump(state, hand, led_rank)
     # A plain suit led: a card of it (not a trump) follows; any other card only if none follows.
-    suit = led.suit
-    if card.suit is suit and ranks[card.key] < 0:
-        return True
-    for c in hand:
-        if c.suit is suit and ranks[c.key] < 0:
-            return False
-    return True
+    follow = hand & _plain_suit(state, led)
+    return not follow or bool(follow >> key & 1)
 
 
 def _may_surrender(state: State) -> bool:
@@ -613,14 +637,23 @@ _CALL_ACTIONS: Final = call_actions(CALLS, 4)
 _CARD_ACTIONS: Final = play_actions(DECK, 4)
 
 
+def _actions_of(actions: dict[int, Action], mask: int) -> list[Action]:
+    """The actions of ``actions`` (by ``Card.key``) of the cards of ``mask``, in canonical order."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(actions[low.bit_length() - 1])
+        mask ^= low
+    return out
+
+
 @remember_last
 def legal_actions(state: State) -> Sequence[Action]:
     phase, seat = state.phase, state.turn
     if phase == OVER or seat is None:
         return []
     if phase == PLAY:
-        actions = _CARD_ACTIONS[seat]
-        out = [actions[c.key] for c in playable(state, seat)]
+        out = _actions_of(_CARD_ACTIONS[seat], _playable(state, seat))
         if _may_surrender(state):
             assert state.jugador is not None
             out.append(_CALL_ACTIONS[state.jugador]["rindo"])
@@ -706,8 +739,9 @@ def explain(state: State, action: Action) -> IllegalAction:
     if action.card is not None:
         if phase != PLAY:
             return not_now(f"no card is played during the {phase}: seat {seat} may say {_PHASE_CALLS[phase]}")
-        if action.card not in state.hands[seat]:
-            return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(sorted_cards(state.hands[seat]))}")
+        hand = state.masks[seat]
+        if not hand >> action.card.key & 1:
+            return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(cards_of_mask(hand))}")
         return _explain_card(state, seat, action.card)
     call = action.call
     assert call is not None
@@ -759,7 +793,8 @@ def _matador_name(card: Card, trump: Suit) -> str:
 
 def _explain_discard(state: State, seat: int, args: tuple[str, ...]) -> IllegalAction:
     cards = [Card.parse(a) for a in args]
-    missing = [c for c in cards if c not in state.hands[seat]]
+    hand = state.masks[seat]
+    missing = [c for c in cards if not hand >> c.key & 1]
     if missing:
         return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {cards_str(missing)}")
     if state.turned in cards and seat == state.jugador:
@@ -844,7 +879,7 @@ def _auction(state: State, action: Action) -> tuple[State, Events]:
     events: Events = [{"kind": voice, "seat": seat, "value": level, "text": text}]
     if not bidders:
         if state.options.espada_forzada == "ifAllPass":
-            forced = next((s for s in state.order if ESPADA in state.hands[s]), None)
+            forced = next((s for s in state.order if state.masks[s] >> ESPADA.key & 1), None)
             if forced is not None:
                 events.append({"kind": "espadaForzada", "seat": forced,
                                "text": f"everybody passed: seat {forced} holds the espada and must play an entrada"})
@@ -872,13 +907,13 @@ def _auction(state: State, action: Action) -> tuple[State, Events]:
 def _declare(state: State, action: Action) -> tuple[State, Events]:
     seat, lance = action.seat, action.call
     assert lance is not None
-    hands = state.hands
+    masks = state.masks
     stock = state.stock
     turned = None
     if lance == "vuelta":
         turned, stock = stock[0], stock[1:]
         trump = turned.suit  # A10: a turned 1e or 1b gives its printed suit
-        hands = with_item(hands, seat, in_order(hands[seat] + (turned,)))
+        masks = with_item(masks, seat, masks[seat] | 1 << turned.key)
         word = suit_word(trump)
         text = f"seat {seat} plays a vuelta: turns up {turned}, trumps are {word}"
     else:
@@ -886,8 +921,9 @@ def _declare(state: State, action: Action) -> tuple[State, Events]:
         trump = SUIT_BY_WORD[word]
         text = f"seat {seat} plays {lance} in {word}"
     new = state.copy()
-    new.lance, new.trump, new.turned, new.hands, new.stock = lance, trump, turned, hands, stock
-    new.trump_keys = _TRUMP_BY_KEY[suit_index(trump)]
+    new.lance, new.trump, new.turned, new.masks, new.stock = lance, trump, turned, masks, stock
+    index = suit_index(trump)
+    new.trump_keys, new.trump_mask = _TRUMP_BY_KEY[index], _TRUMP_MASKS[index]
     event: dict[str, Any] = {"kind": lance, "seat": seat}
     if turned is not None:
         event["card"] = turned.code
@@ -927,7 +963,7 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     vuelta = seat == state.jugador and state.lance == "vuelta"
     draw = len(out) - 1 if vuelta else len(out)
     drawn, stock = state.stock[:draw], state.stock[draw:]
-    hands = with_item(state.hands, seat, cards_of_mask(key_mask(state.hands[seat]) & ~key_mask(out) | key_mask(drawn)))
+    masks = with_item(state.masks, seat, state.masks[seat] & ~key_mask(out) | key_mask(drawn))
     discards = with_item(state.discards, seat, state.discards[seat] + out)
     exchanged = with_item(state.exchanged, seat, len(out))
     solera = state.solera or (vuelta and len(out) == 1)
@@ -935,7 +971,7 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     text = f"seat {seat} discards {len(out)} and draws {draw}" + (" (vuelta solera)" if solera and seat == state.jugador else "")
     events: Events = [{"kind": "descarte", "seat": seat, "value": len(out), "text": text}]
     new = state.copy()
-    new.hands, new.stock, new.discards, new.exchanged, new.solera, new.queue = hands, stock, discards, exchanged, solera, queue
+    new.masks, new.stock, new.discards, new.exchanged, new.solera, new.queue = masks, stock, discards, exchanged, solera, queue
     if seat == state.jugador and queue == ():
         _to_opponents(new)
         return new, events
@@ -946,7 +982,7 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     jugador, mano = state.jugador, state.mano
     assert jugador is not None
     events.append({"kind": "play", "seat": mano, "text": f"the exchange is over; seat {mano}, the mano, leads"})
-    new.phase, new.turn, new.leader, new.jugador_cards = PLAY, mano, mano, hands[jugador]
+    new.phase, new.turn, new.leader, new.jugador_cards = PLAY, mano, mano, cards_of_mask(masks[jugador])
     return new, events
 
 
@@ -1019,14 +1055,13 @@ def _next_seat(order: tuple[int, ...], seat: int) -> int:
 
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
-    hands = state.hands
-    hands = with_item(hands, seat, without(hands[seat], card))
+    masks = with_item(state.masks, seat, state.masks[seat] & ~(1 << card.key))
     cards = appended(state.trick_cards, card)
     events: Events = [_CARD_EVENTS[seat][card.key].copy()]
     order = state.order
     if len(cards) < 3:
         new = state.copy()
-        new.hands, new.trick_cards, new.turn = hands, cards, _next_seat(order, seat)
+        new.masks, new.trick_cards, new.turn = masks, cards, _next_seat(order, seat)
         return new, events
     leader = state.leader
     idx = _winner_index(cards, state.trump_keys)
@@ -1036,7 +1071,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     tricks = state.tricks + (Trick(leader, cards, winner),)
     number = len(tricks)
     events.append(_TRICK_EVENTS[number - 1][winner][cards[idx].key].copy())
-    return _after_trick(state, hands, tricks, winner, events)
+    return _after_trick(state, masks, tricks, winner, events)
 
 
 def seat_tricks(state: State) -> list[int]:
@@ -1050,10 +1085,10 @@ def _opponents(order: tuple[int, ...], seat: int) -> tuple[int, int]:
     return (order[0], order[2]) if seat == order[1] else (order[0], order[1])
 
 
-def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tuple[Trick, ...], winner: int,
+def _after_trick(state: State, masks: tuple[int, ...], tricks: tuple[Trick, ...], winner: int,
                  events: Events) -> tuple[State, Events]:
     """7.2 / 7.3: the bola decision after five straight tricks; the early end once decided. The
-    state given is the one before the trick's last card; ``hands``, ``tricks`` and the trick's
+    state given is the one before the trick's last card; ``masks``, ``tricks`` and the trick's
     ``winner`` are after it, and the new state is built once from them."""
     played = len(tricks)
     declarer = state.declarer
@@ -1078,7 +1113,7 @@ def _after_trick(state: State, hands: tuple[tuple[Card, ...], ...], tricks: tupl
         events.append({"kind": "over", "text": "the result is settled" + ("" if remaining == 0 else f" with {remaining} tricks unplayed")})
         phase, turn = OVER, None
     new = state.copy()
-    new.hands, new.leader, new.trick_cards, new.tricks, new.won = hands, winner, (), tricks, won
+    new.masks, new.leader, new.trick_cards, new.tricks, new.won = masks, winner, (), tricks, won
     new.turn, new.phase, new.bola = turn, phase, bola
     return new, events
 
@@ -1159,8 +1194,8 @@ def settle_summary(options: Options, table: Table, request: dict[str, Any]) -> d
 
 def view(state: State, seat: int) -> dict[str, Any]:
     """What one seat may see: its cards, counts of the others', the public calls and tricks."""
-    out: dict[str, Any] = {"seat": seat, "hand": cards_str(sorted_cards(state.hands[seat])),
-                           "handSizes": [len(h) for h in state.hands], "stockSize": len(state.stock)}
+    out: dict[str, Any] = {"seat": seat, "hand": cards_str(cards_of_mask(state.masks[seat])),
+                           "handSizes": [mask_count(mask) for mask in state.masks], "stockSize": len(state.stock)}
     if state.options.reveal_remainder and state.phase not in (AUCTION, DECLARE, CONTRA_ORDER, EXCHANGE):
         out["stock"] = cards_str(state.stock)
     return out
