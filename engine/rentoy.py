@@ -57,13 +57,30 @@ def team(seat: int) -> int:
     return seat % 2
 
 
-@dataclass(frozen=True, slots=True)
-class Proposal:
-    """A pending envite: the value proposed and the seat that proposed it."""
+_PROPOSAL_FIELDS: Final = ("value", "seat", "answerer")
 
-    value: int
-    seat: int
-    answerer: int  # the seat expected to answer (the next seat in order of play)
+
+class Proposal:
+    """A pending envite: the value proposed and the seat that proposed it. (A plain class, as
+    ``State``: a dataclass's constructor runs interpreted even when the module is compiled.)"""
+
+    __slots__ = _PROPOSAL_FIELDS
+
+    def __init__(self, value: int, seat: int, answerer: int) -> None:
+        self.value: Final = value
+        self.seat: Final = seat
+        self.answerer: Final = answerer  # the seat expected to answer (the next seat in order of play)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Proposal):
+            return NotImplemented
+        return (self.value, self.seat, self.answerer) == (other.value, other.seat, other.answerer)
+
+    def __hash__(self) -> int:
+        return hash((self.value, self.seat, self.answerer))
+
+    def __repr__(self) -> str:
+        return fields_repr(self, _PROPOSAL_FIELDS)
 
 
 _STATE_FIELDS = ("options", "seats", "dealer", "turnup", "hands", "score", "trick", "turn", "tricks", "won", "value",
@@ -100,6 +117,12 @@ class State:
     def _replace(self, **changes: Any) -> State:
         """A copy with some fields changed (as a NamedTuple's ``_replace``)."""
         return replaced(self, _STATE_FIELDS, changes)
+
+    def _bet(self, value: int, proposal: Proposal | None, raise_right: int | None) -> State:
+        """A copy after an envite, a raise or a quiero: the value, the pending proposal and who
+        may raise (made directly: ``_replace`` goes through every field by name)."""
+        return State(self.options, self.seats, self.dealer, self.turnup, self.hands, self.score, self.trick, self.turn,
+                     self.tricks, self.won, value, proposal, raise_right, self.winner, self.end, self.ladder)
 
     def _played(self, hands: tuple[tuple[Card, ...], ...], trick: Trick, turn: int) -> State:
         """A copy after a card that does not complete the trick (the commonest step, made directly)."""
@@ -353,19 +376,19 @@ def apply(state: State, action: Action) -> tuple[State, list[dict[str, Any]]]:
         if proposal is None:
             new = Proposal(_next_value(state, state.value), seat, (seat + 1) % state.seats)
             text = f"seat {seat} (team {team(seat)}) bets: the hand would be worth {new.value}"
-            state = state._replace(proposal=new)
+            state = state._bet(state.value, new, state.raise_right)
             return state, [{"kind": "envite", "seat": seat, "team": team(seat), "value": new.value, "text": text}]
         # A raise accepts the pending proposal and proposes the next level.
         value = proposal.value
         new = Proposal(_next_value(state, value), seat, (seat + 1) % state.seats)
         text = f"seat {seat} (team {team(seat)}) accepts {value} and raises to {new.value}"
-        state = state._replace(value=value, proposal=new)
+        state = state._bet(value, new, state.raise_right)
         return state, [{"kind": "raise", "seat": seat, "team": team(seat), "value": new.value, "text": text}]
     assert proposal is not None
     if action.call == "quiero":
         right = team(seat) if state.options.raise_rights == "accepting" else None
         text = f"seat {seat} (team {team(seat)}) accepts: the hand is worth {proposal.value}"
-        state = state._replace(value=proposal.value, proposal=None, raise_right=right)
+        state = state._bet(proposal.value, None, right)
         return state, [{"kind": "quiero", "seat": seat, "team": team(seat), "value": proposal.value, "text": text}]
     # no-quiero: T5, the proposing team scores the last accepted value.
     winner = team(proposal.seat)
