@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from engine.cards import DECK_40, Card, Suit, cards_str, in_order, sorted_cards, without
+from engine.cards import DECK_40, Card, Suit, cards_str, in_order, index_of, sorted_cards, without
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
 from engine.record import NO_ARGS, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced, with_item
@@ -225,7 +225,8 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
 
 
 def _decided(state: State) -> bool:
-    return max(state.won) >= 2
+    won = state.won
+    return won[0] >= 2 or won[1] >= 2
 
 
 def _may_bet(state: State, seat: int) -> bool:
@@ -295,7 +296,25 @@ def legal_actions(state: State) -> list[Action]:
 
 
 def is_legal(state: State, action: Action) -> bool:
-    return action in legal_actions(state)
+    """Membership in ``legal_actions``; a card is checked against the rule ``playable`` builds
+    the list from (the seat to play, no proposal pending, a card it holds, a trump on a trump
+    lead if it holds one and renounces are prevented) instead of building the list."""
+    card = action.card
+    if card is None or action.call is not None or action.args:
+        return action in legal_actions(state)
+    seat = action.seat
+    if state.finished or state.proposal is not None or seat != state.turn:
+        return False
+    hand = state.hands[seat]
+    if index_of(hand, card) < 0:
+        return False
+    trump = state.trump
+    if card.suit is trump or not _trump_led(state) or state.options.renuncio != "prevent":
+        return True
+    for c in hand:
+        if c.suit is trump:
+            return False
+    return True
 
 
 def to_act(state: State) -> int | None:

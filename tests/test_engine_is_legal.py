@@ -12,12 +12,12 @@ from engine import api
 from engine.record import Action, parse_action, read_setup
 
 
-def states(game_name: str, seats: int, seed: int):
+def states(game_name: str, seats: int, seed: int, rules: dict | None = None):
     """Every state of one random legal hand, with the game module."""
     rng = random.Random(seed)
     game = api.GAMES[game_name]
     record = {"game": game_name, "seats": seats, "dealer": rng.randrange(seats), "actions": [],
-              "deal": {"seed": f"is-legal-{seed}"}}
+              "deal": {"seed": f"is-legal-{seed}"}, "rules": rules or {}}
     setup, _ = read_setup(game, record)
     state = game.start(setup)
     while not game.is_finished(state):
@@ -44,12 +44,16 @@ def candidates(game, state, rng: random.Random) -> list[Action]:
     return out
 
 
-@pytest.mark.parametrize("game_name,seats", [("tresillo", 3), ("tresillo", 4), ("revesino", 4), ("rentoy", 4)])
-def test_is_legal_is_membership_in_the_legal_list(game_name: str, seats: int) -> None:
+RENTOY_HOUSE = {"renuncio": "penalty", "betTiming": "anytime", "answerBy": "anyOpponent", "raiseRights": "free"}
+
+
+@pytest.mark.parametrize("game_name,seats,rules", [("tresillo", 3, None), ("tresillo", 4, None), ("revesino", 4, None),
+                                                   ("rentoy", 4, None), ("rentoy", 2, RENTOY_HOUSE), ("rentoy", 6, RENTOY_HOUSE)])
+def test_is_legal_is_membership_in_the_legal_list(game_name: str, seats: int, rules: dict | None) -> None:
     checked = 0
-    for seed in range(12):
+    for seed in range(24):
         rng = random.Random(seed)
-        for game, state in states(game_name, seats, seed):
+        for game, state in states(game_name, seats, seed, rules):
             legal = set(game.legal_actions(state))
             for action in candidates(game, state, rng):
                 assert game.is_legal(state, action) == (action in legal), (str(action), state)
