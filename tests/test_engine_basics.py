@@ -91,6 +91,25 @@ def test_a_list_of_cards_reads_alike_in_every_spelling():
         assert err.message.startswith("deal.hands[1]: ")
 
 
+def test_options_made_from_the_same_rules_are_shared_and_checked_by_type():
+    """parse_options keeps the options it made by the rules' names, types and values: the same
+    rules give the same (frozen) object; a value equal to an accepted one but of another type
+    (1 for true, 1 for 1.0's integer) is still judged on its own, and what raises is not kept."""
+    from engine.options import parse_options
+    from engine.revesino_options import Options
+
+    made = parse_options(Options, {"napolitanaMayAnnounce": True})
+    assert made is parse_options(Options, {"napolitanaMayAnnounce": True})
+    assert made.napolitana_may_announce is True and made != Options()
+    for bad in (1, [True], {"x": 1}, None):
+        err = invalid(parse_options, Options, {"napolitanaMayAnnounce": bad})
+        assert (err.code, err.field) == ("INVALID_OPTION_VALUE", "rules.napolitanaMayAnnounce")
+    assert parse_options(Options, {"napolitanaMayAnnounce": True}) is made  # still there, unchanged
+    bonus = parse_options(Options, {"partyBonus": 4.0})  # a JSON number through protobuf's Struct
+    assert bonus.party_bonus == 4 and type(bonus.party_bonus) is int
+    assert parse_options(Options, {"partyBonus": 4}) == bonus
+
+
 # ---- records that are not well formed --------------------------------------------------------
 
 
