@@ -256,21 +256,6 @@ def in_order(cards: tuple[Card, ...]) -> tuple[Card, ...]:
     return out
 
 
-def index_of(hand: tuple[Card, ...], card: Card) -> int:
-    """Where ``card`` is in ``hand``, -1 if not there (found by identity: one object per card)."""
-    for i in range(len(hand)):
-        if hand[i] is card:
-            return i
-    return -1
-
-
-def without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    """``hand`` (which holds each card once) less ``card``, as two slices joined: cheaper to make
-    than a filtered list and its tuple."""
-    i = index_of(hand, card)
-    return hand if i < 0 else hand[:i] + hand[i + 1:]
-
-
 def key_mask(cards: tuple[Card, ...]) -> int:
     """Cards as a set of bits by ``Card.key`` (a key is below 64)."""
     mask = 0

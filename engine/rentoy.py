@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from engine.cards import DECK_40, Card, Suit, cards_str, in_order, index_of, sorted_cards, without
+from engine.cards import DECK_40, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask, mask_count
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
 from engine.record import NO_ARGS, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced, with_item
@@ -71,29 +71,25 @@ class Proposal:
         self.seat: Final = seat
         self.answerer: Final = answerer  # the seat expected to answer (the next seat in order of play)
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Proposal):
-            return NotImplemented
-        return (self.value, self.seat, self.answerer) == (other.value, other.seat, other.answerer)
-
-    def __hash__(self) -> int:
-        return hash((self.value, self.seat, self.answerer))
-
     def __repr__(self) -> str:
         return fields_repr(self, _PROPOSAL_FIELDS)
 
 
-_STATE_FIELDS = ("options", "seats", "dealer", "turnup", "hands", "score", "trick", "turn", "tricks", "won", "value",
+_STATE_FIELDS = ("options", "seats", "dealer", "turnup", "masks", "score", "trick", "turn", "tricks", "won", "value",
                  "proposal", "raise_right", "winner", "end", "ladder")
 
 
 class State:
     """A hand at one moment. Never changed once made: ``apply`` makes a new one (the fields are
-    ``Final``; a plain class, the cheapest object to make, here and compiled by mypyc)."""
+    ``Final``; a plain class, the cheapest object to make, here and compiled by mypyc).
+
+    Each seat's cards are kept as a ``key_mask`` (``masks``; ``hands`` gives them as cards), as
+    in Tresillo and Revesino: a play clears one bit, and holding a card or a trump is a bit test
+    (``SUIT_MASKS``)."""
 
     __slots__ = _STATE_FIELDS
 
-    def __init__(self, options: Options, seats: int, dealer: int, turnup: Card, hands: tuple[tuple[Card, ...], ...],
+    def __init__(self, options: Options, seats: int, dealer: int, turnup: Card, masks: tuple[int, ...],
                  score: tuple[int, int], trick: Trick, turn: int, tricks: tuple[Trick, ...] = (), won: tuple[int, int] = (0, 0),
                  value: int = 1, proposal: Proposal | None = None, raise_right: int | None = None, winner: int | None = None,
                  end: str | None = None, ladder: tuple[int, ...] = LADDERS["1-3-6-9-12"]) -> None:
@@ -101,7 +97,7 @@ class State:
         self.seats: Final = seats
         self.dealer: Final = dealer
         self.turnup: Final = turnup
-        self.hands: Final = hands
+        self.masks: Final = masks  # per seat, the cards held, as a key mask (``State``)
         self.score: Final = score
         self.trick: Final = trick
         self.turn: Final = turn
@@ -121,16 +117,21 @@ class State:
     def _bet(self, value: int, proposal: Proposal | None, raise_right: int | None) -> State:
         """A copy after an envite, a raise or a quiero: the value, the pending proposal and who
         may raise (made directly: ``_replace`` goes through every field by name)."""
-        return State(self.options, self.seats, self.dealer, self.turnup, self.hands, self.score, self.trick, self.turn,
+        return State(self.options, self.seats, self.dealer, self.turnup, self.masks, self.score, self.trick, self.turn,
                      self.tricks, self.won, value, proposal, raise_right, self.winner, self.end, self.ladder)
 
-    def _played(self, hands: tuple[tuple[Card, ...], ...], trick: Trick, turn: int) -> State:
+    def _played(self, masks: tuple[int, ...], trick: Trick, turn: int) -> State:
         """A copy after a card that does not complete the trick (the commonest step, made directly)."""
-        return State(self.options, self.seats, self.dealer, self.turnup, hands, self.score, trick, turn, self.tricks, self.won,
+        return State(self.options, self.seats, self.dealer, self.turnup, masks, self.score, trick, turn, self.tricks, self.won,
                      self.value, self.proposal, self.raise_right, self.winner, self.end, self.ladder)
 
     def __repr__(self) -> str:
         return fields_repr(self, _STATE_FIELDS)
+
+    @property
+    def hands(self) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's cards, in canonical order."""
+        return tuple([cards_of_mask(mask) for mask in self.masks])
 
     @property
     def trump(self) -> Suit:
@@ -182,7 +183,7 @@ def start(setup: Setup) -> State:
     options: Options = setup.options
     leader = setup.dealer if options.first_leader == "dealer" else (setup.dealer + 1) % setup.seats
     return State(options=options, seats=setup.seats, dealer=setup.dealer, turnup=setup.stock[0],
-                 hands=tuple([in_order(h) for h in setup.hands]), score=setup.table, trick=Trick(leader), turn=leader,
+                 masks=tuple([key_mask(h) for h in setup.hands]), score=setup.table, trick=Trick(leader), turn=leader,
                  ladder=LADDERS[options.ladder])
 
 
@@ -248,8 +249,9 @@ def _round_from(seat: int, seats: int) -> list[int]:
     return [(seat + k) % seats for k in range(seats)]
 
 
-def _trumps_held(state: State, seat: int) -> list[Card]:
-    return [c for c in state.hands[seat] if c.suit is state.trump]
+def _trumps_held(state: State, seat: int) -> int:
+    """The trumps ``seat`` holds, as a key mask."""
+    return state.masks[seat] & SUIT_MASKS[state.turnup.key >> 4]
 
 
 def _trump_led(state: State) -> bool:
@@ -258,12 +260,11 @@ def _trump_led(state: State) -> bool:
 
 def playable(state: State, seat: int) -> list[Card]:
     """B4 / T11: a free choice, except that on a trump lead a seat holding trumps plays one."""
-    hand = list(state.hands[seat])  # kept in canonical order
     if _trump_led(state) and state.options.renuncio == "prevent":
-        trumps = [c for c in hand if c.suit is state.trump]
+        trumps = _trumps_held(state, seat)
         if trumps:
-            return trumps
-    return hand
+            return list(cards_of_mask(trumps))
+    return list(cards_of_mask(state.masks[seat]))
 
 
 # Every action there is, made once: the legal lists are built by lookup.
@@ -305,16 +306,11 @@ def is_legal(state: State, action: Action) -> bool:
     seat = action.seat
     if state.finished or state.proposal is not None or seat != state.turn:
         return False
-    hand = state.hands[seat]
-    if index_of(hand, card) < 0:
+    if not state.masks[seat] >> card.key & 1:
         return False
-    trump = state.trump
-    if card.suit is trump or not _trump_led(state) or state.options.renuncio != "prevent":
+    if card.suit is state.trump or not _trump_led(state) or state.options.renuncio != "prevent":
         return True
-    for c in hand:
-        if c.suit is trump:
-            return False
-    return True
+    return not _trumps_held(state, seat)
 
 
 def to_act(state: State) -> int | None:
@@ -349,9 +345,10 @@ def explain(state: State, action: Action) -> IllegalAction:
         if proposal is not None:
             return IllegalAction("NOT_ALLOWED_NOW", f"seat {seat} must first answer the envite to {proposal.value} "
                                  "(quiero, no-quiero or envite)")
-        if action.card not in state.hands[seat]:
-            return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(sorted_cards(state.hands[seat]))}")
-        trumps = _trumps_held(state, seat)
+        hand = state.masks[seat]
+        if not hand >> action.card.key & 1:
+            return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(cards_of_mask(hand))}")
+        trumps = cards_of_mask(_trumps_held(state, seat))
         led = state.trick.cards[0]
         return IllegalAction("MUST_PLAY_TRUMP", f"seat {seat} holds {cards_str(trumps)}, trump ({state.trump.word}), and a trump "
                              f"was led ({led}): the arrastre obliges seat {seat} to play a trump, not {action.card}")
@@ -381,7 +378,7 @@ def _next_value(state: State, value: int) -> int:
 
 
 def _finish(state: State, winner: int, end: str) -> State:
-    return State(state.options, state.seats, state.dealer, state.turnup, state.hands, state.score, state.trick, state.turn,
+    return State(state.options, state.seats, state.dealer, state.turnup, state.masks, state.score, state.trick, state.turn,
                  state.tricks, state.won, state.value, None, state.raise_right, winner, end, state.ladder)
 
 
@@ -418,14 +415,14 @@ def apply(state: State, action: Action) -> tuple[State, list[dict[str, Any]]]:
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, Any]]]:
     renounced = (_trump_led(state) and card.suit is not state.trump and bool(_trumps_held(state, seat)))
-    hands = with_item(state.hands, seat, without(state.hands[seat], card))
+    masks = with_item(state.masks, seat, state.masks[seat] & ~(1 << card.key))
     trick = state.trick.with_card(card)
     events: list[dict[str, Any]] = [{"kind": "card", "seat": seat, "card": card.code, "text": f"seat {seat} plays {card.code}"}]
     if len(trick.cards) < state.seats and not renounced:
-        return state._played(hands, trick, (seat + 1) % state.seats), events
+        return state._played(masks, trick, (seat + 1) % state.seats), events
     if renounced:
         # T13 option "penalty": the offending team loses the hand at its current value.
-        state = state._replace(hands=hands, trick=trick)
+        state = state._replace(masks=masks, trick=trick)
         winner = 1 - team(seat)
         events.append({"kind": "renuncio", "seat": seat, "team": team(seat), "value": state.value,
                        "text": f"seat {seat} renounces: holds a trump on a trump lead and plays {card}; "
@@ -436,7 +433,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, An
     done = Trick(trick.leader, trick.cards, winner_seat)
     won = list(state.won)
     won[team(winner_seat)] += 1
-    state = State(state.options, state.seats, state.dealer, state.turnup, hands, state.score, Trick(winner_seat), winner_seat,
+    state = State(state.options, state.seats, state.dealer, state.turnup, masks, state.score, Trick(winner_seat), winner_seat,
                   state.tricks + (done,), (won[0], won[1]), state.value, state.proposal, state.raise_right, state.winner, state.end,
                   state.ladder)
     events.append({"kind": "trick", "seat": winner_seat, "team": team(winner_seat), "card": str(trick.cards[idx]),
@@ -505,8 +502,8 @@ def next_dealer(options: Options, dealer: int, seats: int) -> int:
 
 def view(state: State, seat: int) -> dict[str, Any]:
     """What one seat may see: its own cards, the public calls and tricks, the others' counts."""
-    return {"seat": seat, "hand": cards_str(sorted_cards(state.hands[seat])),
-            "handSizes": [len(h) for h in state.hands], "team": team(seat)}
+    return {"seat": seat, "hand": cards_str(cards_of_mask(state.masks[seat])),
+            "handSizes": [mask_count(mask) for mask in state.masks], "team": team(seat)}
 
 
 def settle_summary(options: Options, score: tuple[int, int], request: dict[str, Any]) -> dict[str, Any]:
