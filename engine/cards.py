@@ -193,7 +193,6 @@ class Deck:
                 raise InvalidInput("UNKNOWN_CARD", field, f"{field}: {exc}") from None
         return tuple(found)
 
-
     def _canonical(self, text: str) -> tuple[Card, ...] | None:
         """The cards of ``text`` written canonically (``"1e 10o"``: ranks 1-12, suits o c e b,
         spaces between), read by character codes: no token made, hashed or looked up by name
