@@ -15,7 +15,7 @@ from engine import revesino_money as money_mod
 from engine.cards import DECK_48, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask, mask_count
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import CARD_ARG, NO_ARGS, Action, Setup, appended, call_actions, fields_repr, remember_last, replaced, with_item
-from engine.revesino_money import QUINOLA, SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, strength
+from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, qualifies_mask, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
 
@@ -223,16 +223,8 @@ _PLAIN_PLAY: Final[tuple[tuple[Play, ...], ...]] = tuple(tuple([Play(s, c, "") f
 """The play of a card that is neither an ace nor the quínola, nor a revoke (read-only: shared)."""
 
 
-_ACES: Final = key_mask(tuple([c for c in DECK_48.cards if c.rank == 1]))
-_QUINOLA: Final = 1 << QUINOLA.key
 _KEY_BY_CODE: Final[dict[str, int]] = {c.code: c.key for c in DECK_48.cards}
 """A card's key by its canonical spelling."""
-
-
-def _qualifies(mask: int) -> bool:
-    """``qualifies`` of the cards of a key mask (A4.1): three aces and the quínola, or all four aces."""
-    aces = mask_count(mask & _ACES)
-    return aces == 4 or (aces == 3 and bool(mask & _QUINOLA))
 
 
 def _actions_of(table: tuple[Action, ...], mask: int) -> list[Action]:
@@ -262,7 +254,7 @@ def _renounces(state: State, seat: int) -> bool:
         return False
     if state.napolitana is not None:
         return seat == state.napolitana
-    return state.options.napolitana_declaration == "implicit" and _qualifies(state.masks[seat] | _played_by(state, seat))
+    return state.options.napolitana_declaration == "implicit" and qualifies_mask(state.masks[seat] | _played_by(state, seat))
 
 
 def _played_by(state: State, seat: int) -> int:
@@ -323,7 +315,7 @@ def legal_actions(state: State) -> list[Action]:
         if _may_announce(state, seat):
             out.append(_CALL_ACTION[seat]["revesino"])
         if _napolitana_open(state):
-            out += [_CALL_ACTION[s]["napolitana"] for s in _round_from(seat) if _qualifies(state.masks[s])]
+            out += [_CALL_ACTION[s]["napolitana"] for s in _round_from(seat) if qualifies_mask(state.masks[s])]
     return out
 
 

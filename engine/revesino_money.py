@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from engine.cards import DECK_48, SUIT_WORDS, Card, Suit, cards_str
+from engine.cards import DECK_48, SUIT_WORDS, Card, Suit, cards_str, key_mask
 from engine.errors import InvalidInput
 from engine.record import fields_repr, json_int
 from engine.revesino_options import Options
@@ -904,8 +904,16 @@ def _card_list(value: Any, where: str) -> tuple[Card, ...]:
 
 def qualifies(cards: list[Card] | tuple[Card, ...]) -> bool:
     """A4.1: three aces and the quínola, or all four aces."""
-    aces = sum(1 for c in cards if c.rank == 1)
-    return aces == 4 or (aces == 3 and QUINOLA in cards)
+    return qualifies_mask(key_mask(tuple(cards)))
+
+
+_ACES: Final = key_mask(tuple([c for c in DECK_48.cards if c.rank == 1]))
+
+
+def qualifies_mask(mask: int) -> bool:
+    """``qualifies`` of the cards of a ``key_mask`` (a hand as the engine keeps it)."""
+    aces = (mask & _ACES).bit_count()
+    return aces == 4 or (aces == 3 and bool(mask >> QUINOLA.key & 1))
 
 
 def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[Course, list[dict[str, Any]]]:
