@@ -275,15 +275,6 @@ def cards_of_mask(mask: int) -> tuple[Card, ...]:
     return tuple(out)
 
 
-def mask_count(mask: int) -> int:
-    """The number of cards of a key mask (its bits set: a loop on an unboxed int under mypyc)."""
-    n = 0
-    while mask:
-        mask &= mask - 1
-        n += 1
-    return n
-
-
 SUIT_MASKS: Final[tuple[int, ...]] = tuple([0xFFFF << (16 * i) for i in range(4)])
 """By suit index, the ``key_mask`` bits a suit's cards may have (a card's key is the suit index
 times 16 plus the rank): ``mask & SUIT_MASKS[card.key >> 4]`` is the cards of ``mask`` of that

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from engine.cards import DECK_40, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask, mask_count
+from engine.cards import DECK_40, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
 from engine.record import NO_ARGS, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced, with_item
@@ -503,7 +503,7 @@ def next_dealer(options: Options, dealer: int, seats: int) -> int:
 def view(state: State, seat: int) -> dict[str, Any]:
     """What one seat may see: its own cards, the public calls and tricks, the others' counts."""
     return {"seat": seat, "hand": cards_str(cards_of_mask(state.masks[seat])),
-            "handSizes": [mask_count(mask) for mask in state.masks], "team": team(seat)}
+            "handSizes": [mask.bit_count() for mask in state.masks], "team": team(seat)}
 
 
 def settle_summary(options: Options, score: tuple[int, int], request: dict[str, Any]) -> dict[str, Any]:

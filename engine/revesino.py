@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from engine import revesino_money as money_mod
-from engine.cards import DECK_48, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask, mask_count
+from engine.cards import DECK_48, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask
 from engine.errors import IllegalAction, InvalidInput
 from engine.record import CARD_ARG, NO_ARGS, Action, Setup, appended, call_actions, fields_repr, remember_last, replaced, with_item
 from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, qualifies_mask, strength
@@ -196,12 +196,7 @@ def start(setup: Setup) -> State:
 
 def _slot(card: Card) -> int:
     """A card's place in ``DECK_48.cards``: the suits in order (``key >> 4``), the ranks ascending."""
-    return _slot_of_key(card.key)
-
-
-def _slot_of_key(key: int) -> int:
-    """``_slot`` of the card with this ``Card.key`` (suit index * 16 + rank)."""
-    return (key >> 4) * 12 + (key & 15) - 1
+    return (card.key >> 4) * 12 + card.rank - 1
 
 
 assert all(_slot(c) == i for i, c in enumerate(DECK_48.cards))
@@ -225,17 +220,6 @@ _PLAIN_PLAY: Final[tuple[tuple[Play, ...], ...]] = tuple(tuple([Play(s, c, "") f
 
 _KEY_BY_CODE: Final[dict[str, int]] = {c.code: c.key for c in DECK_48.cards}
 """A card's key by its canonical spelling."""
-
-
-def _actions_of(table: tuple[Action, ...], mask: int) -> list[Action]:
-    """The actions of ``table`` (by ``_slot``, here of the key) of the cards of ``mask``, in
-    canonical order."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(table[_slot_of_key(low.bit_length() - 1)])
-        mask ^= low
-    return out
 
 
 # ---- legal actions -----------------------------------------------------------------------
@@ -306,11 +290,14 @@ def legal_actions(state: State) -> list[Action]:
         return []
     if state.phase == EXCHANGE:
         if seat == state.dealer:
-            return _actions_of(_DESCARTE[seat], state.masks[seat])
-        out = _actions_of(_CAMBIO[seat], state.masks[seat])
+            descarte = _DESCARTE[seat]
+            return [descarte[_slot(c)] for c in cards_of_mask(state.masks[seat])]
+        cambio = _CAMBIO[seat]
+        out = [cambio[_slot(c)] for c in cards_of_mask(state.masks[seat])]
         out.append(_CALL_ACTION[seat]["quedo"])
         return out
-    out = _actions_of(_PLAY_ACTION[seat], _playable(state, seat))
+    play = _PLAY_ACTION[seat]
+    out = [play[_slot(c)] for c in cards_of_mask(_playable(state, seat))]
     if not state.plays:  # before a lead: the calls
         if _may_announce(state, seat):
             out.append(_CALL_ACTION[seat]["revesino"])
@@ -646,7 +633,7 @@ def view(state: State, seat: int) -> dict[str, Any]:
     """What one seat may see: its own cards; its own undealt card once it has chosen (R6, or
     before with peekBeforeExchange); the dealer's own discard; never the others' cards."""
     out: dict[str, Any] = {"seat": seat, "hand": cards_str(cards_of_mask(state.masks[seat])),
-                           "handSizes": [mask_count(mask) for mask in state.masks]}
+                           "handSizes": [mask.bit_count() for mask in state.masks]}
     index = 3 if seat == state.dealer else (seat - state.dealer - 1) % 4
     if seat != state.dealer and (state.choices[seat] or state.options.peek_before_exchange):
         out["undealtCard"] = str(state.undealt[index])

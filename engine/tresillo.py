@@ -24,7 +24,6 @@ from engine.cards import (
     cards_of_mask,
     cards_str,
     key_mask,
-    mask_count,
     suit_index,
     suit_word,
 )
@@ -431,7 +430,7 @@ def _discard_range(state: State, seat: int) -> tuple[int, int, int]:
     if seat == state.jugador and state.lance == "vuelta":
         if not state.options.vuelta_turned_card_discardable and state.turned is not None:
             hand &= ~(1 << state.turned.key)
-        return hand, 1, min(mask_count(hand), len(state.stock) + 1)
+        return hand, 1, min(hand.bit_count(), len(state.stock) + 1)
     if seat == state.jugador:
         return hand, state.options.entrada_min_discard, min(9, len(state.stock))
     return hand, 0, min(9, len(state.stock))
@@ -637,23 +636,14 @@ _CALL_ACTIONS: Final = call_actions(CALLS, 4)
 _CARD_ACTIONS: Final = play_actions(DECK, 4)
 
 
-def _actions_of(actions: dict[int, Action], mask: int) -> list[Action]:
-    """The actions of ``actions`` (by ``Card.key``) of the cards of ``mask``, in canonical order."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(actions[low.bit_length() - 1])
-        mask ^= low
-    return out
-
-
 @remember_last
 def legal_actions(state: State) -> Sequence[Action]:
     phase, seat = state.phase, state.turn
     if phase == OVER or seat is None:
         return []
     if phase == PLAY:
-        out = _actions_of(_CARD_ACTIONS[seat], _playable(state, seat))
+        actions = _CARD_ACTIONS[seat]
+        out = [actions[c.key] for c in cards_of_mask(_playable(state, seat))]
         if _may_surrender(state):
             assert state.jugador is not None
             out.append(_CALL_ACTIONS[state.jugador]["rindo"])
@@ -1195,7 +1185,7 @@ def settle_summary(options: Options, table: Table, request: dict[str, Any]) -> d
 def view(state: State, seat: int) -> dict[str, Any]:
     """What one seat may see: its cards, counts of the others', the public calls and tricks."""
     out: dict[str, Any] = {"seat": seat, "hand": cards_str(cards_of_mask(state.masks[seat])),
-                           "handSizes": [mask_count(mask) for mask in state.masks], "stockSize": len(state.stock)}
+                           "handSizes": [mask.bit_count() for mask in state.masks], "stockSize": len(state.stock)}
     if state.options.reveal_remainder and state.phase not in (AUCTION, DECLARE, CONTRA_ORDER, EXCHANGE):
         out["stock"] = cards_str(state.stock)
     return out
