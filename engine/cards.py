@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from functools import lru_cache
-from typing import Final
+from typing import Final, TypeVar
 
 from engine.errors import InvalidInput
 
@@ -134,6 +134,15 @@ _PACK = {(rank, suit): Card(rank, suit) for suit in Suit for rank in range(1, 13
 _PACK_MADE = True
 _BY_CODE = {card.code: card for card in _PACK.values()}  # the canonical spellings, read at once
 
+KEYS: Final = 64  # every ``Card.key`` is below this
+T = TypeVar("T")
+
+
+def by_key(values: Mapping[int, T], missing: T) -> tuple[T, ...]:
+    """A table of ``values`` by ``Card.key`` as a tuple indexed by the key (``missing`` where no
+    card of theirs has it): an index is the cheapest lookup in the hot paths."""
+    return tuple([values.get(key, missing) for key in range(KEYS)])
+
 
 @lru_cache(maxsize=256)  # other spellings (" 1E"): bounded, as they come from requests
 def _parse_card(text: str) -> Card:
@@ -156,10 +165,7 @@ class Deck:
         self.cards: tuple[Card, ...] = tuple(Card.of(r, s) for s in Suit for r in ranks)
         self._set = frozenset(self.cards)
         self._by_code = {card.code: card for card in self.cards}
-        by_key: list[Card | None] = [None] * 64
-        for card in self.cards:
-            by_key[card.key] = card
-        self._by_key: tuple[Card | None, ...] = tuple(by_key)
+        self._by_key: tuple[Card | None, ...] = by_key({card.key: card for card in self.cards}, None)
 
     def __len__(self) -> int:
         return len(self.cards)
@@ -281,5 +287,5 @@ times 16 plus the rank): ``mask & SUIT_MASKS[card.key >> 4]`` is the cards of ``
 card's suit."""
 
 
-_CARD_BY_KEY: Final = tuple([{card.key: card for card in _PACK.values()}.get(key) for key in range(64)])
+_CARD_BY_KEY: Final = by_key({card.key: card for card in _PACK.values()}, None)
 """Every card at its key (``None`` where no card has that key)."""

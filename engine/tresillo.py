@@ -17,10 +17,12 @@ from typing import Any, Final, overload
 from engine import tresillo_settle as settle_mod
 from engine.cards import (
     DECK_40,
+    KEYS,
     SUIT_BY_WORD,
     SUIT_MASKS,
     Card,
     Suit,
+    by_key,
     cards_of_mask,
     cards_str,
     key_mask,
@@ -89,15 +91,8 @@ _PLAIN_KEYS: Final = {card.key: rank for ranks in _PLAIN_RANKS.values() for card
 # The play reads them as tuples indexed by ``Card.key`` (below 64), -1 for a card not in the table
 # (not a trump; a black ace, never a plain card): an index rather than a dict lookup, several
 # times a card. ``_TRUMP_BY_KEY`` is by ``cards.suit_index`` of the trump.
-_KEYS: Final = 64
-
-
-def _by_key(ranks: dict[int, int]) -> tuple[int, ...]:
-    return tuple([ranks.get(key, -1) for key in range(_KEYS)])
-
-
-_TRUMP_BY_KEY: Final = tuple([_by_key(_TRUMP_KEYS[suit]) for suit in Suit])
-_PLAIN_BY_KEY: Final = _by_key(_PLAIN_KEYS)
+_TRUMP_BY_KEY: Final = tuple([by_key(_TRUMP_KEYS[suit], -1) for suit in Suit])
+_PLAIN_BY_KEY: Final = by_key(_PLAIN_KEYS, -1)
 _TRUMP_MASKS: Final = tuple([key_mask(trump_order(suit)) for suit in Suit])
 """The trumps of each suit as a ``key_mask``, by ``cards.suit_index`` of the trump (the espada
 and the basto are in every suit's)."""
@@ -172,7 +167,7 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
 # ---- state -------------------------------------------------------------------------------
 
 
-_NO_TRUMP: Final = (-1,) * _KEYS  # ``State.trump_keys`` before the trump is known
+_NO_TRUMP: Final = (-1,) * KEYS  # ``State.trump_keys`` before the trump is known
 
 
 _STATE_FIELDS: Final = ("options", "seats", "dealer", "table", "masks", "stock", "phase", "turn", "order",
@@ -1019,21 +1014,16 @@ def _bola(state: State, action: Action) -> tuple[State, Events]:
     return new, [{"kind": "bola", "seat": seat, "text": f"seat {seat} goes on for the bola: all nine tricks"}]
 
 
-def _events_by_key(events: dict[int, dict[str, Any]]) -> tuple[dict[str, Any], ...]:
-    """Events by ``Card.key`` as a tuple indexed by it (an empty dict for no card)."""
-    return tuple([events.get(key, {}) for key in range(_KEYS)])
-
-
 # The events of the play, made once: a card played ("seat 2 plays 10o"), by seat and
 # ``Card.key``, and a trick won ("trick 3 to seat 2 with 10o"), by the trick's number - 1, the
 # seat and the winning card's key. An action's events are copies (the replay adds the action's
 # index to each): copying a dict costs about half of building it key by key.
-_CARD_EVENTS: Final = tuple(_events_by_key({card.key: {"kind": "card", "seat": seat, "card": card.code,
-                                                       "text": f"seat {seat} plays {card}"} for card in DECK.cards})
+_CARD_EVENTS: Final = tuple(by_key({card.key: {"kind": "card", "seat": seat, "card": card.code,
+                                                       "text": f"seat {seat} plays {card}"} for card in DECK.cards}, {})
                             for seat in range(4))
-_TRICK_EVENTS: Final = tuple(tuple(_events_by_key({card.key: {"kind": "trick", "seat": seat, "card": card.code, "trick": number,
+_TRICK_EVENTS: Final = tuple(tuple(by_key({card.key: {"kind": "trick", "seat": seat, "card": card.code, "trick": number,
                                                               "text": f"trick {number} to seat {seat} with {card}"}
-                                                   for card in DECK.cards})
+                                                   for card in DECK.cards}, {})
                                    for seat in range(4)) for number in range(1, 10))
 
 
