@@ -260,11 +260,16 @@ def _trump_led(state: State) -> bool:
 
 def playable(state: State, seat: int) -> list[Card]:
     """B4 / T11: a free choice, except that on a trump lead a seat holding trumps plays one."""
+    return list(cards_of_mask(_playable(state, seat)))
+
+
+def _playable(state: State, seat: int) -> int:
+    """``playable`` as a key mask."""
     if _trump_led(state) and state.options.renuncio == "prevent":
         trumps = _trumps_held(state, seat)
         if trumps:
-            return list(cards_of_mask(trumps))
-    return list(cards_of_mask(state.masks[seat]))
+            return trumps
+    return state.masks[seat]
 
 
 # Every action there is, made once: the legal lists are built by lookup.
@@ -297,20 +302,15 @@ def legal_actions(state: State) -> list[Action]:
 
 
 def is_legal(state: State, action: Action) -> bool:
-    """Membership in ``legal_actions``; a card is checked against the rule ``playable`` builds
-    the list from (the seat to play, no proposal pending, a card it holds, a trump on a trump
-    lead if it holds one and renounces are prevented) instead of building the list."""
+    """Membership in ``legal_actions``; a card (by the seat to play, no proposal pending) is a bit
+    of the mask ``playable`` lists, no list made."""
     card = action.card
     if card is None or action.call is not None or action.args:
         return action in legal_actions(state)
     seat = action.seat
     if state.finished or state.proposal is not None or seat != state.turn:
         return False
-    if not state.masks[seat] >> card.key & 1:
-        return False
-    if card.suit is state.trump or not _trump_led(state) or state.options.renuncio != "prevent":
-        return True
-    return not _trumps_held(state, seat)
+    return bool(_playable(state, seat) >> card.key & 1)
 
 
 def to_act(state: State) -> int | None:

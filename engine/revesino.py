@@ -311,9 +311,8 @@ def _round_from(seat: int) -> list[int]:
 
 
 def is_legal(state: State, action: Action) -> bool:
-    """Membership in ``legal_actions``; a card is checked against the rule ``playable`` builds
-    the list from (the seat to play holds it, of the suit to follow if he holds that suit)
-    instead of building the list."""
+    """Membership in ``legal_actions``; a card is a bit of the mask ``playable`` lists (the seat
+    to play holds it, of the suit to follow if he holds that suit), no list made."""
     card = action.card
     if card is None and action.call in _EXCHANGE_CALLS:
         return _is_legal_exchange(state, action)
@@ -322,12 +321,7 @@ def is_legal(state: State, action: Action) -> bool:
     seat = action.seat
     if state.phase != PLAY or seat != state.turn:
         return False
-    hand = state.masks[seat]
-    key = card.key
-    if not hand >> key & 1:
-        return False
-    follow = hand & _suit_to_follow(state, seat)  # the cards of the suit to follow he holds
-    return not follow or bool(follow >> key & 1)
+    return bool(_playable(state, seat) >> card.key & 1)
 
 
 _EXCHANGE_CALLS: Final = ("cambio", "descarte", "quedo")

@@ -589,23 +589,8 @@ def _must_play_trump(state: State, hand: int, led_rank: int) -> bool:
 
 
 def _may_play(state: State, seat: int, card: Card) -> bool:
-    """Membership of ``card`` in ``playable(state, seat)``, decided without making the list when a
-    trick is led or a plain suit was led (bit tests on the hand's key mask)."""
-    hand = state.masks[seat]
-    key = card.key
-    if not hand >> key & 1:
-        return False
-    trick = state.trick_cards
-    if not trick:
-        return True  # the leader plays anything
-    led = trick[0]
-    ranks = state.trump_keys
-    led_rank = ranks[led.key]
-    if led_rank >= 0:  # a trump led: a trump always follows; another card unless one must
-        return ranks[key] >= 0 or not _must_play_trump(state, hand, led_rank)
-    # A plain suit led: a card of it (not a trump) follows; any other card only if none follows.
-    follow = hand & _plain_suit(state, led)
-    return not follow or bool(follow >> key & 1)
+    """Membership of ``card`` in ``playable(state, seat)``: a bit of its mask, no list made."""
+    return bool(_playable(state, seat) >> card.key & 1)
 
 
 def _may_surrender(state: State) -> bool:
