@@ -92,7 +92,7 @@ def as_json(data: Any, cls: type[Message]) -> Any:
     tests/test_codec_fast.py holds for every RPC's answers), else the message built and printed
     (a field the schema lacks raises)."""
     try:
-        _kwargs(data, _type(cls.DESCRIPTOR), 1)
+        _kwargs(data, _type(cls.DESCRIPTOR), 1, False)
         return data
     except _Doubt:
         return to_json(from_engine(data, cls))
@@ -337,7 +337,7 @@ class _Field:
 class _Type:
     """One message type, read from its descriptor: how to print and how to parse each field."""
 
-    __slots__ = ("cls", "fields", "prints", "parses", "printing", "template", "plan", "parsing", "same_names", "maps")
+    __slots__ = ("cls", "fields", "prints", "parses", "printing", "template", "plan", "parsing", "same_names", "maps", "leaf")
 
     def __init__(self, descriptor: Any) -> None:
         _BUILDING[descriptor] = self  # before the fields: a type may contain itself
@@ -369,6 +369,14 @@ class _Type:
         self.same_names = all(f.key == f.name for f in fields)
         # Whether a Struct (a map) may be inside: a type still being read counts as yes.
         self.maps = any(f.kind in (_STRUCT, _VALUE) or (f.kind == _MESSAGE and getattr(f.sub, "maps", True)) for f in fields)
+        # An engine answer's objects of this type may go to the constructor unread (_build):
+        # each field a single int, bool or string under its own name (an event, a payment). The
+        # constructor refuses what json_format refuses (an unknown field; a string, float or bool
+        # for an integer; an integer out of range; a number for a string) but for two slips the
+        # engine's typed answers do not make and the codec's tests would show: it reads an integer
+        # given for a bool, and bytes for a string. (A list is not left to it: it would read a
+        # string given for a list of strings as a list of its characters.)
+        self.leaf = self.parses and self.same_names and all(f.kind == _PLAIN and not f.repeated for f in fields)
 
 
 _TYPES: dict[Any, _Type] = {}  # complete ones only: read without the lock
@@ -505,7 +513,7 @@ def _merge(data: Any, message: Message) -> None:
     if message.ListFields():
         raise _Doubt
     spec = _type(message.DESCRIPTOR)
-    kwargs = _kwargs(data, spec, 1)
+    kwargs = _kwargs(data, spec, 1, False)
     built = _construct(type(message), kwargs)  # (shows the constructor takes them all)
     if not kwargs:
         return  # json_format sets nothing either (a submessage stays unset)
@@ -519,10 +527,12 @@ def _merge(data: Any, message: Message) -> None:
 
 
 def _build(data: Any, cls: type[M]) -> M:
-    """``json_format.ParseDict(data, cls())``, built by the message's constructor in one call, for
-    input the converter can vouch for; else ``_Doubt``. (The constructor inserts a Struct's keys
-    in the order json_format does, so the wire bytes are the same too.)"""
-    return _construct(cls, _kwargs(data, _type(cls.DESCRIPTOR), 1))
+    """``json_format.ParseDict(data, cls())`` for an engine answer, built by the message's
+    constructor in one call, for input the converter can vouch for; else ``_Doubt``. (The
+    constructor inserts a Struct's keys in the order json_format does, so the wire bytes are the
+    same too.) The lists of leaf messages in it (an answer's events and payments) go to the
+    constructor unread (``_Type.leaf``)."""
+    return _construct(cls, _kwargs(data, _type(cls.DESCRIPTOR), 1, True))
 
 
 def _construct(cls: type[M], kwargs: dict[str, Any]) -> M:
@@ -532,10 +542,12 @@ def _construct(cls: type[M], kwargs: dict[str, Any]) -> M:
         raise _Doubt from None
 
 
-def _kwargs(data: Any, spec: _Type, depth: int) -> dict[str, Any]:
+def _kwargs(data: Any, spec: _Type, depth: int, leaves: bool) -> dict[str, Any]:
     """A JSON object as the keyword arguments of its message's constructor, each value checked
-    to be exactly what json_format would store unchanged. When every key is its field's name and
-    no value needs converting (an event, a trick), that is ``data`` itself: nothing is copied."""
+    to be exactly what json_format would store unchanged (with ``leaves``, an engine answer's:
+    but for the lists of leaf messages, left to the constructor: ``_Type.leaf``). When every key is
+    its field's name and no value needs converting (an event, a trick), that is ``data`` itself:
+    nothing is copied."""
     if type(data) is not dict or not spec.parses or depth > _MAX_DEPTH:
         raise _Doubt
     parsing = spec.parsing
@@ -545,7 +557,7 @@ def _kwargs(data: Any, spec: _Type, depth: int) -> dict[str, Any]:
         if entry is None:
             raise _Doubt  # unknown, or spelled by its proto name: json_format decides
         if entry.kind != _PLAIN:
-            new = _field_kwargs(entry, value, depth)
+            new = _field_kwargs(entry, value, depth, leaves)
         elif entry.repeated:
             new = _checked(entry, value)
         else:  # the commonest case, checked here
@@ -585,13 +597,13 @@ def _checked(entry: _Field, value: Any) -> Any:
     return value
 
 
-def _field_kwargs(entry: _Field, value: Any, depth: int) -> Any:
+def _field_kwargs(entry: _Field, value: Any, depth: int, leaves: bool) -> Any:
     """A message, Struct or Value field's value as its constructor argument (a list of them if
     repeated): the value itself when nothing in it needs converting."""
     kind = entry.kind
     if not entry.repeated:
         if kind == _MESSAGE:
-            return _kwargs(value, entry.sub, depth + 1)
+            return _kwargs(value, entry.sub, depth + 1, leaves)
         if kind == _STRUCT:
             if type(value) is not dict:
                 raise _Doubt
@@ -602,7 +614,9 @@ def _field_kwargs(entry: _Field, value: Any, depth: int) -> Any:
         raise _Doubt
     if kind == _MESSAGE:
         sub = entry.sub
-        items = [_kwargs(item, sub, depth + 1) for item in value]
+        if leaves and sub.leaf:
+            return value
+        items = [_kwargs(item, sub, depth + 1, leaves) for item in value]
         for item, original in zip(items, value, strict=True):
             if item is not original:
                 return items

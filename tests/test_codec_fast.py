@@ -392,6 +392,14 @@ EDGE_ANSWERS: list[tuple[type[Message], Any]] = [
     (pb.ValidationResult, {"foo": 1}),
     (pb.ValidationResult, {"game": "x", "foo": 1}),
     (pb.ValidationResult, {"events": [{"kind": "card", "text": "t", "foo": 1}]}),
+    (pb.ValidationResult, {"events": [{"kind": "card", "seat": True}]}),
+    (pb.ValidationResult, {"events": [{"kind": 1}]}),
+    (pb.ValidationResult, {"events": [{"seat": 1.0}]}),
+    (pb.ValidationResult, {"events": [{"seat": "1"}]}),
+    (pb.ValidationResult, {"events": [None]}),
+    (pb.ValidationResult, {"events": ({"seat": 1},)}),
+    (pb.ValidationResult, {"payments": [{"amount": 2**40}]}),
+    (pb.ValidationResult, {"tricks": [{"leader": 0, "cards": "1o"}]}),
     (pb.ValidationResult, {"valid": 1}),
     (pb.ValidationResult, {"valid": "true"}),
     (pb.ValidationResult, {"net": [1.5]}),
@@ -434,6 +442,25 @@ def test_edge_answers(cls: type[Message], data: Any) -> None:
     same_json(codec.to_json(want), ref_to_json(want))
     same_json(codec.to_engine(want), ref_to_engine(want))
     same_outcome(codec.from_json, ref_from_json, data, cls)
+
+
+def test_lists_of_leaf_messages_go_to_the_constructor() -> None:
+    """An engine answer's events and payments (flat messages of ints, bools and strings, each
+    field under its own name) are not read value by value: the constructor reads them, and
+    refuses what json_format refuses (the cases above) but for an int given for a bool and bytes
+    given for a string, which it reads. A string given for a list of strings is still refused:
+    the constructor would read it as a list of its characters."""
+    leaf = codec._type(pb.Event.DESCRIPTOR)
+    assert leaf.leaf and codec._type(pb.Payment.DESCRIPTOR).leaf
+    assert not codec._type(pb.Trick.DESCRIPTOR).leaf  # cards is a list
+    assert not codec._type(pb.ValidationResult.DESCRIPTOR).leaf  # seatTricks is not its name
+    events = [{"kind": "card", "seat": 1, "card": "1o", "text": "seat 1 plays 1o", "action": 3}]
+    assert codec._kwargs({"events": events}, codec._type(pb.ValidationResult.DESCRIPTOR), 1, True)["events"] is events
+    for data in ({"events": [{"kind": b"card"}]}, {"payments": [{"amount": 1, "reason": b"x"}]}):
+        assert outcome(ref_from_engine, data, pb.ValidationResult())[0] == "error"
+        assert outcome(codec.from_engine, data, pb.ValidationResult)[0] == "ok"
+    with pytest.raises(json_format.ParseError):
+        codec.from_engine({"tricks": [{"leader": 0, "cards": "1o 2o"}]}, pb.ValidationResult)
 
 
 def test_printing_values_json_format_refuses() -> None:
