@@ -14,7 +14,10 @@ order of magnitude faster. It vouches only for what it knows (plain ints, string
 objects, the schema's Struct and Value); on any doubt (an unknown or proto-named key, a null, a
 float for an int, a number out of range, an infinite ``Value``, a type the schema does not use)
 it hands the whole call to ``json_format``, which then answers or words the error exactly as
-before. ``tests/test_codec_fast.py`` compares the two over real engine answers and edge cases.
+before. One exception, for speed: an engine answer's lists of flat messages (its events and
+payments) go to the protobuf constructor unread, which reads an int given for a bool and bytes
+given for a string where json_format refuses them (``_Type.leaf``). ``tests/test_codec_fast.py``
+compares the two over real engine answers and edge cases.
 """
 
 from __future__ import annotations
