@@ -281,10 +281,11 @@ def cards_of_mask(mask: int) -> tuple[Card, ...]:
     return tuple(out)
 
 
-SUIT_MASKS: Final[tuple[int, ...]] = tuple([0xFFFF << (16 * i) for i in range(4)])
-"""By suit index, the ``key_mask`` bits a suit's cards may have (a card's key is the suit index
+SUIT_MASKS: Final[tuple[int, ...]] = tuple([key_mask(tuple([card for card in _PACK.values() if card.suit is suit])) for suit in SUITS])
+"""By suit index, the ``key_mask`` of the suit's twelve cards (a card's key is the suit index
 times 16 plus the rank): ``mask & SUIT_MASKS[card.key >> 4]`` is the cards of ``mask`` of that
-card's suit."""
+card's suit. (Ranks 1-12 only, not the suit's sixteen bits: every mask then stays below 2**62,
+which mypyc computes unboxed; the sixteen bits of bastos reached 2**64.)"""
 
 
 _CARD_BY_KEY: Final = by_key({card.key: card for card in _PACK.values()}, None)
