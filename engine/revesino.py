@@ -77,7 +77,7 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
     return {"payments": payments} if payments else {}
 
 
-_STATE_FIELDS: Final = ("options", "dealer", "fondo", "masks", "undealt", "phase", "turn", "choices", "out_of_play",
+_STATE_FIELDS: Final = ("options", "dealer", "fondo", "held", "gone", "undealt", "phase", "turn", "choices", "out_of_play",
                  "napolitana", "announcer", "trick_leader", "plays", "played", "cut")
 
 
@@ -85,15 +85,18 @@ class State:
     """A hand at one moment. Never changed once made: ``apply`` makes a new one (the fields are
     ``Final``; a plain class, the cheapest object to make, here and compiled by mypyc).
 
-    Each seat's cards are kept as a ``key_mask`` (``masks``; ``hands`` gives them as cards): an
-    int below 2**62, which mypyc computes with unboxed, so a play clears one bit, holding a card
-    or a suit is a bit test (``SUIT_MASKS``), and no tuple of cards is searched, made or freed at
-    each card (that was a tenth of a record's validation). A mask's cards come out in canonical
-    order (``cards_of_mask``)."""
+    Cards are kept as ``key_mask`` bits: an int below 2**62, which mypyc computes with unboxed,
+    so holding a card or a suit is a bit test (``SUIT_MASKS``), and no tuple of cards is
+    searched, made or freed at each card (that was a tenth of a record's validation). ``held``
+    is each seat's cards as the exchange leaves them, and ``gone`` the cards played since, for
+    the whole table: a seat holds ``held[seat] & ~gone`` (``_hand``; ``masks`` and ``hands``
+    give every seat's), and a play sets one bit of ``gone``, a plain int, where a tuple of four
+    masks was made and freed at each card. A mask's cards come out in canonical order
+    (``cards_of_mask``)."""
 
     __slots__ = _STATE_FIELDS
 
-    def __init__(self, options: Options, dealer: int, fondo: int, masks: tuple[int, ...],
+    def __init__(self, options: Options, dealer: int, fondo: int, held: tuple[int, ...], gone: int,
                  undealt: tuple[Card, ...], phase: str, turn: int | None,
                  choices: tuple[str, ...] = ("", "", "", ""), out_of_play: tuple[Card, ...] = (),
                  napolitana: int | None = None, announcer: int | None = None, trick_leader: int = 0,
@@ -101,7 +104,8 @@ class State:
         self.options: Final = options
         self.dealer: Final = dealer
         self.fondo: Final = fondo
-        self.masks: Final = masks  # per seat, the cards held, as a key mask
+        self.held: Final = held  # per seat, the cards held when the exchange is over (during it, now), as a key mask
+        self.gone: Final = gone  # the cards played, as a key mask
         self.undealt: Final = undealt  # the three cards under the dish: S1's, S2's, S3's
         self.phase: Final = phase
         self.turn: Final = turn
@@ -120,6 +124,11 @@ class State:
 
     def __repr__(self) -> str:
         return fields_repr(self, _STATE_FIELDS)
+
+    @property
+    def masks(self) -> tuple[int, ...]:
+        """Each seat's cards, as a key mask."""
+        return tuple([held & ~self.gone for held in self.held])
 
     @property
     def hands(self) -> tuple[tuple[Card, ...], ...]:
@@ -185,7 +194,7 @@ def deal_from_pack(pack: list[Card], seats: int, dealer: int) -> tuple[list[tupl
 
 
 def start(setup: Setup) -> State:
-    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, masks=tuple([key_mask(h) for h in setup.hands]),
+    return State(options=setup.options, dealer=setup.dealer, fondo=setup.table, held=tuple([key_mask(h) for h in setup.hands]), gone=0,
                  undealt=setup.stock, phase=EXCHANGE, turn=(setup.dealer + 1) % 4)
 
 
@@ -209,9 +218,12 @@ _CAMBIO: Final[tuple[tuple[Action, ...], ...]] = tuple(tuple([Action(s, call="ca
 _DESCARTE: Final[tuple[tuple[Action, ...], ...]] = tuple(tuple([Action(s, call="descarte", args=(str(c),)) for c in DECK_48.cards])
                                                        for s in _SEATS)
 _CARD_EVENT: Final[tuple[tuple[dict[str, Any], ...], ...]] = tuple(
-    tuple([{"kind": "card", "seat": s, "card": str(c), "text": f"seat {s} plays {c}"} for c in DECK_48.cards]) for s in _SEATS)
+    tuple([{"kind": "card", "seat": s, "card": str(c), "text": f"seat {s} plays {c}", "action": None} for c in DECK_48.cards])
+    for s in _SEATS)
 """The event of each seat's play of each card: copied for each play (a copy of a small dict is
-cheaper than building it), never handed out itself."""
+cheaper than building it), never handed out itself. Its last key, ``action``, is the index of
+the action in the record, which ``record.replay`` sets: written here, it is a value replaced in
+the copy rather than a key added to it."""
 _RANK_STRENGTH: Final[tuple[int, ...]] = tuple([STRENGTH.get(rank, 0) for rank in range(13)])
 """``STRENGTH`` indexed by rank."""
 _PLAIN_PLAY: Final[tuple[tuple[Play, ...], ...]] = tuple(tuple([Play(s, c, "") for c in DECK_48.cards]) for s in _SEATS)
@@ -238,20 +250,12 @@ def _renounces(state: State, seat: int) -> bool:
         return False
     if state.napolitana is not None:
         return seat == state.napolitana
-    return state.options.napolitana_declaration == "implicit" and qualifies_mask(state.masks[seat] | _played_by(state, seat))
+    return state.options.napolitana_declaration == "implicit" and qualifies_mask(state.held[seat])  # (his cards played included)
 
 
-def _played_by(state: State, seat: int) -> int:
-    """The cards ``seat`` has played, as a key mask."""
-    mask = 0
-    for t in state.played:
-        for p in t.plays:
-            if p.seat == seat:
-                mask |= 1 << p.card.key
-    for p in state.plays:
-        if p.seat == seat:
-            mask |= 1 << p.card.key
-    return mask
+def _hand(state: State, seat: int) -> int:
+    """The cards ``seat`` holds, as a key mask."""
+    return state.held[seat] & ~state.gone
 
 
 def _suit_to_follow(state: State, seat: int) -> int:
@@ -266,7 +270,7 @@ def _suit_to_follow(state: State, seat: int) -> int:
 
 def _playable(state: State, seat: int) -> int:
     """``playable`` as a key mask."""
-    hand = state.masks[seat]
+    hand = _hand(state, seat)
     follow = hand & _suit_to_follow(state, seat)
     return follow if follow else hand
 
@@ -291,9 +295,9 @@ def legal_actions(state: State) -> list[Action]:
     if state.phase == EXCHANGE:
         if seat == state.dealer:
             descarte = _DESCARTE[seat]
-            return [descarte[_slot(c)] for c in cards_of_mask(state.masks[seat])]
+            return [descarte[_slot(c)] for c in cards_of_mask(_hand(state, seat))]
         cambio = _CAMBIO[seat]
-        out = [cambio[_slot(c)] for c in cards_of_mask(state.masks[seat])]
+        out = [cambio[_slot(c)] for c in cards_of_mask(_hand(state, seat))]
         out.append(_CALL_ACTION[seat]["quedo"])
         return out
     play = _PLAY_ACTION[seat]
@@ -302,7 +306,7 @@ def legal_actions(state: State) -> list[Action]:
         if _may_announce(state, seat):
             out.append(_CALL_ACTION[seat]["revesino"])
         if _napolitana_open(state):
-            out += [_CALL_ACTION[s]["napolitana"] for s in _round_from(seat) if qualifies_mask(state.masks[s])]
+            out += [_CALL_ACTION[s]["napolitana"] for s in _round_from(seat) if qualifies_mask(_hand(state, s))]
     return out
 
 
@@ -338,7 +342,7 @@ def _is_legal_exchange(state: State, action: Action) -> bool:
     if (call == "descarte") != (seat == state.dealer) or len(args) != 1:
         return False
     key = _KEY_BY_CODE.get(args[0])
-    return key is not None and bool(state.masks[seat] >> key & 1)
+    return key is not None and bool(_hand(state, seat) >> key & 1)
 
 
 def to_act(state: State) -> int | None:
@@ -364,7 +368,7 @@ def explain(state: State, action: Action) -> IllegalAction:
         if state.phase != PLAY:
             return not_now(f"no card is played during the exchange: seat {seat} says "
                            + ("descarte <card>" if seat == state.dealer else "cambio <card> or quedo"))
-        hand = state.masks[seat]
+        hand = _hand(state, seat)
         if not hand >> action.card.key & 1:
             return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(cards_of_mask(hand))}")
         led = state.trick_cards[0]
@@ -432,17 +436,18 @@ _EXCHANGE_TEXT: Final[dict[str, tuple[str, ...]]] = {
 """The texts of the exchange's events, per seat."""
 
 _TRICK_EVENTS: Final[tuple[tuple[tuple[dict[str, Any], ...], ...], ...]] = tuple(
-    tuple(tuple([{"kind": "trick", "seat": winner, "card": c.code, "trick": number, "text": f"trick {number} to seat {winner} with {c}"}
-                 for c in DECK_48.cards]) for winner in _SEATS) for number in range(12))
+    tuple(tuple([{"kind": "trick", "seat": winner, "card": c.code, "trick": number, "text": f"trick {number} to seat {winner} with {c}",
+                  "action": None} for c in DECK_48.cards]) for winner in _SEATS) for number in range(12))
 """The event of a trick, by number (1..11), winner and winning card's ``_slot``: copied for each
-trick (as ``_CARD_EVENT``), never handed out itself."""
+trick (as ``_CARD_EVENT``, with its ``action`` to be set), never handed out itself. (Adding a
+sixth key to the copy made the dict grow.)"""
 
 
 def _exchange(state: State, action: Action) -> tuple[State, Events]:
     """A3: S1, S2, S3 exchange with their undealt card or keep; then the dealer discards one."""
     seat, call = action.seat, action.call
     assert call is not None
-    hand, out = state.masks[seat], state.out_of_play
+    hand, out = state.held[seat], state.out_of_play  # (nothing is played yet)
     if call == "descarte":
         card = Card.parse(action.args[0])
         hand &= ~(1 << card.key)
@@ -459,15 +464,15 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
             out += (undealt,)
             text = _EXCHANGE_TEXT["quedo"][seat]
     choices = with_item(state.choices, seat, call)
-    masks = with_item(state.masks, seat, hand)
+    held = with_item(state.held, seat, hand)
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
-        return State(state.options, state.dealer, state.fondo, masks, state.undealt, state.phase, (seat + 1) % 4, choices, out,
+        return State(state.options, state.dealer, state.fondo, held, 0, state.undealt, state.phase, (seat + 1) % 4, choices, out,
                      state.napolitana, state.announcer, state.trick_leader, state.plays, state.played,
                      state.cut), events
     first = (state.dealer + 1) % 4
     events.append({"kind": "play", "seat": first, "text": _EXCHANGE_TEXT["play"][first]})
-    return State(state.options, state.dealer, state.fondo, masks, state.undealt, PLAY, first, choices, out,
+    return State(state.options, state.dealer, state.fondo, held, 0, state.undealt, PLAY, first, choices, out,
                  state.napolitana, state.announcer, first, state.plays, state.played, state.cut), events
 
 
@@ -480,7 +485,7 @@ def classify(state: State, seat: int, card: Card) -> str:
     led = state.plays[0].card.suit
     if card.suit is not led:
         return "placed"
-    in_suit = state.masks[seat] & SUIT_MASKS[card.key >> 4]  # (the card played among them)
+    in_suit = _hand(state, seat) & SUIT_MASKS[card.key >> 4]  # (the card played among them)
     if not in_suit & (in_suit - 1) and not _renounces(state, seat):  # his one card of the suit
         return "forced"  # (a seat that may renounce, the napolitana in tricks 1-9, had a choice)
     return "voluntary"
@@ -500,7 +505,7 @@ def _trick_winner_index(plays: tuple[Play, ...]) -> int:
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     key = card.key
-    hand, plays, played = state.masks[seat], state.plays, state.played
+    hand, plays, played = _hand(state, seat), state.plays, state.played
     slot = _slot(card)
     events: Events = [_CARD_EVENT[seat][slot].copy()]
     napolitana = state.napolitana
@@ -519,10 +524,10 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     # (classify reads the state before a renounce declared the napolitana: his card is placed either way)
     kind = classify(state, seat, card) if SPECIAL_BY_KEY[key] else ""
     plays = appended(plays, Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][slot])
-    masks = with_item(state.masks, seat, hand & ~(1 << key))
+    gone = state.gone | 1 << key
     leader = state.trick_leader
     if len(plays) < 4:
-        return State(state.options, state.dealer, state.fondo, masks, state.undealt, state.phase, (seat + 1) % 4,
+        return State(state.options, state.dealer, state.fondo, state.held, gone, state.undealt, state.phase, (seat + 1) % 4,
                      state.choices, state.out_of_play, napolitana, state.announcer, leader, plays,
                      played, state.cut), events
     index = _trick_winner_index(plays)
@@ -538,7 +543,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
             phase, turn = OVER, None
     if number == 11:
         phase, turn = OVER, None
-    return State(state.options, state.dealer, state.fondo, masks, state.undealt, phase, turn,
+    return State(state.options, state.dealer, state.fondo, state.held, gone, state.undealt, phase, turn,
                  state.choices, state.out_of_play, napolitana, state.announcer, winner, (),
                  played + (PlayedTrick(number, leader, plays, winner),), cut), events
 
@@ -626,7 +631,7 @@ def settle_summary(options: Options, fondo: int, request: dict[str, Any]) -> dic
 def view(state: State, seat: int) -> dict[str, Any]:
     """What one seat may see: its own cards; its own undealt card once it has chosen (R6, or
     before with peekBeforeExchange); the dealer's own discard; never the others' cards."""
-    out: dict[str, Any] = {"seat": seat, "hand": cards_str(cards_of_mask(state.masks[seat])),
+    out: dict[str, Any] = {"seat": seat, "hand": cards_str(cards_of_mask(_hand(state, seat))),
                            "handSizes": [mask.bit_count() for mask in state.masks]}
     index = 3 if seat == state.dealer else (seat - state.dealer - 1) % 4
     if seat != state.dealer and (state.choices[seat] or state.options.peek_before_exchange):
