@@ -157,32 +157,39 @@ def parse_action(text: Any, seats: int, deck: Deck, calls: dict[str, str]) -> Ac
 ACTION_CACHE_SIZE = 4096
 
 
-def action_reader(game: Game, seats: int) -> Callable[[Any], Action]:
-    """``parse_action`` for one game and table size, remembering what it has read: a game has a
-    few hundred action spellings (a seat and a card, a call), so records are read by lookup. The
-    memory is bounded (cleared when full) and holds only actions that were read successfully."""
+def action_reader(game: Game, seats: int) -> ActionReader:
+    """The ``ActionReader`` of one game and table size (made once)."""
     reader = _READERS.get((game.NAME, seats))
     if reader is None:
-        reader = _READERS[game.NAME, seats] = _reader(seats, game.DECK, game.CALLS)
+        reader = _READERS[game.NAME, seats] = ActionReader(seats, game.DECK, game.CALLS)
     return reader
 
 
-def _reader(seats: int, deck: Deck, calls: dict[str, str]) -> Callable[[Any], Action]:
-    known: dict[str, Action] = {}
+class ActionReader:
+    """``parse_action`` for one game and table size, remembering what it has read: a game has a
+    few hundred action spellings (a seat and a card, a call), so records are read by lookup. The
+    memory is bounded (cleared when full) and holds only actions that were read successfully.
+    (A class, not a closure: under mypyc the replay's call of ``read`` is then a native call,
+    without the arguments and the answer going through Python's calling convention.)"""
 
-    def read(text: Any) -> Action:
+    def __init__(self, seats: int, deck: Deck, calls: dict[str, str]) -> None:
+        self.seats: Final = seats
+        self.deck: Final = deck
+        self.calls: Final = calls
+        self.known: Final[dict[str, Action]] = {}
+
+    def read(self, text: Any) -> Action:
+        known = self.known
         action = known.get(text) if isinstance(text, str) else None
         if action is None:
-            action = parse_action(text, seats, deck, calls)
+            action = parse_action(text, self.seats, self.deck, self.calls)
             if len(known) >= ACTION_CACHE_SIZE:
                 known.clear()
             known[text] = action
         return action
 
-    return read
 
-
-_READERS: dict[tuple[str, int], Callable[[Any], Action]] = {}
+_READERS: dict[tuple[str, int], ActionReader] = {}
 
 
 class Game(Protocol):
@@ -396,12 +403,12 @@ def check(game: Game, state: Any, action: Action) -> None:
 def replay(game: Game, setup: Setup, actions: list[Any]) -> Replay:
     """Fold the actions over the game's start state; stop at the first illegal action."""
     state = game.start(setup)
-    read = action_reader(game, setup.seats)
+    reader = action_reader(game, setup.seats)
     is_legal, apply = game.is_legal, game.apply
     applied: list[dict[str, Any]] = []
     for i, text in enumerate(actions):
         try:
-            action = read(text)
+            action = reader.read(text)
             if not is_legal(state, action):
                 check(game, state, action)  # raises the violation
         except IllegalAction as exc:
