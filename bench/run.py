@@ -74,10 +74,10 @@ class Config:
     stream_records: dict[str, int] = field(default_factory=dict)
 
 
-# The streamed archives are long enough (0.3 s or more on two cores) that filling and draining the
+# The streamed archives are long enough (about a second on two cores) that filling and draining the
 # pool's pipeline at the start and end of a stream is a small part of the run (bench/NOTES.md).
 FULL = Config(smoke=False, repeats=5, service_repeats=3, engine_seconds=1.0, service_seconds=3.0, warm_up=1.0, workers=(1, 2),
-              stream_records={"rentoy": 15000, "tresillo": 5000, "revesino": 5000})
+              stream_records={"rentoy": 30000, "tresillo": 15000, "revesino": 15000})
 SMOKE = Config(smoke=True, repeats=1, service_repeats=1, engine_seconds=0.2, service_seconds=0.5, warm_up=0.0, workers=(1, 2),
                stream_records={"rentoy": 60, "tresillo": 20, "revesino": 20})
 
