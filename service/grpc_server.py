@@ -34,6 +34,13 @@ from service.errors import DOMAIN, MAX_REQUEST_BYTES, ServiceError, from_excepti
 from service.handlers import HANDLERS, SERVICE
 
 log = logging.getLogger("naipes.grpc")
+# How much of a stream the server takes in before its handler reads it (HTTP/2 flow control). The
+# validator reads a stream only a bounded window ahead (service.stream.Window), but with the
+# window grown by bandwidth probing grpcio took in several MB of each fast client's stream: 8
+# simultaneous 15,000-record streams held one process at 118 MB, 77 MB with this (bench/NOTES.md),
+# at the same records a second. 1 MiB a round trip still uploads 10 MB/s over a 100 ms path,
+# about 20,000 Revesino records a second: more than two cores validate.
+STREAM_WINDOW = 1 << 20
 _calls = itertools.count(1)  # unary NaipesService calls answered by this process (next() is atomic under the GIL)
 
 
@@ -111,8 +118,11 @@ def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | Non
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers or min(32, (os.cpu_count() or 1) * 4)),
         # SO_REUSEPORT: `naipes serve --workers N` runs N of these processes on one port, and
-        # the kernel spreads the connections over them.
-        options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES), ("grpc.so_reuseport", 1)],
+        # the kernel spreads the connections over them. A stream's receive window is held at
+        # STREAM_WINDOW (no BDP probing, which let a fast client's ValidateHands stream be taken
+        # in by the megabyte before the validator read it).
+        options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES), ("grpc.so_reuseport", 1),
+                 ("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", STREAM_WINDOW)],
     )
     server.add_generic_rpc_handlers((rpc_handlers(),))
     health_servicer = health.HealthServicer()

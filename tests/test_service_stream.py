@@ -183,6 +183,30 @@ def test_grpc_empty_stream(stub) -> None:
     assert list(stub.ValidateHands(iter([]), timeout=10)) == []
 
 
+def test_grpc_messages_as_large_as_the_limit_pass_the_stream_window(stub) -> None:
+    """The server holds a stream's receive window at 1 MiB (``grpc_server.STREAM_WINDOW``):
+    messages as large as the request limit still go through it, one after another."""
+    from service.errors import MAX_REQUEST_BYTES
+    from service.grpc_server import STREAM_WINDOW
+
+    assert STREAM_WINDOW <= MAX_REQUEST_BYTES
+    record = RECORDS[-1]
+    message = pb.ValidateHandsRequest(id="", record=from_json(record, pb.HandRecord()))
+    padding = MAX_REQUEST_BYTES - message.ByteSize() - 8
+    messages = []
+    for i in range(3):
+        padded = pb.ValidateHandsRequest()
+        padded.CopyFrom(message)
+        padded.id = str(i) * padding
+        assert MAX_REQUEST_BYTES - 8 <= padded.ByteSize() <= MAX_REQUEST_BYTES
+        messages.append(padded)
+    answers = list(stub.ValidateHands(iter(messages), timeout=60))
+    assert [a.id for a in answers] == [m.id for m in messages]
+    for answer in answers:
+        answer.ClearField("id")
+        assert to_json(answer) == expected(record)
+
+
 def test_grpc_answers_come_while_the_client_is_still_sending(stub) -> None:
     """A client that waits for each answer before sending the next record gets it: nothing
     waits for a batch to fill."""
