@@ -128,7 +128,7 @@ class State:
     @property
     def masks(self) -> tuple[int, ...]:
         """Each seat's cards, as a key mask."""
-        return tuple([held & ~self.gone for held in self.held])
+        return tuple([_hand(self, seat) for seat in range(4)])
 
     @property
     def hands(self) -> tuple[tuple[Card, ...], ...]:
@@ -467,12 +467,12 @@ def _exchange(state: State, action: Action) -> tuple[State, Events]:
     held = with_item(state.held, seat, hand)
     events: Events = [{"kind": call, "seat": seat, "text": text}]
     if seat != state.dealer:
-        return State(state.options, state.dealer, state.fondo, held, 0, state.undealt, state.phase, (seat + 1) % 4, choices, out,
+        return State(state.options, state.dealer, state.fondo, held, state.gone, state.undealt, state.phase, (seat + 1) % 4, choices, out,
                      state.napolitana, state.announcer, state.trick_leader, state.plays, state.played,
                      state.cut), events
     first = (state.dealer + 1) % 4
     events.append({"kind": "play", "seat": first, "text": _EXCHANGE_TEXT["play"][first]})
-    return State(state.options, state.dealer, state.fondo, held, 0, state.undealt, PLAY, first, choices, out,
+    return State(state.options, state.dealer, state.fondo, held, state.gone, state.undealt, PLAY, first, choices, out,
                  state.napolitana, state.announcer, first, state.plays, state.played, state.cut), events
 
 

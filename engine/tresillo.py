@@ -1001,13 +1001,15 @@ def _bola(state: State, action: Action) -> tuple[State, Events]:
 
 # The events of the play, made once: a card played ("seat 2 plays 10o"), by seat and
 # ``Card.key``, and a trick won ("trick 3 to seat 2 with 10o"), by the trick's number - 1, the
-# seat and the winning card's key. An action's events are copies (the replay adds the action's
-# index to each): copying a dict costs about half of building it key by key.
+# seat and the winning card's key. An action's events are copies: copying a dict costs about half
+# of building it key by key. Each ends with its ``action`` key, which the replay sets (as
+# Revesino's): a value replaced in the copy rather than a key added to it.
 _CARD_EVENTS: Final = tuple(by_key({card.key: {"kind": "card", "seat": seat, "card": card.code,
-                                                       "text": f"seat {seat} plays {card}"} for card in DECK.cards}, {})
+                                                       "text": f"seat {seat} plays {card}", "action": None}
+                                            for card in DECK.cards}, {})
                             for seat in range(4))
 _TRICK_EVENTS: Final = tuple(tuple(by_key({card.key: {"kind": "trick", "seat": seat, "card": card.code, "trick": number,
-                                                              "text": f"trick {number} to seat {seat} with {card}"}
+                                                              "text": f"trick {number} to seat {seat} with {card}", "action": None}
                                                    for card in DECK.cards}, {})
                                    for seat in range(4)) for number in range(1, 10))
 
