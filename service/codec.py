@@ -531,10 +531,9 @@ def _merge(data: Any, message: Message) -> None:
 
 def _build(data: Any, cls: type[M]) -> M:
     """``json_format.ParseDict(data, cls())`` for an engine answer, built by the message's
-    constructor in one call, for input the converter can vouch for; else ``_Doubt``. (The
-    constructor inserts a Struct's keys in the order json_format does, so the wire bytes are the
-    same too.) The lists of leaf messages in it (an answer's events and payments) go to the
-    constructor unread (``_Type.leaf``)."""
+    constructor in one call, for input the converter can vouch for (its lists of leaf messages
+    unread: ``_Type.leaf``); else ``_Doubt``. (The constructor inserts a Struct's keys in the
+    order json_format does, so the wire bytes are the same too.)"""
     return _construct(cls, _kwargs(data, _type(cls.DESCRIPTOR), 1, True))
 
 
@@ -547,10 +546,9 @@ def _construct(cls: type[M], kwargs: dict[str, Any]) -> M:
 
 def _kwargs(data: Any, spec: _Type, depth: int, leaves: bool) -> dict[str, Any]:
     """A JSON object as the keyword arguments of its message's constructor, each value checked
-    to be exactly what json_format would store unchanged (with ``leaves``, an engine answer's:
-    but for the lists of leaf messages, left to the constructor: ``_Type.leaf``). When every key is
-    its field's name and no value needs converting (an event, a trick), that is ``data`` itself:
-    nothing is copied."""
+    to be exactly what json_format would store unchanged (with ``leaves``, but the lists of leaf
+    messages: ``_Type.leaf``). When every key is its field's name and no value needs converting
+    (an event, a trick), that is ``data`` itself: nothing is copied."""
     if type(data) is not dict or not spec.parses or depth > _MAX_DEPTH:
         raise _Doubt
     parsing = spec.parsing

@@ -118,9 +118,7 @@ def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | Non
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers or min(32, (os.cpu_count() or 1) * 4)),
         # SO_REUSEPORT: `naipes serve --workers N` runs N of these processes on one port, and
-        # the kernel spreads the connections over them. A stream's receive window is held at
-        # STREAM_WINDOW (no BDP probing, which let a fast client's ValidateHands stream be taken
-        # in by the megabyte before the validator read it).
+        # the kernel spreads the connections over them. A stream's receive window: STREAM_WINDOW.
         options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES), ("grpc.so_reuseport", 1),
                  ("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", STREAM_WINDOW)],
     )
