@@ -570,9 +570,9 @@ def summarize_cpu(runs: list[dict[str, Any]]) -> dict[str, Any]:
             "suite": median([r["suite"] for r in runs]), "other_max": max(r["other"] for r in runs)}
 
 
-def payloads(out: Path, cfg: Config) -> dict[str, Any]:
-    """The request bodies: a complete record of median length per game (ValidateHand), the same
-    hand stopped half way (LegalActions), and a stream of records per game (ValidateHands)."""
+def unary_payloads(out: Path) -> dict[str, Any]:
+    """The bodies of the unary calls: the health check, a complete record of median length per
+    game (ValidateHand) and the same hand stopped half way (LegalActions)."""
     from google.protobuf import json_format
     from grpc_health.v1 import health_pb2
 
@@ -589,6 +589,18 @@ def payloads(out: Path, cfg: Config) -> dict[str, Any]:
             (out / f"{rpc}-{name}.grpc").write_bytes(grpc_frame(message))
             files[f"{rpc}/{name}"] = {"json": out / f"{rpc}-{name}.json", "grpc": out / f"{rpc}-{name}.grpc",
                                       "actions": len(data["actions"])}
+    return files
+
+
+def payloads(out: Path, cfg: Config) -> dict[str, Any]:
+    """The request bodies: those of the unary calls (``unary_payloads``) and a stream of records
+    per game (ValidateHands)."""
+    from google.protobuf import json_format
+
+    from naipes.v1 import naipes_pb2 as pb
+
+    files = unary_payloads(out)
+    for name in api.GAMES:
         count = cfg.stream_records.get(name, 200)
         records = [engine_driver.random_record(name, seed=seed) for seed in range(min(count, 200))]
         messages = [pb.ValidateHandsRequest(id=str(i), record=json_format.ParseDict(records[i % len(records)], pb.HandRecord()))
@@ -794,12 +806,10 @@ def scaling(cfg: Config, out: Path) -> dict[str, Any]:
 # ---- where the time goes -------------------------------------------------------------------
 
 
-def profiles(cfg: Config) -> dict[str, Any]:
-    """cProfile of the engine driver (top functions by own time) and the cost of each step of a
-    ValidateHand request, per game."""
-
-
-    out: dict[str, Any] = {"engine": {}, "request_steps": {}}
+def profiles(cfg: Config, work: Path) -> dict[str, Any]:
+    """cProfile of the engine driver (top functions by own time), the cost of each step of a
+    ValidateHand request, per game, and what bounds ValidateHand against the health check."""
+    out: dict[str, Any] = {"engine": {}, "request_steps": {}, "bound": bound(cfg, work)}
     for name, game in api.GAMES.items():
         seats = engine_driver.primary_seats(game)
         rng = random.Random(0)
@@ -816,6 +826,86 @@ def profiles(cfg: Config) -> dict[str, Any]:
         timings = request_steps(record, cfg)
         out["request_steps"][name] = {"actions": len(record["actions"]), "microseconds": timings}
     return out
+
+
+EVICT_BYTES = 16 << 20  # written between two calls to evict them from the CPU's caches (L1 and L2: 4 MiB a core here)
+
+
+def bound(cfg: Config, work: Path) -> dict[str, Any]:
+    """What bounds ValidateHand against the health check (target 0.85), per game, on one gRPC
+    server process (``bench/bound.py``): its health check, ValidateHand answered with a stored
+    response (the same bytes in and out, without the work) and ValidateHand itself, in turn, at
+    the suite's concurrency; the CPU time of the ValidateHand handler per call in that server
+    under that load; and the same handler in this process, called in a loop (its code and data
+    stay in the CPU's caches) and with ``EVICT_BYTES`` written before each call."""
+    from naipes.v1 import naipes_pb2 as pb
+    from service.handlers import HANDLERS
+
+    raw = work / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    files = unary_payloads(raw)
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "bench.bound", str(port)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    assert process.stdout is not None
+    try:
+        json.loads(process.stdout.readline())  # listening
+
+        def handler_cpu() -> dict[str, Any]:
+            process.send_signal(signal.SIGUSR1)
+            assert process.stdout is not None
+            return json.loads(process.stdout.readline())
+
+        base = f"http://127.0.0.1:{port}"
+        runs: dict[str, dict[str, list[float]]] = {name: {"health": [], "stored": [], "validate": []} for name in api.GAMES}
+        cpu = {name: [0, 0.0] for name in api.GAMES}
+        for _ in range(cfg.service_repeats):
+            for name in api.GAMES:
+                body = files[f"ValidateHand/{name}"]["grpc"]
+                for kind, url, data in (("health", "/grpc.health.v1.Health/Check", files["health.grpc"]),
+                                        ("stored", "/bench.Stored/ValidateHand", body),
+                                        ("validate", "/naipes.v1.NaipesService/ValidateHand", body)):
+                    handler_cpu()
+                    load = h2load(base + url, data, cfg.service_seconds, cfg.warm_up, raw)
+                    if load.errors:
+                        raise RuntimeError(f"bound: {load.errors} errors: {load.command}")
+                    runs[name][kind].append(load.rps)
+                    if kind == "validate":
+                        spent = handler_cpu().get(name, {"calls": 0, "cpu_seconds": 0.0})
+                        cpu[name][0] += spent["calls"]
+                        cpu[name][1] += spent["cpu_seconds"]
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    evict = bytearray(EVICT_BYTES)
+    handler = HANDLERS["ValidateHand"]
+    results: dict[str, Any] = {"evict_bytes": EVICT_BYTES, "games": {}}
+    for name in api.GAMES:
+        data = files[f"ValidateHand/{name}"]["grpc"].read_bytes()[5:]
+
+        def call(d: bytes = data) -> bytes:
+            return handler(pb.ValidateHandRequest.FromString(d)).SerializeToString()
+
+        n, elapsed = timed_loop(call, max(0.05, cfg.engine_seconds / 2))
+        cold, spent = (20 if cfg.smoke else 300), 0.0
+        for _ in range(cold):
+            evict[:] = bytes(EVICT_BYTES)
+            start = time.thread_time()
+            call()
+            spent += time.thread_time() - start
+        health, stored, validate = (median(runs[name][k]) for k in ("health", "stored", "validate"))
+        results["games"][name] = {
+            "health_rps": health, "stored_rps": stored, "validate_rps": validate, "runs": runs[name],
+            "stored_vs_health": stored / health, "validate_vs_health": validate / health,
+            "handler_us_under_load": cpu[name][1] / max(1, cpu[name][0]) * 1e6, "handler_calls_under_load": cpu[name][0],
+            "handler_us_warm": elapsed / n * 1e6, "handler_us_evicted": spent / cold * 1e6,
+            # the most a call may add to the health check's time and keep ValidateHand at the target
+            "budget_us": (1 / TARGETS["validate_vs_health"] - 1) / health * 1e6}
+        entry = results["games"][name]
+        log(f"  bound {name}: stored answer {entry['stored_vs_health']:.2f}, ValidateHand {entry['validate_vs_health']:.2f} of health; "
+            f"handler {entry['handler_us_under_load']:.0f} us under load, {entry['handler_us_warm']:.0f} warm, "
+            f"{entry['handler_us_evicted']:.0f} evicted (budget {entry['budget_us']:.0f})")
+    results["command"] = f"{Path(sys.executable).name} -m bench.bound PORT"
+    return results
 
 
 def request_steps(record: dict[str, Any], cfg: Config) -> dict[str, float]:
@@ -1065,6 +1155,22 @@ def profiles_report(results: dict[str, Any], lines: list[str]) -> None:
               "|---|" + "---:|" * len(next(iter(prof["request_steps"].values()))["microseconds"])]
     for name, entry in prof["request_steps"].items():
         lines.append(f"| {name} ({entry['actions']}) | " + " | ".join(f"{v:.0f} µs" for v in entry["microseconds"].values()) + " |")
+    if "bound" in prof:
+        bound_ = prof["bound"]
+        lines += ["", "What bounds ValidateHand against the health check (target 0.85): one gRPC server process "
+                  f"(`{bound_['command']}`: the service's server, its ValidateHand handler timed in CPU time of its thread, "
+                  "and the same call answered with a stored response: the same bytes in and out, without the work), loaded "
+                  f"in turn at {CONCURRENCY} requests in flight, medians of {len(next(iter(bound_['games'].values()))['runs']['health'])} "
+                  "rounds; then the same handler (parse, engine, response message, serialize) in this process, called in a loop "
+                  f"and with {bound_['evict_bytes'] >> 20} MiB written before each call (evicting it from the CPU's L1 and L2 "
+                  "caches). The budget is what a call may add to the health check's time for ValidateHand to stay at 0.85 of it.", "",
+                  "| game | health req/s | stored answer req/s (vs health) | ValidateHand req/s (vs health) | budget | "
+                  "handler under load | handler in a loop | handler, caches evicted |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for name, g in bound_["games"].items():
+            lines.append(f"| {name} | {fmt(g['health_rps'])} | {fmt(g['stored_rps'])} ({g['stored_vs_health']:.2f}) | "
+                         f"{fmt(g['validate_rps'])} ({g['validate_vs_health']:.2f}) | {g['budget_us']:.0f} µs | "
+                         f"{g['handler_us_under_load']:.0f} µs | {g['handler_us_warm']:.0f} µs | {g['handler_us_evicted']:.0f} µs |")
     lines += ["", "Engine hot spots (cProfile of the random-hand driver, share of own time):", ""]
     for name, rows in prof["engine"].items():
         lines.append(f"- **{name}**: " + "; ".join(f"`{r['function']}` {r['own_share'] * 100:.0f}%" for r in rows[:8]))
@@ -1144,7 +1250,7 @@ def main(argv: list[str] | None = None) -> int:
                                "concurrency": CONCURRENCY, "targets": TARGETS, "machine": machine()}
     runners: dict[str, Callable[[], Any]] = {"engine": lambda: engine(cfg), "openspiel": lambda: openspiel(cfg),
                                              "service": lambda: service(cfg, work), "scaling": lambda: scaling(cfg, work),
-                                             "profiles": lambda: profiles(cfg)}
+                                             "profiles": lambda: profiles(cfg, work)}
     for section in SECTIONS:
         if section in sections:
             results[section] = runners[section]()
