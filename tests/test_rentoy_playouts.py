@@ -12,9 +12,9 @@ the right code.
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
+from soak import SOAK, seed
 
 from engine import api
 
@@ -34,7 +34,7 @@ OPTION_SETS = {
     "everything": {"ladder": "1-3-6-12", "betTiming": "anytime", "answerBy": "anyOpponent", "raiseRights": "free",
                    "playAllTricks": True, "renuncio": "penalty"},
 }
-HANDS = 14  # per table size and option set: 4 x 5 x 14 = 280 hands
+HANDS = 14 * SOAK  # per table size and option set: 4 x 5 x 14 = 280 hands (times NAIPES_SOAK: tests/soak.py)
 
 
 def suit(card: str) -> str:
@@ -268,7 +268,7 @@ def substitutions(rng: random.Random, ref: Ref) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("seats", [2, 4, 6, 8])
 def test_random_playouts(seats: int, rules_name: str):
     rules = OPTION_SETS[rules_name]
-    rng = random.Random(f"rentoy-{seats}-{rules_name}")
+    rng = random.Random(seed(f"rentoy-{seats}-{rules_name}"))
     ends: dict[str, int] = {}
     caught = 0
     for i in range(HANDS):
@@ -289,7 +289,7 @@ def test_random_playouts(seats: int, rules_name: str):
                 assert got["finished"] is False and "points" not in got
                 caught += 1
         # After the end, any action is too late, whoever makes it; a malformed one is still malformed.
-        late = rng.choice([f"{s} {c}" for s in range(seats) for c in ("envite", "quiero", DECK[i])])
+        late = rng.choice([f"{s} {c}" for s in range(seats) for c in ("envite", "quiero", DECK[i % len(DECK)])])
         assert api.validate({**record, "actions": [*actions, late]})["violation"]["code"] == "NOT_ALLOWED_NOW"
         assert api.validate({**record, "actions": [*actions, "0 envido"]})["violation"]["code"] == "MALFORMED_ACTION"
     assert caught >= HANDS * 3
@@ -317,12 +317,3 @@ def test_reference_trick_winner_matches_resolve_trick():
         trump = rng.choice(["oros", "copas", "espadas", "bastos"])
         out = api.resolve_trick({"game": "rentoy", "cards": " ".join(cards), "contract": {"trump": trump}})
         assert out["winnerIndex"] == ref_trick_winner(cards, trump[0]), (cards, trump)
-
-
-def test_playouts_are_fast():
-    start = time.perf_counter()
-    rng = random.Random("speed")
-    for _ in range(10):
-        record = new_hand(rng, 8, {}, use_engine_deal=True)
-        play_hand(rng, record)
-    assert time.perf_counter() - start < 5

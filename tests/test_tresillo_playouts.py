@@ -15,10 +15,10 @@ index with the right code.
 from __future__ import annotations
 
 import random
-import time
 from itertools import combinations
 
 import pytest
+from soak import SOAK, seed
 from tresillo_support import DECK, LETTER, PLAIN_ORDER, SUITS, TRUMP_ORDER, WORD  # the spec's tables, section 1.3
 
 from engine import api
@@ -39,7 +39,7 @@ OPTION_SETS = {
                         "espadaForzada": "mustOpen", "surrenderOnlyOnOwnTurn": True},
     "if-all-pass": {"espadaForzada": "ifAllPass", "favorSuit": "copas", "soleraSurrender": "forbidden"},
 }
-HANDS = 8  # per table size and option set: 2 x 5 x 8 = 80 hands
+HANDS = 8 * SOAK  # per table size and option set: 2 x 5 x 8 = 80 hands (times NAIPES_SOAK: tests/soak.py)
 TABLES = [None, {"plate": 10, "plateHolds": "none", "cartulina": []}, {"plate": 30, "plateHolds": "primera", "cartulina": []},
           {"plate": 60, "plateHolds": "reservada", "cartulina": [{"seat": 0, "amount": 60}, {"seat": 1, "amount": 25}]}]
 
@@ -553,7 +553,7 @@ def substitutions(rng: random.Random, ref: Ref) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("seats", [3, 4])
 def test_random_playouts(seats: int, rules_name: str):
     rules = OPTION_SETS[rules_name]
-    rng = random.Random(f"tresillo-{seats}-{rules_name}")
+    rng = random.Random(seed(f"tresillo-{seats}-{rules_name}"))
     ends: dict[str, int] = {}
     caught = 0
     for i in range(HANDS):
@@ -574,7 +574,7 @@ def test_random_playouts(seats: int, rules_name: str):
                 assert got["finished"] is False and "net" not in got
                 caught += 1
         # After the end, any action is too late, whoever makes it; a malformed one is still malformed.
-        late = rng.choice([f"{s} {c}" for s in range(seats) for c in ("paso", "bola", "rindo", DECK[i])])
+        late = rng.choice([f"{s} {c}" for s in range(seats) for c in ("paso", "bola", "rindo", DECK[i % len(DECK)])])
         assert api.validate({**record, "actions": [*actions, late]})["violation"]["code"] == "NOT_ALLOWED_NOW"
         assert api.validate({**record, "actions": [*actions, "0 envido"]})["violation"]["code"] == "MALFORMED_ACTION"
     assert caught >= HANDS * 3
@@ -602,11 +602,3 @@ def test_reference_trick_winner_matches_resolve_trick():
         trump = rng.choice(["oros", "copas", "espadas", "bastos"])
         out = api.resolve_trick({"game": "tresillo", "cards": " ".join(cards), "contract": {"trump": trump}})
         assert out["winnerIndex"] == ref_trick_winner(cards, LETTER[trump]), (cards, trump)
-
-
-def test_playouts_are_fast():
-    start = time.perf_counter()
-    rng = random.Random("tresillo-speed")
-    for _ in range(5):
-        play_hand(rng, new_hand(rng, 4, {}))
-    assert time.perf_counter() - start < 5
