@@ -1,0 +1,169 @@
+"""deploy/: the Kubernetes manifest is valid against Kubernetes' schemas, the Dockerfile passes
+hadolint, and the manifest's memory limit holds the server as the manifest runs it (its
+NAIPES_WORKERS) with archives streaming through every serving process at once, each of which
+then keeps a validation pool (service/stream.py). Memory is counted as the kernel charges it to
+the container: the proportional set size of every process (shared pages divided among them)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+import requests
+import yaml
+from google.protobuf import json_format
+from service_support import stop
+from test_service_cli import NAIPES, _free_port
+from test_service_workers import _listening, command
+
+from bench.engine_driver import random_record
+from naipes.v1 import naipes_pb2 as pb
+from naipes.v1 import naipes_pb2_grpc
+
+ROOT = Path(__file__).resolve().parent.parent
+MANIFEST = ROOT / "deploy" / "k8s" / "naipes.yaml"
+DOCKERFILE = ROOT / "deploy" / "Dockerfile"
+BIN = Path(sys.executable).parent
+UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "K": 10**3, "M": 10**6, "G": 10**9, "": 1}
+STREAMS = 16  # per transport: the kernel spreads the connections over the serving processes
+RECORDS = 300  # per stream
+
+
+def tool(name: str) -> str:
+    path = BIN / name if (BIN / name).exists() else shutil.which(name)
+    if path is None:
+        pytest.fail(f"{name} is not installed (a dev dependency: pip install -e '.[dev]')")
+    return str(path)
+
+
+def container() -> dict[str, Any]:
+    documents = list(yaml.safe_load_all(MANIFEST.read_text()))
+    deployment = next(d for d in documents if d["kind"] == "Deployment")
+    (naipes,) = deployment["spec"]["template"]["spec"]["containers"]
+    return naipes
+
+
+def quantity(text: str) -> int:
+    """A Kubernetes memory quantity in bytes (``640Mi``)."""
+    found = re.fullmatch(r"(\d+)([KMG]i?|)", str(text))
+    assert found, text
+    return int(found[1]) * UNITS[found[2]]
+
+
+def test_the_manifest_is_valid_kubernetes() -> None:
+    run = subprocess.run([tool("kubernetes-validate"), "--strict", str(MANIFEST)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout.count("passed") == 2, run.stdout  # the Deployment and the Service
+
+
+def test_the_dockerfile_passes_hadolint() -> None:
+    run = subprocess.run([tool("hadolint"), str(DOCKERFILE)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_image_and_the_manifest_run_the_same_workers() -> None:
+    env = {e["name"]: e["value"] for e in container()["env"]}
+    assert f"NAIPES_WORKERS={env['NAIPES_WORKERS']}" in DOCKERFILE.read_text()
+
+
+def tree(pid: int) -> list[int]:
+    """The process and all its descendants."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError):
+                continue
+    out, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        out.append(current)
+        todo += [child for child, parent in parents.items() if parent == current]
+    return out
+
+
+def pss_bytes(pids: list[int]) -> int:
+    total = 0
+    for pid in pids:
+        try:
+            text = (Path("/proc") / str(pid) / "smaps_rollup").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        found = re.search(r"^Pss:\s+(\d+) kB", text, re.M)
+        assert found, text
+        total += int(found[1]) * 1024
+    return total
+
+
+def test_the_manifest_memory_limit_holds_every_pool() -> None:
+    naipes = container()
+    workers = int({e["name"]: e["value"] for e in naipes["env"]}["NAIPES_WORKERS"])
+    limit = quantity(naipes["resources"]["limits"]["memory"])
+    request = quantity(naipes["resources"]["requests"]["memory"])
+    rest_port, grpc_port = _free_port(), _free_port()
+    server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port),
+                               "--workers", str(workers)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    peak = [0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], pss_bytes(tree(server.pid)))
+            time.sleep(0.1)
+
+    records = [random_record("revesino", seed=seed) for seed in range(RECORDS)]
+    messages = [pb.ValidateHandsRequest(batch=[pb.ValidateHandsRequest(id=str(i), record=json_format.ParseDict(r, pb.HandRecord()))
+                                               for i, r in enumerate(records[k:k + 50], k)]) for k in range(0, RECORDS, 50)]
+    lines = "".join(json.dumps(r) + "\n" for r in records)
+    answered: list[int] = []
+
+    def grpc_stream() -> None:
+        with grpc.insecure_channel(f"127.0.0.1:{grpc_port}", options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
+            stub = naipes_pb2_grpc.NaipesServiceStub(channel)
+            answered.append(sum(len(a.batch) for a in stub.ValidateHands(iter(messages), timeout=120)))
+
+    def rest_stream() -> None:
+        with requests.Session() as http:
+            answer = http.post(f"http://127.0.0.1:{rest_port}/v1/hands:validateStream", data=lines, timeout=120,
+                               headers={"Content-Type": "application/x-ndjson"})
+            answered.append(len(answer.text.splitlines()))
+
+    try:
+        deadline = time.monotonic() + 60
+        while not (_listening(rest_port) and _listening(grpc_port)):
+            assert server.poll() is None and time.monotonic() < deadline, "the servers did not come up"
+            time.sleep(0.2)
+        time.sleep(1)
+        idle = pss_bytes(tree(server.pid))
+        sampler = threading.Thread(target=sample)
+        sampler.start()
+        clients = [threading.Thread(target=grpc_stream) for _ in range(STREAMS)] + [threading.Thread(target=rest_stream) for _ in range(STREAMS)]
+        for client in clients:
+            client.start()
+        for client in clients:
+            client.join()
+        time.sleep(0.5)
+        done.set()
+        sampler.join()
+        after = pss_bytes(tree(server.pid))
+        pools = [p for p in tree(server.pid) if "multiprocessing" in command(p) and "resource_tracker" not in command(p)]
+    finally:
+        done.set()
+        output = stop(server)
+    assert answered == [RECORDS] * (2 * STREAMS), output[-2000:]
+    # Every serving process (gRPC processes and gunicorn workers) streamed and keeps its pool.
+    assert len(pools) == 2 * workers * workers, (pools, output[-2000:])
+    mib = 2**20
+    assert peak[0] < limit, f"peak {peak[0] / mib:.0f} MiB against the manifest's limit of {limit / mib:.0f} MiB"
+    # The request covers what the pod holds once its pools are up.
+    assert idle < after < request, f"idle {idle / mib:.0f} MiB, after the streams {after / mib:.0f} MiB, request {request / mib:.0f} MiB"
