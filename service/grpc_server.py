@@ -41,6 +41,11 @@ log = logging.getLogger("naipes.grpc")
 # at the same records a second. 1 MiB a round trip still uploads 10 MB/s over a 100 ms path,
 # about 20,000 Revesino records a second: more than two cores validate.
 STREAM_WINDOW = 1 << 20
+# Calls one process takes at a time, streams included (its thread pool runs four per core, the
+# rest wait); a call beyond is refused at once with RESOURCE_EXHAUSTED. Each call holds up to about
+# STREAM_WINDOW of its request before its handler reads it: 100 simultaneous 15,000-record streams
+# took one process to 175 MB, and a flood of them would take it past any memory limit.
+MAX_CALLS = 64
 _calls = itertools.count(1)  # unary NaipesService calls answered by this process (next() is atomic under the GIL)
 
 
@@ -113,10 +118,12 @@ def _serialize(message: Message) -> bytes:
     return message.SerializeToString()
 
 
-def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | None = None) -> tuple[grpc.Server, int]:
+def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | None = None,
+                  max_calls: int = MAX_CALLS) -> tuple[grpc.Server, int]:
     """A started-ready (not yet started) server bound to ``host:port``; returns it and its port."""
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers or min(32, (os.cpu_count() or 1) * 4)),
+        maximum_concurrent_rpcs=max_calls,
         # SO_REUSEPORT: `naipes serve --workers N` runs N of these processes on one port, and
         # the kernel spreads the connections over them. A stream's receive window: STREAM_WINDOW.
         options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES), ("grpc.so_reuseport", 1),

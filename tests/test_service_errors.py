@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
 from collections.abc import Callable
 
 import grpc
 import pytest
+from google.protobuf import json_format
 from service_support import (
     ROUTES,
     assert_healthy,
@@ -23,7 +25,10 @@ from service_support import (
 )
 
 from engine import api
+from naipes.v1 import naipes_pb2 as pb
+from naipes.v1 import naipes_pb2_grpc
 from service.errors import ERRORS, MAX_REQUEST_BYTES
+from service.grpc_server import MAX_CALLS, create_server
 
 
 def _record() -> dict:
@@ -186,3 +191,34 @@ def test_every_route_answers_errors_as_problems(http, rest_url) -> None:
                 assert rest_failure(response).code == "MALFORMED_JSON", rpc
         else:
             assert rest_failure(rest_request(http, rest_url, rpc, request)).code in ERRORS
+
+
+def test_calls_beyond_the_limit_are_refused_at_once_and_the_server_goes_on() -> None:
+    """A gRPC process takes a bounded number of calls at a time (``MAX_CALLS``), streams
+    included: one more is refused at once with RESOURCE_EXHAUSTED rather than held with its
+    request buffered (a flood of open streams cannot outgrow the process's memory); once calls
+    end, it serves again. Shown with a limit of 3."""
+    assert 8 < MAX_CALLS <= 128  # more than a process runs at once, few enough to bound its memory
+    server, port = create_server("127.0.0.1", 0, max_workers=4, max_calls=3)
+    server.start()
+    release = threading.Event()
+    record = json_format.ParseDict(_record(), pb.HandRecord())
+
+    def held() -> object:  # a stream whose client keeps it open after its first record
+        yield pb.ValidateHandsRequest(id="held", record=record)
+        release.wait(30)
+
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stub = naipes_pb2_grpc.NaipesServiceStub(channel)
+            streams = [stub.ValidateHands(held(), timeout=60) for _ in range(3)]
+            assert [next(s).id for s in streams] == ["held"] * 3  # the three calls are being served
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.ValidateHand(pb.ValidateHandRequest(record=record), timeout=10)
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            release.set()
+            assert all(list(s) == [] for s in streams)
+            assert stub.ValidateHand(pb.ValidateHandRequest(record=record), timeout=10).result.valid
+    finally:
+        release.set()
+        server.stop(None)
