@@ -26,6 +26,7 @@ from test_service_cli import NAIPES, _free_port
 from test_service_workers import _listening, command
 
 from bench.engine_driver import random_record
+from bench.run import descendants
 from naipes.v1 import naipes_pb2 as pb
 from naipes.v1 import naipes_pb2_grpc
 
@@ -77,19 +78,7 @@ def test_the_image_and_the_manifest_run_the_same_workers() -> None:
 
 def tree(pid: int) -> list[int]:
     """The process and all its descendants."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError):
-                continue
-    out, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        out.append(current)
-        todo += [child for child, parent in parents.items() if parent == current]
-    return out
+    return [pid, *descendants(pid)]
 
 
 def pss_bytes(pids: list[int]) -> int:
