@@ -15,7 +15,8 @@ Everything is measured in the same run, on the same machine, medians over repeat
   validator (h2load posting one ValidateHands stream of many records, in batches of
   ``STREAM_BATCH`` records per message and one record per message) against one request per
   record; the resident memory of every server process during the load;
-* where the time goes: a profile of the engine driver and the cost of each step of a request.
+* where the time goes: a profile of the engine driver, the cost of each step of a request, and
+  what bounds ValidateHand against the health check (``bound``, with the server ``bench/bound.py``).
 
 * scaling: two workers against one in paired runs (both servers up, runs alternating), with the
   CPU of every server process, of the load generator and of the rest of the machine per run.
