@@ -21,6 +21,7 @@ class ErrorKind:
     grpc_code: grpc.StatusCode
     http_status: int
     title: str
+    retry_after: int | None = None  # seconds, for an error worth retrying: REST's Retry-After, gRPC's RetryInfo
 
 
 _BAD = grpc.StatusCode.INVALID_ARGUMENT
@@ -42,6 +43,7 @@ ERRORS: dict[str, ErrorKind] = {
     "INVALID_DEAL": ErrorKind(_BAD, 400, "Invalid deal"),
     "PAYLOAD_TOO_LARGE": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 413, "Request too large"),
     # The transport's own.
+    "TOO_MANY_STREAMS": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 429, "Too many streams at once", retry_after=1),
     "NOT_FOUND": ErrorKind(grpc.StatusCode.NOT_FOUND, 404, "No such route"),
     "METHOD_NOT_ALLOWED": ErrorKind(grpc.StatusCode.UNIMPLEMENTED, 405, "Method not allowed on this route"),
     "UNSUPPORTED_MEDIA_TYPE": ErrorKind(_BAD, 415, "Unsupported media type"),

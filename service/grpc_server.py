@@ -59,6 +59,10 @@ def status_of(error: ServiceError) -> status_pb2.Status:
     if error.field is not None:
         details.append(error_details_pb2.BadRequest(field_violations=[
             error_details_pb2.BadRequest.FieldViolation(field=error.field, description=error.message)]))
+    if error.kind.retry_after is not None:
+        retry = error_details_pb2.RetryInfo()
+        retry.retry_delay.seconds = error.kind.retry_after
+        details.append(retry)
     packed = []
     for detail in details:
         any_detail = any_pb2.Any()
@@ -86,6 +90,13 @@ def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext
     """A streaming RPC over wire bytes: the records go to the validation pool unparsed and their
     answers come back serialized (``service.stream``); a bad record is an ``error`` entry."""
     def call(requests: Iterator[bytes], context: grpc.ServicerContext) -> Iterator[bytes]:
+        try:
+            release = stream.slots().take()
+        except ServiceError as error:
+            context.abort_with_status(rpc_status.to_status(status_of(error)))
+        if not context.add_callback(release):  # when the call ends, however it ends
+            release()  # (it has ended already)
+            return
         answers = stream.validate_wire(requests)
         try:
             yield from answers

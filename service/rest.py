@@ -181,7 +181,14 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
             raise ServiceError("INVALID_FIELD", f"unknown query parameter {key!r}", key)
         request.max_content_length = sys.maxsize  # an archive may be any size; each line is limited
         body = request.stream
-        return Response(stream.validate_ndjson(stream.read_lines(body)), status=200, mimetype=NDJSON)
+        release = stream.slots().take()
+        try:
+            response = Response(stream.validate_ndjson(stream.read_lines(body)), status=200, mimetype=NDJSON)
+        except BaseException:
+            release()
+            raise
+        response.call_on_close(release)  # when the answer has been sent, or the client has gone
+        return response
 
     endpoint.__name__ = route.method.name
     return endpoint
@@ -193,6 +200,8 @@ def _json(data: Any, status: int, mimetype: str = "application/json") -> Respons
 
 def problem_response(error: ServiceError, headers: dict[str, str] | None = None) -> Response:
     response = _json(problem(error), error.kind.http_status, "application/problem+json")
+    if error.kind.retry_after is not None:
+        response.headers["Retry-After"] = str(error.kind.retry_after)
     response.headers.update(headers or {})
     return response
 

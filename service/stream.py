@@ -269,6 +269,56 @@ def shutdown_pool() -> None:
         current.shutdown(wait=True, cancel_futures=True)
 
 
+# ---- streams at a time -----------------------------------------------------------------------
+
+STREAMS = 2  # streams one server process validates at a time, unless NAIPES_STREAMS says otherwise
+
+
+class Slots:
+    """The streams one server process validates at a time. A stream holds one of its transport's
+    handler threads for its whole length (a gunicorn worker has 4, a gRPC process 4 per core):
+    without a bound, a few long streams would take them all and leave none for the other calls,
+    the health checks included, and a load balancer or an orchestrator would take the server for
+    dead. A stream beyond the bound is refused at once (``TOO_MANY_STREAMS``, to retry later); one
+    stream already keeps every process of the pool busy, so more at once would not validate more
+    records a second."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.taken = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> Callable[[], None]:
+        """Hold a slot, or raise ``TOO_MANY_STREAMS``; returns the slot's release (which may be
+        called more than once: only the first call frees it)."""
+        with self._lock:
+            if self.taken >= self.count:
+                raise ServiceError("TOO_MANY_STREAMS", f"this server process validates {self.count} stream(s) at a time and all "
+                                   "are in progress; retry in a moment")
+            self.taken += 1
+        held = [True]
+
+        def release() -> None:
+            with self._lock:
+                if held[0]:
+                    held[0] = False
+                    self.taken -= 1
+
+        return release
+
+
+_slots: Slots | None = None
+
+
+def slots() -> Slots:
+    """This process's stream slots: ``NAIPES_STREAMS`` if set, else ``STREAMS``."""
+    global _slots
+    with _pool_lock:
+        if _slots is None:
+            _slots = Slots(max(1, int(os.environ.get("NAIPES_STREAMS") or STREAMS)))
+        return _slots
+
+
 # ---- in order, bounded ---------------------------------------------------------------------
 
 _ITEM, _DONE, _END, _FAILED = range(4)

@@ -197,9 +197,9 @@ def test_calls_beyond_the_limit_are_refused_at_once_and_the_server_goes_on() -> 
     """A gRPC process takes a bounded number of calls at a time (``MAX_CALLS``), streams
     included: one more is refused at once with RESOURCE_EXHAUSTED rather than held with its
     request buffered (a flood of open streams cannot outgrow the process's memory); once calls
-    end, it serves again. Shown with a limit of 3."""
+    end, it serves again. Shown with a limit of 2 (two open streams)."""
     assert 8 < MAX_CALLS <= 128  # more than a process runs at once, few enough to bound its memory
-    server, port = create_server("127.0.0.1", 0, max_workers=4, max_calls=3)
+    server, port = create_server("127.0.0.1", 0, max_workers=4, max_calls=2)
     server.start()
     release = threading.Event()
     record = json_format.ParseDict(_record(), pb.HandRecord())
@@ -211,8 +211,8 @@ def test_calls_beyond_the_limit_are_refused_at_once_and_the_server_goes_on() -> 
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = naipes_pb2_grpc.NaipesServiceStub(channel)
-            streams = [stub.ValidateHands(held(), timeout=60) for _ in range(3)]
-            assert [next(s).id for s in streams] == ["held"] * 3  # the three calls are being served
+            streams = [stub.ValidateHands(held(), timeout=60) for _ in range(2)]
+            assert [next(s).id for s in streams] == ["held"] * 2  # both calls are being served
             with pytest.raises(grpc.RpcError) as refused:
                 stub.ValidateHand(pb.ValidateHandRequest(record=record), timeout=10)
             assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -22,7 +22,7 @@ from service_support import ROOT, call_grpc, examples_dir, grpc_failure, load_ex
 from naipes.v1 import naipes_pb2 as pb
 from service import handlers, stream
 from service.codec import from_json, to_json
-from service.errors import from_exception
+from service.errors import ServiceError, from_exception
 
 NDJSON = "application/x-ndjson"
 
@@ -443,3 +443,109 @@ def test_the_stream_is_in_the_openapi_document(http: requests.Session, rest_url)
 def test_readme_documents_the_stream() -> None:
     text = (ROOT / "README.md").read_text()
     assert "ValidateHands" in text and "/v1/hands:validateStream" in text
+
+
+def _retry_delay(exc: grpc.RpcError) -> int | None:
+    from google.rpc import error_details_pb2
+    from grpc_status import rpc_status
+
+    status = rpc_status.from_call(exc)  # type: ignore[arg-type]
+    for detail in status.details if status else []:
+        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            info = error_details_pb2.RetryInfo()
+            detail.Unpack(info)
+            return info.retry_delay.seconds
+    return None
+
+
+def test_grpc_streams_beyond_the_slots_are_refused_and_every_other_call_is_answered(stub, channel) -> None:
+    """A server process validates ``stream.slots().count`` streams at a time. With every slot held
+    by a client keeping its stream open, one more stream is refused at once (TOO_MANY_STREAMS,
+    RESOURCE_EXHAUSTED, retry in 1 s), while the health check and ValidateHand are answered; once
+    a held stream ends, a stream is taken again."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    count = stream.slots().count
+    release = threading.Event()
+    first = grpc_requests(RECORDS[:1])[0]
+
+    def held() -> Iterator[pb.ValidateHandsRequest]:
+        yield first
+        release.wait(30)
+
+    streams = [stub.ValidateHands(held(), timeout=60) for _ in range(count)]
+    try:
+        assert [next(s).id for s in streams] == ["r0"] * count  # every slot is taken
+        with pytest.raises(grpc.RpcError) as refused:
+            list(stub.ValidateHands(iter([first]), timeout=10))
+        failure = grpc_failure(refused.value)
+        assert (failure.code, failure.status) == ("TOO_MANY_STREAMS", grpc.StatusCode.RESOURCE_EXHAUSTED)
+        assert _retry_delay(refused.value) == 1
+        health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
+        assert health.status == health_pb2.HealthCheckResponse.SERVING
+        assert call_grpc(stub, "ValidateHand", {"record": RECORDS[0]}) == expected(RECORDS[0])["result"]
+    finally:
+        release.set()
+    assert all(list(s) == [] for s in streams)
+    assert [a.id for a in stub.ValidateHands(iter([first]), timeout=30)] == ["r0"]
+
+
+def test_rest_streams_beyond_the_slots_are_refused_and_every_other_call_is_answered(rest_url, http: requests.Session) -> None:
+    """The same over REST: with every slot held by NDJSON streams still being sent, one more is
+    answered 429 TOO_MANY_STREAMS with Retry-After, /healthz and /v1/hands:validate are answered,
+    and once a held stream ends a stream is taken again."""
+    from service_support import rest_failure
+
+    count = stream.slots().count
+    release = threading.Event()
+    line = ndjson_lines(RECORDS[:1])[0]
+
+    def held() -> Iterator[bytes]:
+        yield line
+        release.wait(30)
+
+    results: list[tuple[int, str, list[dict]]] = []
+    senders = [threading.Thread(target=lambda: results.append(post_stream(rest_url, held()))) for _ in range(count)]
+    try:
+        for sender in senders:
+            sender.start()
+        for _ in range(200):  # until every slot is taken
+            if stream.slots().taken == count:
+                break
+            release.wait(0.05)
+        assert stream.slots().taken == count
+        answer = http.post(rest_url + "/v1/hands:validateStream", data=line, timeout=10, headers={"Content-Type": NDJSON})
+        failure = rest_failure(answer)
+        assert (failure.code, failure.status) == ("TOO_MANY_STREAMS", 429)
+        assert answer.headers["Retry-After"] == "1"
+        assert http.get(rest_url + "/healthz", timeout=5).json() == {"status": "SERVING"}
+        assert http.post(rest_url + "/v1/hands:validate", json=RECORDS[0], timeout=10).json() == expected(RECORDS[0])["result"]
+    finally:
+        release.set()
+        for sender in senders:
+            sender.join(30)
+    assert [(status, len(lines)) for status, _kind, lines in results] == [(200, 1)] * count
+    status, _kind, answers = post_stream(rest_url, [line])
+    assert status == 200 and answers == [expected(RECORDS[0])]
+
+
+def test_the_stream_slots_are_set_by_naipes_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream, "_slots", None)
+    monkeypatch.setenv("NAIPES_STREAMS", "5")
+    assert stream.slots().count == 5
+    monkeypatch.setattr(stream, "_slots", None)
+    monkeypatch.delenv("NAIPES_STREAMS")
+    assert stream.slots().count == stream.STREAMS == 2
+    release = [stream.slots().take() for _ in range(2)]
+    assert stream.slots().taken == 2
+    with pytest.raises(ServiceError) as refused:
+        stream.slots().take()
+    assert refused.value.code == "TOO_MANY_STREAMS"
+    release[0]()
+    release[0]()  # a second release frees nothing more
+    again = stream.slots().take()
+    with pytest.raises(ServiceError):
+        stream.slots().take()
+    again()
+    release[1]()
+    assert stream.slots().taken == 0
