@@ -51,17 +51,16 @@ ERRORS: dict[str, ErrorKind] = {
 }
 
 
-@dataclass(frozen=True)
 class ServiceError(Exception):
     """An error answer: a code of ``ERRORS``, a message, and the offending field if any (in the
-    record's JSON spelling, ``deal.hands[1]``, ``rules.foo``)."""
+    record's JSON spelling, ``deal.hands[1]``, ``rules.foo``). (A plain exception class, as the
+    engine's are: an exception that refuses attribute assignment, as a frozen dataclass does,
+    breaks ``contextlib``, which sets ``__traceback__`` on the exceptions it re-raises.)"""
 
-    code: str
-    message: str
-    field: str | None = None
-
-    def __post_init__(self) -> None:
-        assert self.code in ERRORS, self.code
+    def __init__(self, code: str, message: str, field: str | None = None) -> None:
+        assert code in ERRORS, code
+        super().__init__(code, message, field)
+        self.code, self.message, self.field = code, message, field
 
     @property
     def kind(self) -> ErrorKind:
@@ -69,6 +68,9 @@ class ServiceError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+    def __repr__(self) -> str:
+        return f"ServiceError({self.code!r}, {self.message!r}, {self.field!r})"
 
 
 def from_exception(exc: BaseException) -> ServiceError:

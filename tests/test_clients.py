@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -73,6 +75,87 @@ def test_python_clients_validate_an_archive_in_batches(clients) -> None:
             assert answers[-1]["error"]["code"] == "INVALID_FIELD" and answers[-1]["error"]["field"] == "seats"
 
 
+def _archive() -> list[dict]:
+    from examples_support import examples_dir, load_example
+
+    records = [load_example(p)[0] for p in sorted(examples_dir().glob("*.json"))]
+    return [dict(r, actions=(r.get("actions") or [])[:n]) for r in records for n in (0, 3, 1000)]
+
+
+def _counting_refusals(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the streams this process's servers refuse for want of a slot."""
+    from service import stream
+    from service.errors import ServiceError
+
+    refused = [0]
+    slots = stream.slots()
+    take = slots.take
+
+    def counted() -> Any:
+        try:
+            return take()
+        except ServiceError:
+            refused[0] += 1
+            raise
+
+    monkeypatch.setattr(slots, "take", counted)
+    return refused
+
+
+def _take_every_slot() -> list[Any]:
+    """Hold every stream slot of this process (once the streams before have let theirs go: a
+    server frees a slot once it has sent the last answer, which the client may read first)."""
+    from service import stream
+
+    slots = stream.slots()
+    for _ in range(100):
+        if slots.taken == 0:
+            break
+        threading.Event().wait(0.05)
+    return [slots.take() for _ in range(slots.count)]
+
+
+def test_python_clients_retry_a_stream_refused_for_want_of_a_slot(clients, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server process validates a few streams at a time and refuses more (TOO_MANY_STREAMS):
+    validate_hands tries again a second later, sending again what it had sent, and gives every
+    answer once a slot is free; records given as a one-pass iterator lose none."""
+
+    archive = _archive()
+    want = [{"result": api.validate(r)} for r in archive]
+    refused = _counting_refusals(monkeypatch)
+    for client in clients:
+        held = _take_every_slot()
+        freed = threading.Timer(1.5, lambda h=held: [release() for release in h])
+        freed.start()
+        before = refused[0]
+        try:
+            assert list(client.validate_hands(iter(archive), batch=7)) == want
+        finally:
+            freed.cancel()
+            for release in held:
+                release()
+        assert refused[0] > before, type(client).__name__  # it was refused, and tried again
+
+
+def test_python_clients_give_up_after_their_retries(clients, monkeypatch: pytest.MonkeyPatch) -> None:
+    import naipes_client
+
+
+    monkeypatch.setattr(naipes_client, "STREAM_RETRIES", 1)
+    refused = _counting_refusals(monkeypatch)
+    held = _take_every_slot()
+    try:
+        for client in clients:
+            before = refused[0]
+            with pytest.raises(NaipesError) as err:
+                list(client.validate_hands(iter([RECORD])))
+            assert err.value.code == "TOO_MANY_STREAMS"
+            assert refused[0] - before == 2, type(client).__name__  # the stream and its one retry
+    finally:
+        for release in held:
+            release()
+
+
 def test_javascript_client(rest_url: str, tmp_path: Path) -> None:
     node = subprocess.run(["node", "--version"], capture_output=True, text=True)
     assert node.returncode == 0, "Node.js is needed for the JavaScript client's test (.ci/run installs it)"
@@ -98,3 +181,33 @@ console.log(JSON.stringify(out));
     assert len(hands) == 4 and hands[0] == hands[3] == {"result": api.validate(RECORD)}
     assert (hands[1]["error"]["code"], hands[1]["error"]["field"]) == ("UNKNOWN_GAME", "game")
     assert (hands[2]["error"]["code"], hands[2]["error"]["field"]) == ("INVALID_FIELD", "seats")
+
+
+def test_javascript_client_retries_a_refused_stream(rest_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """validateHands sends a stream refused with TOO_MANY_STREAMS again after its Retry-After,
+    and throws the error once its retries are spent."""
+
+    refused = _counting_refusals(monkeypatch)
+    script = tmp_path / "retry.mjs"
+    script.write_text(f"""
+import {{ Naipes }} from {json.dumps(str(ROOT / "clients/js/naipes.mjs"))};
+const naipes = new Naipes({json.dumps(rest_url)});
+const record = {json.dumps(RECORD)};
+const out = {{}};
+try {{ await naipes.validateHands([record], {{ retries: 0 }}); }} catch (e) {{ out.gaveUp = e.code; }}
+out.hands = await naipes.validateHands([record, record]);
+console.log(JSON.stringify(out));
+""")
+    held = _take_every_slot()
+    freed = threading.Timer(1.5, lambda: [release() for release in held])
+    freed.start()
+    try:
+        run = subprocess.run(["node", str(script)], capture_output=True, text=True, timeout=60)
+    finally:
+        freed.cancel()
+        for release in held:
+            release()
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert out == {"gaveUp": "TOO_MANY_STREAMS", "hands": [{"result": api.validate(RECORD)}] * 2}
+    assert refused[0] >= 2  # the first call's refusal, and at least one of the second's

@@ -8,6 +8,7 @@ import ast
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -121,3 +122,22 @@ def test_buf_lint(tmp_path: Path) -> None:
                           capture_output=True, text=True, env={"BUF_CACHE_DIR": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin",
                                                                "HOME": str(tmp_path)})
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_a_service_error_passes_through_context_managers_and_pickles() -> None:
+    """A ServiceError crosses a ``contextlib`` context manager as itself (which sets its
+    ``__traceback__``: an exception that refuses attribute assignment came out of one as a
+    FrozenInstanceError) and crosses to and from the validation pool's processes (pickle)."""
+    import contextlib
+    import pickle
+
+    @contextlib.contextmanager
+    def around() -> Iterator[None]:
+        yield
+
+    with pytest.raises(ServiceError) as raised:
+        with around():
+            raise ServiceError("TOO_MANY_STREAMS", "busy")
+    assert (raised.value.code, raised.value.message, raised.value.field) == ("TOO_MANY_STREAMS", "busy", None)
+    copy = pickle.loads(pickle.dumps(ServiceError("UNKNOWN_CARD", "no such card", "deal.hands[1]")))
+    assert (type(copy), copy.code, copy.message, copy.field, str(copy)) == (ServiceError, "UNKNOWN_CARD", "no such card", "deal.hands[1]", "no such card")

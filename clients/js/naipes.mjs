@@ -68,15 +68,23 @@ export class Naipes {
 
   /** Validate many records (an array): one answer per record, in order, `{result}` (what
    *  validateHand answers) or `{error: {code, field, message}}`; sent as one NDJSON stream in
-   *  lines of `batch` records. */
-  async validateHands(records, { batch = 50 } = {}) {
+   *  lines of `batch` records. A server process validates a few streams at a time and refuses
+   *  more (TOO_MANY_STREAMS): the stream is sent again after its Retry-After, `retries` times. */
+  async validateHands(records, { batch = 50, retries = 30 } = {}) {
     const parts = [];
     for (let i = 0; i < records.length; i += batch) parts.push(records.slice(i, i + batch));
     const body = parts.map((part) => JSON.stringify({ batch: part.map((record) => ({ record })) }) + "\n").join("");
-    const response = await this.fetch(this.baseUrl + "/v1/hands:validateStream", {
-      method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body,
-    });
-    if (!response.ok) throw new NaipesError(await response.json());
+    let response;
+    for (let attempt = 0; ; attempt++) {
+      response = await this.fetch(this.baseUrl + "/v1/hands:validateStream", {
+        method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body,
+      });
+      if (response.ok) break;
+      const problem = await response.json();
+      if (problem.code !== "TOO_MANY_STREAMS" || attempt >= retries) throw new NaipesError(problem);
+      const seconds = Number(response.headers.get("Retry-After")) || 1;
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    }
     const lines = (await response.text()).split("\n").filter((line) => line.trim());
     return lines.flatMap((line, i) => {
       const answer = JSON.parse(line);  // a line's own error (too long, say) is each of its records' answer

@@ -7,7 +7,8 @@
 
 Both clients take and return the JSON of ``records/FORMAT.md`` as plain dicts, so code written
 against one runs against the other. ``validate_hands`` audits an archive: records in (any
-iterable), one answer per record out, in order, sent in batches (the fast way to stream). A request the service rejects raises ``NaipesError`` with the
+iterable), one answer per record out, in order, sent in batches (the fast way to stream); a stream
+the server refuses for being busy (``TOO_MANY_STREAMS``) is sent again a second later. A request the service rejects raises ``NaipesError`` with the
 error's stable ``code`` and the offending ``field``. The REST client needs only the standard
 library; the gRPC client needs the ``naipes`` package (``pip install .`` in this repository) for
 the generated stubs.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -29,6 +31,9 @@ from typing import Any
 JSON = dict[str, Any]
 BATCH = 50  # records per message of a ValidateHands stream
 REST_CHUNK = 2000  # records per REST request of validate_hands
+# A server process validates a few streams at a time and refuses more with TOO_MANY_STREAMS,
+# to retry in a moment: validate_hands retries a refused stream this many times, a second apart.
+STREAM_RETRIES = 30
 
 
 def _chunks(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
@@ -91,17 +96,23 @@ class RestClient:
         for chunk in _chunks(records, REST_CHUNK):
             parts = list(_chunks(chunk, batch))
             body = "".join(json.dumps({"batch": [{"record": r} for r in part]}) + "\n" for part in parts).encode()
-            request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST",
-                                             headers={"Content-Type": "application/x-ndjson"})
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout + len(chunk) * 0.01) as response:
-                    for part, line in zip(parts, response, strict=True):
-                        answer = json.loads(line)  # a line's error (too long, say) is each of its records' answer
-                        yield from map(_in_record, answer["batch"]) if "batch" in answer else [answer] * len(part)
-            except urllib.error.HTTPError as exc:
-                problem = json.loads(exc.read() or b"{}")
-                raise NaipesError(problem.get("code", f"HTTP_{exc.code}"), problem.get("detail", str(exc)),
-                                  problem.get("field"), exc.code) from None
+            for attempt in range(STREAM_RETRIES + 1):
+                request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST",
+                                                 headers={"Content-Type": "application/x-ndjson"})
+                try:
+                    with urllib.request.urlopen(request, timeout=self.timeout + len(chunk) * 0.01) as response:
+                        for part, line in zip(parts, response, strict=True):
+                            answer = json.loads(line)  # a line's error (too long, say) is each of its records' answer
+                            yield from map(_in_record, answer["batch"]) if "batch" in answer else [answer] * len(part)
+                    break
+                except urllib.error.HTTPError as exc:
+                    problem = json.loads(exc.read() or b"{}")
+                    error = NaipesError(problem.get("code", f"HTTP_{exc.code}"), problem.get("detail", str(exc)),
+                                        problem.get("field"), exc.code)
+                    if error.code != "TOO_MANY_STREAMS" or attempt == STREAM_RETRIES:
+                        raise error from None
+                    delay = float(exc.headers.get("Retry-After") or 1)
+                time.sleep(delay)
 
     def close(self) -> None:
         pass
@@ -168,36 +179,62 @@ class GrpcClient:
         """Validate many records over one ValidateHands stream, ``batch`` records per message:
         one answer per record, in order, as the REST client gives them. A record this client
         cannot put in a message is answered by its error in its place."""
-        layouts: deque[list[JSON | None]] = deque()  # per message sent: the local error of each record, or None
+        chunks = _chunks(records, batch)
+        # A stream refused with TOO_MANY_STREAMS is refused before its first answer: the messages
+        # sent until then are kept, to be sent first again on the next attempt.
+        unanswered: list[tuple[list[JSON | None], Any]] = []
         lock = threading.Lock()
 
-        def messages() -> Iterator[Any]:
-            for chunk in _chunks(records, batch):
-                items, layout = [], []
-                for record in chunk:
-                    try:
-                        items.append(self._pb.ValidateHandsRequest(record=self._message("HandRecord", record)))
-                        layout.append(None)
-                    except Exception as exc:  # the codec's error, as the server would word it
-                        layout.append({"error": {k: v for k, v in (("code", getattr(exc, "code", "INVALID_FIELD")),
-                                                                   ("field", getattr(exc, "field", None)),
-                                                                   ("message", getattr(exc, "message", str(exc)))) if v is not None}})
-                with lock:
-                    layouts.append(layout)
-                yield self._pb.ValidateHandsRequest(batch=items)
+        def message(chunk: list[JSON]) -> tuple[list[JSON | None], Any]:
+            """A batch's message, and the local error of each record (or None: sent)."""
+            items, layout = [], []
+            for record in chunk:
+                try:
+                    items.append(self._pb.ValidateHandsRequest(record=self._message("HandRecord", record)))
+                    layout.append(None)
+                except Exception as exc:  # the codec's error, as the server would word it
+                    layout.append({"error": {k: v for k, v in (("code", getattr(exc, "code", "INVALID_FIELD")),
+                                                               ("field", getattr(exc, "field", None)),
+                                                               ("message", getattr(exc, "message", str(exc)))) if v is not None}})
+            return layout, self._pb.ValidateHandsRequest(batch=items)
 
-        try:
-            for response in self._stub.ValidateHands(messages(), timeout=None):
-                with lock:
-                    layout = layouts.popleft()
-                answers = [self._json(a) for a in response.batch]
-                if not answers and any(local is None for local in layout):
-                    answers = [self._json(response)] * len(layout)  # the message's error is each record's answer
-                sent = iter(answers)
-                for local in layout:
-                    yield local if local is not None else next(sent)
-        except self._grpc.RpcError as exc:
-            raise _grpc_error(exc) from None
+        for attempt in range(STREAM_RETRIES + 1):
+            layouts: deque[list[JSON | None]] = deque()  # per message sent: the local error of each record, or None
+            answered = [False]
+            again = list(unanswered)
+
+            def messages(again: list[tuple[list[JSON | None], Any]] = again, layouts: deque[list[JSON | None]] = layouts,
+                         answered: list[bool] = answered) -> Iterator[Any]:
+                for layout, request in again:
+                    with lock:
+                        layouts.append(layout)
+                    yield request
+                for chunk in chunks:
+                    layout, request = message(chunk)
+                    with lock:
+                        layouts.append(layout)
+                        if not answered[0]:
+                            unanswered.append((layout, request))
+                    yield request
+
+            try:
+                for response in self._stub.ValidateHands(messages(), timeout=None):
+                    with lock:
+                        answered[0] = True
+                        unanswered.clear()
+                        layout = layouts.popleft()
+                    answers = [self._json(a) for a in response.batch]
+                    if not answers and any(local is None for local in layout):
+                        answers = [self._json(response)] * len(layout)  # the message's error is each record's answer
+                    sent = iter(answers)
+                    for local in layout:
+                        yield local if local is not None else next(sent)
+                return
+            except self._grpc.RpcError as exc:
+                error = _grpc_error(exc)
+                if error.code != "TOO_MANY_STREAMS" or answered[0] or attempt == STREAM_RETRIES:
+                    raise error from None
+            time.sleep(1)
 
     def close(self) -> None:
         self._channel.close()
