@@ -65,9 +65,7 @@ class RestClient:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 return json.loads(response.read())
         except urllib.error.HTTPError as exc:
-            problem = json.loads(exc.read() or b"{}")
-            raise NaipesError(problem.get("code", f"HTTP_{exc.code}"), problem.get("detail", str(exc)),
-                              problem.get("field"), exc.code) from None
+            raise _http_error(exc) from None
 
     def validate_hand(self, record: JSON) -> JSON:
         return self._call("POST", "/v1/hands:validate", record)
@@ -106,9 +104,7 @@ class RestClient:
                             yield from map(_in_record, answer["batch"]) if "batch" in answer else [answer] * len(part)
                     break
                 except urllib.error.HTTPError as exc:
-                    problem = json.loads(exc.read() or b"{}")
-                    error = NaipesError(problem.get("code", f"HTTP_{exc.code}"), problem.get("detail", str(exc)),
-                                        problem.get("field"), exc.code)
+                    error = _http_error(exc)
                     if error.code != "TOO_MANY_STREAMS" or attempt == STREAM_RETRIES:
                         raise error from None
                     delay = float(exc.headers.get("Retry-After") or 1)
@@ -198,27 +194,26 @@ class GrpcClient:
                                                                ("message", getattr(exc, "message", str(exc)))) if v is not None}})
             return layout, self._pb.ValidateHandsRequest(batch=items)
 
+        def messages(again: list[tuple[list[JSON | None], Any]], layouts: deque[list[JSON | None]],
+                     answered: list[bool]) -> Iterator[Any]:
+            """One attempt's messages: those sent before and not answered, then the rest."""
+            for layout, request in again:
+                with lock:
+                    layouts.append(layout)
+                yield request
+            for chunk in chunks:
+                layout, request = message(chunk)
+                with lock:
+                    layouts.append(layout)
+                    if not answered[0]:
+                        unanswered.append((layout, request))
+                yield request
+
         for attempt in range(STREAM_RETRIES + 1):
             layouts: deque[list[JSON | None]] = deque()  # per message sent: the local error of each record, or None
             answered = [False]
-            again = list(unanswered)
-
-            def messages(again: list[tuple[list[JSON | None], Any]] = again, layouts: deque[list[JSON | None]] = layouts,
-                         answered: list[bool] = answered) -> Iterator[Any]:
-                for layout, request in again:
-                    with lock:
-                        layouts.append(layout)
-                    yield request
-                for chunk in chunks:
-                    layout, request = message(chunk)
-                    with lock:
-                        layouts.append(layout)
-                        if not answered[0]:
-                            unanswered.append((layout, request))
-                    yield request
-
             try:
-                for response in self._stub.ValidateHands(messages(), timeout=None):
+                for response in self._stub.ValidateHands(messages(list(unanswered), layouts, answered), timeout=None):
                     with lock:
                         answered[0] = True
                         unanswered.clear()
@@ -253,6 +248,12 @@ def _in_record(answer: JSON) -> JSON:
     if error and "field" in error:
         error["field"] = re.sub(r"^batch\[\d+\]\.(record\.)?", "", error["field"])
     return answer
+
+
+def _http_error(exc: urllib.error.HTTPError) -> NaipesError:
+    """The service's problem JSON as a NaipesError."""
+    problem = json.loads(exc.read() or b"{}")
+    return NaipesError(problem.get("code", f"HTTP_{exc.code}"), problem.get("detail", str(exc)), problem.get("field"), exc.code)
 
 
 def _grpc_error(exc: Any) -> NaipesError:
