@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import signal
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,12 @@ from service.handlers import SERVICE
 from service.rest import http_routes
 
 ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent  # this environment's commands: naipes, buf, hadolint, ...
+
+
+def tool(name: str) -> str:
+    """A command of this environment (installed with the project), else the one on PATH."""
+    return str(BIN / name) if (BIN / name).exists() else name
 ROUTES = {route.method.name: route for route in http_routes()}
 
 
@@ -37,6 +44,7 @@ class Failure:
     field: str | None
     message: str
     status: Any  # grpc.StatusCode or the HTTP status
+    retry_after: int | None = None  # seconds: RetryInfo (gRPC) or the Retry-After header (REST)
 
 
 def call_grpc(stub: Any, rpc: str, request: dict) -> dict:
@@ -83,9 +91,13 @@ def call_both(stub: Any, http: requests.Session, base: str, rpc: str, request: d
 
 def grpc_failure(exc: grpc.RpcError) -> Failure:
     status = rpc_status.from_call(exc)  # type: ignore[arg-type]
-    code, field = "", None
+    code, field, retry_after = "", None, None
     if status is not None:
         for detail in status.details:
+            if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+                retry = error_details_pb2.RetryInfo()
+                detail.Unpack(retry)
+                retry_after = retry.retry_delay.seconds
             if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
                 info = error_details_pb2.ErrorInfo()
                 detail.Unpack(info)
@@ -95,7 +107,7 @@ def grpc_failure(exc: grpc.RpcError) -> Failure:
                 bad = error_details_pb2.BadRequest()
                 detail.Unpack(bad)
                 assert [v.field for v in bad.field_violations] == [field] or field is None
-    return Failure(code, field, exc.details() or "", exc.code())
+    return Failure(code, field, exc.details() or "", exc.code(), retry_after)
 
 
 def rest_failure(response: requests.Response) -> Failure:
@@ -105,7 +117,8 @@ def rest_failure(response: requests.Response) -> Failure:
     assert {"type", "title", "status", "detail", "code"} <= set(body)
     if "field" in body:
         assert body["fieldViolations"] == [{"field": body["field"], "description": body["detail"]}]
-    return Failure(body["code"], body.get("field"), body["detail"], response.status_code)
+    retry_after = response.headers.get("Retry-After")
+    return Failure(body["code"], body.get("field"), body["detail"], response.status_code, None if retry_after is None else int(retry_after))
 
 
 def assert_same_error(stub: Any, http: requests.Session, base: str, rpc: str, request: dict, code: str, field: str) -> None:

@@ -55,13 +55,17 @@ def test_python_clients_raise_the_same_error(clients, record: dict, code: str, f
         assert (err.value.code, err.value.field) == (code, field)
 
 
-def test_python_clients_validate_an_archive_in_batches(clients) -> None:
-    """validate_hands: one answer per record, in order, the same over both transports, in
-    batches smaller and larger than the archive; a bad record is its error in its place."""
+def _archive() -> list[dict]:
     from examples_support import examples_dir, load_example
 
     records = [load_example(p)[0] for p in sorted(examples_dir().glob("*.json"))]
-    records = [dict(r, actions=(r.get("actions") or [])[:n]) for r in records for n in (0, 3, 1000)]
+    return [dict(r, actions=(r.get("actions") or [])[:n]) for r in records for n in (0, 3, 1000)]
+
+
+def test_python_clients_validate_an_archive_in_batches(clients) -> None:
+    """validate_hands: one answer per record, in order, the same over both transports, in
+    batches smaller and larger than the archive; a bad record is its error in its place."""
+    records = _archive()
     bad = {"game": "mus"}
     unreadable = dict(RECORD, seats="four")  # not even a message: the gRPC client's own error
     archive = records[:40] + [bad] + records[40:] + [unreadable]
@@ -73,13 +77,6 @@ def test_python_clients_validate_an_archive_in_batches(clients) -> None:
             assert [a for a, w in zip(answers, want, strict=True) if w is not None] == [w for w in want if w is not None]
             assert answers[40]["error"]["code"] == "UNKNOWN_GAME" and answers[40]["error"]["field"] == "game"
             assert answers[-1]["error"]["code"] == "INVALID_FIELD" and answers[-1]["error"]["field"] == "seats"
-
-
-def _archive() -> list[dict]:
-    from examples_support import examples_dir, load_example
-
-    records = [load_example(p)[0] for p in sorted(examples_dir().glob("*.json"))]
-    return [dict(r, actions=(r.get("actions") or [])[:n]) for r in records for n in (0, 3, 1000)]
 
 
 def _counting_refusals(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -119,7 +116,6 @@ def test_python_clients_retry_a_stream_refused_for_want_of_a_slot(clients, monke
     """A server process validates a few streams at a time and refuses more (TOO_MANY_STREAMS):
     validate_hands tries again a second later, sending again what it had sent, and gives every
     answer once a slot is free; records given as a one-pass iterator lose none."""
-
     archive = _archive()
     want = [{"result": api.validate(r)} for r in archive]
     refused = _counting_refusals(monkeypatch)
@@ -139,7 +135,6 @@ def test_python_clients_retry_a_stream_refused_for_want_of_a_slot(clients, monke
 
 def test_python_clients_give_up_after_their_retries(clients, monkeypatch: pytest.MonkeyPatch) -> None:
     import naipes_client
-
 
     monkeypatch.setattr(naipes_client, "STREAM_RETRIES", 1)
     refused = _counting_refusals(monkeypatch)
@@ -186,7 +181,6 @@ console.log(JSON.stringify(out));
 def test_javascript_client_retries_a_refused_stream(rest_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """validateHands sends a stream refused with TOO_MANY_STREAMS again after its Retry-After,
     and throws the error once its retries are spent."""
-
     refused = _counting_refusals(monkeypatch)
     script = tmp_path / "retry.mjs"
     script.write_text(f"""

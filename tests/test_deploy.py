@@ -10,7 +10,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -21,7 +20,7 @@ import pytest
 import requests
 import yaml
 from google.protobuf import json_format
-from service_support import stop
+from service_support import stop, tool
 from test_service_cli import NAIPES, _free_port
 from test_service_workers import _listening, command
 
@@ -33,17 +32,16 @@ from naipes.v1 import naipes_pb2_grpc
 ROOT = Path(__file__).resolve().parent.parent
 MANIFEST = ROOT / "deploy" / "k8s" / "naipes.yaml"
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"
-BIN = Path(sys.executable).parent
 UNITS = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "K": 10**3, "M": 10**6, "G": 10**9, "": 1}
 STREAMS = 16  # per transport: the kernel spreads the connections over the serving processes
 RECORDS = 300  # per stream
 
 
-def tool(name: str) -> str:
-    path = BIN / name if (BIN / name).exists() else shutil.which(name)
-    if path is None:
+def installed(name: str) -> str:
+    path = tool(name)
+    if shutil.which(path) is None:
         pytest.fail(f"{name} is not installed (a dev dependency: pip install -e '.[dev]')")
-    return str(path)
+    return path
 
 
 def container() -> dict[str, Any]:
@@ -61,13 +59,13 @@ def quantity(text: str) -> int:
 
 
 def test_the_manifest_is_valid_kubernetes() -> None:
-    run = subprocess.run([tool("kubernetes-validate"), "--strict", str(MANIFEST)], capture_output=True, text=True)
+    run = subprocess.run([installed("kubernetes-validate"), "--strict", str(MANIFEST)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout.count("passed") == 2, run.stdout  # the Deployment and the Service
 
 
 def test_the_dockerfile_passes_hadolint() -> None:
-    run = subprocess.run([tool("hadolint"), str(DOCKERFILE)], capture_output=True, text=True)
+    run = subprocess.run([installed("hadolint"), str(DOCKERFILE)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
 
 

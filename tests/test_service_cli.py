@@ -7,7 +7,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -15,12 +14,11 @@ import grpc
 import pytest
 import requests
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import call_rest, load_example, rentoy_examples, stop
+from service_support import call_rest, load_example, rentoy_examples, stop, tool
 
 from engine import api
 
-BIN = Path(sys.executable).parent
-NAIPES = str(BIN / "naipes") if (BIN / "naipes").exists() else "naipes"
+NAIPES = tool("naipes")
 
 
 def naipes(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -5,7 +5,6 @@ schema that passes buf lint."""
 from __future__ import annotations
 
 import ast
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,7 +13,7 @@ from pathlib import Path
 import grpc
 import openapi_spec_validator
 import pytest
-from service_support import ROOT
+from service_support import ROOT, tool
 
 from engine.errors import INPUT_CODES, VIOLATION_CODES
 from service.codec import parse_error_field
@@ -114,7 +113,7 @@ def test_openapi_is_generated_from_the_schema(http, rest_url) -> None:
 
 
 def test_buf_lint(tmp_path: Path) -> None:
-    buf = shutil.which("buf") or str(Path(sys.executable).parent / "buf")
+    buf = tool("buf")
     image = tmp_path / "naipes.binpb"
     subprocess.run([sys.executable, str(ROOT / "tools" / "protogen.py"), "--out", str(tmp_path / "gen"),
                     "--descriptor-set", str(image)], check=True)
