@@ -45,8 +45,9 @@ def _env_int(name: str, default: int) -> int:
 def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
     """Run ``workers`` gRPC server processes sharing one port (SO_REUSEPORT: the kernel spreads
     connections over them) and gunicorn (REST) with ``workers`` worker processes; stop them all on
-    SIGINT or SIGTERM, or when one dies. NAIPES_WORKERS is passed on: it sizes each process's
-    pool for the streaming validator."""
+    SIGINT or SIGTERM, or when one dies. NAIPES_WORKERS is passed on (the number of serving
+    processes); each process's pool for the streaming validator has NAIPES_STREAM_WORKERS
+    processes, else one per CPU the server may use (service/stream.py), whatever ``workers``."""
     workers = max(1, workers)
     if grpc_port == 0 and workers > 1:
         raise SystemExit("naipes serve: several gRPC workers share one port: give --grpc-port (not 0)")

@@ -1,10 +1,11 @@
 """The streaming validator (``ValidateHands``): records in, results out, in order, on every core:
 the process serving the stream moves the messages, a pool of processes validates them.
 
-A stream's messages are validated in a pool of worker processes (``pool_size()``: one per core
-the server is given, ``NAIPES_WORKERS`` else ``os.cpu_count()``; or ``NAIPES_STREAM_WORKERS``),
-shared by every stream of the server process and started on the first stream. The transports
-hand the pool wire items and get wire items back, so the server process only moves bytes:
+A stream's messages are validated in a pool of worker processes (``pool_size()``:
+``NAIPES_STREAM_WORKERS``, else one per CPU the server process may use, its affinity and its
+container's CPU quota counted), shared by every stream of the server process and started on the
+first stream. The transports hand the pool wire items and get wire items back, so the server
+process only moves bytes:
 
 * gRPC: serialized ``ValidateHandsRequest`` in, serialized ``ValidateHandsResponse`` out
   (``validate_wire``);
@@ -202,19 +203,26 @@ def internal_ndjson(batch: list[bytes], _exc: BaseException) -> list[bytes]:
 
 
 def pool_size() -> int:
-    """NAIPES_STREAM_WORKERS if set; else one process per core the server is given (its
-    configured worker count, NAIPES_WORKERS, else every core). With records sent in batches the
-    process serving the stream has little to do, and the pool takes every core (on 2 cores,
-    batches of 50 Rentoy records: 22,700 records/s with two pool processes, 14,400 with one;
-    bench/NOTES.md)."""
+    """NAIPES_STREAM_WORKERS if set; else one process per CPU this process may use: the fewest of
+    the machine's CPUs, its CPU affinity (``taskset``, a cpuset) and its cgroup's CPU bandwidth
+    limit (a container's CPU limit, rounded up), as loky's ``cpu_count`` reads them (and
+    ``LOKY_MAX_CPU_COUNT``, if set); ``os.cpu_count()`` sees only the machine's. The number of
+    serving processes (``NAIPES_WORKERS``) does not size the pool: with records sent in batches
+    the process serving the stream has little to do, and the pool takes every core the server is
+    given (on 2 cores, batches of 50 Rentoy records: 22,700 records/s with two pool processes,
+    14,400 with one, bench/NOTES.md; a 15,000-record Revesino stream on a one-worker server:
+    1.1 s with two, 1.9 s with one). A pod with no CPU limit sees every core of its node: set
+    NAIPES_STREAM_WORKERS there (deploy/k8s/naipes.yaml)."""
     configured = os.environ.get("NAIPES_STREAM_WORKERS")
     if configured:
         return max(1, int(configured))
-    cores = os.environ.get("NAIPES_WORKERS")
-    return max(1, int(cores) if cores else (os.cpu_count() or 1))
+    from loky import cpu_count  # about 7 ms to import, paid when a pool starts
+
+    return max(1, int(cpu_count()))
 
 
 _pool: ProcessPoolExecutor | None = None
+_pool_processes = 0  # _pool's size, as pool_size() gave it when the pool started
 _pool_lock = threading.Lock()
 
 
@@ -242,10 +250,10 @@ def _warm() -> int:
 def pool() -> ProcessPoolExecutor:
     """The process pool of this server process, started on first use. Workers are spawned (a
     fresh interpreter, not a fork: the gRPC runtime's threads do not survive a fork)."""
-    global _pool
+    global _pool, _pool_processes
     with _pool_lock:
         if _pool is None:
-            size = pool_size()
+            size = _pool_processes = pool_size()
             _pool = ProcessPoolExecutor(max_workers=size, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker)
             for done in [_pool.submit(_warm) for _ in range(size)]:
                 done.result()
@@ -336,7 +344,7 @@ def pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], on
     ``on_failure`` (an INTERNAL error per item) and a fresh pool takes over.
     """
     executor = executor or pool()
-    workers = workers or pool_size()
+    workers = workers or (_pool_processes if executor is _pool else pool_size())
     max_batches = BATCHES_PER_WORKER * workers
     window = Window((max_batches + 1) * batch, (max_batches + 1) * BATCH_BYTES)
     events: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()

@@ -1,12 +1,14 @@
 """deploy/: the Kubernetes manifest is valid against Kubernetes' schemas, the Dockerfile passes
 hadolint, and the manifest's memory limit holds the server as the manifest runs it (its
-NAIPES_WORKERS) with archives streaming through every serving process at once, each of which
-then keeps a validation pool (service/stream.py). Memory is counted as the kernel charges it to
-the container: the proportional set size of every process (shared pages divided among them)."""
+NAIPES_WORKERS serving processes, each with a validation pool of NAIPES_STREAM_WORKERS) with
+archives streaming through every serving process at once, each of which then keeps its pool
+(service/stream.py). Memory is counted as the kernel charges it to the container: the
+proportional set size of every process (shared pages divided among them)."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -71,7 +73,9 @@ def test_the_dockerfile_passes_hadolint() -> None:
 
 def test_the_image_and_the_manifest_run_the_same_workers() -> None:
     env = {e["name"]: e["value"] for e in container()["env"]}
-    assert f"NAIPES_WORKERS={env['NAIPES_WORKERS']}" in DOCKERFILE.read_text()
+    # The pod has no CPU limit: unset, the pool would take every core of the node.
+    for name in ("NAIPES_WORKERS", "NAIPES_STREAM_WORKERS"):
+        assert f"{name}={env[name]}" in DOCKERFILE.read_text(), name
 
 
 def tree(pid: int) -> list[int]:
@@ -94,12 +98,14 @@ def pss_bytes(pids: list[int]) -> int:
 
 def test_the_manifest_memory_limit_holds_every_pool() -> None:
     naipes = container()
-    workers = int({e["name"]: e["value"] for e in naipes["env"]}["NAIPES_WORKERS"])
+    env = {e["name"]: e["value"] for e in naipes["env"]}
+    workers, pool = int(env["NAIPES_WORKERS"]), int(env["NAIPES_STREAM_WORKERS"])
     limit = quantity(naipes["resources"]["limits"]["memory"])
     request = quantity(naipes["resources"]["requests"]["memory"])
     rest_port, grpc_port = _free_port(), _free_port()
     server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port),
-                               "--workers", str(workers)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                               "--workers", str(workers)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env={**os.environ, "NAIPES_STREAM_WORKERS": str(pool)})
     peak = [0]
     done = threading.Event()
 
@@ -162,7 +168,7 @@ def test_the_manifest_memory_limit_holds_every_pool() -> None:
         output = stop(server)
     assert answered == [RECORDS] * (2 * STREAMS), output[-2000:]
     # Every serving process (gRPC processes and gunicorn workers) streamed and keeps its pool.
-    assert len(pools) == 2 * workers * workers, (pools, output[-2000:])
+    assert len(pools) == 2 * workers * pool, (pools, output[-2000:])
     mib = 2**20
     assert peak[0] < limit, f"peak {peak[0] / mib:.0f} MiB against the manifest's limit of {limit / mib:.0f} MiB"
     # The request covers what the pod holds once its pools are up.

@@ -9,6 +9,8 @@ import http.client
 import json
 import os
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterable, Iterator
 from urllib.parse import urlparse
@@ -226,16 +228,33 @@ def test_grpc_answers_come_while_the_client_is_still_sending(stub) -> None:
 
 
 def test_the_pool_has_a_process_per_core_the_server_is_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every CPU the process may use (loky's count: affinity and cgroup CPU quota), whatever the
+    number of serving processes; NAIPES_STREAM_WORKERS overrides it."""
+    from loky import cpu_count
+
     monkeypatch.delenv("NAIPES_STREAM_WORKERS", raising=False)
-    sizes = {}
+    monkeypatch.delenv("LOKY_MAX_CPU_COUNT", raising=False)
+    monkeypatch.delenv("NAIPES_WORKERS", raising=False)
+    usable = stream.pool_size()
+    assert usable == cpu_count() and 1 <= usable <= (os.cpu_count() or 1)
+    assert usable <= len(os.sched_getaffinity(0))
     for workers in ("1", "2", "4"):
         monkeypatch.setenv("NAIPES_WORKERS", workers)
-        sizes[workers] = stream.pool_size()
-    assert sizes == {"1": 1, "2": 2, "4": 4}
-    monkeypatch.delenv("NAIPES_WORKERS")
-    assert stream.pool_size() == (os.cpu_count() or 1)
+        assert stream.pool_size() == usable
     monkeypatch.setenv("NAIPES_STREAM_WORKERS", "3")
     assert stream.pool_size() == 3
+
+
+def test_the_pool_takes_only_the_cpus_the_process_may_use() -> None:
+    """A process pinned to one CPU (taskset, a cpuset) gets a pool of one, however many the
+    machine has."""
+    code = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+            "from service import stream; print(len(os.sched_getaffinity(0)), stream.pool_size())")
+    env = {k: v for k, v in os.environ.items() if k not in ("NAIPES_STREAM_WORKERS", "LOKY_MAX_CPU_COUNT")}
+    run = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env={**env, "NAIPES_WORKERS": "4"},
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["1", "1"], run.stdout
 
 
 def test_the_pool_processes_freeze_their_start_and_collect_less_often() -> None:
