@@ -192,6 +192,20 @@ class ActionReader:
 _READERS: dict[tuple[str, int], ActionReader] = {}
 
 
+class Rules:
+    """A game's ``is_legal`` and ``apply``, the two calls ``replay`` makes at every action, as the
+    methods of a plain class: each game module has one, ``RULES``, whose methods call the
+    module's functions. Compiled, ``replay`` calls a method of a compiled class natively, where
+    it calls a module's function through Python's calling convention (its arguments checked and
+    boxed, the answer's tuple made): a tenth of the replay of a Revesino record."""
+
+    def is_legal(self, state: Any, action: Action) -> bool:
+        raise NotImplementedError
+
+    def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]:
+        raise NotImplementedError
+
+
 class Game(Protocol):
     """What a game module provides to the shared record machinery."""
 
@@ -212,6 +226,7 @@ class Game(Protocol):
     def out_of_turn_calls(self, state: Any, seat: int) -> frozenset[str]: ...
     def explain(self, state: Any, action: Action) -> IllegalAction: ...
     def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]: ...
+    RULES: Rules  # is_legal and apply, for replay
     def tricks(self, state: Any) -> list[Trick]: ...
     def summary(self, state: Any) -> dict[str, Any]: ...
     def settlement(self, state: Any) -> dict[str, Any]: ...
@@ -404,16 +419,16 @@ def replay(game: Game, setup: Setup, actions: list[Any]) -> Replay:
     """Fold the actions over the game's start state; stop at the first illegal action."""
     state = game.start(setup)
     reader = action_reader(game, setup.seats)
-    is_legal, apply = game.is_legal, game.apply
+    rules = game.RULES
     applied: list[dict[str, Any]] = []
     for i, text in enumerate(actions):
         try:
             action = reader.read(text)
-            if not is_legal(state, action):
+            if not rules.is_legal(state, action):
                 check(game, state, action)  # raises the violation
         except IllegalAction as exc:
             return Replay(state, applied, {"action": i, "code": exc.code, "message": f"action {i} ({text!r}): {exc.message}"})
-        state, events = apply(state, action)
+        state, events = rules.apply(state, action)
         for event in events:
             event["action"] = i
         applied += events

@@ -13,7 +13,7 @@ from typing import Any, Final
 from engine.cards import DECK_40, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask
 from engine.errors import IllegalAction, InvalidInput
 from engine.options import option
-from engine.record import NO_ARGS, Action, Setup, call_actions, fields_repr, play_actions, remember_last, replaced, with_item
+from engine.record import NO_ARGS, Action, Rules, Setup, call_actions, fields_repr, play_actions, remember_last, replaced, with_item
 from engine.tricks import Trick, rank_table, winning_index
 
 NAME = "rentoy"
@@ -411,6 +411,19 @@ def apply(state: State, action: Action) -> tuple[State, list[dict[str, Any]]]:
     text = (f"seat {seat} (team {team(seat)}) refuses {proposal.value}: team {winner} wins the hand "
             f"at its last accepted value, {state.value}")
     return _finish(state, winner, "fold"), [{"kind": "no-quiero", "seat": seat, "team": team(seat), "value": state.value, "text": text}]
+
+
+class _Rules(Rules):
+    """``is_legal`` and ``apply`` for ``replay`` (``engine.record.Rules``)."""
+
+    def is_legal(self, state: Any, action: Action) -> bool:
+        return is_legal(state, action)
+
+    def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]:
+        return apply(state, action)
+
+
+RULES: Final = _Rules()
 
 
 def _play(state: State, seat: int, card: Card) -> tuple[State, list[dict[str, Any]]]:

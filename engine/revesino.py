@@ -14,7 +14,7 @@ from typing import Any, Final
 from engine import revesino_money as money_mod
 from engine.cards import DECK_48, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask
 from engine.errors import IllegalAction, InvalidInput
-from engine.record import CARD_ARG, NO_ARGS, Action, Setup, appended, call_actions, fields_repr, remember_last, replaced, with_item
+from engine.record import CARD_ARG, NO_ARGS, Action, Rules, Setup, appended, call_actions, fields_repr, remember_last, replaced, with_item
 from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, qualifies_mask, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
@@ -425,6 +425,19 @@ def apply(state: State, action: Action) -> tuple[State, Events]:
                                                   "text": f"seat {seat} declares a napolitana: he may renounce in tricks 1-9"}]
     return state._replace(announcer=seat), [{"kind": "revesino", "seat": seat,
                                              "text": f"seat {seat} announces a revesino: he will take tricks 10 and 11"}]
+
+
+class _Rules(Rules):
+    """``is_legal`` and ``apply`` for ``replay`` (``engine.record.Rules``)."""
+
+    def is_legal(self, state: Any, action: Action) -> bool:
+        return is_legal(state, action)
+
+    def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]:
+        return apply(state, action)
+
+
+RULES: Final = _Rules()
 
 
 _EXCHANGE_TEXT: Final[dict[str, tuple[str, ...]]] = {

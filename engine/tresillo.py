@@ -35,6 +35,7 @@ from engine.record import (
     NO_ARGS,
     SUIT_ARG,
     Action,
+    Rules,
     Setup,
     appended,
     call_actions,
@@ -826,6 +827,19 @@ def apply(state: State, action: Action) -> tuple[State, Events]:
     if call == "bola" or call == "planto":
         return _bola(state, action)
     raise KeyError(call or "")
+
+
+class _Rules(Rules):
+    """``is_legal`` and ``apply`` for ``replay`` (``engine.record.Rules``)."""
+
+    def is_legal(self, state: Any, action: Action) -> bool:
+        return is_legal(state, action)
+
+    def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]:
+        return apply(state, action)
+
+
+RULES: Final = _Rules()
 
 
 _PASS_TEXTS: Final = tuple(f"seat {seat} passes" for seat in range(4))

@@ -14,9 +14,10 @@ order of magnitude faster. It vouches only for what it knows (plain ints, string
 objects, the schema's Struct and Value); on any doubt (an unknown or proto-named key, a null, a
 float for an int, a number out of range, an infinite ``Value``, a type the schema does not use)
 it hands the whole call to ``json_format``, which then answers or words the error exactly as
-before. One exception, for speed: an engine answer's lists of flat messages (its events and
-payments) go to the protobuf constructor unread, which reads an int given for a bool and bytes
-given for a string where json_format refuses them (``_Type.leaf``). ``tests/test_codec_fast.py``
+before. One exception, for speed: an engine answer's lists of flat messages (its events,
+payments and tricks) go to the protobuf constructor unread but for the type of their lists, and
+it reads an int given for a bool and bytes given for a string where json_format refuses them
+(``_Type.leaf``). ``tests/test_codec_fast.py``
 compares the two over real engine answers and edge cases.
 """
 
@@ -340,7 +341,8 @@ class _Field:
 class _Type:
     """One message type, read from its descriptor: how to print and how to parse each field."""
 
-    __slots__ = ("cls", "fields", "prints", "parses", "printing", "template", "plan", "parsing", "same_names", "maps", "leaf")
+    __slots__ = ("cls", "fields", "prints", "parses", "printing", "template", "plan", "parsing", "same_names", "maps", "leaf",
+                 "lists")
 
     def __init__(self, descriptor: Any) -> None:
         _BUILDING[descriptor] = self  # before the fields: a type may contain itself
@@ -373,13 +375,15 @@ class _Type:
         # Whether a Struct (a map) may be inside: a type still being read counts as yes.
         self.maps = any(f.kind in (_STRUCT, _VALUE) or (f.kind == _MESSAGE and getattr(f.sub, "maps", True)) for f in fields)
         # An engine answer's objects of this type may go to the constructor unread (_build):
-        # each field a single int, bool or string under its own name (an event, a payment). The
-        # constructor refuses what json_format refuses (an unknown field; a string, float or bool
-        # for an integer; an integer out of range; a number for a string) but for two slips the
-        # engine's typed answers do not make and the codec's tests would show: it reads an integer
-        # given for a bool, and bytes for a string. (A list is not left to it: it would read a
-        # string given for a list of strings as a list of its characters.)
-        self.leaf = self.parses and self.same_names and all(f.kind == _PLAIN and not f.repeated for f in fields)
+        # each field an int, bool or string, or a list of them, under its own name (an event, a
+        # payment, a trick). The constructor refuses what json_format refuses (an unknown field;
+        # a string, float or bool for an integer; an integer out of range; a number for a string)
+        # but for two slips the engine's typed answers do not make and the codec's tests would
+        # show: it reads an integer given for a bool, and bytes for a string. Only the lists are
+        # looked at (``lists``, the keys of the list fields): the constructor would read a string
+        # given for a list of strings as a list of its characters.
+        self.leaf = self.parses and self.same_names and all(f.kind == _PLAIN for f in fields)
+        self.lists = tuple([f.key for f in fields if f.repeated])
 
 
 _TYPES: dict[Any, _Type] = {}  # complete ones only: read without the lock
@@ -616,6 +620,15 @@ def _field_kwargs(entry: _Field, value: Any, depth: int, leaves: bool) -> Any:
     if kind == _MESSAGE:
         sub = entry.sub
         if leaves and sub.leaf:
+            lists = sub.lists
+            if lists:  # (a trick's cards): each object's lists are lists
+                for item in value:
+                    if type(item) is not dict:
+                        raise _Doubt
+                    for key in lists:
+                        found = item.get(key)
+                        if found is not None and type(found) is not list:
+                            raise _Doubt
             return value
         items = [_kwargs(item, sub, depth + 1, leaves) for item in value]
         for item, original in zip(items, value, strict=True):

@@ -400,6 +400,14 @@ EDGE_ANSWERS: list[tuple[type[Message], Any]] = [
     (pb.ValidationResult, {"events": ({"seat": 1},)}),
     (pb.ValidationResult, {"payments": [{"amount": 2**40}]}),
     (pb.ValidationResult, {"tricks": [{"leader": 0, "cards": "1o"}]}),
+    (pb.ValidationResult, {"tricks": [{"leader": 0, "cards": ("1o",)}]}),
+    (pb.ValidationResult, {"tricks": [{"leader": 0, "cards": {"1o": 1}}]}),
+    (pb.ValidationResult, {"tricks": [{"leader": 0, "cards": ["1o", 1]}]}),
+    (pb.ValidationResult, {"tricks": [{"leader": 0, "cards": ["1o", None]}]}),
+    (pb.ValidationResult, {"tricks": [{"leader": 0, "cards": None}, {"leader": True, "cards": []}]}),
+    (pb.ValidationResult, {"tricks": [{"leader": 0, "cards": [], "foo": []}]}),
+    (pb.ValidationResult, {"tricks": [{"leader": 2**31, "cards": []}]}),
+    (pb.ValidationResult, {"tricks": ["1o"]}),
     (pb.ValidationResult, {"valid": 1}),
     (pb.ValidationResult, {"valid": "true"}),
     (pb.ValidationResult, {"net": [1.5]}),
@@ -445,17 +453,20 @@ def test_edge_answers(cls: type[Message], data: Any) -> None:
 
 
 def test_lists_of_leaf_messages_go_to_the_constructor() -> None:
-    """An engine answer's events and payments (flat messages of ints, bools and strings, each
-    field under its own name) are not read value by value: the constructor reads them, and
-    refuses what json_format refuses (the cases above) but for an int given for a bool and bytes
-    given for a string, which it reads. A string given for a list of strings is still refused:
-    the constructor would read it as a list of its characters."""
+    """An engine answer's events, payments and tricks (flat messages of ints, bools and strings,
+    or lists of them, each field under its own name) are not read value by value: the
+    constructor reads them, and refuses what json_format refuses (the cases above) but for an int
+    given for a bool and bytes given for a string, which it reads. A string given for a list of
+    strings is still refused: the constructor would read it as a list of its characters."""
     leaf = codec._type(pb.Event.DESCRIPTOR)
-    assert leaf.leaf and codec._type(pb.Payment.DESCRIPTOR).leaf
-    assert not codec._type(pb.Trick.DESCRIPTOR).leaf  # cards is a list
+    assert leaf.leaf and codec._type(pb.Payment.DESCRIPTOR).leaf and not leaf.lists
+    trick = codec._type(pb.Trick.DESCRIPTOR)
+    assert trick.leaf and trick.lists == ("cards",)  # its lists are looked at
     assert not codec._type(pb.ValidationResult.DESCRIPTOR).leaf  # seatTricks is not its name
     events = [{"kind": "card", "seat": 1, "card": "1o", "text": "seat 1 plays 1o", "action": 3}]
-    assert codec._kwargs({"events": events}, codec._type(pb.ValidationResult.DESCRIPTOR), 1, True)["events"] is events
+    tricks = [{"leader": 1, "cards": ["1o", "2o", "3o", "4o"], "winner": 1}, {"leader": 1, "cards": []}]
+    kwargs = codec._kwargs({"events": events, "tricks": tricks}, codec._type(pb.ValidationResult.DESCRIPTOR), 1, True)
+    assert kwargs["events"] is events and kwargs["tricks"] is tricks
     for data in ({"events": [{"kind": b"card"}]}, {"payments": [{"amount": 1, "reason": b"x"}]}):
         assert outcome(ref_from_engine, data, pb.ValidationResult())[0] == "error"
         assert outcome(codec.from_engine, data, pb.ValidationResult)[0] == "ok"
