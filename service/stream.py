@@ -32,9 +32,11 @@ import multiprocessing
 import os
 import queue
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from naipes.v1 import naipes_pb2 as pb
@@ -225,6 +227,14 @@ _pool: ProcessPoolExecutor | None = None
 _pool_processes = 0  # _pool's size, as pool_size() gave it when the pool started
 _pool_lock = threading.Lock()
 
+# A pool's processes exit once no stream has used it for this long (NAIPES_POOL_IDLE, seconds; 0
+# keeps them): every serving process keeps its own pool, one process per CPU, which on a machine
+# with many cores is a lot of memory to hold after an audit. The next stream starts a fresh pool
+# (0.13 s for two processes on the bench machine).
+POOL_IDLE = 300.0
+_streams = 0  # streams using the pool now
+_last_used = 0.0  # time.monotonic() when the last of them ended
+
 
 # The garbage collector of a pool process: validating a batch makes tens of thousands of short-lived
 # objects (states, events, dicts, messages), almost all freed by reference counting. With the
@@ -250,8 +260,9 @@ def _warm() -> int:
 def pool() -> ProcessPoolExecutor:
     """The process pool of this server process, started on first use. Workers are spawned (a
     fresh interpreter, not a fork: the gRPC runtime's threads do not survive a fork)."""
-    global _pool, _pool_processes
+    global _pool, _pool_processes, _last_used
     with _pool_lock:
+        _last_used = time.monotonic()  # (not retired within pool_idle() of this)
         if _pool is None:
             size = _pool_processes = pool_size()
             _pool = ProcessPoolExecutor(max_workers=size, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker)
@@ -259,6 +270,42 @@ def pool() -> ProcessPoolExecutor:
                 done.result()
             log.info("validation pool: %d worker processes", size)
         return _pool
+
+
+def pool_idle() -> float:
+    """NAIPES_POOL_IDLE if set, else POOL_IDLE: seconds without a stream before the pool retires."""
+    configured = os.environ.get("NAIPES_POOL_IDLE")
+    return max(0.0, float(configured)) if configured else POOL_IDLE
+
+
+@contextmanager
+def _using_pool() -> Iterator[None]:
+    """A stream uses the pool while in this block; when the last one leaves, the pool retires if
+    no stream comes within ``pool_idle()`` seconds."""
+    global _streams, _last_used
+    with _pool_lock:
+        _streams += 1
+    try:
+        yield
+    finally:
+        with _pool_lock:
+            _streams -= 1
+            _last_used = time.monotonic()
+            idle = pool_idle()
+            if _streams == 0 and idle > 0:
+                timer = threading.Timer(idle, _retire_if_idle, (idle,))
+                timer.daemon = True
+                timer.start()
+
+
+def _retire_if_idle(idle: float) -> None:
+    global _pool
+    with _pool_lock:
+        if _pool is None or _streams or time.monotonic() - _last_used < idle:
+            return  # a stream came since (the timer it left will look again)
+        current, _pool = _pool, None
+    log.info("validation pool: idle for %g s, its processes exit", idle)
+    current.shutdown(wait=False)
 
 
 def _discard_pool(broken: ProcessPoolExecutor) -> None:
@@ -343,8 +390,14 @@ def pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], on
     server's memory. A batch whose worker failed is answered by
     ``on_failure`` (an INTERNAL error per item) and a fresh pool takes over.
     """
-    executor = executor or pool()
-    workers = workers or (_pool_processes if executor is _pool else pool_size())
+    with _using_pool():
+        executor = executor or pool()
+        workers = workers or (_pool_processes if executor is _pool else pool_size())
+        yield from _pipelined(items, work, on_failure, executor, workers, batch)
+
+
+def _pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], on_failure: Callable[[list[bytes], BaseException], list[R]],
+               executor: ProcessPoolExecutor, workers: int, batch: int) -> Iterator[R]:
     max_batches = BATCHES_PER_WORKER * workers
     window = Window((max_batches + 1) * batch, (max_batches + 1) * BATCH_BYTES)
     events: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()

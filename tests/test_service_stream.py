@@ -12,6 +12,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from urllib.parse import urlparse
 
@@ -263,6 +264,52 @@ def test_the_pool_processes_freeze_their_start_and_collect_less_often() -> None:
     pool = stream.pool()
     assert pool.submit(gc.get_threshold).result(timeout=60) == stream.POOL_GC_THRESHOLD
     assert pool.submit(gc.get_freeze_count).result(timeout=60) > 10_000  # the schema, the engine, their imports
+
+
+def test_an_idle_pool_retires_and_the_next_stream_starts_a_fresh_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once no stream has used the pool for NAIPES_POOL_IDLE seconds its processes exit (every
+    serving process keeps a pool of one process per CPU); a stream still open keeps it."""
+    monkeypatch.setenv("NAIPES_POOL_IDLE", "0.5")
+    wire = [r.SerializeToString() for r in grpc_requests(RECORDS[:4])]
+    answers = stream.validate_wire(iter(wire))
+    first = [next(answers)]  # the stream is open: its pool must stay
+    pool = stream._pool
+    assert pool is not None
+    processes = list(pool._processes.values())  # type: ignore[attr-defined]
+    time.sleep(1.5)
+    assert stream._pool is pool and all(alive(p.pid) for p in processes)
+    first += list(answers)
+    assert len(first) == len(wire)
+    deadline = time.monotonic() + 30
+    while stream._pool is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert stream._pool is None
+    while any(alive(p.pid) for p in processes) and time.monotonic() < deadline:  # (the pool reaps them)
+        time.sleep(0.05)
+    assert not any(alive(p.pid) for p in processes)
+    assert list(stream.validate_wire(iter(wire))) == first  # a fresh pool, the same answers
+    fresh = stream._pool
+    assert fresh is not None and fresh is not pool
+    while stream._pool is fresh and time.monotonic() < deadline:  # no retirement left pending
+        time.sleep(0.05)
+    assert stream._pool is None
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def test_the_pool_idle_time_is_set_by_naipes_pool_idle(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("NAIPES_POOL_IDLE", raising=False)
+    assert stream.pool_idle() == stream.POOL_IDLE == 300
+    monkeypatch.setenv("NAIPES_POOL_IDLE", "0")
+    assert stream.pool_idle() == 0  # kept for good
+    monkeypatch.setenv("NAIPES_POOL_IDLE", "42.5")
+    assert stream.pool_idle() == 42.5
 
 
 def read_ahead(wire: list[bytes], workers: int) -> Iterator[tuple[bytes, int]]:
