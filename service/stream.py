@@ -234,6 +234,8 @@ _pool_lock = threading.Lock()
 POOL_IDLE = 300.0
 _streams = 0  # streams using the pool now
 _last_used = 0.0  # time.monotonic() when the last of them ended
+_idle_timer: threading.Timer | None = None  # one at a time, however many streams end
+_idle_due = 0.0  # when it looks
 
 
 # The garbage collector of a pool process: validating a batch makes tens of thousands of short-lived
@@ -284,7 +286,7 @@ def _using_pool() -> Iterator[None]:
     no stream comes within ``pool_idle()`` seconds."""
     global _streams, _last_used
     with _pool_lock:
-        _streams += 1
+        _streams += 1  # (a pending look finds the pool in use)
     try:
         yield
     finally:
@@ -292,17 +294,32 @@ def _using_pool() -> Iterator[None]:
             _streams -= 1
             _last_used = time.monotonic()
             idle = pool_idle()
-            if _streams == 0 and idle > 0:
-                timer = threading.Timer(idle, _retire_if_idle, (idle,))
-                timer.daemon = True
-                timer.start()
+            if _streams == 0 and idle > 0 and (_idle_timer is None or _idle_due > _last_used + idle):
+                _look_later(idle, idle)
+
+
+def _look_later(delay: float, idle: float) -> None:
+    global _idle_timer, _idle_due
+    if _idle_timer is not None:
+        _idle_timer.cancel()
+    _idle_due = time.monotonic() + delay
+    _idle_timer = threading.Timer(delay, _retire_if_idle, (idle,))
+    _idle_timer.daemon = True
+    _idle_timer.start()
 
 
 def _retire_if_idle(idle: float) -> None:
-    global _pool
+    global _pool, _idle_timer
     with _pool_lock:
-        if _pool is None or _streams or time.monotonic() - _last_used < idle:
-            return  # a stream came since (the timer it left will look again)
+        if threading.current_thread() is not _idle_timer:
+            return  # replaced by a sooner look while it waited for the lock
+        _idle_timer = None
+        if _pool is None or _streams:
+            return  # none, or in use: the last stream to end looks again
+        left = idle - (time.monotonic() - _last_used)
+        if left > 0:  # used since this look was set
+            _look_later(left, idle)
+            return
         current, _pool = _pool, None
     log.info("validation pool: idle for %g s, its processes exit", idle)
     current.shutdown(wait=False)
