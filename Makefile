@@ -25,11 +25,11 @@ $(PY):
 	$(PYTHON) -m venv $(VENV)
 
 # The build needs grpcio-tools and googleapis-common-protos (setup.py generates the protobuf
-# code) and mypy (its mypyc compiles the engine); they are installed first so that the editable
-# install can skip build isolation.
+# code), mypy (its mypyc compiles the engine) and Cython (the codec's wire encoder); they are
+# installed first so that the editable install can skip build isolation.
 $(INSTALLED): pyproject.toml setup.py tools/protogen.py | $(PY)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q "setuptools>=64" "grpcio-tools>=1.62" "googleapis-common-protos>=1.56" "mypy>=1.10"
+	$(PY) -m pip install -q "setuptools>=64" "grpcio-tools>=1.62" "googleapis-common-protos>=1.56" "mypy>=1.10" "cython>=3.0"
 	NAIPES_PURE=1 $(PY) -m pip install -q --no-build-isolation -e '.[dev]'
 	touch $@
 
@@ -40,7 +40,7 @@ build: $(COMPILED)
 
 # (A module whose C code did not change is not rebuilt: the touch dates every compiled module
 # from this build, which engine/__init__.py compares with the sources.)
-$(COMPILED): $(wildcard engine/*.py) service/codec.py | $(INSTALLED)
+$(COMPILED): $(wildcard engine/*.py) service/codec.py service/_wire.pyx | $(INSTALLED)
 	$(PY) setup.py -q build_ext --inplace
 	find engine service -maxdepth 1 -name "*.so" -exec touch {} +
 	touch $@

@@ -7,8 +7,9 @@ Generation needs grpcio-tools and googleapis-common-protos, the build requiremen
 
 The engine's modules are also compiled with mypyc (part of mypy) when it and a C compiler are
 present and ``NAIPES_PURE`` is not ``1``: the same Python sources, about twice as fast. Without
-them the engine runs as plain Python. ``engine/__init__.py`` picks the compiled modules only while
-they are newer than their sources.
+them the engine runs as plain Python. With Cython too, the codec's encoder of answers
+(``service/_wire.pyx``, which has no Python source) is compiled; without it protobuf writes them.
+``engine/__init__.py`` picks the compiled modules only while they are newer than their sources.
 """
 
 import importlib.util
@@ -59,7 +60,19 @@ def compiled_engine() -> list:
     # The library the compiled modules share goes inside the package (engine/native__mypyc.*.so).
     # The service's codec (JSON <-> messages, on every request) is compiled on its own.
     return (mypycify(modules, opt_level="3", debug_level="0", group_name="engine.native")
-            + mypycify(["service/codec.py"], opt_level="3", debug_level="0"))
+            + mypycify(["service/codec.py"], opt_level="3", debug_level="0")
+            + wire_encoder())
+
+
+def wire_encoder() -> list:
+    """service/_wire.pyx, the codec's encoder of answers to protobuf's wire format, by Cython
+    (without it the codec has protobuf build and write each message)."""
+    try:
+        from Cython.Build import cythonize
+    except ImportError:
+        print("setup.py: Cython is not installed: protobuf writes the answers")
+        return []
+    return cythonize(["service/_wire.pyx"], quiet=True, compiler_directives={"language_level": 3})
 
 
 setup(cmdclass={"build_py": BuildPyWithProtos}, ext_modules=compiled_engine())

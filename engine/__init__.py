@@ -26,7 +26,7 @@ def use_compiled(package: str, directory: Path) -> bool:
     """Whether ``package`` (its modules in ``directory``) runs its compiled modules. If not, and
     compiled ones sit beside the sources, every module of the package is imported from its
     ``.py`` file from now on. The service's compiled codec is chosen the same way."""
-    if not any(_compiled(source) for source in directory.glob("*.py")):
+    if not any(_compiled(source) for source in _sources(directory)):
         return False
     if os.environ.get("NAIPES_PURE") == "1":
         sys.meta_path.insert(0, _SourceFirst(package, directory))
@@ -43,6 +43,11 @@ def use_compiled(package: str, directory: Path) -> bool:
     return True
 
 
+def _sources(directory: Path) -> list[Path]:
+    """The modules' sources: Python files, and Cython files (compiled only: no Python to run)."""
+    return [*directory.glob("*.py"), *directory.glob("*.pyx")]
+
+
 def _compiled(source: Path) -> Path | None:
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
         built = source.with_name(source.stem + suffix)
@@ -53,12 +58,13 @@ def _compiled(source: Path) -> Path | None:
 
 def _stale(directory: Path) -> list[str]:
     """The modules whose source is newer than their compiled form."""
-    return sorted(source.name for source in directory.glob("*.py")
+    return sorted(source.name for source in _sources(directory)
                   if (built := _compiled(source)) is not None and source.stat().st_mtime > built.stat().st_mtime)
 
 
 class _SourceFirst(importlib.abc.MetaPathFinder):
-    """Import ``<package>.<module>`` from its ``.py`` file even where a compiled one sits beside it."""
+    """Import ``<package>.<module>`` from its ``.py`` file even where a compiled one sits beside it;
+    a module with only a Cython source is not importable then (its importer has a fallback)."""
 
     def __init__(self, package: str, directory: Path):
         self.package, self.directory = package, directory
@@ -68,7 +74,11 @@ class _SourceFirst(importlib.abc.MetaPathFinder):
         if package != self.package or not module or "." in module:
             return None
         source = self.directory / f"{module}.py"
-        return importlib.util.spec_from_file_location(fullname, source) if source.exists() else None
+        if source.exists():
+            return importlib.util.spec_from_file_location(fullname, source)
+        if (self.directory / f"{module}.pyx").exists():
+            raise ModuleNotFoundError(f"{fullname} is compiled only, and {self.package} runs its sources", name=fullname)
+        return None
 
 
 COMPILED = use_compiled(__name__, _HERE)

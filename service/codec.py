@@ -38,6 +38,11 @@ from google.protobuf.message import Message
 
 from service.errors import ServiceError
 
+try:  # compiled from service/_wire.pyx (setup.py) with Cython and a C compiler; else protobuf writes
+    from service import _wire
+except ImportError:
+    _wire = None  # type: ignore[assignment]
+
 M = TypeVar("M", bound=Message)
 
 # Lists printed even when empty: a client can always read them (FORMAT.md section 6).
@@ -74,6 +79,18 @@ def from_engine(data: Any, cls: type[M]) -> M:
         return _build(data, cls)
     except _Doubt:
         return json_format.ParseDict(data, cls(), ignore_unknown_fields=False)
+
+
+def to_wire(data: Any, cls: type[Message]) -> bytes:
+    """``from_engine(data, cls).SerializeToString()``: the same bytes, written straight from the
+    engine's answer by the compiled encoder (``service/_wire.pyx``) when it vouches for every key
+    and value, else from the message built. A field the schema lacks raises (an INTERNAL error)."""
+    if _wire is not None:
+        try:
+            return _wire.encode(data, _wire_type(cls.DESCRIPTOR))
+        except _wire.Doubt:
+            pass
+    return from_engine(data, cls).SerializeToString()
 
 
 def loads(text: bytes | str, what: str) -> Any:
@@ -342,7 +359,7 @@ class _Type:
     """One message type, read from its descriptor: how to print and how to parse each field."""
 
     __slots__ = ("cls", "fields", "prints", "parses", "printing", "template", "plan", "parsing", "same_names", "maps", "leaf",
-                 "lists")
+                 "lists", "wire")
 
     def __init__(self, descriptor: Any) -> None:
         _BUILDING[descriptor] = self  # before the fields: a type may contain itself
@@ -384,6 +401,7 @@ class _Type:
         # given for a list of strings as a list of its characters.
         self.leaf = self.parses and self.same_names and all(f.kind == _PLAIN for f in fields)
         self.lists = tuple([f.key for f in fields if f.repeated])
+        self.wire: Any = None  # the compiled encoder's Type (_wire_type)
 
 
 _TYPES: dict[Any, _Type] = {}  # complete ones only: read without the lock
@@ -419,6 +437,46 @@ def _type(descriptor: Any) -> _Type:
             if outer:
                 _BUILDING.clear()
         return found
+
+
+def _wire_type(descriptor: Any) -> Any:
+    """The compiled encoder's ``Type`` of a message type, made once from its ``_Type``: int32,
+    bool and string fields and the service's own messages; any other field (a Struct, an
+    int64, a uint32, a sint32) is ``OTHER``, which the encoder leaves to protobuf."""
+    spec = _type(descriptor)
+    found = spec.wire
+    if found is not None:
+        return found
+    with _LOCK:
+        made: dict[Any, Any] = {}
+        found = _wire_types(spec, made)
+        for other, wire in made.items():  # published complete, the types they refer to first
+            other.wire = wire
+        return found
+
+
+# A field's protobuf type -> the encoder's kind: the types it writes.
+_WIRE_KINDS: dict[int, int] = {} if _wire is None else {
+    _C.TYPE_INT32: _wire.INT32, _C.TYPE_BOOL: _wire.BOOL, _C.TYPE_STRING: _wire.STRING}
+
+
+def _wire_types(spec: _Type, made: dict[Any, Any]) -> Any:
+    if spec.wire is not None:
+        return spec.wire
+    if spec in made:
+        return made[spec]
+    assert _wire is not None
+    wire = made[spec] = _wire.Type()
+    fields = []
+    for f in sorted(spec.fields, key=lambda f: f.descriptor.number):
+        sub = None
+        if f.kind == _MESSAGE:
+            kind, sub = _wire.MESSAGE, _wire_types(f.sub, made)
+        else:
+            kind = _WIRE_KINDS.get(f.descriptor.type, _wire.OTHER) if f.kind == _PLAIN else _wire.OTHER
+        fields.append(_wire.Field(f.key, f.descriptor.number, kind, f.repeated, f.presence, sub))
+    wire.fields = fields
+    return wire
 
 
 # ---- message -> JSON ---------------------------------------------------------------------------

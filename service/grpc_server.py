@@ -23,7 +23,6 @@ from typing import Any
 
 import grpc
 from google.protobuf import any_pb2, message_factory
-from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
@@ -31,7 +30,7 @@ from grpc_status import rpc_status
 
 from service import stream
 from service.errors import DOMAIN, MAX_REQUEST_BYTES, ServiceError, from_exception
-from service.handlers import HANDLERS, SERVICE
+from service.handlers import SERVICE, wire_handler
 
 log = logging.getLogger("naipes.grpc")
 # How much of a stream the server takes in before its handler reads it (HTTP/2 flow control). The
@@ -111,8 +110,9 @@ def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext
 
 
 def rpc_handlers() -> grpc.GenericRpcHandler:
-    """One handler per RPC of the service descriptor: unary RPCs call their shared handler;
-    ValidateHands streams wire bytes through the validation pool."""
+    """One handler per RPC of the service descriptor: unary RPCs answer the wire bytes of their
+    shared handler's answer (``wire_handler``); ValidateHands streams wire bytes through the
+    validation pool."""
     handlers: dict[str, grpc.RpcMethodHandler] = {}
     for method in SERVICE.methods:
         if method.client_streaming or method.server_streaming:
@@ -120,13 +120,8 @@ def rpc_handlers() -> grpc.GenericRpcHandler:
             continue
         request_class = message_factory.GetMessageClass(method.input_type)
         handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-            _method(method.name, HANDLERS[method.name]), request_deserializer=request_class.FromString,
-            response_serializer=_serialize)
+            _method(method.name, wire_handler(method.name)), request_deserializer=request_class.FromString)
     return grpc.method_handlers_generic_handler(SERVICE.full_name, handlers)
-
-
-def _serialize(message: Message) -> bytes:
-    return message.SerializeToString()
 
 
 def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | None = None,

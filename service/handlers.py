@@ -1,8 +1,8 @@
 """One handler per RPC: request message -> engine -> answer (STYLE.md, habit 10).
 
 A unary RPC's answer is first the engine's JSON, in the form of the response message's JSON
-(``ANSWERS``); its handler (``HANDLERS``) builds the response message from it. gRPC and the CLI
-call the handlers. REST prints the engine's JSON as it is: the codec's tests hold, for every RPC,
+(``ANSWERS``); its handler (``HANDLERS``) builds the response message from it, which the CLI
+calls. gRPC's (``wire_handler``) writes the response's wire bytes from it instead. REST prints the engine's JSON as it is: the codec's tests hold, for every RPC,
 that the message built from an answer prints back as that same JSON (tests/test_codec_fast.py),
 so REST skips building a message only to print it. A handler raises the engine's
 ``InvalidInput`` for bad input; the transport turns it into its error form through
@@ -19,7 +19,7 @@ from google.protobuf.message import Message
 
 from engine import api
 from naipes.v1 import naipes_pb2 as pb
-from service.codec import from_engine, to_engine
+from service.codec import from_engine, to_engine, to_wire
 
 SERVICE = pb.DESCRIPTOR.services_by_name["NaipesService"]
 
@@ -47,6 +47,20 @@ def _handler(name: str) -> Callable[[Any], Any]:
 
     def handler(request: Any) -> Any:
         return from_engine(answer(request), response_class)
+
+    handler.__name__ = name
+    return handler
+
+
+def wire_handler(name: str) -> Callable[[Any], bytes]:
+    """The RPC's handler as gRPC calls it: its answer as the response message's wire bytes,
+    written by the codec straight from the engine's JSON (``to_wire``: the same bytes as the
+    message serialized, without building it)."""
+    answer = ANSWERS[name]
+    response_class: type[Message] = message_factory.GetMessageClass(SERVICE.methods_by_name[name].output_type)
+
+    def handler(request: Any) -> bytes:
+        return to_wire(answer(request), response_class)
 
     handler.__name__ = name
     return handler

@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from naipes.v1 import naipes_pb2 as pb
-from service.codec import as_json, from_engine, loads, to_json
+from service.codec import as_json, from_engine, loads, to_json, to_wire
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
 from service.handlers import ANSWERS
 
@@ -60,7 +60,20 @@ BATCHES_PER_WORKER = 2  # batches in flight per worker process: one running, one
 def answer(request: pb.ValidateHandsRequest, unreadable: dict[int, dict[str, Any]] | None = None) -> pb.ValidateHandsResponse:
     """A message's answer (``answer_json``) as one message. An answer the schema cannot hold is
     an INTERNAL error: the record's, not its batch's."""
-    data = answer_json(request, unreadable)
+    return _message(answer_json(request, unreadable))
+
+
+def answer_bytes(request: pb.ValidateHandsRequest) -> bytes:
+    """``answer(request).SerializeToString()``, written by the codec straight from the answer's
+    JSON (``to_wire``)."""
+    data = answer_json(request)
+    try:
+        return to_wire(data, pb.ValidateHandsResponse)
+    except Exception:  # an answer the schema cannot hold
+        return _message(data).SerializeToString()
+
+
+def _message(data: dict[str, Any]) -> pb.ValidateHandsResponse:
     try:
         return from_engine(data, pb.ValidateHandsResponse)
     except Exception:
@@ -140,7 +153,7 @@ def answer_wire(batch: list[bytes]) -> list[bytes]:
             error = ServiceError("INVALID_FIELD", "the message is not a ValidateHandsRequest", "body")
             out.append(from_engine({"error": problem_json(error)}, pb.ValidateHandsResponse).SerializeToString())
             continue
-        out.append(answer(request).SerializeToString())
+        out.append(answer_bytes(request))
     return out
 
 

@@ -140,9 +140,18 @@ def check_answer(data: dict[str, Any], cls: type[Message]) -> None:
     codec._merge(data, fast)  # raises _Doubt if the fast path would fall back
     same_message(fast, want)
     same_message(codec.from_engine(data, cls), want)
+    check_wire(data, cls, want)
     same_json(codec.to_json(want), ref_to_json(want))
     same_json(codec._print(want, codec._type(want.DESCRIPTOR), True), ref_to_json(want))
     assert codec.to_json(want) == data  # the API's promise: the printed answer is the engine's dict
+
+
+def check_wire(data: dict[str, Any], cls: type[Message], want: Message) -> None:
+    """``to_wire``: the message's bytes, written by the compiled encoder itself (no fallback to
+    the message) unless the answer holds a ``google.protobuf.Value`` (DescribeRules')."""
+    assert codec.to_wire(data, cls) == want.SerializeToString()
+    if codec._wire is not None and cls is not pb.DescribeRulesResponse:
+        assert codec._wire.encode(data, codec._wire_type(cls.DESCRIPTOR)) == want.SerializeToString()
 
 
 def check_request(data: dict[str, Any], cls: type[Message]) -> Message:
@@ -442,11 +451,13 @@ EDGE_ANSWERS: list[tuple[type[Message], Any]] = [
 def test_edge_answers(cls: type[Message], data: Any) -> None:
     kind, want = outcome(ref_from_engine, data, cls())
     got = outcome(codec.from_engine, data, cls)
+    wire = outcome(codec.to_wire, data, cls)
     if kind == "error":
-        assert got == (kind, want)
+        assert got == wire == (kind, want)
         assert want[0] == "ParseError"  # the service answers INTERNAL for it, as before
         return
     same_message(got[1], want)
+    assert wire == ("ok", want.SerializeToString())
     same_json(codec.to_json(want), ref_to_json(want))
     same_json(codec.to_engine(want), ref_to_engine(want))
     same_outcome(codec.from_json, ref_from_json, data, cls)
@@ -510,6 +521,7 @@ def test_every_message_type_of_the_schema() -> None:
         same_json(codec.to_engine(full), ref_to_engine(full))
         data = ref_to_engine(full)
         same_message(codec.from_engine(data, cls), ref_from_engine(data, cls()))
+        assert cls.FromString(codec.to_wire(data, cls)) == full
         fast = cls()
         codec._merge(data, fast)
         # data holds full's Struct keys in full's print order, which need not be the order they

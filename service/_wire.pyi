@@ -1,0 +1,24 @@
+# Types of the compiled encoder (service/_wire.pyx) for mypy.
+from typing import Any
+
+class Doubt(Exception): ...
+
+INT32: int
+BOOL: int
+STRING: int
+MESSAGE: int
+OTHER: int
+
+class Field:
+    key: str
+    kind: int
+    repeated: bool
+    presence: bool
+    sub: Type | None
+    def __init__(self, key: str, number: int, kind: int, repeated: bool, presence: bool, sub: Type | None = ...) -> None: ...
+
+class Type:
+    fields: list[Field]
+    def __init__(self) -> None: ...
+
+def encode(data: Any, t: Type) -> bytes: ...
