@@ -51,7 +51,7 @@ def _stored(handler: Any) -> Any:
     def call(request: pb.ValidateHandRequest, _context: Any) -> bytes:
         game = request.record.game
         if game not in kept:
-            kept[game] = handler(request).SerializeToString()
+            kept[game] = handler(request)
         return kept[game]
     return call
 
@@ -64,8 +64,8 @@ def _report(*_: Any) -> None:
 
 
 def main() -> None:
-    real = handlers.HANDLERS["ValidateHand"]
-    handlers.HANDLERS["ValidateHand"] = _timed(real)  # read by create_server's rpc_handlers()
+    real = handlers.WIRE_HANDLERS["ValidateHand"]
+    handlers.WIRE_HANDLERS["ValidateHand"] = _timed(real)  # read by create_server's rpc_handlers()
     from service.grpc_server import create_server
 
     server, port = create_server("127.0.0.1", int(sys.argv[1]))

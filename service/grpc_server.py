@@ -30,7 +30,7 @@ from grpc_status import rpc_status
 
 from service import stream
 from service.errors import DOMAIN, MAX_REQUEST_BYTES, ServiceError, from_exception
-from service.handlers import SERVICE, wire_handler
+from service.handlers import SERVICE, WIRE_HANDLERS
 
 log = logging.getLogger("naipes.grpc")
 # How much of a stream the server takes in before its handler reads it (HTTP/2 flow control). The
@@ -111,7 +111,7 @@ def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext
 
 def rpc_handlers() -> grpc.GenericRpcHandler:
     """One handler per RPC of the service descriptor: unary RPCs answer the wire bytes of their
-    shared handler's answer (``wire_handler``); ValidateHands streams wire bytes through the
+    shared handler's answer (``WIRE_HANDLERS``); ValidateHands streams wire bytes through the
     validation pool."""
     handlers: dict[str, grpc.RpcMethodHandler] = {}
     for method in SERVICE.methods:
@@ -120,7 +120,7 @@ def rpc_handlers() -> grpc.GenericRpcHandler:
             continue
         request_class = message_factory.GetMessageClass(method.input_type)
         handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-            _method(method.name, wire_handler(method.name)), request_deserializer=request_class.FromString)
+            _method(method.name, WIRE_HANDLERS[method.name]), request_deserializer=request_class.FromString)
     return grpc.method_handlers_generic_handler(SERVICE.full_name, handlers)
 
 

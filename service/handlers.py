@@ -95,4 +95,6 @@ HANDLERS: dict[str, Callable[[Any], Any]] = {
     "Deal": deal,
     "DescribeRules": describe_rules,
 }
+# The handler of each unary RPC as gRPC calls it (``wire_handler``), by the method's name.
+WIRE_HANDLERS: dict[str, Callable[[Any], bytes]] = {name: wire_handler(name) for name in ANSWERS}
 
