@@ -31,15 +31,19 @@ _lock = threading.Lock()
 _totals: dict[str, list[float]] = {}  # game -> [calls, CPU seconds]
 
 
+def _game(request: bytes) -> str:
+    return pb.ValidateHandRequest.FromString(request).record.game
+
+
 def _timed(handler: Any) -> Any:
-    def call(request: pb.ValidateHandRequest) -> Any:
+    def call(request: bytes) -> Any:
         start = time.thread_time()
         try:
             return handler(request)
         finally:
             spent = time.thread_time() - start
             with _lock:
-                entry = _totals.setdefault(request.record.game, [0, 0.0])
+                entry = _totals.setdefault(_game(request), [0, 0.0])
                 entry[0] += 1
                 entry[1] += spent
     return call
@@ -48,8 +52,8 @@ def _timed(handler: Any) -> Any:
 def _stored(handler: Any) -> Any:
     kept: dict[str, bytes] = {}
 
-    def call(request: pb.ValidateHandRequest, _context: Any) -> bytes:
-        game = request.record.game
+    def call(request: bytes, _context: Any) -> bytes:
+        game = _game(request)
         if game not in kept:
             kept[game] = handler(request)
         return kept[game]
@@ -70,7 +74,7 @@ def main() -> None:
 
     server, port = create_server("127.0.0.1", int(sys.argv[1]))
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(STORED_SERVICE, {
-        "ValidateHand": grpc.unary_unary_rpc_method_handler(_stored(real), request_deserializer=pb.ValidateHandRequest.FromString)}),))
+        "ValidateHand": grpc.unary_unary_rpc_method_handler(_stored(real))}),))
     signal.signal(signal.SIGUSR1, _report)
     server.start()
     print(json.dumps({"port": port}), flush=True)

@@ -839,7 +839,6 @@ def bound(cfg: Config, work: Path) -> dict[str, Any]:
     the suite's concurrency; the CPU time of the ValidateHand handler per call in that server
     under that load; and the same handler in this process, called in a loop (its code and data
     stay in the CPU's caches) and with ``EVICT_BYTES`` written before each call."""
-    from naipes.v1 import naipes_pb2 as pb
     from service.handlers import WIRE_HANDLERS
 
     raw = work / "raw"
@@ -884,7 +883,7 @@ def bound(cfg: Config, work: Path) -> dict[str, Any]:
         data = files[f"ValidateHand/{name}"]["grpc"].read_bytes()[5:]
 
         def call(d: bytes = data) -> bytes:
-            return handler(pb.ValidateHandRequest.FromString(d))
+            return handler(d)
 
         n, elapsed = timed_loop(call, max(0.05, cfg.engine_seconds / 2))
         cold, spent = (20 if cfg.smoke else 300), 0.0
@@ -914,23 +913,22 @@ def request_steps(record: dict[str, Any], cfg: Config) -> dict[str, float]:
     from google.protobuf import json_format
 
     from naipes.v1 import naipes_pb2 as pb
-    from service.codec import as_json, dumps_bytes, from_engine, from_json, to_engine, to_wire
+    from service.codec import as_json, dumps_bytes, from_engine, from_json, request_json, to_engine, to_wire
 
     wire = pb.ValidateHandRequest(record=json_format.ParseDict(record, pb.HandRecord())).SerializeToString()
     body = json.dumps(record).encode()
     request = pb.ValidateHandRequest.FromString(wire)
-    data = to_engine(request.record)
+    data = to_engine(request)["record"]
     result = api.validate(data)
-    response = from_engine({"result": result}, pb.ValidateHandResponse)
     steps: dict[str, Callable[[], Any]] = {
-        "gRPC: parse request (protobuf)": lambda: pb.ValidateHandRequest.FromString(wire),
+        "gRPC: wire bytes -> dict (request_json)": lambda: request_json(wire, pb.ValidateHandRequest),
         "REST: JSON text -> message (json.loads + from_json)": lambda: from_json(json.loads(body), pb.HandRecord()),
-        "message -> dict (to_engine)": lambda: to_engine(request.record),
+        "REST: message -> dict (to_engine)": lambda: to_engine(request),
         "engine (api.validate)": lambda: api.validate(data),
         "gRPC: dict -> wire bytes (to_wire)": lambda: to_wire({"result": result}, pb.ValidateHandResponse),
-        "(without the encoder: dict -> message)": lambda: from_engine({"result": result}, pb.ValidateHandResponse),
-        "(and serialize it)": lambda: response.SerializeToString(),
         "REST: answer -> JSON text (as_json + dumps_bytes)": lambda: dumps_bytes(as_json({"result": result}, pb.ValidateHandResponse)["result"]),
+        "(gRPC by protobuf's messages: parse + to_engine)": lambda: to_engine(pb.ValidateHandRequest.FromString(wire)),
+        "(gRPC by protobuf's messages: from_engine + serialize)": lambda: from_engine({"result": result}, pb.ValidateHandResponse).SerializeToString(),
     }
     timings = {}
     for step, fn in steps.items():
@@ -1163,7 +1161,7 @@ def profiles_report(results: dict[str, Any], lines: list[str]) -> None:
                   f"(`{bound_['command']}`: the service's server, its ValidateHand handler timed in CPU time of its thread, "
                   "and the same call answered with a stored response: the same bytes in and out, without the work), loaded "
                   f"in turn at {CONCURRENCY} requests in flight, medians of {len(next(iter(bound_['games'].values()))['runs']['health'])} "
-                  "rounds; then the same handler (parse, engine, the response's wire bytes) in this process, called in a loop "
+                  "rounds; then the same handler (the request's wire bytes read, the engine, the response's written) in this process, called in a loop "
                   f"and with {bound_['evict_bytes'] >> 20} MiB written before each call (evicting it from the CPU's L1 and L2 "
                   "caches). The budget is what a call may add to the health check's time for ValidateHand to stay at 0.85 of it.", "",
                   "| game | health req/s | stored answer req/s (vs health) | ValidateHand req/s (vs health) | budget | "

@@ -1,4 +1,4 @@
-# Types of the compiled encoder (service/_wire.pyx) for mypy.
+# Types of the compiled encoder and decoder (service/_wire.pyx) for mypy.
 from typing import Any
 
 class Doubt(Exception): ...
@@ -15,10 +15,14 @@ class Field:
     repeated: bool
     presence: bool
     sub: Type | None
-    def __init__(self, key: str, number: int, kind: int, repeated: bool, presence: bool, sub: Type | None = ...) -> None: ...
+    number: int
+    parse: Any
+    def __init__(self, key: str, number: int, kind: int, repeated: bool, presence: bool, sub: Type | None = ...,
+                 parse: Any = ...) -> None: ...
 
 class Type:
     fields: list[Field]
     def __init__(self) -> None: ...
 
 def encode(data: Any, t: Type) -> bytes: ...
+def decode(data: bytes, t: Type) -> dict[str, Any]: ...

@@ -93,6 +93,22 @@ def to_wire(data: Any, cls: type[Message]) -> bytes:
     return from_engine(data, cls).SerializeToString()
 
 
+def request_json(data: bytes, cls: type[Message]) -> dict[str, Any]:
+    """``to_engine(cls.FromString(data))``: a request's wire bytes as the JSON the engine takes,
+    read by the compiled decoder (``service/_wire.pyx``) when they are in the canonical form,
+    else parsed by protobuf. Bytes that are not a ``cls`` are ``INVALID_FIELD`` ("body")."""
+    if _wire is not None:
+        try:
+            return _wire.decode(data, _wire_type(cls.DESCRIPTOR))
+        except _wire.Doubt:
+            pass
+    try:
+        message = cls.FromString(data)
+    except Exception:  # protobuf's DecodeError
+        raise ServiceError("INVALID_FIELD", f"the message is not a {cls.DESCRIPTOR.name}", "body") from None
+    return to_engine(message)
+
+
 def loads(text: bytes | str, what: str) -> Any:
     """A client's JSON text (standard JSON only: no NaN or Infinity); ``MALFORMED_JSON`` naming
     ``what`` ("the body", "the line") otherwise."""
@@ -474,9 +490,23 @@ def _wire_types(spec: _Type, made: dict[Any, Any]) -> Any:
             kind, sub = _wire.MESSAGE, _wire_types(f.sub, made)
         else:
             kind = _WIRE_KINDS.get(f.descriptor.type, _wire.OTHER) if f.kind == _PLAIN else _wire.OTHER
-        fields.append(_wire.Field(f.key, f.descriptor.number, kind, f.repeated, f.presence, sub))
+        parse = _OtherField(f) if f.kind in (_STRUCT, _VALUE) else None
+        fields.append(_wire.Field(f.key, f.descriptor.number, kind, f.repeated, f.presence, sub, parse))
     wire.fields = fields
     return wire
+
+
+class _OtherField:
+    """A Struct or Value field's bytes as ``to_engine`` prints it, for the compiled decoder:
+    protobuf reads them."""
+
+    def __init__(self, field: _Field) -> None:
+        self.cls = message_factory.GetMessageClass(field.descriptor.message_type)
+        self.kind = field.kind
+
+    def __call__(self, raw: bytes) -> Any:
+        value = self.cls.FromString(raw)
+        return _struct_json(value, False) if self.kind == _STRUCT else _value_json(value, False)
 
 
 # ---- message -> JSON ---------------------------------------------------------------------------

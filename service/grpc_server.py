@@ -22,7 +22,7 @@ from concurrent import futures
 from typing import Any
 
 import grpc
-from google.protobuf import any_pb2, message_factory
+from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
@@ -110,17 +110,14 @@ def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext
 
 
 def rpc_handlers() -> grpc.GenericRpcHandler:
-    """One handler per RPC of the service descriptor: unary RPCs answer the wire bytes of their
-    shared handler's answer (``WIRE_HANDLERS``); ValidateHands streams wire bytes through the
-    validation pool."""
+    """One handler per RPC of the service descriptor, wire bytes in and out: unary RPCs call their
+    shared handler's (``WIRE_HANDLERS``); ValidateHands streams through the validation pool."""
     handlers: dict[str, grpc.RpcMethodHandler] = {}
     for method in SERVICE.methods:
         if method.client_streaming or method.server_streaming:
             handlers[method.name] = grpc.stream_stream_rpc_method_handler(_stream_method(method.name))
             continue
-        request_class = message_factory.GetMessageClass(method.input_type)
-        handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-            _method(method.name, WIRE_HANDLERS[method.name]), request_deserializer=request_class.FromString)
+        handlers[method.name] = grpc.unary_unary_rpc_method_handler(_method(method.name, WIRE_HANDLERS[method.name]))
     return grpc.method_handlers_generic_handler(SERVICE.full_name, handlers)
 
 

@@ -1,8 +1,9 @@
 """One handler per RPC: request message -> engine -> answer (STYLE.md, habit 10).
 
-A unary RPC's answer is first the engine's JSON, in the form of the response message's JSON
-(``ANSWERS``); its handler (``HANDLERS``) builds the response message from it, which the CLI
-calls. gRPC's (``wire_handler``) writes the response's wire bytes from it instead. REST prints the engine's JSON as it is: the codec's tests hold, for every RPC,
+A unary RPC's answer is first the engine's JSON, in the form of the response message's JSON,
+from the request message's JSON (``ANSWERS``); its handler (``HANDLERS``) takes and builds
+messages, which the CLI calls. gRPC's (``wire_handler``) reads the request's wire bytes and writes
+the response's instead. REST prints the engine's JSON as it is: the codec's tests hold, for every RPC,
 that the message built from an answer prints back as that same JSON (tests/test_codec_fast.py),
 so REST skips building a message only to print it. A handler raises the engine's
 ``InvalidInput`` for bad input; the transport turns it into its error form through
@@ -19,48 +20,51 @@ from google.protobuf.message import Message
 
 from engine import api
 from naipes.v1 import naipes_pb2 as pb
-from service.codec import from_engine, to_engine, to_wire
+from service.codec import from_engine, request_json, to_engine, to_wire
 
 SERVICE = pb.DESCRIPTOR.services_by_name["NaipesService"]
 
 
-def _seat(request: pb.LegalActionsRequest) -> int | None:
-    return request.seat if request.HasField("seat") else None
-
-
-# The engine's answer to each unary RPC, as the JSON of its response message, by the method's
-# name in the service descriptor.
-ANSWERS: dict[str, Callable[[Any], dict[str, Any]]] = {
-    "ValidateHand": lambda request: {"result": api.validate(to_engine(request.record))},
-    "LegalActions": lambda request: api.legal_actions(to_engine(request.record), _seat(request)),
-    "ResolveTrick": lambda request: api.resolve_trick(to_engine(request)),
-    "SettleHand": lambda request: api.settle_hand(to_engine(request)),
-    "Deal": lambda request: api.deal(to_engine(request)),
-    "DescribeRules": lambda request: api.describe_rules(request.game),
+# The engine's answer to each unary RPC, as the JSON of its response message, from the JSON of
+# its request message (``to_engine``'s: ``json_format.MessageToDict``'s, the set fields only), by
+# the method's name in the service descriptor.
+ANSWERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "ValidateHand": lambda request: {"result": api.validate(request.get("record", {}))},
+    "LegalActions": lambda request: api.legal_actions(request.get("record", {}), request.get("seat")),
+    "ResolveTrick": lambda request: api.resolve_trick(request),
+    "SettleHand": lambda request: api.settle_hand(request),
+    "Deal": lambda request: api.deal(request),
+    "DescribeRules": lambda request: api.describe_rules(request.get("game", "")),
 }
+
+
+def _classes(name: str) -> tuple[type[Message], type[Message]]:
+    method = SERVICE.methods_by_name[name]
+    return message_factory.GetMessageClass(method.input_type), message_factory.GetMessageClass(method.output_type)
 
 
 def _handler(name: str) -> Callable[[Any], Any]:
     """The RPC's handler: its answer as a response message."""
     answer = ANSWERS[name]
-    response_class: type[Message] = message_factory.GetMessageClass(SERVICE.methods_by_name[name].output_type)
+    _, response_class = _classes(name)
 
     def handler(request: Any) -> Any:
-        return from_engine(answer(request), response_class)
+        return from_engine(answer(to_engine(request)), response_class)
 
     handler.__name__ = name
     return handler
 
 
-def wire_handler(name: str) -> Callable[[Any], bytes]:
-    """The RPC's handler as gRPC calls it: its answer as the response message's wire bytes,
-    written by the codec straight from the engine's JSON (``to_wire``: the same bytes as the
-    message serialized, without building it)."""
+def wire_handler(name: str) -> Callable[[bytes], bytes]:
+    """The RPC's handler as gRPC calls it, wire bytes in and out: the request read and the
+    answer written by the codec straight from and to the engine's JSON (``request_json``,
+    ``to_wire``: what parsing the message, printing it, building the response and serializing it
+    would give, without the messages). Bytes that are not the request are ``INVALID_FIELD``."""
     answer = ANSWERS[name]
-    response_class: type[Message] = message_factory.GetMessageClass(SERVICE.methods_by_name[name].output_type)
+    request_class, response_class = _classes(name)
 
-    def handler(request: Any) -> bytes:
-        return to_wire(answer(request), response_class)
+    def handler(request: bytes) -> bytes:
+        return to_wire(answer(request_json(request, request_class)), response_class)
 
     handler.__name__ = name
     return handler

@@ -160,7 +160,7 @@ def _endpoint(route: Route) -> Callable[..., Response]:
         params = _parameters(route, [path[f"v{i}"] for i in range(len(route.variables))])
         if params:
             codec.from_json(params, message)
-        answer = codec.as_json(answer_of(message), response_class)
+        answer = codec.as_json(answer_of(codec.to_engine(message)), response_class)
         return _json(answer if part is None else answer[part], 200)
 
     endpoint.__name__ = route.method.name

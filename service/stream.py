@@ -40,7 +40,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from naipes.v1 import naipes_pb2 as pb
-from service.codec import as_json, from_engine, loads, to_json, to_wire
+from service.codec import as_json, from_engine, loads, request_json, to_engine, to_json, to_wire
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
 from service.handlers import ANSWERS
 
@@ -60,12 +60,12 @@ BATCHES_PER_WORKER = 2  # batches in flight per worker process: one running, one
 def answer(request: pb.ValidateHandsRequest, unreadable: dict[int, dict[str, Any]] | None = None) -> pb.ValidateHandsResponse:
     """A message's answer (``answer_json``) as one message. An answer the schema cannot hold is
     an INTERNAL error: the record's, not its batch's."""
-    return _message(answer_json(request, unreadable))
+    return _message(answer_json(to_engine(request), unreadable))
 
 
-def answer_bytes(request: pb.ValidateHandsRequest) -> bytes:
-    """``answer(request).SerializeToString()``, written by the codec straight from the answer's
-    JSON (``to_wire``)."""
+def answer_bytes(request: dict[str, Any]) -> bytes:
+    """The serialized answer to a message in its JSON form (``answer`` serialized), written by
+    the codec straight from the answer's JSON (``to_wire``)."""
     data = answer_json(request)
     try:
         return to_wire(data, pb.ValidateHandsResponse)
@@ -82,41 +82,42 @@ def _message(data: dict[str, Any]) -> pb.ValidateHandsResponse:
         return from_engine({**data, "batch": [to_json(_response(item)) for item in data["batch"]]}, pb.ValidateHandsResponse)
 
 
-def answer_json(request: pb.ValidateHandsRequest, unreadable: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
-    """A message's answer in its JSON form: its record's (what ValidateHand answers, or its
-    error), or its batch's, one answer per item in order (``unreadable``: the error of each item
-    that could not be read, by index)."""
-    if not request.batch:
+def answer_json(request: dict[str, Any], unreadable: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
+    """A message's answer in its JSON form, from the message's (``to_engine``'s: the set fields
+    only): its record's (what ValidateHand answers, or its error), or its batch's, one answer per
+    item in order (``unreadable``: the error of each item that could not be read, by index)."""
+    items = request.get("batch")
+    if not items:
         return entry(request)
-    head: dict[str, Any] = {"id": request.id} if request.HasField("id") else {}
-    if request.HasField("record"):
+    head: dict[str, Any] = {"id": request["id"]} if "id" in request else {}
+    if "record" in request:
         return {**head, "error": problem(ServiceError(
             "INVALID_FIELD", "a message carries one record or a batch of records, not both", "batch"))}
-    if len(request.batch) > MAX_BATCH:
+    if len(items) > MAX_BATCH:
         return {**head, "error": problem(ServiceError(
-            "PAYLOAD_TOO_LARGE", f"a batch holds at most {MAX_BATCH} records; this one has {len(request.batch)}", "batch"))}
+            "PAYLOAD_TOO_LARGE", f"a batch holds at most {MAX_BATCH} records; this one has {len(items)}", "batch"))}
     unreadable = unreadable or {}
-    return {**head, "batch": [entry(item, i) if i not in unreadable else {**({"id": item.id} if item.HasField("id") else {}), "error": unreadable[i]}
-                              for i, item in enumerate(request.batch)]}
+    return {**head, "batch": [entry(item, i) if i not in unreadable else {**({"id": item["id"]} if "id" in item else {}), "error": unreadable[i]}
+                              for i, item in enumerate(items)]}
 
 
-def entry(request: pb.ValidateHandsRequest, index: int | None = None) -> dict[str, Any]:
+def entry(request: dict[str, Any], index: int | None = None) -> dict[str, Any]:
     """One record's answer in its JSON form: ValidateHand's ``result`` or the ``error``
     ValidateHand would answer (one bad record must not end the stream), and the ``id``.
     ``index``: the item's place in its message's batch."""
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     try:
-        if request.batch:
+        if request.get("batch"):
             raise ServiceError("INVALID_FIELD", "an item of a batch carries one record, not a batch", f"batch[{index}].batch")
-        if not request.HasField("record"):
+        if "record" not in request:
             raise ServiceError("MISSING_FIELD", "record is required", "record" if index is None else f"batch[{index}].record")
         result = ANSWERS["ValidateHand"](request)["result"]
     except Exception as exc:
         error = problem(exc)
     out: dict[str, Any] = {} if result is None else {"result": result}  # in the schema's order
-    if request.HasField("id"):
-        out["id"] = request.id
+    if "id" in request:
+        out["id"] = request["id"]
     if error is not None:
         out["error"] = error
     return out
@@ -148,9 +149,8 @@ def answer_wire(batch: list[bytes]) -> list[bytes]:
     out = []
     for data in batch:
         try:
-            request = pb.ValidateHandsRequest.FromString(data)
-        except Exception:
-            error = ServiceError("INVALID_FIELD", "the message is not a ValidateHandsRequest", "body")
+            request = request_json(data, pb.ValidateHandsRequest)
+        except ServiceError as error:  # not a ValidateHandsRequest
             out.append(from_engine({"error": problem_json(error)}, pb.ValidateHandsResponse).SerializeToString())
             continue
         out.append(answer_bytes(request))
@@ -192,11 +192,11 @@ def answer_ndjson(batch: list[bytes]) -> list[bytes]:
             if line == TOO_LARGE:
                 raise ServiceError("PAYLOAD_TOO_LARGE", f"a line of the body is longer than {MAX_REQUEST_BYTES} bytes")
             request, unreadable = request_of_line(line)
-            data = answer_json(request, unreadable)
+            answered = answer_json(to_engine(request), unreadable)
             try:
-                data = as_json(data, pb.ValidateHandsResponse)
+                data = as_json(answered, pb.ValidateHandsResponse)
             except Exception:  # an answer the schema cannot hold: the record's INTERNAL error
-                data = to_json(answer(request, unreadable))
+                data = to_json(_message(answered))
         except ServiceError as error:
             data = {"error": problem_json(error)}
         out.append(dumps_bytes(data) + b"\n")

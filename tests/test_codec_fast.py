@@ -166,7 +166,18 @@ def check_request(data: dict[str, Any], cls: type[Message]) -> Message:
     same_json(codec.to_engine(want), ref_to_engine(want))
     same_json(codec._print(want, codec._type(want.DESCRIPTOR), False), ref_to_engine(want))
     same_json(codec.to_json(want), ref_to_json(want))
+    check_request_wire(want)
     return want
+
+
+def check_request_wire(message: Message) -> None:
+    """``request_json``: the message's wire bytes as MessageToDict prints the message, read by the
+    compiled decoder itself (protobuf writes the canonical form it reads)."""
+    data = message.SerializeToString()
+    want = ref_to_engine(type(message).FromString(data))  # (a Struct's keys in the order parsing gives them)
+    same_json(codec.request_json(data, type(message)), want)
+    if codec._wire is not None:
+        same_json(codec._wire.decode(data, codec._wire_type(message.DESCRIPTOR)), want)
 
 
 # ---- real answers: random legal playouts -------------------------------------------------------
@@ -522,6 +533,7 @@ def test_every_message_type_of_the_schema() -> None:
         data = ref_to_engine(full)
         same_message(codec.from_engine(data, cls), ref_from_engine(data, cls()))
         assert cls.FromString(codec.to_wire(data, cls)) == full
+        same_json(codec.request_json(full.SerializeToString(), cls), ref_to_engine(cls.FromString(full.SerializeToString())))
         fast = cls()
         codec._merge(data, fast)
         # data holds full's Struct keys in full's print order, which need not be the order they

@@ -29,6 +29,7 @@ from naipes.v1 import naipes_pb2 as pb
 from naipes.v1 import naipes_pb2_grpc
 from service.errors import ERRORS, MAX_REQUEST_BYTES
 from service.grpc_server import MAX_CALLS, create_server
+from service.handlers import SERVICE
 
 
 def _record() -> dict:
@@ -222,3 +223,19 @@ def test_calls_beyond_the_limit_are_refused_at_once_and_the_server_goes_on() -> 
     finally:
         release.set()
         server.stop(None)
+
+
+@pytest.mark.parametrize("rpc", ["ValidateHand", "LegalActions", "ResolveTrick", "SettleHand", "Deal", "DescribeRules"])
+def test_bytes_that_are_not_the_request_are_an_invalid_body(rpc, channel, http, rest_url) -> None:
+    """A unary gRPC call reads its request's bytes itself (service.codec.request_json): bytes
+    protobuf cannot parse are INVALID_FIELD naming the body, and the server goes on."""
+    method = SERVICE.methods_by_name[rpc]
+    call = channel.unary_unary(f"/{SERVICE.full_name}/{rpc}", request_serializer=None, response_deserializer=None)
+    for garbage in (b"\x0a\x05ab", b"\xff" * 12, b"\x00\x01"):
+        with pytest.raises(grpc.RpcError) as raised:
+            call(garbage, timeout=10)
+        assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        failure = grpc_failure(raised.value)
+        assert (failure.code, failure.field) == ("INVALID_FIELD", "body")
+        assert raised.value.details() == f"the message is not a {method.input_type.name}"
+    assert_healthy(channel, http, rest_url)

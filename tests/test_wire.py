@@ -1,4 +1,5 @@
-"""The codec's wire encoder (service/_wire.pyx, ``codec.to_wire``) against protobuf.
+"""The codec's wire encoder and decoder (service/_wire.pyx, ``codec.to_wire``, ``codec.request_json``)
+against protobuf.
 
 ``to_wire(data, cls)`` promises the bytes of ``from_engine(data, cls).SerializeToString()``, or
 the same error. tests/test_codec_fast.py holds that over every RPC's real answers and the codec's
@@ -6,11 +7,17 @@ edge cases; these are the encoder's own: lengths that need a longer varint (a st
 message, a packed list and a whole answer past 127 and 16,383 bytes, past the encoder's first
 buffer), negative and extreme int32s, multi-byte UTF-8, defaults with and without presence,
 and what the encoder must leave to protobuf (the answer then built as a message, as before).
-The transports answer through it: the gRPC tests read every unary answer and streamed record.
+``request_json(data, cls)`` promises ``to_engine(cls.FromString(data))``, MessageToDict's JSON
+with its keys in the same order, or ``INVALID_FIELD`` where protobuf refuses the bytes:
+tests/test_codec_fast.py holds it over every request the playouts make; these are the
+decoder's own cases, what it reads and the forms it leaves to protobuf (unknown fields, repeated
+singular fields, groups, truncation, invalid UTF-8, ...). The gRPC transport reads every request
+and streamed message through both.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -18,11 +25,12 @@ from typing import Any
 
 import pytest
 from examples_support import ROOT
-from google.protobuf import json_format
+from google.protobuf import json_format, struct_pb2
 from google.protobuf.message import Message
 
 from naipes.v1 import naipes_pb2 as pb
 from service import codec
+from service.errors import ServiceError
 
 compiled = pytest.mark.skipif(codec._wire is None, reason="service/_wire.pyx is not compiled here (make build)")
 
@@ -133,3 +141,117 @@ def test_the_sources_run_without_the_encoder() -> None:
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
     assert run.returncode == 0, run.stderr
     assert bytes.fromhex(run.stdout) == reference(data, pb.ValidationResult)
+
+
+# ---- the decoder: a request's bytes as its JSON ----------------------------------------------
+
+
+def varint(value: int) -> bytes:
+    value &= 2**64 - 1
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def number(field: int, value: int) -> bytes:
+    return varint(field << 3) + varint(value)
+
+
+def delimited(field: int, payload: bytes) -> bytes:
+    return varint(field << 3 | 2) + varint(len(payload)) + payload
+
+
+def parsed(data: bytes, cls: type[Message]) -> tuple[str, Any]:
+    """What protobuf makes of the bytes: MessageToDict's JSON (as text: the key order counts), or
+    the service's error."""
+    try:
+        message = cls.FromString(data)
+    except Exception:
+        return "error", ("INVALID_FIELD", "body", f"the message is not a {cls.DESCRIPTOR.name}")
+    return "ok", json.dumps(json_format.MessageToDict(message))
+
+
+def read(data: bytes, cls: type[Message]) -> tuple[str, Any]:
+    try:
+        return "ok", json.dumps(codec.request_json(data, cls))
+    except ServiceError as error:
+        return "error", (error.code, error.field, error.message)
+
+
+RULES = struct_pb2.Struct(fields={"enchilada": struct_pb2.Value(number_value=100), "soleraSurrender": struct_pb2.Value(string_value="asSolo"),
+                                  "multiMatadorRenege": struct_pb2.Value(bool_value=True)}).SerializeToString()
+
+READ: list[tuple[type[Message], bytes]] = [
+    (pb.HandRecord, number(3, 1) + delimited(1, b"tresillo") + number(2, 4)),  # out of order: printed by number
+    (pb.HandRecord, number(2, 0) + number(3, 0) + delimited(1, b"")),  # optional fields at their defaults: printed
+    (pb.HandRecord, number(3, -1) + number(2, 2**31 - 1)),
+    (pb.Table, number(1, -(2**31)) + number(4, -300)),
+    (pb.Table, delimited(5, b"")),  # an empty packed list: not set
+    (pb.Table, delimited(5, varint(3) + varint(-4) + varint(2**31 - 1))),
+    (pb.Table, number(5, 3) + number(5, 4) + delimited(5, varint(5))),  # unpacked, then packed
+    (pb.HandRecord, b"".join(delimited(7, text.encode()) for text in ("0 1o", "", "ñ", "x" * 16, "y" * 17, "z" * 300, "0 1o"))),
+    (pb.HandRecord, delimited(6, b"") + delimited(5, b"")),  # empty messages: printed as {}
+    (pb.HandRecord, delimited(6, delimited(1, b"1o 2o") + delimited(1, b"3o") + delimited(3, b"seed")) + delimited(4, RULES)),
+    (pb.HandRecord, delimited(4, b"") + delimited(5, delimited(3, number(1, 0) + number(2, 4)) + delimited(3, b""))),
+    (pb.ValidateHandsRequest, delimited(2, b"") + delimited(3, delimited(3, delimited(3, delimited(2, b"deep"))))),
+    (pb.LegalActionsRequest, delimited(1, delimited(1, b"rentoy")) + number(2, 0)),
+    (pb.ValidationResult, number(2, 1) + number(4, 0)),  # bools (no request has one): false is not set
+]
+
+
+@compiled
+@pytest.mark.parametrize(("cls", "data"), READ)
+def test_the_decoder_reads_what_protobuf_parses(cls: type[Message], data: bytes) -> None:
+    want = parsed(data, cls)
+    assert want[0] == "ok"
+    assert json.dumps(codec._wire.decode(data, codec._wire_type(cls.DESCRIPTOR))) == want[1]
+    assert read(data, cls) == want
+
+
+DEEP_BATCH = b""
+for _ in range(40):
+    DEEP_BATCH = delimited(3, DEEP_BATCH)
+
+UNREAD: list[tuple[type[Message], bytes]] = [
+    (pb.HandRecord, number(99, 1)),  # an unknown field: protobuf keeps it apart, MessageToDict leaves it out
+    (pb.HandRecord, delimited(1, b"a") + delimited(1, b"b")),  # a singular field twice: the last
+    (pb.HandRecord, delimited(6, delimited(2, b"x")) + delimited(6, delimited(3, b"y"))),  # a message twice: merged
+    (pb.HandRecord, delimited(4, RULES) + delimited(4, RULES)),
+    (pb.ValidationResult, number(2, 2)),  # a bool of 2: true
+    (pb.HandRecord, number(2, 2**32 + 5)),  # an int32 beyond 32 bits: the low ones
+    (pb.HandRecord, varint(1 << 3) + varint(5)),  # a varint for a string: an unknown field
+    (pb.HandRecord, varint(2 << 3 | 5) + b"\x01\x00\x00\x00"),  # a fixed32 for an int32: unknown
+    (pb.HandRecord, varint(50 << 3 | 3) + varint(50 << 3 | 4)),  # a group: unknown
+    (pb.HandRecord, delimited(1, b"abc")[:-1]),  # truncated
+    (pb.HandRecord, delimited(1, b"\xff\xfe")),  # not UTF-8
+    (pb.HandRecord, delimited(7, b"\xed\xa0\x80")),  # a surrogate in UTF-8
+    (pb.HandRecord, number(0, 1)),  # field number 0
+    (pb.HandRecord, b"\x10" + b"\x80" * 10 + b"\x01"),  # a varint of 11 bytes
+    (pb.HandRecord, varint(1 << 3 | 2) + varint(100) + b"abc"),  # a length beyond the end
+    (pb.HandRecord, delimited(4, b"\x0a\x03abc")),  # a Struct protobuf refuses (a map entry cut short)
+    (pb.ValidateHandsRequest, DEEP_BATCH),  # nested deeper than the decoder goes
+]
+
+
+@compiled
+@pytest.mark.parametrize(("cls", "data"), UNREAD)
+def test_what_the_decoder_leaves_to_protobuf(cls: type[Message], data: bytes) -> None:
+    """Not the canonical form: protobuf parses it, and the service answers as it always did (its
+    JSON, or INVALID_FIELD when protobuf refuses the bytes)."""
+    with pytest.raises(codec._wire.Doubt):
+        codec._wire.decode(data, codec._wire_type(cls.DESCRIPTOR))
+    assert read(data, cls) == parsed(data, cls)
+
+
+@compiled
+def test_the_decoders_kept_strings_are_the_right_ones() -> None:
+    """Short strings are kept by a hash of their bytes and given again: thousands of distinct
+    ones (more than the slots, so that slots are taken over) read back right, twice."""
+    texts = [f"{i} {i % 48}o" for i in range(10_000)] + ["0 1o", "0 1o ", "ñ 1o", "x" * 16]
+    data = b"".join(delimited(7, text.encode()) for text in texts)
+    for _ in range(2):
+        assert codec.request_json(data, pb.HandRecord)["actions"] == texts
+    assert json.dumps(codec.request_json(data, pb.HandRecord)) == parsed(data, pb.HandRecord)[1]
