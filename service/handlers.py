@@ -2,10 +2,10 @@
 
 A unary RPC's answer is first the engine's JSON, in the form of the response message's JSON,
 from the request message's JSON (``ANSWERS``); its handler (``HANDLERS``) takes and builds
-messages, which the CLI calls. gRPC's (``wire_handler``) reads the request's wire bytes and writes
-the response's instead. REST prints the engine's JSON as it is: the codec's tests hold, for every RPC,
-that the message built from an answer prints back as that same JSON (tests/test_codec_fast.py),
-so REST skips building a message only to print it. A handler raises the engine's
+messages, which the CLI calls. gRPC's (``WIRE_HANDLERS``) reads the request's wire bytes and
+writes the response's instead. REST prints the engine's JSON as it is: the codec's tests hold,
+for every RPC, that the message built from an answer prints back as that same JSON
+(tests/test_codec_fast.py), so REST skips building a message only to print it. A handler raises the engine's
 ``InvalidInput`` for bad input; the transport turns it into its error form through
 ``service.errors``.
 """
@@ -100,5 +100,5 @@ HANDLERS: dict[str, Callable[[Any], Any]] = {
     "DescribeRules": describe_rules,
 }
 # The handler of each unary RPC as gRPC calls it (``wire_handler``), by the method's name.
-WIRE_HANDLERS: dict[str, Callable[[Any], bytes]] = {name: wire_handler(name) for name in ANSWERS}
+WIRE_HANDLERS: dict[str, Callable[[bytes], bytes]] = {name: wire_handler(name) for name in ANSWERS}
 
