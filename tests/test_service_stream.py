@@ -349,12 +349,12 @@ def test_the_pipeline_bounds_the_bytes_in_flight() -> None:
     answers taken, whatever the messages' count allows."""
     workers = 2
     window_bytes = (stream.BATCHES_PER_WORKER * workers + 1) * stream.BATCH_BYTES
-    batch = pb.ValidateHandsRequest(batch=list(grpc_requests(RECORDS[:40])) * 10).SerializeToString()
-    assert len(batch) * 5 > window_bytes  # a few such messages fill the window
+    batch = pb.ValidateHandsRequest(batch=list(grpc_requests(RECORDS[:40])) * 25).SerializeToString()
+    assert len(batch) * 8 > window_bytes  # a few such messages fill the window
     wire = [batch] * 12
     most, answered = 0, 0
     for answer, ahead in read_ahead(wire, workers):
-        assert len(pb.ValidateHandsResponse.FromString(answer).batch) == 400
+        assert len(pb.ValidateHandsResponse.FromString(answer).batch) == 1000
         answered += 1
         most = max(most, ahead)
         assert ahead * len(batch) <= window_bytes
