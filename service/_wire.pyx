@@ -11,7 +11,7 @@ object for each of a Revesino answer's 60 events, 11 tricks and 12 payments, and
 them (about 45 µs of the 100 a streamed record takes). Written from the JSON as it is, the same
 bytes take about 13 µs.
 
-It knows only what the engine's answers hold: objects of the service's own messages, with int32,
+The encoder knows only what the engine's answers hold: objects of the service's own messages, with int32,
 bool and string fields, lists of them and of such objects. Anything else (a key the schema lacks,
 a value of another type, an int32 out of range, a null, a Struct) raises ``Doubt``, and the codec
 builds the message instead, which then answers or fails exactly as it always did. Fields are
@@ -22,7 +22,7 @@ Reading a record's message and printing it as JSON took a streamed Revesino reco
 it in making each action's string through protobuf's Python objects; ``decode`` makes the same
 dict in about 2. It reads only the canonical form the service's clients write: every field known
 and of its wire type, each singular field once, strings valid UTF-8, a Struct handed to protobuf
-(``Field.parse``). Anything else (an unknown field, a field repeated, a group, a truncated
+(``Field.parse``). Anything else (an unknown field, a singular field twice, a group, a truncated
 message, invalid UTF-8, nesting deeper than 32) raises ``Doubt``, and the codec has protobuf parse
 it, which then answers or refuses it exactly as it always did.
 """
