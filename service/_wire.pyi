@@ -1,13 +1,15 @@
 # Types of the compiled encoder and decoder (service/_wire.pyx) for mypy.
+from enum import IntEnum
 from typing import Any
 
 class Doubt(Exception): ...
 
-INT32: int
-BOOL: int
-STRING: int
-MESSAGE: int
-OTHER: int
+class Kind(IntEnum):
+    INT32 = 0
+    BOOL = 1
+    STRING = 2
+    MESSAGE = 3
+    OTHER = 4
 
 class Field:
     key: str

@@ -49,17 +49,12 @@ class Doubt(Exception):
     """The encoder cannot vouch for this answer: the codec builds the message instead."""
 
 
-# Field kinds (``Field.kind``).
-INT32 = 0
-BOOL = 1
-STRING = 2
-MESSAGE = 3
-OTHER = 4  # anything else: the answer is left to protobuf
-cdef enum:
-    K_INT32 = 0
-    K_BOOL = 1
-    K_STRING = 2
-    K_MESSAGE = 3
+cpdef enum Kind:  # a field's kind (``Field.kind``); Python sees ``Kind.INT32``...
+    INT32 = 0
+    BOOL = 1
+    STRING = 2
+    MESSAGE = 3
+    OTHER = 4  # anything else: left to protobuf
 
 cdef int MAX_DEPTH = 32
 
@@ -223,13 +218,13 @@ cdef int put_list(Buf* b, Field f, object v, int depth) except -1:
     n = PyList_GET_SIZE(v)
     if n == 0:
         return 0
-    if f.kind == K_STRING:
+    if f.kind == STRING:
         for i in range(n):
             put_string(b, f.tag, <object>PyList_GET_ITEM(v, i), True)
-    elif f.kind == K_MESSAGE:
+    elif f.kind == MESSAGE:
         for i in range(n):
             put_message(b, f.tag, <object>PyList_GET_ITEM(v, i), f.sub, depth)
-    elif f.kind == K_INT32:  # packed
+    elif f.kind == INT32:  # packed
         start = open_length(b, f.tag)
         for i in range(n):
             put_varint(b, <unsigned long long>as_int32(<object>PyList_GET_ITEM(v, i)))
@@ -257,20 +252,20 @@ cdef int put_fields(Buf* b, dict data, Type t, int depth) except -1:
             raise Doubt()
         if f.repeated:
             put_list(b, f, v, depth)
-        elif f.kind == K_INT32:
+        elif f.kind == INT32:
             i = as_int32(v)
             if i != 0 or f.presence:
                 put_varint(b, f.tag)
                 put_varint(b, <unsigned long long>i)
-        elif f.kind == K_STRING:
+        elif f.kind == STRING:
             put_string(b, f.tag, v, f.presence)
-        elif f.kind == K_BOOL:
+        elif f.kind == BOOL:
             if v is not True and v is not False:
                 raise Doubt()
             if v is True or f.presence:
                 put_varint(b, f.tag)
                 put_varint(b, 1 if v is True else 0)
-        elif f.kind == K_MESSAGE:
+        elif f.kind == MESSAGE:
             put_message(b, f.tag, v, f.sub, depth)
         else:
             raise Doubt()
@@ -422,36 +417,36 @@ cdef dict get_fields(const unsigned char* at, Py_ssize_t n, Type t, int depth):
             if items is None:
                 items = []
                 values[index] = items
-            if f.kind == K_STRING and wire == 2:
+            if f.kind == STRING and wire == 2:
                 items.append(get_string(&r))
-            elif f.kind == K_MESSAGE and wire == 2:
+            elif f.kind == MESSAGE and wire == 2:
                 length = get_length(&r)
                 items.append(get_fields(r.at, length, f.sub, depth + 1))
                 r.at += length
-            elif f.kind == K_INT32 and wire == 2:  # packed
+            elif f.kind == INT32 and wire == 2:  # packed
                 length = get_length(&r)
                 inner.at = r.at
                 inner.end = r.at + length
                 while inner.at < inner.end:
                     items.append(get_int32(get_varint(&inner)))
                 r.at += length
-            elif f.kind == K_INT32 and wire == 0:
+            elif f.kind == INT32 and wire == 0:
                 items.append(get_int32(get_varint(&r)))
             else:
                 raise Doubt()
             continue
         if values[index] is not _UNSET:  # a singular field given twice (protobuf merges, or keeps the last)
             raise Doubt()
-        if f.kind == K_INT32 and wire == 0:
+        if f.kind == INT32 and wire == 0:
             value = get_int32(get_varint(&r))
-        elif f.kind == K_BOOL and wire == 0:
+        elif f.kind == BOOL and wire == 0:
             v = get_varint(&r)
             if v > 1:
                 raise Doubt()
             value = v == 1
-        elif f.kind == K_STRING and wire == 2:
+        elif f.kind == STRING and wire == 2:
             value = get_string(&r)
-        elif f.kind == K_MESSAGE and wire == 2:
+        elif f.kind == MESSAGE and wire == 2:
             length = get_length(&r)
             value = get_fields(r.at, length, f.sub, depth + 1)
             r.at += length
@@ -476,7 +471,7 @@ cdef dict get_fields(const unsigned char* at, Py_ssize_t n, Type t, int depth):
         if f.repeated:
             if not value:
                 continue
-        elif not f.presence and f.kind != K_MESSAGE and not value:
+        elif not f.presence and f.kind != MESSAGE and not value:
             continue
         out[f.key] = value
     return out

@@ -473,7 +473,7 @@ def _wire_type(descriptor: Any) -> Any:
 
 # A field's protobuf type -> the encoder's kind: the types it writes.
 _WIRE_KINDS: dict[int, int] = {} if _wire is None else {
-    _C.TYPE_INT32: _wire.INT32, _C.TYPE_BOOL: _wire.BOOL, _C.TYPE_STRING: _wire.STRING}
+    _C.TYPE_INT32: _wire.Kind.INT32, _C.TYPE_BOOL: _wire.Kind.BOOL, _C.TYPE_STRING: _wire.Kind.STRING}
 
 
 def _wire_types(spec: _Type, made: dict[Any, Any]) -> Any:
@@ -486,10 +486,11 @@ def _wire_types(spec: _Type, made: dict[Any, Any]) -> Any:
     fields = []
     for f in sorted(spec.fields, key=lambda f: f.descriptor.number):
         sub = None
+        kind: int = _wire.Kind.MESSAGE
         if f.kind == _MESSAGE:
-            kind, sub = _wire.MESSAGE, _wire_types(f.sub, made)
+            sub = _wire_types(f.sub, made)
         else:
-            kind = _WIRE_KINDS.get(f.descriptor.type, _wire.OTHER) if f.kind == _PLAIN else _wire.OTHER
+            kind = _WIRE_KINDS.get(f.descriptor.type, _wire.Kind.OTHER) if f.kind == _PLAIN else _wire.Kind.OTHER
         parse = _OtherField(f) if f.kind in (_STRUCT, _VALUE) else None
         fields.append(_wire.Field(f.key, f.descriptor.number, kind, f.repeated, f.presence, sub, parse))
     wire.fields = fields
