@@ -9,6 +9,14 @@ serve`` runs it (``service.grpc_server.create_server``), with two additions for 
   without the work.
 
     python -m bench.bound PORT
+
+``rest_app()`` is the same for REST: the service's Flask app, as ``naipes serve`` runs it under
+gunicorn, with its ValidateHand view timed in CPU time of its thread, ``POST /bench/stored``
+answering a record with the body the real view gave the first record of its game (the body read
+and parsed as the view does, to know the game), and ``GET /bench/cpu`` answering the view's calls
+and CPU seconds since the previous ``GET /bench/cpu``.
+
+    gunicorn --worker-class gthread ... 'bench.bound:rest_app()'
 """
 
 from __future__ import annotations
@@ -35,17 +43,28 @@ def _game(request: bytes) -> str:
     return pb.ValidateHandRequest.FromString(request).record.game
 
 
+def _add(game: str, spent: float) -> None:
+    with _lock:
+        entry = _totals.setdefault(game, [0, 0.0])
+        entry[0] += 1
+        entry[1] += spent
+
+
+def _taken() -> dict[str, Any]:
+    """The calls and CPU seconds by game since the previous time, and start again."""
+    with _lock:
+        figures = {game: {"calls": int(calls), "cpu_seconds": cpu} for game, (calls, cpu) in _totals.items()}
+        _totals.clear()
+    return figures
+
+
 def _timed(handler: Any) -> Any:
     def call(request: bytes) -> Any:
         start = time.thread_time()
         try:
             return handler(request)
         finally:
-            spent = time.thread_time() - start
-            with _lock:
-                entry = _totals.setdefault(_game(request), [0, 0.0])
-                entry[0] += 1
-                entry[1] += spent
+            _add(_game(request), time.thread_time() - start)
     return call
 
 
@@ -61,10 +80,39 @@ def _stored(handler: Any) -> Any:
 
 
 def _report(*_: Any) -> None:
-    with _lock:
-        figures = {game: {"calls": int(calls), "cpu_seconds": cpu} for game, (calls, cpu) in _totals.items()}
-        _totals.clear()
-    print(json.dumps(figures), flush=True)
+    print(json.dumps(_taken()), flush=True)
+
+
+def rest_app() -> Any:
+    """The REST app of ``naipes serve`` with the measurement's additions (module docstring)."""
+    from flask import Response, request
+
+    from service import codec, rest
+
+    app = rest.create_app()
+    view = app.view_functions["ValidateHand"]
+
+    def timed(**path: str) -> Any:
+        start = time.thread_time()
+        try:
+            return view(**path)
+        finally:
+            _add("rest", time.thread_time() - start)
+
+    kept: dict[str, bytes] = {}
+
+    def stored() -> Response:
+        data = request.get_data(cache=False)
+        game = codec.loads(data, "the body")["game"]
+        if game not in kept:
+            with app.test_request_context("/v1/hands:validate", method="POST", data=data, content_type="application/json"):
+                kept[game] = view().get_data()
+        return Response(kept[game], status=200, mimetype="application/json")
+
+    app.view_functions["ValidateHand"] = timed
+    app.add_url_rule("/bench/stored", "bench-stored", stored, methods=["POST"])
+    app.add_url_rule("/bench/cpu", "bench-cpu", lambda: Response(json.dumps(_taken()), mimetype="application/json"), methods=["GET"])
+    return app
 
 
 def main() -> None:

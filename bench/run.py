@@ -905,6 +905,67 @@ def bound(cfg: Config, work: Path) -> dict[str, Any]:
             f"handler {entry['handler_us_under_load']:.0f} us under load, {entry['handler_us_warm']:.0f} warm, "
             f"{entry['handler_us_evicted']:.0f} evicted (budget {entry['budget_us']:.0f})")
     results["command"] = f"{Path(sys.executable).name} -m bench.bound PORT"
+    results["rest"] = bound_rest(cfg, files, raw)
+    return results
+
+
+def bound_rest(cfg: Config, files: dict[str, Any], raw: Path) -> dict[str, Any]:
+    """The same for REST, per game, on one gunicorn worker as ``naipes serve --workers 1`` runs
+    it (``bench.bound:rest_app()``): its health check, a record answered with a stored body and
+    ValidateHand itself, in turn, at the suite's concurrency, and the CPU time of the ValidateHand
+    view per call under that load."""
+    import urllib.request
+
+    from service.cli import REST_THREADS
+
+    port = free_port()
+    command = [sys.executable, "-m", "gunicorn", "--workers", "1", "--worker-class", "gthread", "--threads", str(REST_THREADS),
+               "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "bench.bound:rest_app()"]
+    log_file = (raw / "bound-rest.log").open("w")
+    process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT, cwd=ROOT)
+    base = f"http://127.0.0.1:{port}"
+
+    def view_cpu() -> dict[str, Any]:
+        with urllib.request.urlopen(base + "/bench/cpu", timeout=10) as answer:
+            return json.loads(answer.read()).get("rest", {"calls": 0, "cpu_seconds": 0.0})
+
+    try:
+        deadline = time.monotonic() + 60
+        while not listening(port):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"bound: gunicorn did not start: see {log_file.name}")
+            time.sleep(0.1)
+        runs: dict[str, dict[str, list[float]]] = {name: {"health": [], "stored": [], "validate": []} for name in api.GAMES}
+        cpu = {name: [0, 0.0] for name in api.GAMES}
+        for _ in range(cfg.service_repeats):
+            for name in api.GAMES:
+                body = files[f"ValidateHand/{name}"]["json"]
+                for kind, url, data in (("health", "/healthz", None), ("stored", "/bench/stored", body),
+                                        ("validate", "/v1/hands:validate", body)):
+                    view_cpu()
+                    load = wrk(base + url, data, cfg.service_seconds, raw)
+                    if load.errors:
+                        raise RuntimeError(f"bound: {load.errors} errors: {load.command}")
+                    runs[name][kind].append(load.rps)
+                    if kind == "validate":
+                        spent = view_cpu()
+                        cpu[name][0] += spent["calls"]
+                        cpu[name][1] += spent["cpu_seconds"]
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        log_file.close()
+    results: dict[str, Any] = {"games": {}, "command": shlex.join([Path(command[0]).name, *command[1:]]).replace(str(port), "PORT")}
+    for name in api.GAMES:
+        health, stored, validate = (median(runs[name][k]) for k in ("health", "stored", "validate"))
+        results["games"][name] = {
+            "health_rps": health, "stored_rps": stored, "validate_rps": validate, "runs": runs[name],
+            "stored_vs_health": stored / health, "validate_vs_health": validate / health,
+            "view_us_under_load": cpu[name][1] / max(1, cpu[name][0]) * 1e6, "view_calls_under_load": cpu[name][0],
+            "budget_us": (1 / TARGETS["validate_vs_health"] - 1) / health * 1e6}
+        entry = results["games"][name]
+        log(f"  bound {name} REST: stored answer {entry['stored_vs_health']:.2f}, ValidateHand {entry['validate_vs_health']:.2f} of health; "
+            f"view {entry['view_us_under_load']:.0f} us under load (budget {entry['budget_us']:.0f})")
     return results
 
 
@@ -1171,6 +1232,22 @@ def profiles_report(results: dict[str, Any], lines: list[str]) -> None:
             lines.append(f"| {name} | {fmt(g['health_rps'])} | {fmt(g['stored_rps'])} ({g['stored_vs_health']:.2f}) | "
                          f"{fmt(g['validate_rps'])} ({g['validate_vs_health']:.2f}) | {g['budget_us']:.0f} µs | "
                          f"{g['handler_us_under_load']:.0f} µs | {g['handler_us_warm']:.0f} µs | {g['handler_us_evicted']:.0f} µs |")
+        if "rest" in bound_:
+            rest = bound_["rest"]
+            lines += ["", f"The same for REST: one gunicorn worker as `naipes serve --workers 1` runs it (`{rest['command']}`: "
+                      "the service's Flask app, its ValidateHand view timed in CPU time of its thread, and a record answered with "
+                      "the stored body of the real view's answer, the body read and parsed as the view does), loaded in turn by wrk "
+                      f"at {CONCURRENCY} connections. The view's work in a loop is the sum of its steps above (JSON text to message, "
+                      "message to dict, engine, answer to JSON text).", "",
+                      "| game | health req/s | stored answer req/s (vs health) | ValidateHand req/s (vs health) | budget | "
+                      "view under load | its steps in a loop |",
+                      "|---|---:|---:|---:|---:|---:|---:|"]
+            for name, g in rest["games"].items():
+                steps = prof["request_steps"].get(name, {}).get("microseconds", {})
+                in_loop = sum(v for k, v in steps.items() if k.startswith("REST") or k.startswith("engine"))
+                lines.append(f"| {name} | {fmt(g['health_rps'])} | {fmt(g['stored_rps'])} ({g['stored_vs_health']:.2f}) | "
+                             f"{fmt(g['validate_rps'])} ({g['validate_vs_health']:.2f}) | {g['budget_us']:.0f} µs | "
+                             f"{g['view_us_under_load']:.0f} µs | {in_loop:.0f} µs |")
     lines += ["", "Engine hot spots (cProfile of the random-hand driver, share of own time):", ""]
     for name, rows in prof["engine"].items():
         lines.append(f"- **{name}**: " + "; ".join(f"`{r['function']}` {r['own_share'] * 100:.0f}%" for r in rows[:8]))
