@@ -112,6 +112,7 @@ cdef struct Buf:
     char* data
     Py_ssize_t len
     Py_ssize_t cap
+    bint dry  # nothing written: the checks only (``check``)
 
 
 cdef int reserve(Buf* b, Py_ssize_t need) except -1:
@@ -130,6 +131,8 @@ cdef int reserve(Buf* b, Py_ssize_t need) except -1:
 
 
 cdef inline int put_varint(Buf* b, unsigned long long v) except -1:
+    if b.dry:
+        return 0
     if b.len + 10 > b.cap:
         reserve(b, 10)
     while v >= 0x80:
@@ -160,6 +163,8 @@ cdef inline Py_ssize_t open_length(Buf* b, unsigned long long tag) except -1:
 cdef inline int close_length(Buf* b, Py_ssize_t start) except -1:
     cdef Py_ssize_t n = b.len - start
     cdef int extra = varint_size(<unsigned long long>n) - 1
+    if b.dry:
+        return 0
     if extra:  # 128 bytes or more: the content moves up to make room for a longer length
         reserve(b, extra)
         memmove(b.data + start + extra, b.data + start, n)
@@ -191,7 +196,7 @@ cdef int put_string(Buf* b, unsigned long long tag, object v, bint presence) exc
         s = PyUnicode_AsUTF8AndSize(v, &n)
     except UnicodeEncodeError:  # a lone surrogate: protobuf refuses it, in its own words
         raise Doubt()
-    if n == 0 and not presence:
+    if (n == 0 and not presence) or b.dry:
         return 0
     put_varint(b, tag)
     put_varint(b, <unsigned long long>n)
@@ -282,6 +287,7 @@ def encode(data, Type t):
         raise Doubt()
     b.cap = 4096
     b.len = 0
+    b.dry = False
     b.data = <char*>malloc(b.cap)
     if b.data == NULL:
         raise MemoryError()
@@ -290,6 +296,18 @@ def encode(data, Type t):
         return PyBytes_FromStringAndSize(b.data, b.len)
     finally:
         free(b.data)
+
+
+def check(data, Type t):
+    """Raise ``Doubt`` unless ``encode`` would vouch for ``data``; write nothing. REST prints an
+    answer the encoder vouches for as it is (``codec.as_json``)."""
+    cdef Buf b
+    if not PyDict_CheckExact(data):
+        raise Doubt()
+    b.data = NULL
+    b.len = b.cap = 0
+    b.dry = True
+    put_fields(&b, <dict>data, t, 0)
 
 
 # ---- reading -------------------------------------------------------------------------------

@@ -109,6 +109,38 @@ def request_json(data: bytes, cls: type[Message]) -> dict[str, Any]:
     return to_engine(message)
 
 
+def request_from_json(data: bytes, cls: type[Message], part: str | None = None) -> dict[str, Any] | None:
+    """``to_engine`` of the request that a REST body makes (``json.loads``, then ``from_json``
+    into ``cls`` or, with ``part``, into its field of that name), read by orjson and the
+    converter when it vouches for the body (``_engine_json``); else None, and the caller takes
+    the message's way, which answers or words the error as before. The body's JSON as orjson
+    reads it is used only when vouched for: orjson refuses some JSON the standard library reads
+    (a lone surrogate, a byte order mark) and reads integers beyond 64 bits as floats, which
+    the converter never takes for an integer field."""
+    try:
+        body = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    return engine_request(body, cls, part)
+
+
+def engine_request(body: Any, cls: type[Message], part: str | None = None, *, part_set: bool = False) -> dict[str, Any] | None:
+    """``request_from_json`` of a body already read (by orjson, or as the standard library
+    reads it). ``part_set``: the field ``part`` is set even when the body sets nothing in it."""
+    try:
+        if part is None:
+            return _engine_json(body, _type(cls.DESCRIPTOR), 1)
+        field = cls.DESCRIPTOR.fields_by_name[part]
+        inner = _engine_json(body, _type(field.message_type), 2)
+        if not inner and not part_set:
+            if body:
+                raise _Doubt  # (whether the field is then set is protobuf's to say)
+            return {}
+        return {field.json_name: inner}
+    except _Doubt:
+        return None
+
+
 def loads(text: bytes | str, what: str) -> Any:
     """A client's JSON text (standard JSON only: no NaN or Infinity); ``MALFORMED_JSON`` naming
     ``what`` ("the body", "the line") otherwise."""
@@ -124,10 +156,17 @@ def _reject_constant(name: str) -> Any:
 
 def as_json(data: Any, cls: type[Message]) -> Any:
     """An engine answer as the API prints it (``to_json(from_engine(data, cls))``): ``data``
-    itself when the converter vouches for it (every key a field of ``cls``'s schema, every value
-    of its field's type: then the message built from it prints back as ``data``, which
+    itself when the compiled encoder (``_wire.check``, its checks without the writing) or the
+    converter vouches for it (every key a field of ``cls``'s schema, every value of its field's
+    type: then the message built from it prints back as ``data``, which
     tests/test_codec_fast.py holds for every RPC's answers), else the message built and printed
-    (a field the schema lacks raises)."""
+    (a field the schema lacks raises). The encoder leaves a Struct or a Value to the converter."""
+    if _wire is not None:
+        try:
+            _wire.check(data, _wire_type(cls.DESCRIPTOR))
+            return data
+        except _wire.Doubt:
+            pass
     try:
         _kwargs(data, _type(cls.DESCRIPTOR), 1, False)
         return data
@@ -374,8 +413,8 @@ class _Field:
 class _Type:
     """One message type, read from its descriptor: how to print and how to parse each field."""
 
-    __slots__ = ("cls", "fields", "prints", "parses", "printing", "template", "plan", "parsing", "same_names", "maps", "leaf",
-                 "lists", "wire")
+    __slots__ = ("cls", "fields", "prints", "parses", "printing", "template", "plan", "parsing", "by_number", "same_names", "maps",
+                 "leaf", "lists", "wire")
 
     def __init__(self, descriptor: Any) -> None:
         _BUILDING[descriptor] = self  # before the fields: a type may contain itself
@@ -402,6 +441,7 @@ class _Type:
             template = {f.key: f.default for f in fields if not (f.repeated or f.presence)}
         self.template = template
         self.parsing = {f.key: f for f in fields}
+        self.by_number = sorted(fields, key=lambda f: f.descriptor.number)  # ListFields' order
         # Every field's JSON name is its proto name ("seat", "text"): the JSON object may serve
         # as the constructor's keyword arguments as it is (_kwargs).
         self.same_names = all(f.key == f.name for f in fields)
@@ -603,6 +643,65 @@ def _value_json(value: Any, integral: bool) -> Any:
 # ---- JSON -> message ---------------------------------------------------------------------------
 
 
+def _engine_json(data: Any, spec: _Type, depth: int) -> dict[str, Any]:
+    """``to_engine(from_json(data, message))`` for a JSON object the converter vouches for (the
+    checks of ``_kwargs``: every key a field's JSON name, every value of its field's type, no
+    nulls), built without the message: the set fields by number, a scalar without presence left
+    out when it is its default and an empty list always, a Struct's numbers as floats; else
+    ``_Doubt``."""
+    if type(data) is not dict or not spec.parses or depth > _MAX_DEPTH:
+        raise _Doubt
+    parsing = spec.parsing
+    for key in data:
+        if key not in parsing:
+            raise _Doubt  # unknown, or spelled by its proto name: json_format decides
+    out: dict[str, Any] = {}
+    for entry in spec.by_number:
+        key = entry.key
+        value = data.get(key, _MISSING)
+        if value is _MISSING:
+            continue
+        if value is None:
+            raise _Doubt
+        kind = entry.kind
+        if kind == _PLAIN:
+            if entry.repeated:
+                if _checked(entry, value):
+                    out[key] = value
+                continue
+            _check_scalar(entry, value)
+            if entry.presence or value != entry.default:
+                out[key] = value
+        elif kind == _MESSAGE:
+            if not entry.repeated:
+                out[key] = _engine_json(value, entry.sub, depth + 1)
+            elif type(value) is not list:
+                raise _Doubt
+            elif value:
+                out[key] = [_engine_json(item, entry.sub, depth + 1) for item in value]
+        elif kind == _STRUCT and not entry.repeated:
+            if type(value) is not dict:
+                raise _Doubt
+            _check_json(value, depth + 1)
+            out[key] = _doubles(value)
+        else:
+            raise _Doubt
+    return out
+
+
+def _doubles(value: Any) -> Any:
+    """Checked JSON (``_check_json``) as protobuf's Struct holds it and json_format prints it:
+    every number a float."""
+    kind = type(value)
+    if kind is int:
+        return float(value)
+    if kind is dict:
+        return {key: _doubles(item) for key, item in value.items()}
+    if kind is list:
+        return [_doubles(item) for item in value]
+    return value
+
+
 def _merge(data: Any, message: Message) -> None:
     """``json_format.ParseDict(data, message)`` into an empty message, for input the converter
     can vouch for; else ``_Doubt`` (and ``message`` is untouched)."""
@@ -654,14 +753,8 @@ def _kwargs(data: Any, spec: _Type, depth: int, leaves: bool) -> dict[str, Any]:
             new = _field_kwargs(entry, value, depth, leaves)
         elif entry.repeated:
             new = _checked(entry, value)
-        else:  # the commonest case, checked here
-            check = entry.check
-            if type(value) is not check:
-                raise _Doubt
-            if check is int:
-                number: int = value
-                if not entry.low <= number <= entry.high:
-                    raise _Doubt
+        else:  # the commonest case
+            _check_scalar(entry, value)
             new = value
         if out is not None:
             out[entry.name] = new
@@ -669,6 +762,17 @@ def _kwargs(data: Any, spec: _Type, depth: int, leaves: bool) -> dict[str, Any]:
             out = dict(data)
             out[key] = new
     return data if out is None else out
+
+
+def _check_scalar(entry: _Field, value: Any) -> None:
+    """A plain singular field's value: of its one Python type, an integer within its range."""
+    check = entry.check
+    if type(value) is not check:
+        raise _Doubt
+    if check is int:
+        number: int = value
+        if not entry.low <= number <= entry.high:
+            raise _Doubt
 
 
 def _checked(entry: _Field, value: Any) -> Any:

@@ -39,6 +39,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+import orjson
+
 from naipes.v1 import naipes_pb2 as pb
 from service.codec import as_json, from_engine, loads, request_json, to_engine, to_json, to_wire
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
@@ -185,6 +187,20 @@ def request_of_line(line: bytes) -> tuple[pb.ValidateHandsRequest, dict[int, dic
     return request, unreadable
 
 
+def line_json(line: bytes) -> dict[str, Any] | None:
+    """``to_engine(request_of_line(line)[0])`` read straight by orjson and the codec when it
+    vouches for the line (``codec.engine_request``), the items of a batch included; else None."""
+    from service.codec import engine_request
+
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return None
+    if not (isinstance(data, dict) and ("record" in data or "batch" in data) and "game" not in data):
+        return engine_request(data, pb.ValidateHandsRequest, "record", part_set=True)  # a bare hand record
+    return engine_request(data, pb.ValidateHandsRequest)
+
+
 def answer_ndjson(batch: list[bytes]) -> list[bytes]:
     """Lines of NDJSON -> lines of the responses' JSON (REST), printed from the answers' JSON as
     REST's other answers are (service/handlers.py)."""
@@ -195,8 +211,13 @@ def answer_ndjson(batch: list[bytes]) -> list[bytes]:
         try:
             if line == TOO_LARGE:
                 raise ServiceError("PAYLOAD_TOO_LARGE", f"a line of the body is longer than {MAX_REQUEST_BYTES} bytes")
-            request, unreadable = request_of_line(line)
-            answered = answer_json(to_engine(request), unreadable)
+            read = line_json(line)
+            if read is None:
+                request, unreadable = request_of_line(line)
+                read = to_engine(request)
+            else:
+                unreadable = {}
+            answered = answer_json(read, unreadable)
             try:
                 data = as_json(answered, pb.ValidateHandsResponse)
             except Exception:  # an answer the schema cannot hold: the record's INTERNAL error

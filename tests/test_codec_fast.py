@@ -152,6 +152,7 @@ def check_wire(data: dict[str, Any], cls: type[Message], want: Message) -> None:
     assert codec.to_wire(data, cls) == want.SerializeToString()
     if codec._wire is not None and cls is not pb.DescribeRulesResponse:
         assert codec._wire.encode(data, codec._wire_type(cls.DESCRIPTOR)) == want.SerializeToString()
+        codec._wire.check(data, codec._wire_type(cls.DESCRIPTOR))  # REST prints it as it is (as_json)
 
 
 def check_request(data: dict[str, Any], cls: type[Message]) -> Message:
@@ -178,6 +179,34 @@ def check_request_wire(message: Message) -> None:
     same_json(codec.request_json(data, type(message)), want)
     if codec._wire is not None:
         same_json(codec._wire.decode(data, codec._wire_type(message.DESCRIPTOR)), want)
+
+
+def check_rest_body(body: Any, cls: type[Message], part: str | None = None) -> bool:
+    """``request_from_json``, REST's read of a body straight into the engine's JSON, against the
+    message's way (``json.loads``, ``from_json`` into ``cls`` or its field ``part``, then
+    ``MessageToDict``): the same dict, or None where that way must decide (then whether the fast
+    read was taken is returned). A Struct's keys keep the body's order, where the message's
+    way gives them in protobuf's map order: those are compared sorted."""
+    data = json.dumps(body).encode()
+    got = codec.request_from_json(data, cls, part)
+    if got is None:
+        return False
+    message = cls()
+    assert outcome(ref_from_json, json.loads(data), message if part is None else getattr(message, part))[0] == "ok"
+    want = ref_to_engine(message)
+    assert got == want
+    assert text(structs_sorted(got)) == text(structs_sorted(want))  # field order, 1 against 1.0
+    return True
+
+
+def structs_sorted(data: Any) -> Any:
+    """``data`` with the keys of its Structs (the ``rules`` objects) sorted."""
+    if isinstance(data, dict):
+        return {key: (dict(sorted(value.items())) if key == "rules" and isinstance(value, dict) else structs_sorted(value))
+                for key, value in data.items()}
+    if isinstance(data, list):
+        return [structs_sorted(item) for item in data]
+    return data
 
 
 # ---- real answers: random legal playouts -------------------------------------------------------
@@ -224,6 +253,8 @@ def check_record(record: dict[str, Any], rng: random.Random, *, seats_views: boo
     check_request({"record": record}, pb.ValidateHandRequest)
     check_request({"record": record, "seat": 0}, pb.LegalActionsRequest)
     check_request({"record": record, "id": "x"}, pb.ValidateHandsRequest)
+    assert check_rest_body(record, pb.ValidateHandRequest, "record")
+    assert check_rest_body(record, pb.LegalActionsRequest, "record")
     result = api.validate(codec.to_engine(message))
     check_answer(result, pb.ValidationResult)
     check_answer({"result": result}, pb.ValidateHandResponse)
@@ -266,6 +297,7 @@ def test_playouts(game: str, seats: int) -> None:
             finished += result["finished"]
             for request in resolve_requests(record, result)[-2:]:
                 check_request(request, pb.ResolveTrickRequest)
+                assert check_rest_body(request, pb.ResolveTrickRequest)
                 try:
                     answer = api.resolve_trick(request)
                 except InvalidInput:
@@ -296,6 +328,7 @@ def check_settle(game: str, record: dict[str, Any], result: dict[str, Any]) -> N
         from test_service_revesino import settle_request as revesino_request
         request = revesino_request(record, result)
     check_request(request, pb.SettleHandRequest)
+    assert check_rest_body(request, pb.SettleHandRequest)
     check_answer(api.settle_hand(request), pb.SettleHandResponse)
 
 
@@ -304,6 +337,7 @@ def test_deals_and_rules() -> None:
         for dealer in range(seats):
             request = {"game": game, "seats": seats, "dealer": dealer, "seed": f"s{dealer}"}
             check_request(request, pb.DealRequest)
+            assert check_rest_body(request, pb.DealRequest)
             check_answer(api.deal(request), pb.DealResponse)
         check_request({"game": game}, pb.DescribeRulesRequest)
         check_answer(api.describe_rules(game), pb.DescribeRulesResponse)
@@ -383,6 +417,88 @@ EDGE_REQUESTS: list[tuple[type[Message], Any]] = [
 def test_edge_requests(cls: type[Message], data: Any) -> None:
     check_request(data, cls)
     same_outcome(lambda d, m: codec.from_engine(d, type(m)), ref_from_engine, data, cls)
+    if not isinstance(data, dict) or all(isinstance(key, str) for key in data):
+        check_rest_body(data, cls)
+        if cls is pb.HandRecord:
+            check_rest_body(data, pb.ValidateHandRequest, "record")
+
+
+# REST bodies the fast read takes (True) or leaves to the message's way (False).
+REST_BODIES: list[tuple[type[Message], str | None, Any, bool]] = [
+    (pb.ValidateHandRequest, "record", RECORD, True),
+    (pb.ValidateHandRequest, "record", {}, True),  # the record left unset, as the message's way leaves it
+    (pb.ValidateHandRequest, "record", {"seats": 0, "dealer": 0, "game": ""}, True),  # optional: kept
+    (pb.ValidateHandRequest, "record", {"actions": []}, False),  # nothing set (an empty list): protobuf decides
+    (pb.ValidateHandRequest, "record", {"deal": {"hands": [], "stock": ""}, "actions": []}, True),  # an empty message is set
+    (pb.ValidateHandRequest, "record", {"deal": {"hands": ["", "1o"]}, "table": {"score": [0, 0], "cartulina": []}}, True),
+    (pb.ValidateHandRequest, "record", {"rules": {"b": 1, "a": [2, {"c": 3}], "d": 2.5, "e": True, "f": None}}, True),  # numbers as floats
+    (pb.ValidateHandRequest, "record", {"rules": {"y": 2**63 + 1}}, False),
+    (pb.ValidateHandRequest, "record", {"table": {"plate_holds": "none"}}, False),  # a proto name
+    (pb.ValidateHandRequest, "record", {"seats": None}, False),
+    (pb.ValidateHandRequest, "record", {"seats": 4.0}, False),
+    (pb.ValidateHandRequest, "record", {"seats": 2**64}, False),  # orjson reads beyond 64 bits as a float
+    (pb.ValidateHandRequest, "record", {"game": "\ud800"}, False),  # orjson refuses a lone surrogate
+    (pb.ValidateHandRequest, "record", [], False),
+    (pb.ValidateHandRequest, "record", {"foo": 1}, False),
+    (pb.ResolveTrickRequest, None, {"game": "rentoy", "cards": "1o 2o", "leader": 0, "napolitana": 0, "rules": {}}, True),
+    (pb.ResolveTrickRequest, None, {"cards": "1o", "contract": {"trump": ""}}, True),
+    (pb.SettleHandRequest, None, {"tresillo": {"annulled": False, "tricks": [0, 0, 0], "defender": 0}}, True),
+    (pb.SettleHandRequest, None, {"revesino": {"tricks": [{"leader": 0, "cards": "1o", "winner": 0, "forced": ""}]}}, True),
+    (pb.DealRequest, None, {"game": "rentoy", "seats": 2, "dealer": 0, "seed": "0"}, True),
+]
+
+
+@pytest.mark.parametrize(("cls", "part", "body", "taken"), REST_BODIES)
+def test_rest_bodies(cls: type[Message], part: str | None, body: Any, taken: bool) -> None:
+    assert check_rest_body(body, cls, part) is taken
+
+
+# Lines of a REST NDJSON stream (ValidateHands) the fast read takes (True) or leaves (False).
+NDJSON_LINES: list[tuple[Any, bool]] = [
+    (RECORD, True),  # a bare hand record
+    ({}, True),  # a bare record setting nothing: set all the same
+    ({"id": "a", "record": RECORD}, True),
+    ({"record": {}}, True),
+    ({"id": "a"}, False),  # a bare record with an unknown field
+    ({"id": "b", "batch": [{"id": "1", "record": RECORD}, {"record": {"rules": {"x": 1}}}, {}]}, True),
+    ({"batch": []}, True),
+    ({"id": "b", "batch": [{"record": RECORD}, {"record": {"seats": "4"}}]}, False),  # an unreadable item: its own error
+    ({"record": RECORD, "batch": [{"record": RECORD}]}, True),  # both: answer_json's error, as before
+    ({"game": "rentoy", "record": RECORD}, False),
+    ({"batch": [{"batch": [{"record": RECORD}]}]}, True),
+    ([RECORD], False),
+    ("x", False),
+    ({"id": 5, "record": RECORD}, False),
+]
+
+
+@pytest.mark.parametrize(("body", "taken"), NDJSON_LINES)
+def test_ndjson_lines(body: Any, taken: bool) -> None:
+    """``stream.line_json`` against the message's way (``request_of_line``, ``to_engine``)."""
+    from service import stream
+
+    line = json.dumps(body).encode()
+    got = stream.line_json(line)
+    assert (got is not None) is taken
+    if got is not None:
+        request, unreadable = stream.request_of_line(line)
+        assert unreadable == {}
+        want = ref_to_engine(request)
+        assert got == want
+        assert text(structs_sorted(got)) == text(structs_sorted(want))
+        assert stream.answer_ndjson([line]) == answer_by_messages(line)
+
+
+def answer_by_messages(line: bytes) -> list[bytes]:
+    """``stream.answer_ndjson`` without the fast read."""
+    from service import stream
+
+    original = stream.line_json
+    stream.line_json = lambda _line: None  # type: ignore[assignment]
+    try:
+        return stream.answer_ndjson([line])
+    finally:
+        stream.line_json = original  # type: ignore[assignment]
 
 
 def same_outcome(fast: Any, ref: Any, data: Any, cls: type[Message]) -> None:

@@ -81,6 +81,8 @@ WRITTEN: list[tuple[type[Message], Any]] = [
 def test_the_encoder_writes_protobufs_bytes(cls: type[Message], data: Any) -> None:
     assert encoded(data, cls) == reference(data, cls)
     assert codec.to_wire(data, cls) == reference(data, cls)
+    assert codec._wire is not None
+    codec._wire.check(data, codec._wire_type(cls.DESCRIPTOR))  # what it writes, it vouches for
 
 
 LEFT: list[tuple[type[Message], Any]] = [
@@ -103,9 +105,12 @@ LEFT: list[tuple[type[Message], Any]] = [
 @compiled
 @pytest.mark.parametrize(("cls", "data"), LEFT)
 def test_what_the_encoder_leaves_to_protobuf(cls: type[Message], data: Any) -> None:
-    """The encoder refuses, and ``to_wire`` answers as the message would: its bytes, or its error."""
+    """The encoder refuses, and ``to_wire`` answers as the message would: its bytes, or its error;
+    so does its check without writing (``as_json`` then asks the converter)."""
     with pytest.raises(codec._wire.Doubt):
         encoded(data, cls)
+    with pytest.raises(codec._wire.Doubt):
+        codec._wire.check(data, codec._wire_type(cls.DESCRIPTOR))
     try:
         want: Any = reference(data, cls)
     except json_format.ParseError as exc:
