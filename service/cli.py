@@ -16,7 +16,6 @@ the REST API's problem JSON.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import secrets
@@ -111,16 +110,14 @@ def _listening(host: str, port: int) -> bool:
 
 
 def _read_json(path: str) -> Any:
-    from service.errors import ServiceError
+    """A file's JSON, read as REST reads a body (``codec.loads``: MALFORMED_JSON naming the file)."""
+    from service.codec import loads
 
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
     except OSError as exc:
         raise SystemExit(f"naipes: cannot read {path}: {exc.strerror}") from None
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise ServiceError("MALFORMED_JSON", f"{path} is not valid JSON: {exc}") from None
+    return loads(text, path)
 
 
 def _record(path: str) -> Any:

@@ -143,11 +143,14 @@ def engine_request(body: Any, cls: type[Message], part: str | None = None, *, pa
 
 def loads(text: bytes | str, what: str) -> Any:
     """A client's JSON text (standard JSON only: no NaN or Infinity); ``MALFORMED_JSON`` naming
-    ``what`` ("the body", "the line") otherwise."""
+    ``what`` ("the body", "the line") otherwise, and for arrays and objects nested deeper than
+    the parser follows (about a thousand levels; RFC 8259 section 9 lets a parser set a limit)."""
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ServiceError("MALFORMED_JSON", f"{what} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise ServiceError("MALFORMED_JSON", f"{what} nests arrays or objects too deeply to be read") from None
 
 
 def _reject_constant(name: str) -> Any:

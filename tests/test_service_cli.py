@@ -47,8 +47,9 @@ def test_validate_invalid_input_exits_2_with_a_problem() -> None:
     assert done.returncode == 2 and done.stdout == ""
     problem = json.loads(done.stderr.strip().splitlines()[-1])
     assert problem["code"] == "UNKNOWN_CARD" and problem["field"] == "deal.hands[1]"
-    done = naipes("validate", "-", stdin="{not json")
-    assert done.returncode == 2 and json.loads(done.stderr.strip().splitlines()[-1])["code"] == "MALFORMED_JSON"
+    for text in ("{not json", '{"game": "rentoy", "seats": NaN}', "[" * 100_000):  # as REST reads a body
+        done = naipes("validate", "-", stdin=text)
+        assert done.returncode == 2 and json.loads(done.stderr.strip().splitlines()[-1])["code"] == "MALFORMED_JSON"
     done = naipes("validate", "-", stdin='{"game": "rentoy", "seats": "four"}')
     assert done.returncode == 2 and json.loads(done.stderr.strip().splitlines()[-1])["field"] == "seats"
 

@@ -102,6 +102,8 @@ REST_CASES = [
     ("malformed JSON", '{"game": "rentoy", ', "MALFORMED_JSON", None),
     ("not an object", '["rentoy"]', "INVALID_FIELD", "body"),
     ("NaN", '{"seats": NaN}', "MALFORMED_JSON", None),
+    ("nested too deeply", "[" * 100_000, "MALFORMED_JSON", None),  # deeper than the parser follows
+    ("objects nested too deeply", '{"game": "rentoy", "rules": ' + '{"a": ' * 5_000 + "1" + "}" * 5_001, "MALFORMED_JSON", None),
     ("seats as a word", '{"game": "rentoy", "seats": "four", "dealer": 0}', "INVALID_FIELD", "seats"),
     ("seats as a fraction", '{"game": "rentoy", "seats": 4.5, "dealer": 0}', "INVALID_FIELD", "seats"),
     ("actions not a list", '{"game": "rentoy", "seats": 4, "dealer": 0, "actions": "x"}', "INVALID_FIELD", "actions"),

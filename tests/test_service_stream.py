@@ -443,17 +443,18 @@ def test_rest_stream_equals_validate_hand_over_the_wire(rest_url, http: requests
 def test_rest_bad_lines_are_error_entries_and_the_stream_goes_on(rest_url) -> None:
     good = ndjson_lines(RECORDS[:6])
     lines = [*good[:3], b"{not json\n", b"\n", b"   \n", json.dumps({"id": "bad", "record": BAD}).encode() + b"\n",
-             b"[1, 2]\n", json.dumps({"id": "x", "record": RECORDS[0], "extra": 1}).encode() + b"\n", *good[3:]]
+             b"[1, 2]\n", json.dumps({"id": "x", "record": RECORDS[0], "extra": 1}).encode() + b"\n", *good[3:], b"[" * 100_000 + b"\n"]
     status, _kind, answers = post_stream(rest_url, lines)
     assert status == 200
-    assert len(answers) == 10  # blank lines are skipped
+    assert len(answers) == 11  # blank lines are skipped
+    assert answers[10]["error"]["code"] == "MALFORMED_JSON"  # nested deeper than the parser follows
     assert [a["result"] for a in answers[:3]] == [expected(r)["result"] for r in RECORDS[:3]]
     assert answers[3]["error"]["code"] == "MALFORMED_JSON" and "id" not in answers[3]
     assert answers[4] == {"id": "bad", "error": {"code": "UNKNOWN_CARD", "field": "deal.hands[3]",
                                                  "message": "deal.hands[3]: 9c is not in the 40-card deck"}}
     assert answers[5]["error"]["code"] == "INVALID_FIELD" and answers[5]["error"]["field"] == "body"
     assert answers[6]["error"] == {"code": "INVALID_FIELD", "field": "extra", "message": answers[6]["error"]["message"]}
-    assert [a["result"] for a in answers[7:]] == [expected(r)["result"] for r in RECORDS[3:6]]
+    assert [a["result"] for a in answers[7:10]] == [expected(r)["result"] for r in RECORDS[3:6]]
 
 
 def test_rest_a_batch_line_is_answered_by_a_batch_line(rest_url) -> None:
