@@ -125,8 +125,8 @@ def request_from_json(data: bytes, cls: type[Message], part: str | None = None) 
 
 
 def engine_request(body: Any, cls: type[Message], part: str | None = None, *, part_set: bool = False) -> dict[str, Any] | None:
-    """``request_from_json`` of a body already read (by orjson, or as the standard library
-    reads it). ``part_set``: the field ``part`` is set even when the body sets nothing in it."""
+    """``request_from_json`` of a body orjson has read (which holds no NaN or infinity).
+    ``part_set``: the field ``part`` is set even when the body sets nothing in it."""
     try:
         if part is None:
             return _engine_json(body, _type(cls.DESCRIPTOR), 1)

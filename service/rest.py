@@ -7,8 +7,9 @@ fields; the shared handler answers (``service.handlers.ANSWERS``: the engine's J
 response message's JSON in protobuf's mapping, checked against the schema by ``codec.as_json``);
 the ``response_body`` field (or the whole response) is printed. A body that is the whole
 request (no path variables, no query) is read straight into the engine's JSON when the codec
-vouches for it (``codec.request_from_json``), the same JSON the message would print. Errors are ``application/problem+json``
-with the code of the error table, the same code gRPC puts in ``ErrorInfo.reason``.
+vouches for it (``codec.request_from_json``), the same JSON the message would print. Errors are
+``application/problem+json`` with the code of the error table, the same code gRPC puts in
+``ErrorInfo.reason``.
 
 Also served: ``GET /healthz`` (infrastructure, like gRPC's health service) and
 ``GET /v1/openapi.json`` (generated from the same descriptors).
