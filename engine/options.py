@@ -76,9 +76,12 @@ def parse_options(cls: type[T], rules: Any, field: str = "rules") -> T:
 
 
 def _parse(cls: type[T], rules: dict[str, Any], field: str) -> T:
+    """The options of ``rules``; of several wrong ones, the error names the first by name, so
+    that it does not depend on the order a transport keeps (a protobuf Struct's is its map's)."""
     fields = _fields(cls)
     values = {}
-    for name, value in rules.items():
+    for name in sorted(rules, key=str):
+        value = rules[name]
         f = fields.get(name)
         if f is None:
             known = ", ".join(sorted(fields)) or "none"

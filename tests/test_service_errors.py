@@ -62,6 +62,11 @@ CASES = [
      "INVALID_OPTION_VALUE", "rules.ladder"),
     ("option of the wrong type", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("rules", {"playAllTricks": 1}))},
      "INVALID_OPTION_VALUE", "rules.playAllTricks"),
+    # of several wrong options, the first by name, whatever order the transport keeps them in
+    ("several wrong options", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("rules", {"zz": 1, "ladder": "1-2", "aa": 2}))},
+     "UNKNOWN_OPTION", "rules.aa"),
+    ("several wrong options, a bad value first", "ValidateHand",
+     {"record": _changed(lambda r: r.__setitem__("rules", {"zz": 1, "yy": 2, "playAllTricks": 1}))}, "INVALID_OPTION_VALUE", "rules.playAllTricks"),
     ("unknown game", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("game", "mus"))}, "UNKNOWN_GAME", "game"),
     ("seats", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("seats", 5))}, "INVALID_SEATS", "seats"),
     ("dealer out of range", "ValidateHand", {"record": _changed(lambda r: r.__setitem__("dealer", 6))}, "SEAT_OUT_OF_RANGE", "dealer"),
