@@ -27,6 +27,7 @@ import base64
 import json
 import math
 import re
+import sys
 import threading
 from typing import Any, TypeVar
 
@@ -359,8 +360,11 @@ class _Field:
     def __init__(self, field: Any, owner: Any) -> None:
         # (typed: compiled, _kwargs reads these natively on every key of every answer)
         self.descriptor = field
-        self.name: str = field.name
-        self.key: str = field.json_name
+        # Interned: the engine's keys are literals (interned), so a lookup of one of these in its
+        # answers, or of its keys in what the decoder makes, matches by identity, without
+        # comparing the characters (protobuf gives new strings).
+        self.name: str = sys.intern(field.name)
+        self.key: str = sys.intern(field.json_name)
         self.repeated: bool = is_repeated(field)
         self.presence: bool = field.has_presence
         self.check: Any = None  # the one Python type a parsed value must have (_PLAIN)
