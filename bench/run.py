@@ -856,23 +856,14 @@ def bound(cfg: Config, work: Path) -> dict[str, Any]:
             return json.loads(process.stdout.readline())
 
         base = f"http://127.0.0.1:{port}"
-        runs: dict[str, dict[str, list[float]]] = {name: {"health": [], "stored": [], "validate": []} for name in api.GAMES}
-        cpu = {name: [0, 0.0] for name in api.GAMES}
-        for _ in range(cfg.service_repeats):
-            for name in api.GAMES:
-                body = files[f"ValidateHand/{name}"]["grpc"]
-                for kind, url, data in (("health", "/grpc.health.v1.Health/Check", files["health.grpc"]),
-                                        ("stored", "/bench.Stored/ValidateHand", body),
-                                        ("validate", "/naipes.v1.NaipesService/ValidateHand", body)):
-                    handler_cpu()
-                    load = h2load(base + url, data, cfg.service_seconds, cfg.warm_up, raw)
-                    if load.errors:
-                        raise RuntimeError(f"bound: {load.errors} errors: {load.command}")
-                    runs[name][kind].append(load.rps)
-                    if kind == "validate":
-                        spent = handler_cpu().get(name, {"calls": 0, "cpu_seconds": 0.0})
-                        cpu[name][0] += spent["calls"]
-                        cpu[name][1] += spent["cpu_seconds"]
+        urls = {"health": "/grpc.health.v1.Health/Check", "stored": "/bench.Stored/ValidateHand",
+                "validate": "/naipes.v1.NaipesService/ValidateHand"}
+
+        def load(name: str, kind: str) -> Load:
+            data = files["health.grpc"] if kind == "health" else files[f"ValidateHand/{name}"]["grpc"]
+            return h2load(base + urls[kind], data, cfg.service_seconds, cfg.warm_up, raw)
+
+        runs, cpu = bound_rounds(cfg, load, lambda name: handler_cpu().get(name, {"calls": 0, "cpu_seconds": 0.0}))
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -892,15 +883,8 @@ def bound(cfg: Config, work: Path) -> dict[str, Any]:
             start = time.thread_time()
             call()
             spent += time.thread_time() - start
-        health, stored, validate = (median(runs[name][k]) for k in ("health", "stored", "validate"))
-        results["games"][name] = {
-            "health_rps": health, "stored_rps": stored, "validate_rps": validate, "runs": runs[name],
-            "stored_vs_health": stored / health, "validate_vs_health": validate / health,
-            "handler_us_under_load": cpu[name][1] / max(1, cpu[name][0]) * 1e6, "handler_calls_under_load": cpu[name][0],
-            "handler_us_warm": elapsed / n * 1e6, "handler_us_evicted": spent / cold * 1e6,
-            # the most a call may add to the health check's time and keep ValidateHand at the target
-            "budget_us": (1 / TARGETS["validate_vs_health"] - 1) / health * 1e6}
-        entry = results["games"][name]
+        entry = results["games"][name] = {**bound_figures(runs[name], cpu[name], "handler"),
+                                          "handler_us_warm": elapsed / n * 1e6, "handler_us_evicted": spent / cold * 1e6}
         log(f"  bound {name}: stored answer {entry['stored_vs_health']:.2f}, ValidateHand {entry['validate_vs_health']:.2f} of health; "
             f"handler {entry['handler_us_under_load']:.0f} us under load, {entry['handler_us_warm']:.0f} warm, "
             f"{entry['handler_us_evicted']:.0f} evicted (budget {entry['budget_us']:.0f})")
@@ -935,38 +919,55 @@ def bound_rest(cfg: Config, files: dict[str, Any], raw: Path) -> dict[str, Any]:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"bound: gunicorn did not start: see {log_file.name}")
             time.sleep(0.1)
-        runs: dict[str, dict[str, list[float]]] = {name: {"health": [], "stored": [], "validate": []} for name in api.GAMES}
-        cpu = {name: [0, 0.0] for name in api.GAMES}
-        for _ in range(cfg.service_repeats):
-            for name in api.GAMES:
-                body = files[f"ValidateHand/{name}"]["json"]
-                for kind, url, data in (("health", "/healthz", None), ("stored", "/bench/stored", body),
-                                        ("validate", "/v1/hands:validate", body)):
-                    view_cpu()
-                    load = wrk(base + url, data, cfg.service_seconds, raw)
-                    if load.errors:
-                        raise RuntimeError(f"bound: {load.errors} errors: {load.command}")
-                    runs[name][kind].append(load.rps)
-                    if kind == "validate":
-                        spent = view_cpu()
-                        cpu[name][0] += spent["calls"]
-                        cpu[name][1] += spent["cpu_seconds"]
+        urls = {"health": "/healthz", "stored": "/bench/stored", "validate": "/v1/hands:validate"}
+
+        def load(name: str, kind: str) -> Load:
+            return wrk(base + urls[kind], None if kind == "health" else files[f"ValidateHand/{name}"]["json"], cfg.service_seconds, raw)
+
+        runs, cpu = bound_rounds(cfg, load, lambda _name: view_cpu())
     finally:
         process.terminate()
         process.wait(timeout=30)
         log_file.close()
     results: dict[str, Any] = {"games": {}, "command": shlex.join([Path(command[0]).name, *command[1:]]).replace(str(port), "PORT")}
     for name in api.GAMES:
-        health, stored, validate = (median(runs[name][k]) for k in ("health", "stored", "validate"))
-        results["games"][name] = {
-            "health_rps": health, "stored_rps": stored, "validate_rps": validate, "runs": runs[name],
-            "stored_vs_health": stored / health, "validate_vs_health": validate / health,
-            "view_us_under_load": cpu[name][1] / max(1, cpu[name][0]) * 1e6, "view_calls_under_load": cpu[name][0],
-            "budget_us": (1 / TARGETS["validate_vs_health"] - 1) / health * 1e6}
-        entry = results["games"][name]
+        entry = results["games"][name] = bound_figures(runs[name], cpu[name], "view")
         log(f"  bound {name} REST: stored answer {entry['stored_vs_health']:.2f}, ValidateHand {entry['validate_vs_health']:.2f} of health; "
             f"view {entry['view_us_under_load']:.0f} us under load (budget {entry['budget_us']:.0f})")
     return results
+
+
+def bound_rounds(cfg: Config, load: Callable[[str, str], Load], spent: Callable[[str], dict[str, Any]]
+                 ) -> tuple[dict[str, dict[str, list[float]]], dict[str, list[float]]]:
+    """``cfg.service_repeats`` rounds of, per game, the health check, the stored answer and
+    ValidateHand (``load(game, kind)``); their req/s by game and kind, and the calls and CPU
+    seconds ValidateHand's handler spent by game (``spent(game)``: since it was last asked)."""
+    runs: dict[str, dict[str, list[float]]] = {name: {"health": [], "stored": [], "validate": []} for name in api.GAMES}
+    cpu = {name: [0.0, 0.0] for name in api.GAMES}
+    for _ in range(cfg.service_repeats):
+        for name in api.GAMES:
+            for kind in ("health", "stored", "validate"):
+                spent(name)
+                result = load(name, kind)
+                if result.errors:
+                    raise RuntimeError(f"bound: {result.errors} errors: {result.command}")
+                runs[name][kind].append(result.rps)
+                if kind == "validate":
+                    figures = spent(name)
+                    cpu[name][0] += figures["calls"]
+                    cpu[name][1] += figures["cpu_seconds"]
+    return runs, cpu
+
+
+def bound_figures(runs: dict[str, list[float]], cpu: list[float], what: str) -> dict[str, Any]:
+    """One game's figures of ``bound_rounds``: the medians, their ratios to the health check, the
+    CPU of ``what`` (the handler, the view) per call under load, and the budget."""
+    health, stored, validate = (median(runs[k]) for k in ("health", "stored", "validate"))
+    return {"health_rps": health, "stored_rps": stored, "validate_rps": validate, "runs": runs,
+            "stored_vs_health": stored / health, "validate_vs_health": validate / health,
+            f"{what}_us_under_load": cpu[1] / max(1, cpu[0]) * 1e6, f"{what}_calls_under_load": int(cpu[0]),
+            # the most a call may add to the health check's time and keep ValidateHand at the target
+            "budget_us": (1 / TARGETS["validate_vs_health"] - 1) / health * 1e6}
 
 
 def request_steps(record: dict[str, Any], cfg: Config) -> dict[str, float]:
