@@ -125,15 +125,14 @@ def request_from_json(data: bytes, cls: type[Message], part: str | None = None) 
     return engine_request(body, cls, part)
 
 
-def engine_request(body: Any, cls: type[Message], part: str | None = None, *, part_set: bool = False) -> dict[str, Any] | None:
-    """``request_from_json`` of a body orjson has read (which holds no NaN or infinity).
-    ``part_set``: the field ``part`` is set even when the body sets nothing in it."""
+def engine_request(body: Any, cls: type[Message], part: str | None = None) -> dict[str, Any] | None:
+    """``request_from_json`` of a body orjson has read (which holds no NaN or infinity)."""
     try:
         if part is None:
             return _engine_json(body, _type(cls.DESCRIPTOR), 1)
         field = cls.DESCRIPTOR.fields_by_name[part]
         inner = _engine_json(body, _type(field.message_type), 2)
-        if not inner and not part_set:
+        if not inner:
             if body:
                 raise _Doubt  # (whether the field is then set is protobuf's to say)
             return {}
@@ -531,7 +530,7 @@ def _wire_types(spec: _Type, made: dict[Any, Any]) -> Any:
     assert _wire is not None
     wire = made[spec] = _wire.Type()
     fields = []
-    for f in sorted(spec.fields, key=lambda f: f.descriptor.number):
+    for f in spec.by_number:
         sub = None
         kind: int = _wire.Kind.MESSAGE
         if f.kind == _MESSAGE:

@@ -197,7 +197,7 @@ def line_json(line: bytes) -> dict[str, Any] | None:
     except orjson.JSONDecodeError:
         return None
     if not (isinstance(data, dict) and ("record" in data or "batch" in data) and "game" not in data):
-        return engine_request(data, pb.ValidateHandsRequest, "record", part_set=True)  # a bare hand record
+        data = {"record": data}  # a bare hand record: the request's record, set even when empty
     return engine_request(data, pb.ValidateHandsRequest)
 
 
