@@ -44,7 +44,7 @@ from engine.record import (
     remember_last,
     with_item,
 )
-from engine.tresillo_options import Options
+from engine.tresillo_options import Options, solera_unsurrenderable
 from engine.tresillo_settle import BASTO, ESPADA, PLAIN_ORDER, Table, trump_order
 from engine.tricks import Trick
 
@@ -600,7 +600,7 @@ def _may_surrender(state: State) -> bool:
     jugador = state.jugador
     if state.phase != PLAY or jugador is None or state.lance == "solo" or state.rendido is not None:
         return False
-    if state.lance == "vuelta" and state.solera and state.options.solera_surrender == "forbidden":
+    if state.lance == "vuelta" and solera_unsurrenderable(state.options, state.solera):
         return False
     if state.options.surrender_only_on_own_turn and state.turn != jugador:
         return False
@@ -783,7 +783,7 @@ def _why_no_surrender(state: State, seat: int) -> str:
         return "a solo cannot be surrendered: the Jugador must play it out"
     if state.rendido is not None:
         return "the Jugador has already surrendered"
-    if state.solera and state.options.solera_surrender == "forbidden":
+    if solera_unsurrenderable(state.options, state.solera):
         return "a vuelta solera cannot be surrendered (soleraSurrender forbidden)"
     if state.options.surrender_only_on_own_turn and state.turn != seat:
         return "the Jugador may surrender only at his own turn (surrenderOnlyOnOwnTurn)"

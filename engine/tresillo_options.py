@@ -62,3 +62,10 @@ class Options:
     gemelas_on_cartulina: str = option("separate", ("separate", "joint"), "A29",
                                        "puestas gemelas written on the cartulina as two entries or one")
     stop_when_decided: bool = option(True, (True, False), "A33", "the hand ends as soon as its result is certain")
+
+
+def solera_unsurrenderable(options: Options, solera: bool) -> bool:
+    """A9: a vuelta solera cannot be surrendered under ``soleraSurrender: forbidden``, but only
+    while it counts as one (``vueltaSoleraAllowed``): with that option off a one-card vuelta is a
+    plain vuelta everywhere, and every vuelta may be surrendered (7.4)."""
+    return solera and options.vuelta_solera_allowed and options.solera_surrender == "forbidden"

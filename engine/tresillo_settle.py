@@ -18,7 +18,7 @@ from typing import Any, Final
 from engine.cards import DECK_40, Card, Suit, cards_str, suit_index, suit_word
 from engine.errors import InvalidInput
 from engine.record import fields_repr, json_int, replaced
-from engine.tresillo_options import Options
+from engine.tresillo_options import Options, solera_unsurrenderable
 
 # ---- rank tables (spec 1.3), highest first ------------------------------------------------------
 
@@ -738,7 +738,7 @@ def read_hand(options: Options, request: dict[str, Any]) -> Hand:
             raise InvalidInput("INVALID_FIELD", "tresillo.bola", "a surrendered hand has no bola")
         if lance == "solo":
             raise InvalidInput("INVALID_FIELD", "tresillo.surrender", "a solo cannot be surrendered (the Jugador must play it out)")
-        if lance == "vuelta" and solera and options.solera_surrender == "forbidden":
+        if lance == "vuelta" and solera_unsurrenderable(options, solera):
             raise InvalidInput("INVALID_FIELD", "tresillo.surrender", "a vuelta solera cannot be surrendered under soleraSurrender: forbidden")
         if surrender == "defended":
             if lance == "vuelta":

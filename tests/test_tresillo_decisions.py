@@ -261,6 +261,22 @@ def test_a09_vuelta_solera_allowed():
     assert cards_of(played, 1) == set("1e 7o 1b 1o 12o 11o 3c 4e 4b".split())
 
 
+def test_a09_solera_surrender_forbidden_only_while_it_counts_as_a_solera():
+    exchanged = rec(STD, [*MANO_WINS, "1 vuelta", "1 descarte 5b", "2 contra", "2 descarte", "3 descarte"], stock_top="4b")
+    forbidden = {"soleraSurrender": "forbidden"}
+    assert "1 rindo" in legal(ok(exchanged))
+    assert "1 rindo" not in legal(ok({**exchanged, "rules": forbidden}))
+    assert violation({**more(exchanged, "1 rindo"), "rules": forbidden}) == (len(exchanged["actions"]), "NOT_ALLOWED_NOW")
+    # vueltaSoleraAllowed off: a one-card vuelta is a plain vuelta everywhere, and any vuelta may
+    # be surrendered (7.4), paid as by default: the turned 4b makes it a favor, 10 to each of the
+    # three others (the alcalde's less his 5 to the plate), and the Jugador's puesta of 45.
+    plain = {**forbidden, "vueltaSoleraAllowed": False}
+    assert "1 rindo" in legal(ok({**exchanged, "rules": plain}))
+    rendida = ok({**more(exchanged, "1 rindo"), "rules": plain})
+    assert rendida["finished"] and rendida["outcome"] == "rendida"
+    assert rendida["net"] == ok(more(exchanged, "1 rindo"))["net"] == [-5 + 10, -30 - 45, 10, 10]
+
+
 def test_a09_vuelta_discards_k_draws_k_minus_one():
     record = rec(STD, [*MANO_WINS, "1 vuelta", "1 descarte 3c 4e 5b", "2 contra", "2 descarte", "3 descarte"], stock_top="4b")
     # 4b turned and kept; 3c 4e 5b out; two drawn from the stock after the 4b: 10o 4c.

@@ -28,7 +28,7 @@ MALA = {"o": "7o", "c": "7c", "e": "2e", "b": "2b"}
 DEFAULTS = {"favorSuit": "bastos", "vueltaTurnedCardDiscardable": False, "entradaMinDiscard": 0,
             "auctionPriority": "manoOnly", "espadaForzada": "off", "contraOrder": "rightChooses",
             "matadorForcing": "handMano", "multiMatadorRenege": True, "surrenderOnlyOnOwnTurn": False,
-            "soleraSurrender": "asVuelta", "stopWhenDecided": True}
+            "vueltaSoleraAllowed": True, "soleraSurrender": "asVuelta", "stopWhenDecided": True}
 
 OPTION_SETS = {
     "defaults": {},
@@ -38,8 +38,10 @@ OPTION_SETS = {
     "strict-exchange": {"entradaMinDiscard": 1, "contraOrder": "turnOrder", "vueltaTurnedCardDiscardable": True,
                         "espadaForzada": "mustOpen", "surrenderOnlyOnOwnTurn": True},
     "if-all-pass": {"espadaForzada": "ifAllPass", "favorSuit": "copas", "soleraSurrender": "forbidden"},
+    # A9: with the solera off, a one-card vuelta is a plain vuelta, which may be surrendered.
+    "no-solera": {"vueltaSoleraAllowed": False, "soleraSurrender": "forbidden"},
 }
-HANDS = 8 * SOAK  # per table size and option set: 2 x 5 x 8 = 80 hands (times NAIPES_SOAK: tests/soak.py)
+HANDS = 8 * SOAK  # per table size and option set: 2 x 6 x 8 = 96 hands (times NAIPES_SOAK: tests/soak.py)
 TABLES = [None, {"plate": 10, "plateHolds": "none", "cartulina": []}, {"plate": 30, "plateHolds": "primera", "cartulina": []},
           {"plate": 60, "plateHolds": "reservada", "cartulina": [{"seat": 0, "amount": 60}, {"seat": 1, "amount": 25}]}]
 
@@ -187,7 +189,8 @@ class Ref:
     def may_rindo(self, seat: int) -> bool:
         if self.phase != "play" or seat != self.jugador or self.rendido is not None or self.lance == "solo":
             return False
-        if self.lance == "vuelta" and self.solera and self.rules["soleraSurrender"] == "forbidden":
+        if (self.lance == "vuelta" and self.solera and self.rules["vueltaSoleraAllowed"]
+                and self.rules["soleraSurrender"] == "forbidden"):
             return False
         if self.jugador_cards >= 4:
             return False

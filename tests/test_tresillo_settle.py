@@ -15,6 +15,7 @@ from examples_support import examples_dir
 from engine.cards import DECK_40, Card, Suit
 from engine.errors import InvalidInput
 from engine.tresillo import Options
+from engine.tresillo_options import solera_unsurrenderable
 from engine.tresillo_settle import (
     MATADORES,
     Hand,
@@ -305,6 +306,9 @@ def test_a9_solera_surrender_forbidden_is_rejected() -> None:
     with pytest.raises(InvalidInput) as err:
         settle_summary(Options(solera_surrender="forbidden"), Table(), request)
     assert err.value.field == "tresillo.surrender"
+    # With the solera off it is a plain vuelta everywhere, surrendered for the vuelta's 5.
+    plain = settle_summary(Options(solera_surrender="forbidden", vuelta_solera_allowed=False), Table(), request)
+    assert plain["outcome"] == "rendida" and plain["net"] == settle_summary(DEFAULT, Table(), request)["net"]
 
 
 def test_a15_defender_takes_plate() -> None:
@@ -669,7 +673,7 @@ def random_hand(rng: random.Random, seats: int, dealer: int, options: Options) -
     trump = rng.choice(list(Suit))
     base = dict(seats=seats, dealer=dealer, jugador=jugador, lance=lance, trump=trump, solera=solera, jugador_cards=held)
     roll = rng.random()
-    if lance != "solo" and roll < 0.15 and not (solera and options.solera_surrender == "forbidden"):
+    if lance != "solo" and roll < 0.15 and not solera_unsurrenderable(options, solera):
         return Hand(**base, surrender="accepted", trick_winners=tuple(rng.choice(active) for _ in range(rng.randint(0, 3))))  # type: ignore[arg-type]
     if lance == "entrada" and roll < 0.35:
         defender = rng.choice(contra)
