@@ -266,8 +266,9 @@ class _Ledger:
         self.forfeited.append(item)
 
     def opposite(self, payer: int, payee: int, amount: int, reason: str) -> tuple[int, str]:
-        """R34 ``oppositeDouble``: a payment between a seat and the seat opposite is doubled."""
-        if self.options.opposite_double and (payer - payee) % SEATS == 2:
+        """R34 ``oppositeDouble``: a payment between a seat and the seat opposite is doubled (the
+        fondo and the escrow are no seat: what moves to or from them is never doubled)."""
+        if self.options.opposite_double and payer >= 0 and payee >= 0 and (payer - payee) % SEATS == 2:
             return 2 * amount, f"{reason}, doubled between opposite seats"
         return amount, reason
 
@@ -447,10 +448,11 @@ def _quinola(led: _Ledger, t: PlayedTrick, p: Play, napolitana: int | None, late
         return
     led.into_fondo(holder, led.fondo, f"quínola {what} in trick {n}: pays an amount equal to the fondo, {led.fondo}", n)
     if o.quinola_forced_pays_forcer and p.kind == "forced" and leader != holder:
-        led.side_payment(holder, leader, 4 * m, f"quínola forced in trick {n}: {4 * m} to the player who forced it", n)
+        # [ENC]: the forcer "wins 4 from its holder and 1 from each player" (the two others).
+        led.side_payment(holder, leader, 4 * m, f"quínola forced in trick {n}: {4 * m} from its holder to the player who forced it", n)
         for s in _play_order(leader):
             if s not in (holder, leader):
-                led.side_payment(holder, s, m, f"quínola forced in trick {n}: {m} to each other player", n)
+                led.side_payment(s, leader, m, f"quínola forced in trick {n}: {m} from each other player to the player who forced it", n)
 
 
 def _play_order(first: int) -> list[int]:

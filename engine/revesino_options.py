@@ -47,7 +47,7 @@ class Options:
     double_applies_to: str = option("sidePayments", ("sidePayments", "all"), "R13",
                                     "what the first and last tricks double: the side payments, or also the napolitana's 2/1/1")
     quinola_forced_pays_forcer: bool = option(False, (False, True), "R14",
-                                              "a forced quínola also pays the forcer 4 and each other player 1")
+                                              "the forcer of a quínola also collects 4 from its holder and 1 from each other player")
     # The revesino (A6.5, R16-R19, R33).
     renuncio_penalty_refunded: bool = option(False, (False, True), "R16", "an announced revesino also refunds revoke penalties")
     play_out_after_cut: bool = option(False, (False, True), "R17", "play trick 11 after a cut and name a hand winner")

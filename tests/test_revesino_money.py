@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from engine import api
 from engine.cards import DECK_48, Card, Suit
 from engine.errors import InvalidInput
 from engine.revesino import Options
@@ -527,10 +528,12 @@ def test_r13_r27_napolitana_quinola_forced_by_a_high_oros() -> None:
 
 
 def test_r14_quinola_forced_pays_forcer() -> None:
+    # [ENC]: the forcer "wins 4 from its holder and 1 from each player": S1 leads 12o and forces
+    # S2's 10o; S2 pays the fondo and 4 to S1, and S3 and S0 pay S1 one each.
     t = T(4, 1, "12o 10o 4o 7o", forced="10o")
     got = trick_payments(Options(quinola_forced_pays_forcer=True), t, 12, None)
     assert [(p["payer"], p["payee"], p["amount"]) for p in got] == [
-        ("seat 2", "fondo", 12), ("seat 2", "seat 1", 4), ("seat 2", "seat 3", 1), ("seat 2", "seat 0", 1)]
+        ("seat 2", "fondo", 12), ("seat 2", "seat 1", 4), ("seat 3", "seat 1", 1), ("seat 0", "seat 1", 1)]
 
 
 def test_r16_renuncio_fine_refunded_on_a_revesino() -> None:
@@ -662,6 +665,26 @@ def test_r34_opposite_double() -> None:
     assert [(p["payer"], p["payee"], p["amount"]) for p in got] == [("seat 3", "seat 1", 2)]
     won = run(Course(dealer=0, fondo=16, tricks=_rv9_tricks([3, 3]), announcer=3, finished=True), opposite_double=True)
     assert fee_free(won) == [-16, -32, -16, 17 + 64]
+
+
+def test_r34_opposite_double_never_doubles_the_fondo() -> None:
+    # Seat 1 wins every trick and announces the revesino after the ninth: he takes the fondo (20
+    # and the dealer's 1) once, though the fondo (party -1 in the ledger) is "opposite" seat 1 by
+    # seat arithmetic; the 16 from each player are doubled for seat 3, the one opposite.
+    hands = ["4o 7o 4c 7c 10c 4e 7e 10e 4b 7b 10b 10o", "1o 12o 1c 12c 11c 1e 12e 11e 1b 12b 11b",
+             "2o 5o 2c 5c 8c 2e 5e 8e 2b 5b 8b", "3o 6o 3c 6c 9c 3e 6e 9e 3b 6b 9b"]
+    actions = ["1 quedo", "2 quedo", "3 quedo", "0 descarte 10o",
+               "1 1o", "2 2o", "3 3o", "0 4o", "1 12o", "2 5o", "3 6o", "0 7o", "1 1c", "2 2c", "3 3c", "0 4c",
+               "1 12c", "2 5c", "3 6c", "0 7c", "1 11c", "2 8c", "3 9c", "0 10c", "1 1e", "2 2e", "3 3e", "0 4e",
+               "1 12e", "2 5e", "3 6e", "0 7e", "1 11e", "2 8e", "3 9e", "0 10e", "1 1b", "2 2b", "3 3b", "0 4b",
+               "1 revesino", "1 12b", "2 5b", "3 6b", "0 7b", "1 11b", "2 8b", "3 9b", "0 10b"]
+    record = {"game": "revesino", "seats": 4, "dealer": 0, "table": {"fondo": 20}, "rules": {"oppositeDouble": True},
+              "deal": {"hands": hands, "stock": "8o 9o 11o"}, "actions": actions}
+    result = api.validate(record)
+    assert result["valid"] and result["finished"] and result["revesino"] == {"seat": 1, "outcome": "won"}
+    assert result["net"] == [-17, 21 + 16 + 16 + 32, -16, -32] and result["table"] == {"fondo": 0}
+    assert [p for p in result["payments"] if p["payer"] == "fondo"] == [
+        {"payer": "fondo", "payee": "seat 1", "amount": 21, "reason": "revesino won: seat 1 takes the fondo, 21"}]
 
 
 def test_r36_revesino_does_not_void_napolitana() -> None:
