@@ -323,6 +323,8 @@ def role(pid: int) -> str:
         return "gunicorn"
     if "resource_tracker" in cmd:
         return "multiprocessing resource tracker"
+    if "naipes serve" in cmd:
+        return "naipes serve (the supervisor)"
     return cmd[:60]
 
 
