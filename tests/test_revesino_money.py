@@ -667,10 +667,12 @@ def test_r34_opposite_double() -> None:
     assert fee_free(won) == [-16, -32, -16, 17 + 64]
 
 
-def test_r34_opposite_double_never_doubles_the_fondo() -> None:
-    # Seat 1 wins every trick and announces the revesino after the ninth: he takes the fondo (20
-    # and the dealer's 1) once, though the fondo (party -1 in the ledger) is "opposite" seat 1 by
-    # seat arithmetic; the 16 from each player are doubled for seat 3, the one opposite.
+@pytest.mark.parametrize("shift", range(4))
+def test_r34_opposite_double_never_doubles_the_fondo(shift: int) -> None:
+    # The dealer's left-hand neighbour wins every trick and announces the revesino after the
+    # ninth: he takes the fondo (20 and the dealer's 1) once, though for seat 1 the fondo (party -1
+    # in the ledger) is "opposite" by seat arithmetic; the 16 from each player are doubled for the
+    # seat opposite him. The same hand at every position of the table (dealer ``shift``).
     hands = ["4o 7o 4c 7c 10c 4e 7e 10e 4b 7b 10b 10o", "1o 12o 1c 12c 11c 1e 12e 11e 1b 12b 11b",
              "2o 5o 2c 5c 8c 2e 5e 8e 2b 5b 8b", "3o 6o 3c 6c 9c 3e 6e 9e 3b 6b 9b"]
     actions = ["1 quedo", "2 quedo", "3 quedo", "0 descarte 10o",
@@ -678,13 +680,20 @@ def test_r34_opposite_double_never_doubles_the_fondo() -> None:
                "1 12c", "2 5c", "3 6c", "0 7c", "1 11c", "2 8c", "3 9c", "0 10c", "1 1e", "2 2e", "3 3e", "0 4e",
                "1 12e", "2 5e", "3 6e", "0 7e", "1 11e", "2 8e", "3 9e", "0 10e", "1 1b", "2 2b", "3 3b", "0 4b",
                "1 revesino", "1 12b", "2 5b", "3 6b", "0 7b", "1 11b", "2 8b", "3 9b", "0 10b"]
-    record = {"game": "revesino", "seats": 4, "dealer": 0, "table": {"fondo": 20}, "rules": {"oppositeDouble": True},
-              "deal": {"hands": hands, "stock": "8o 9o 11o"}, "actions": actions}
+
+    def seat(s: int) -> int:
+        return (s + shift) % 4
+
+    record = {"game": "revesino", "seats": 4, "dealer": shift, "table": {"fondo": 20}, "rules": {"oppositeDouble": True},
+              "deal": {"hands": [hands[(s - shift) % 4] for s in range(4)], "stock": "8o 9o 11o"},
+              "actions": [f"{seat(int(a.split()[0]))} {a.split(maxsplit=1)[1]}" for a in actions]}
     result = api.validate(record)
-    assert result["valid"] and result["finished"] and result["revesino"] == {"seat": 1, "outcome": "won"}
-    assert result["net"] == [-17, 21 + 16 + 16 + 32, -16, -32] and result["table"] == {"fondo": 0}
+    winner = seat(1)
+    assert result["valid"] and result["finished"] and result["revesino"] == {"seat": winner, "outcome": "won"}
+    net = [-17, 21 + 16 + 16 + 32, -16, -32]  # by position: the dealer, the announcer, ...
+    assert result["net"] == [net[(s - shift) % 4] for s in range(4)] and result["table"] == {"fondo": 0}
     assert [p for p in result["payments"] if p["payer"] == "fondo"] == [
-        {"payer": "fondo", "payee": "seat 1", "amount": 21, "reason": "revesino won: seat 1 takes the fondo, 21"}]
+        {"payer": "fondo", "payee": f"seat {winner}", "amount": 21, "reason": f"revesino won: seat {winner} takes the fondo, 21"}]
 
 
 def test_r36_revesino_does_not_void_napolitana() -> None:
