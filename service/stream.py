@@ -36,6 +36,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -156,8 +157,8 @@ def answer_wire(batch: list[bytes]) -> list[bytes]:
     for data in batch:
         try:
             request = request_json(data, pb.ValidateHandsRequest)
-        except ServiceError as error:  # not a ValidateHandsRequest
-            out.append(from_engine({"error": problem_json(error)}, pb.ValidateHandsResponse).SerializeToString())
+        except Exception as exc:  # not a ValidateHandsRequest (or, unexpected, INTERNAL): the message's error
+            out.append(from_engine({"error": problem(exc)}, pb.ValidateHandsResponse).SerializeToString())
             continue
         out.append(answer_bytes(request))
     return out
@@ -222,8 +223,8 @@ def answer_ndjson(batch: list[bytes]) -> list[bytes]:
                 data = as_json(answered, pb.ValidateHandsResponse)
             except Exception:  # an answer the schema cannot hold: the record's INTERNAL error
                 data = to_json(_message(answered))
-        except ServiceError as error:
-            data = {"error": problem_json(error)}
+        except Exception as exc:  # the line's error (INTERNAL if unexpected, and logged), not its batch's
+            data = {"error": problem(exc)}
         out.append(dumps_bytes(data) + b"\n")
     return out
 
@@ -484,11 +485,14 @@ def _pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], o
                 try:
                     answers = future.result()
                 except Exception as exc:
-                    log.error("ValidateHands: a worker failed (%s); a fresh pool takes over", exc)
                     answers = on_failure(chunk, exc)
-                    if executor is _pool:
-                        _discard_pool(executor)
-                        executor = pool()
+                    if not isinstance(exc, BrokenProcessPool):  # the work raised: the pool is sound
+                        log.error("ValidateHands: a batch failed (%r); its records are answered INTERNAL", exc)
+                    else:  # a worker died, or the pool was shut down
+                        log.error("ValidateHands: a worker failed (%s); a fresh pool takes over", exc)
+                        if executor is _pool:
+                            _discard_pool(executor)
+                            executor = pool()
                 for item, out in zip(chunk, answers, strict=True):
                     yield out
                     window.give(len(item))
@@ -499,9 +503,9 @@ def _pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], o
                 chunk, buffer = buffer[:n], buffer[n:]
                 try:
                     future = executor.submit(work, chunk)
-                except RuntimeError as exc:  # the pool broke between two batches
+                except RuntimeError as exc:  # the pool broke, or was shut down, between two batches
                     future = Future()
-                    future.set_exception(exc)
+                    future.set_exception(exc if isinstance(exc, BrokenProcessPool) else BrokenProcessPool(str(exc)))
                 future.add_done_callback(notify)
                 pending.append((future, chunk))
             kind, value = events.get()

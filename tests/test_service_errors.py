@@ -129,6 +129,34 @@ def test_bad_json_over_rest(case, body, code, field, channel, http, rest_url) ->
     assert_healthy(channel, http, rest_url)
 
 
+@pytest.mark.parametrize(("body", "code", "field"), [
+    ('{"game": "rentoy", "seats": 4, "dealer": 0, "rules": {"ladder": 1e400}}', "INVALID_OPTION_VALUE", "rules.ladder"),
+    ('{"game": "revesino", "seats": 4, "dealer": 0, "rules": {"stake": -1e999}}', "INVALID_OPTION_VALUE", "rules.stake"),
+    ('{"game": "rentoy", "seats": 4, "dealer": 0, "rules": {"zz": [1e400]}}', "UNKNOWN_OPTION", "rules.zz"),
+], ids=["beyond a double", "below a double", "unknown, beyond a double"])
+def test_an_option_beyond_a_double_over_rest(body, code, field, channel, http, rest_url) -> None:
+    """A JSON number beyond a double's range is read as infinite: the option is named, as any
+    wrong option; it was a 500 (json_format cannot print it)."""
+    failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
+    assert (failure.status, failure.code, failure.field) == (400, code, field)
+    assert_healthy(channel, http, rest_url)
+
+
+@pytest.mark.parametrize("number", [float("inf"), float("-inf"), float("nan")], ids=["inf", "-inf", "nan"])
+def test_an_option_no_json_can_hold_over_grpc(number, stub, channel, http, rest_url) -> None:
+    """A Struct may carry an infinite or NaN number (a gRPC client can set one): the option is
+    named, as any wrong option value; it was an INTERNAL error (json_format cannot print it)."""
+    for rpc, request in (("ValidateHand", pb.ValidateHandRequest(record=pb.HandRecord(game="rentoy", seats=4, dealer=0))),
+                         ("LegalActions", pb.LegalActionsRequest(record=pb.HandRecord(game="rentoy", seats=4, dealer=0)))):
+        request.record.rules.fields["ladder"].number_value = number
+        with pytest.raises(grpc.RpcError) as raised:
+            getattr(stub, rpc)(request, timeout=10)
+        failure = grpc_failure(raised.value)
+        assert (failure.code, failure.field) == ("INVALID_OPTION_VALUE", "rules.ladder")
+        assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert_healthy(channel, http, rest_url)
+
+
 def test_wrong_query_parameter(http, rest_url) -> None:
     record = json.dumps(_record())
     for query, field in (("seat=four", "seat"), ("sit=1", "sit"), ("record.game=rentoy", "record.game")):

@@ -14,6 +14,8 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from urllib.parse import urlparse
 
 import grpc
@@ -173,6 +175,57 @@ def test_an_answer_the_schema_cannot_hold_is_that_records_internal_error(monkeyp
     assert answered.batch[0].HasField("result") and answered.batch[1].error.code == "INTERNAL"
     lines = stream.answer_ndjson(ndjson_lines([records[fine], records[drifted]]))
     assert "result" in json.loads(lines[0]) and json.loads(lines[1])["error"]["code"] == "INTERNAL"
+
+
+def test_a_record_with_a_number_no_json_can_hold_is_its_own_error(stub, rest_url) -> None:
+    """A record whose rules hold an infinite number (1e400 in JSON) is answered with its own error
+    and id; the records around it, and a batch holding it, are answered as ever. It used to fail
+    its whole batch, take the pool down with it and answer every record in flight INTERNAL."""
+    bad = {"game": "rentoy", "seats": 4, "dealer": 0, "deal": {"seed": "a"}, "rules": {"ladder": "INF"}}
+    good = ndjson_lines(RECORDS[:4], ids=True)
+    line = json.dumps({"id": "inf", "record": bad}).replace('"INF"', "1e400").encode() + b"\n"
+    batch = json.dumps({"id": "B", "batch": [{"id": "b0", "record": RECORDS[0]}, {"id": "b1", "record": bad}]}).replace('"INF"', "1e400")
+    status, _kind, answers = post_stream(rest_url, [*good[:2], line, *good[2:], batch.encode() + b"\n"])
+    assert status == 200 and len(answers) == 6
+    error = {"code": "INVALID_OPTION_VALUE", "field": "rules.ladder", "message": answers[2]["error"]["message"]}
+    assert answers[2] == {"id": "inf", "error": error}
+    assert [a["result"] for a in answers[:2] + answers[3:5]] == [expected(r)["result"] for r in RECORDS[:4]]
+    assert answers[5]["batch"][0]["result"] == expected(RECORDS[0])["result"] and answers[5]["batch"][1]["error"] == error
+    record = json_format.ParseDict({**bad, "rules": {}}, pb.HandRecord())
+    record.rules.fields["ladder"].number_value = float("inf")
+    requests_ = grpc_requests(RECORDS[:2]) + [pb.ValidateHandsRequest(id="inf", record=record)] + grpc_requests(RECORDS[2:4])
+    answered = list(stub.ValidateHands(iter(requests_), timeout=60))
+    assert [a.id for a in answered] == [r.id for r in requests_]
+    assert answered[2].error.code == "INVALID_OPTION_VALUE" and answered[2].error.field == "rules.ladder"
+    assert all(a.HasField("result") == ("result" in expected(r)) for a, r in zip(answered[:2] + answered[3:], RECORDS[:4], strict=True))
+
+
+def test_a_batch_whose_work_raises_is_answered_by_on_failure_and_the_pool_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An exception out of a batch's work answers that batch's items with ``on_failure`` and keeps
+    the pool, which other streams share; only a dead worker (a broken pool) makes a fresh one."""
+    discarded: list[object] = []
+    fresh = ThreadPoolExecutor(1)
+    monkeypatch.setattr(stream, "_discard_pool", discarded.append)
+    monkeypatch.setattr(stream, "pool", lambda: fresh)
+
+    def work(chunk: list[bytes]) -> list[bytes]:
+        if chunk == [b"boom"]:
+            raise ValueError("boom")
+        if chunk == [b"dead"]:
+            raise BrokenProcessPool("a worker died")
+        return [item.upper() for item in chunk]
+
+    def failed(chunk: list[bytes], _exc: BaseException) -> list[bytes]:
+        return [b"failed"] * len(chunk)
+
+    shared = ThreadPoolExecutor(1)
+    monkeypatch.setattr(stream, "_pool", shared)
+    assert list(stream._pipelined(iter([b"a", b"boom", b"c"]), work, failed, shared, 1, 1)) == [b"A", b"failed", b"C"]
+    assert discarded == []
+    assert list(stream._pipelined(iter([b"a", b"dead", b"c"]), work, failed, shared, 1, 1)) == [b"A", b"failed", b"C"]
+    assert discarded == [shared]
+    shared.shutdown()
+    fresh.shutdown()
 
 
 def test_the_pool_takes_batches_in_round_trips_of_bounded_size() -> None:
