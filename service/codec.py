@@ -628,11 +628,14 @@ def _struct_json(struct: Any, integral: bool) -> dict[str, Any]:
 
 def _value_json(value: Any, integral: bool) -> Any:
     """A ``google.protobuf.Value`` as json_format prints it (with ``integral``, as ``_integral``
-    then makes it). An infinite or NaN number, which json_format refuses to print, is given as
-    it is: a request's reaches the engine, which names the option it cannot be."""
+    then makes it, for ``to_json``). An infinite or NaN number is json_format's to refuse when
+    printing; in the engine's JSON (``to_engine``) it is given as it is, and the engine names the
+    option that cannot be it."""
     which = value.WhichOneof("kind")
     if which == "number_value":
         number = value.number_value
+        if integral and not math.isfinite(number):
+            raise _Doubt
         return int(number) if integral and number.is_integer() else number
     if which == "string_value":
         return value.string_value
