@@ -111,6 +111,9 @@ def _parameters(route: Route, path_values: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     bound = dict(zip(route.variables, path_values, strict=True))
     query = [(k, request.args.getlist(k)) for k in request.args]
+    for key, _values in query:
+        if key in bound:  # google.api.http: a field the path binds is not a query parameter
+            raise ServiceError("INVALID_FIELD", f"query parameter {key!r} is given by the path ({request.path})", key)
     for key, values in [*((k, [v]) for k, v in bound.items()), *query]:
         field = field_at(route.method.input_type, key)
         if field is None or (route.body == "*" and key not in bound) or (route.body and key.split(".")[0] == route.body):
@@ -142,6 +145,9 @@ def _query_value(field: FieldDescriptor, key: str, value: str) -> Any:
 def _body_bytes() -> bytes:
     """The body's JSON text (empty for an empty body, whatever its media type)."""
     data = request.get_data(cache=False)  # enforces MAX_CONTENT_LENGTH
+    if request.content_length is None and len(data) >= MAX_REQUEST_BYTES and request.environ["wsgi.input"].read(1):
+        # A chunked body (no Content-Length) is read up to the limit and no further, silently.
+        raise ServiceError("PAYLOAD_TOO_LARGE", f"the body is larger than {MAX_REQUEST_BYTES} bytes")
     if not data.strip():
         return b""
     if request.mimetype and not _JSON_TYPES.match(request.mimetype):

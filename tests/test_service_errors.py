@@ -6,10 +6,11 @@ from __future__ import annotations
 import copy
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import grpc
 import pytest
+import requests
 from google.protobuf import json_format
 from service_support import (
     ROUTES,
@@ -162,6 +163,28 @@ def test_wrong_query_parameter(http, rest_url) -> None:
     for query, field in (("seat=four", "seat"), ("sit=1", "sit"), ("record.game=rentoy", "record.game")):
         failure = rest_failure(_post(http, rest_url, "/v1/hands:legalActions?" + query, record))
         assert (failure.code, failure.field, failure.status) == ("INVALID_FIELD", field, 400)
+    # A field the path binds is not also a query parameter (it used to override the path).
+    failure = rest_failure(http.get(rest_url + "/v1/games/rentoy/rules?game=tresillo", timeout=10))
+    assert (failure.code, failure.field, failure.status) == ("INVALID_FIELD", "game", 400)
+
+
+def test_huge_chunked_payload(channel, http, rest_url) -> None:
+    """A body without a Content-Length (chunked) is refused past the limit as any other; it
+    used to be read up to the limit and validated, or called malformed, without a word."""
+    body = (json.dumps(_record()) + " " * MAX_REQUEST_BYTES).encode()
+
+    def chunks() -> Iterator[bytes]:  # requests sends a generator chunked
+        for i in range(0, len(body), 65536):
+            yield body[i:i + 65536]
+
+    response = requests.post(rest_url + "/v1/hands:validate", data=chunks(), headers={"Content-Type": "application/json"}, timeout=30)
+    failure = rest_failure(response)
+    assert (failure.code, failure.status) == ("PAYLOAD_TOO_LARGE", 413)
+    small = json.dumps(_record()).encode()
+    response = requests.post(rest_url + "/v1/hands:validate", data=iter([small[:100], small[100:]]),
+                             headers={"Content-Type": "application/json"}, timeout=30)
+    assert response.status_code == 200 and response.json()["valid"]
+    assert_healthy(channel, http, rest_url)
 
 
 def test_huge_payload(stub, channel, http, rest_url) -> None:
