@@ -47,6 +47,9 @@ def test_python_clients_agree_with_the_engine(clients) -> None:
     (dict(RECORD, game="mus"), "UNKNOWN_GAME", "game"),
     (dict(RECORD, rules={"ladder": "1-2-3"}), "INVALID_OPTION_VALUE", "rules.ladder"),
     (dict(RECORD, deal={"hands": ["1o 2o 3o", "4o 5o 6o", "7o 10o 11o", "12o 1c 1c"], "stock": "2c"}), "DUPLICATE_CARD", "deal.hands[3]"),
+    # JSON no request message can hold: the gRPC client refuses it before sending, as NaipesError too.
+    (dict(RECORD, foo=1), "INVALID_FIELD", "foo"),
+    (dict(RECORD, seats="x"), "INVALID_FIELD", "seats"),
 ])
 def test_python_clients_raise_the_same_error(clients, record: dict, code: str, field: str) -> None:
     for client in clients:

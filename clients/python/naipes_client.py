@@ -139,9 +139,15 @@ class GrpcClient:
             raise _grpc_error(exc) from None
 
     def _message(self, cls: str, data: JSON) -> Any:
+        """JSON into the request message; JSON no message can hold is refused here, before
+        sending, with the ``NaipesError`` the server would answer (the REST client's)."""
         from service.codec import from_json
+        from service.errors import ServiceError
 
-        return from_json(data, getattr(self._pb, cls)())
+        try:
+            return from_json(data, getattr(self._pb, cls)())
+        except ServiceError as exc:
+            raise NaipesError(exc.code, exc.message, exc.field) from None
 
     @staticmethod
     def _json(message: Any) -> JSON:
