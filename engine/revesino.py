@@ -73,7 +73,7 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
                     else "forced" if card in forced and not privileged else "voluntary")
         plays.append(Play(seat, card, kind))
     trick = PlayedTrick(number, players[0], tuple(plays), players[index])
-    payments = money_mod.trick_payments(options, trick, fondo, napolitana)
+    payments = money_mod.trick_payments(options, trick, fondo, napolitana, request.get("dealer"))  # (checked by api)
     return {"payments": payments} if payments else {}
 
 

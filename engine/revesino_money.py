@@ -838,13 +838,16 @@ def _pay_party(led: _Ledger, points: list[int], seat_tricks: list[int], winner: 
     return None
 
 
-def trick_payments(options: Options, trick: PlayedTrick, fondo: int, napolitana: int | None) -> list[dict[str, Any]]:
+def trick_payments(options: Options, trick: PlayedTrick, fondo: int, napolitana: int | None,
+                   dealer: int | None = None) -> list[dict[str, Any]]:
     """The payments of one complete trick on its own (ResolveTrick): aces and the quínola placed or
     forced, the napolitana's forced quínola, renuncio fines; quínola fondo movements are applied at
-    once (no escrow, no revesino). Gergi aces, paid to the hand winner, are not in it."""
+    once (no escrow, no revesino). Gergi aces, paid to the hand winner, are not in it. The
+    ``dealer`` (an immediate renewal's top-up is paid from him on) is, when not given, the seat
+    before the trick's leader, as in the first trick."""
     if trick.winner is None or len(trick.plays) != SEATS:
         raise ValueError("trick_payments needs a complete trick")
-    led = _Ledger(options, (trick.leader - 1) % SEATS, fondo, escrow_enabled=False)
+    led = _Ledger(options, (trick.leader - 1) % SEATS if dealer is None else dealer, fondo, escrow_enabled=False)
     _trick(led, trick, napolitana, announced=False, voided=False)
     return led.payments
 

@@ -463,6 +463,16 @@ def test_r5_renewal_trigger_amount_and_r38_stakes() -> None:
     assert r["fondo"] == 3 + 12 + 2 and r["net"] == [-3, -3, -5, -3]
 
 
+@pytest.mark.parametrize("dealer", range(4))
+def test_r5_resolve_trick_tops_up_from_the_dealer_given(dealer: int) -> None:
+    # ResolveTrick of a trick that empties the fondo, with an immediate top-up to 10: the 10 is
+    # paid one tanto each from the request's dealer on (3, 3, 2, 2), as ValidateHand pays it.
+    request = {"game": "revesino", "rules": {"renewTiming": "immediately", "renewAmount": "topUp", "renewBelow": 10},
+               "cards": "12c 4c 10o 11c", "seats": 4, "leader": 2, "dealer": dealer, "number": 4, "fondo": 21}
+    refill = [(p["payer"], p["amount"]) for p in api.resolve_trick(request)["payments"] if p["payee"] == "fondo"]
+    assert refill == [(f"seat {(dealer + k) % 4}", amount) for k, amount in enumerate((3, 3, 2, 2))]
+
+
 def test_r5_r35_immediate_refill_and_escrow_reversal() -> None:
     tricks = _rv9_tricks([3, 3])  # S2 places the quínola in trick 4 and takes 17
     r4 = run(Course(dealer=0, fondo=16, tricks=tricks[:4]), renew_timing="immediately")
