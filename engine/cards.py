@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Mapping
 from functools import lru_cache
 from typing import Final, TypeVar
 
-from engine.errors import InvalidInput
+from engine.errors import InvalidInput, shown
 
 
 class Suit(enum.Enum):
@@ -148,7 +148,7 @@ def by_key(values: Mapping[int, T], missing: T) -> tuple[T, ...]:
 def _parse_card(text: str) -> Card:
     match = _CARD_RE.match(text.strip())
     if not match:
-        raise ValueError(f"{text!r} is not a card (expected rank 1-12 and suit o, c, e or b, e.g. 10o)")
+        raise ValueError(f"{shown(text)} is not a card (expected rank 1-12 and suit o, c, e or b, e.g. 10o)")
     return Card.of(int(match.group(1)), Suit(match.group(2).lower()))
 
 

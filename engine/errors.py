@@ -70,3 +70,15 @@ class IllegalAction(NaipesError):
     def __init__(self, code: str, message: str):
         assert code in VIOLATION_CODES, code
         super().__init__(code, message)
+
+
+SHOWN_AT_MOST = 60  # characters of a bad value quoted in a message (an action or a card may be any size)
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for a message, cut short when long: a 900 KB action is quoted by its start."""
+    text = repr(value)
+    if len(text) <= SHOWN_AT_MOST:
+        return text
+    size = len(value) if isinstance(value, str) else len(text)
+    return f"{text[:SHOWN_AT_MOST]}... ({size:,} characters)"

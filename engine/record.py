@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Final, NamedTuple, Protocol, TypeVar
 
 from engine.cards import SUIT_WORDS, Card, Deck, looks_like_card, sorted_cards
-from engine.errors import IllegalAction, InvalidInput
+from engine.errors import IllegalAction, InvalidInput, shown
 from engine.tricks import Trick
 
 S = TypeVar("S")
@@ -114,17 +114,17 @@ def parse_action(text: Any, seats: int, deck: Deck, calls: dict[str, str]) -> Ac
     ``IllegalAction('MALFORMED_ACTION')``.
     """
     if not isinstance(text, str):
-        raise IllegalAction("MALFORMED_ACTION", f"an action must be a string such as \"2 1e\", not {text!r}")
+        raise IllegalAction("MALFORMED_ACTION", f"an action must be a string such as \"2 1e\", not {shown(text)}")
     tokens = text.lower().split()
     if len(tokens) < 2:
-        raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: expected a seat and a card or call, e.g. \"2 1e\"")
+        raise IllegalAction("MALFORMED_ACTION", f"cannot read action {shown(text)}: expected a seat and a card or call, e.g. \"2 1e\"")
     seat_text, word, args = tokens[0], tokens[1], tuple(tokens[2:])
-    if not seat_text.isdigit() or not 0 <= int(seat_text) < seats:
-        raise IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: {seat_text!r} is not a seat of this {seats}-seat table (0..{seats - 1})")
+    if not (seat_text.isascii() and seat_text.isdigit()) or not 0 <= int(seat_text) < seats:  # (not "١" or "１")
+        raise IllegalAction("MALFORMED_ACTION", f"cannot read action {shown(text)}: {shown(seat_text)} is not a seat of this {seats}-seat table (0..{seats - 1})")
     seat = int(seat_text)
 
     def unreadable(why: str) -> IllegalAction:
-        return IllegalAction("MALFORMED_ACTION", f"cannot read action {text!r}: {why}")
+        return IllegalAction("MALFORMED_ACTION", f"cannot read action {shown(text)}: {why}")
 
     if looks_like_card(word):
         try:
@@ -135,7 +135,7 @@ def parse_action(text: Any, seats: int, deck: Deck, calls: dict[str, str]) -> Ac
             raise unreadable(f"a card is played alone, e.g. \"{seat} {card}\"")
         return Action(seat, card=card)
     if word not in calls:
-        raise unreadable(f"{word!r} is neither a card nor a call of this game ({', '.join(sorted(calls))})")
+        raise unreadable(f"{shown(word)} is neither a card nor a call of this game ({', '.join(sorted(calls))})")
     kind = calls[word]
     if kind == NO_ARGS and args:
         raise unreadable(f"{word} is written alone, e.g. \"{seat} {word}\"")
@@ -427,7 +427,7 @@ def replay(game: Game, setup: Setup, actions: list[Any]) -> Replay:
             if not rules.is_legal(state, action):
                 check(game, state, action)  # raises the violation
         except IllegalAction as exc:
-            return Replay(state, applied, {"action": i, "code": exc.code, "message": f"action {i} ({text!r}): {exc.message}"})
+            return Replay(state, applied, {"action": i, "code": exc.code, "message": f"action {i} ({shown(text)}): {exc.message}"})
         state, events = rules.apply(state, action)
         for event in events:
             event["action"] = i

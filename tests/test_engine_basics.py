@@ -225,9 +225,19 @@ def test_a_violation_at_action_zero_is_reported_as_zero():
     assert result["violation"]["action"] == 0 and result["valid"] is False
 
 
-@pytest.mark.parametrize("bad", [17, None, "", "1", "1 2o 12o", "one 2o", "1 8o", "1 envite 3", "1 quiero please"])
+@pytest.mark.parametrize("bad", [17, None, "", "1", "1 2o 12o", "one 2o", "1 8o", "1 envite 3", "1 quiero please",
+                                 "\u0661 2o", "\uff11 2o"])  # seat 1 in Arabic-Indic and full-width digits
 def test_malformed_actions(bad):
     assert violation(rec(DEAL_A, "1o", [bad])) == (0, "MALFORMED_ACTION")
+
+
+def test_a_long_bad_action_is_quoted_by_its_start():
+    huge = "x" * 900_000 + " 2o"
+    message = api.validate(rec(DEAL_A, "1o", [huge]))["violation"]["message"]
+    assert len(message) < 400 and "(900,003 characters)" in message
+    with pytest.raises(InvalidInput) as err:
+        api.validate({**rec(DEAL_A, "1o", []), "deal": {"hands": ["y" * 100_000 + " 2o", "", "", ""], "stock": ""}})
+    assert len(err.value.message) < 300 and "(100,000 characters)" in err.value.message  # the bad token
 
 
 def test_non_canonical_actions_are_read_and_results_are_canonical():
