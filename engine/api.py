@@ -92,10 +92,17 @@ def _action_json(action: Any) -> dict[str, Any]:
     return out
 
 
+_REVESINO_TRICK_FIELDS = ("number", "fondo", "napolitana", "forced")
+
+
 def resolve_trick(request: Any) -> dict[str, Any]:
     """The winner of one trick (complete or so far) under a game's contract; for Revesino also
     the trick's payments."""
     game = game_of(request)
+    if game.NAME != revesino.NAME:  # (a 0 or "" is protobuf's unset, as over gRPC)
+        for key in _REVESINO_TRICK_FIELDS:
+            if request.get(key):
+                raise InvalidInput("INVALID_FIELD", key, f"{key} is for the payments of a Revesino trick; a {game.NAME} trick moves none")
     options: Any = options_mod.parse_options(game.Options, request.get("rules"))
     cards = game.DECK.parse_cards(require(request, "cards", str), "cards")
     if not cards:
@@ -146,6 +153,11 @@ def settle_hand(request: Any) -> dict[str, Any]:
     """The money of a finished hand, from its summary and the table before it."""
     game = game_of(request)
     seats = read_seats(game, request)
+    if "dealer" in request:
+        read_dealer(request, seats)  # a seat of the table, even where the money does not depend on him
+    for other in GAMES:
+        if other != game.NAME and request.get(other):
+            raise InvalidInput("INVALID_FIELD", other, f"{other} is the summary of a {other} hand; a {game.NAME} hand's is {game.NAME}")
     opts: Any = options_mod.parse_options(game.Options, request.get("rules"))
     table = game.read_table(request.get("table") or {}, seats)
     return game.settle_summary(opts, table, request)
