@@ -84,7 +84,7 @@ class RestClient:
         return self._call("POST", "/v1/deals", request)
 
     def describe_rules(self, game: str) -> JSON:
-        return self._call("GET", f"/v1/games/{urllib.parse.quote(game)}/rules")
+        return self._call("GET", f"/v1/games/{urllib.parse.quote(game, safe='')}/rules")
 
     def validate_hands(self, records: Iterable[JSON], batch: int = BATCH) -> Iterator[JSON]:
         """Validate many records: one answer per record, in order: ``{"result": ...}`` (what
