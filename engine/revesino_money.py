@@ -887,7 +887,12 @@ def read_table(table: Any, seats: int) -> int:
 # ---- SettleHand ---------------------------------------------------------------------------------
 
 _SUMMARY_FIELDS = ("tricks", "napolitana", "announcer", "outOfPlay")
-_TRICK_FIELDS = ("leader", "cards", "forced", "winner")
+_TRICK_FIELDS = ("leader", "cards", "forced", "revoked", "winner")
+
+
+def _seat_of(row: tuple[int, tuple[Card, ...], frozenset[Card], int], card: Card) -> int:
+    """The seat that played ``card`` in a summary's trick (leader, cards, forced, winner)."""
+    return (row[0] + row[1].index(card)) % SEATS
 
 
 def _seat(value: Any, where: str) -> int:
@@ -935,7 +940,7 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
     r = request.get("revesino")
     if r is None:
         raise InvalidInput("MISSING_FIELD", "revesino",
-                           "revesino is required: {\"tricks\": [{\"leader\", \"cards\", \"forced\"}], \"napolitana\", \"announcer\", \"outOfPlay\"}")
+                           "revesino is required: {\"tricks\": [{\"leader\", \"cards\", \"forced\", \"revoked\"}], \"napolitana\", \"announcer\", \"outOfPlay\"}")
     if not isinstance(r, dict):
         raise InvalidInput("INVALID_FIELD", "revesino", "revesino must be an object")
     for name in r:
@@ -954,13 +959,14 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
     seen: dict[Card, str] = {}
     leader = (dealer + 1) % SEATS
     rows: list[tuple[int, tuple[Card, ...], frozenset[Card], int]] = []  # leader, cards, forced, winner
+    revoked_at: list[frozenset[Card]] = []  # by trick: the cards named as revokes
     for i, item in enumerate(raw):
         where = f"revesino.tricks[{i}]"
         if not isinstance(item, dict):
             raise InvalidInput("INVALID_FIELD", where, f"{where} must be an object {{\"leader\", \"cards\"}}")
         for name in item:
             if name not in _TRICK_FIELDS:
-                raise InvalidInput("INVALID_FIELD", f"{where}.{name}", f"unknown field {where}.{name}; a trick has leader, cards and forced")
+                raise InvalidInput("INVALID_FIELD", f"{where}.{name}", f"unknown field {where}.{name}; a trick has {', '.join(_TRICK_FIELDS)}")
         if item.get("leader") is not None:
             given = _seat(item["leader"], f"{where}.leader")
             if given != leader:
@@ -976,6 +982,11 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
                 raise InvalidInput("DUPLICATE_CARD", f"{where}.cards", f"{c} is played twice ({seen[c]} and {where})")
             seen[c] = where
         forced = frozenset(_card_list(item.get("forced") or [], f"{where}.forced"))
+        revoked = frozenset(_card_list(item.get("revoked") or [], f"{where}.revoked"))
+        for c in revoked:
+            if c not in cards[1:] or c.suit is cards[0].suit:
+                raise InvalidInput("INVALID_FIELD", f"{where}.revoked", f"{c} is not a card played off the suit led in {where}")
+        revoked_at.append(revoked)
         winner = trick_winner(leader, cards)
         if item.get("winner") is not None and _seat(item["winner"], f"{where}.winner") != winner:
             raise InvalidInput("INVALID_FIELD", f"{where}.winner", f"{where}.winner is not seat {winner}, who played the highest card of the suit led")
@@ -1035,8 +1046,10 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
     privileged = {nap} if nap is not None else set()
     if nap is None and options.napolitana_declaration == "implicit":
         spare = [c for c in unplayed if c not in out_cards]
+        # (a seat named as revoking in tricks 1-9 is not the napolitana: his renounces would be no revokes)
         privileged = {s for s in range(SEATS)
-                      if qualifies(plays_of[s]) or (not full and any(qualifies(plays_of[s] + [x]) for x in spare))}
+                      if (qualifies(plays_of[s]) or (not full and any(qualifies(plays_of[s] + [x]) for x in spare)))
+                      and not any(_seat_of(row, c) == s for row, named in zip(rows[:9], revoked_at, strict=False) for c in named)}
         for i, (ld, cards, _, _) in enumerate(rows[:9]):
             led = cards[0].suit
             for k, c in enumerate(cards[1:], 1):
@@ -1045,6 +1058,7 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
                 if nap is None and seat in privileged and c.suit is not led and still_held:
                     nap = seat  # his first renounce
 
+    unseen = [c for c in unplayed if c not in out_cards]  # the last card of each hand cut in trick 10
     tricks: list[PlayedTrick] = []
     for i, (ld, cards, forced, winner) in enumerate(rows):
         n = i + 1
@@ -1058,6 +1072,14 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
             holds_suit = any(x.suit is suit for x in later)
             renounce = seat in privileged and n <= 9
             revoke = False
+            if c in revoked_at[i] and not holds_suit:
+                # The evidence is a card nobody saw played: his last, in a hand cut in trick 10.
+                if full or renounce or not any(x.suit is suit for x in unseen):
+                    why = (f"seat {seat} held no {suit.word} after it" if full
+                           else f"seat {seat} is the napolitana, whose renounces in tricks 1-9 are no revokes" if renounce
+                           else f"no card left unplayed is of {suit.word}")
+                    raise InvalidInput("INVALID_FIELD", f"{where}.revoked", f"{c} was not a revoke in trick {n}: {why}")
+                holds_suit = True
             if k > 0 and c.suit is not suit and holds_suit and not renounce:
                 if not options.allow_revokes:
                     raise InvalidInput("INVALID_FIELD", f"{where}.cards",
@@ -1092,12 +1114,13 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
 
 def settle_summary(options: Options, fondo: int, request: dict[str, Any]) -> dict[str, Any]:
     """SettleHand for apps that track play themselves. ``request["revesino"]`` is
-    ``{"tricks": [{"leader"?, "cards": "c1 c2 c3 c4", "forced"?: ["1c"]}], "napolitana"?: seat,
+    ``{"tricks": [{"leader"?, "cards": "c1 c2 c3 c4", "forced"?: "1c", "revoked"?: "6e"}], "napolitana"?: seat,
     "announcer"?: seat, "outOfPlay"?: "c1 c2 c3 c4"}``: the cards in play order (the leader of
     trick 1 is the seat after the dealer, then each trick's winner, computed here); ``forced`` the
-    aces or quínola that were their player's only card of the suit led, needed only where the
-    later tricks do not show it (a hand cut in trick 10); ``outOfPlay`` may be omitted when all
-    eleven tricks are given (the four cards not played)."""
+    aces or quínola that were their player's only card of the suit led, and ``revoked`` the cards
+    played off the suit led by a seat that held it, each needed only where the later tricks do not
+    show it (a hand cut in trick 10); ``outOfPlay`` may be omitted when all eleven tricks are
+    given (the four cards not played)."""
     course, shown = read_course(options, fondo, request)
     result = money(options, course)
     result["tricks"] = shown

@@ -4,6 +4,7 @@ exact figures, the shared sample records' net and fondo, the decisions R1-R38 th
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import glob
 import json
@@ -815,6 +816,73 @@ def test_settle_summary_cut_hand_needs_forced_list_for_trick_10_only() -> None:
     assert len(course.tricks) == 10
     r = settle_summary(Options(), 5, _summary(course))
     assert r["net"] == [-2, -3, -80, 62] and "outOfPlay" in r
+
+
+# A hand cut in trick 10 under allowRevokes: seat 1 announces, seat 2 cuts with 1c; each seat's last
+# card is never played. The same deal serves both tests below.
+CUT_DEAL = {"hands": ["5e 4e 3e 2e 12b 11b 10b 9b 8b 7b 6b 5b", "1o 12o 11o 9o 8o 7o 6o 5o 4o 10o 2c",
+                      "1c 1e 1b 3o 2o 3c 4c 5c 6c 7c 8c", "12c 11c 10c 9c 12e 11e 10e 9e 8e 7e 6e"], "stock": "4b 3b 2b"}
+
+
+def _cut_hand(rules: dict[str, Any], plays: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The record of the hand played as ``plays`` (tricks 1-9, the call, trick 10) and its SettleHand
+    summary, built from ValidateHand's tricks as an app would."""
+    actions = ["1 quedo", "2 quedo", "3 quedo", "0 descarte 5b", *plays.split(",")]
+    record = {"game": "revesino", "seats": 4, "dealer": 0, "rules": rules, "table": {"fondo": 9}, "deal": CUT_DEAL, "actions": actions}
+    result = api.validate(record)
+    assert result["valid"] and result["finished"]
+    summary = {"tricks": [{"cards": " ".join(t["cards"])} for t in result["tricks"]], "announcer": 1, "outOfPlay": "4b 3b 2b 5b"}
+    return record, {"game": "revesino", "seats": 4, "dealer": 0, "rules": rules, "table": {"fondo": 9}, "revesino": summary}
+
+
+def test_settle_summary_names_a_revoke_the_cut_hand_cannot_show() -> None:
+    # Trick 10: seat 3 plays 6e on the 2c led while holding 9c, his last card, never played.
+    record, request = _cut_hand({"allowRevokes": True}, (
+        "1 1o,2 3o,3 12c,0 5e,1 12o,2 2o,3 12e,0 4e,1 11o,2 3c,3 11e,0 3e,1 9o,2 4c,3 10e,0 2e,1 8o,2 5c,3 9e,0 12b,"
+        "1 7o,2 6c,3 8e,0 11b,1 6o,2 7c,3 7e,0 10b,1 5o,2 1e,3 11c,0 9b,1 4o,2 1b,3 10c,0 8b,1 revesino,1 2c,2 1c,3 6e,0 7b"))
+    played = api.validate(record)
+    assert played["net"] == [-1, -76, 64, -2] and played["table"] == {"fondo": 24}  # the fine of 2, then the doubled fondo
+    assert api.settle_hand(request)["net"] == [-1, -74, 64, 0]  # unnamed, nothing shows the revoke
+    request["revesino"]["tricks"][9]["revoked"] = "6e"
+    settled = api.settle_hand(request)
+    assert (settled["net"], settled["table"], settled["payments"]) == (played["net"], played["table"], played["payments"])
+    # Not a card played off the suit led: the card led, a card that followed suit.
+    for trick, card in ((0, "1o"), (0, "3o")):
+        bad = copy.deepcopy(request)
+        bad["revesino"]["tricks"][trick]["revoked"] = card
+        with pytest.raises(InvalidInput) as err:
+            api.settle_hand(bad)
+        assert (err.value.code, err.value.field) == ("INVALID_FIELD", f"revesino.tricks[{trick}].revoked")
+
+
+def test_settle_summary_a_revoke_the_tricks_disprove_is_refused() -> None:
+    # All eleven tricks show every hand: a card played off suit by a seat that held no more of it
+    # was no revoke.
+    request = _summary(replay(_rec("revesino-full-01-random")))
+    tricks = request["revesino"]["tricks"]
+    i, card = next((i, c) for i, t in enumerate(tricks) for c in t["cards"].split()[1:] if c[-1] != t["cards"].split()[0][-1])
+    tricks[i]["revoked"] = card
+    with pytest.raises(InvalidInput) as err:
+        settle_summary(Options(allow_revokes=True), 5, request)
+    assert (err.value.code, err.value.field) == ("INVALID_FIELD", f"revesino.tricks[{i}].revoked")
+    assert "was not a revoke" in err.value.message
+
+
+def test_settle_summary_a_named_revoke_is_no_implicit_napolitana() -> None:
+    # Seat 2 (three aces, no quínola: the 10o is seat 1's unplayed last card) plays 3c on the 1o
+    # led in trick 1 while holding 3o: a revoke, not a napolitana's renounce. Unnamed, SettleHand
+    # could only take him for the napolitana (he might have held the quínola).
+    rules = {"napolitanaDeclaration": "implicit", "allowRevokes": True}
+    record, request = _cut_hand(rules, (
+        "1 1o,2 3c,3 12c,0 5e,1 12o,2 3o,3 12e,0 4e,1 11o,2 2o,3 11e,0 3e,1 9o,2 4c,3 10e,0 2e,1 8o,2 5c,3 9e,0 12b,"
+        "1 7o,2 6c,3 8e,0 11b,1 6o,2 7c,3 7e,0 10b,1 5o,2 1e,3 6e,0 9b,1 4o,2 1b,3 11c,0 8b,1 revesino,1 2c,2 1c,3 10c,0 7b"))
+    played = api.validate(record)
+    assert played["net"] == [-1, -12, -2, 0] and "napolitana" not in played
+    assert api.settle_hand(request)["napolitana"] == {"seat": 2, "outcome": "void"}
+    request["revesino"]["tricks"][0]["revoked"] = "3c"
+    settled = api.settle_hand(request)
+    assert (settled["net"], settled["table"], settled["payments"]) == (played["net"], played["table"], played["payments"])
+    assert "napolitana" not in settled or settled["napolitana"] is None
 
 
 # ---- random courses -----------------------------------------------------------------------------

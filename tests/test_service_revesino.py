@@ -444,6 +444,18 @@ def test_example_settled_from_its_summary(path, stub, http, rest_url) -> None:
 # ---- 3. SettleHand ----------------------------------------------------------------------------------
 
 
+def test_settle_a_cut_hand_with_a_named_revoke(stub, http, rest_url) -> None:
+    """A trick's ``revoked`` reaches the engine over both transports (tests/test_revesino_money.py
+    holds its meaning): the cut hand whose trick-10 revoke nothing else shows."""
+    tricks = ["1o 3o 12c 5e", "12o 2o 12e 4e", "11o 3c 11e 3e", "9o 4c 10e 2e", "8o 5c 9e 12b", "7o 6c 8e 11b", "6o 7c 7e 10b",
+              "5o 1e 11c 9b", "4o 1b 10c 8b", "2c 1c 6e 7b"]
+    summary = {"tricks": [{"cards": t} for t in tricks], "announcer": 1, "outOfPlay": "4b 3b 2b 5b"}
+    summary["tricks"][9]["revoked"] = "6e"
+    request = {"game": "revesino", "seats": 4, "dealer": 0, "rules": {"allowRevokes": True}, "table": {"fondo": 9}, "revesino": summary}
+    answer = both(stub, http, rest_url, "SettleHand", request)
+    assert answer["net"] == [-1, -76, 64, -2] and answer["table"] == {"fondo": 24}
+
+
 def worked_hand(dealer: int, tricks: list[str], out: str, *, table: int, left: tuple[str, ...] = ("", "", "", ""),
                 napolitana: int | None = None, announcer: int | None = None, rules: dict | None = None) -> tuple[dict, dict]:
     """A hand written as its tricks (cards in play order; trick 1 led by the seat after the dealer,
