@@ -153,14 +153,16 @@ def settle_hand(request: Any) -> dict[str, Any]:
     """The money of a finished hand, from its summary and the table before it."""
     game = game_of(request)
     seats = read_seats(game, request)
-    if "dealer" in request:
-        read_dealer(request, seats)  # a seat of the table, even where the money does not depend on him
+    dealer = read_dealer(request, seats) if "dealer" in request else None  # (checked even where the money does not need him)
     for other in GAMES:
         if other != game.NAME and request.get(other):
             raise InvalidInput("INVALID_FIELD", other, f"{other} is the summary of a {other} hand; a {game.NAME} hand's is {game.NAME}")
     opts: Any = options_mod.parse_options(game.Options, request.get("rules"))
     table = game.read_table(request.get("table") or {}, seats)
-    return game.settle_summary(opts, table, request)
+    out = game.settle_summary(opts, table, request)
+    if dealer is not None:
+        out["nextDealer"] = game.next_dealer(opts, dealer, seats)
+    return out
 
 
 def deal(request: Any) -> dict[str, Any]:

@@ -627,13 +627,18 @@ def summary(state: State) -> dict[str, Any]:
     return out
 
 
+def next_dealer(options: Options, dealer: int, seats: int) -> int:
+    """The dealer of the next hand: the old mano deals (section 0)."""
+    return (dealer + 1) % seats
+
+
 def settlement(state: State) -> dict[str, Any]:
     """The payments and each seat's net; once the hand is over, the hand winner, the party and
     the table to carry; the next dealer."""
     money = _money(state)
     out: dict[str, Any] = {"payments": money.payments, "net": money.net}
     money.add_outcome(out)
-    out["nextDealer"] = (state.dealer + 1) % 4
+    out["nextDealer"] = next_dealer(state.options, state.dealer, 4)
     return out
 
 

@@ -1163,9 +1163,14 @@ def hand_summary(state: State) -> settle_mod.Hand:
         bola=bola if bola == "made" or bola == "failed" else "none", surrender=state.surrender, defender=state.defender)
 
 
+def next_dealer(options: Options, dealer: int, seats: int) -> int:
+    """The dealer of the next hand: the next seat in the order of play (section 0)."""
+    return (dealer + 1) % seats
+
+
 def settlement(state: State) -> dict[str, Any]:
     out = settle_mod.settle(state.options, state.table, hand_summary(state))
-    out["nextDealer"] = (state.dealer + 1) % state.seats
+    out["nextDealer"] = next_dealer(state.options, state.dealer, state.seats)
     return out
 
 

@@ -232,6 +232,11 @@ def test_t09_options_dealer_leads_deal_passes_back(seats, dealer):
     assert violation(more(record, f"{(dealer + 1) % seats} envite")) == (0, "NOT_YOUR_TURN")
     done = ok(more(record, f"{dealer} envite", f"{(dealer + 1) % seats} no-quiero"))
     assert done["nextDealer"] == (dealer - 1) % seats
+    # SettleHand names him too, given the dealer: the same hand from its summary.
+    summary = {"winner": done["handWinner"], "value": done["points"][done["handWinner"]], "end": done["end"]}
+    settled = api.settle_hand({"game": "rentoy", "seats": seats, "dealer": dealer, "rules": rules, "rentoy": summary})
+    assert (settled["nextDealer"], settled["points"]) == (done["nextDealer"], done["points"])
+    assert "nextDealer" not in api.settle_hand({"game": "rentoy", "seats": seats, "rules": rules, "rentoy": summary})
 
 
 # ---- T10: the turned-up card ----------------------------------------------------------------
