@@ -99,3 +99,30 @@ def test_describe_rules(stub, http, rest_url) -> None:
     answer = call_both(stub, http, rest_url, "DescribeRules", {"game": "rentoy"})
     assert answer == api.describe_rules("rentoy")
     assert any(option["default"] is False for option in answer["options"])  # false is printed
+
+
+def test_grpc_standard_json_carries_the_fields_that_apply_at_their_defaults(stub) -> None:
+    """FORMAT.md section 6: a result carries the fields that apply even when false or 0. A client
+    in any language printing a response with protobuf's standard JSON mapping (defaults left out)
+    still gets them: they have presence in the schema, and the server sets them."""
+    from google.protobuf import json_format
+
+    from naipes.v1 import naipes_pb2 as pb
+
+    deal = api.deal({"game": "rentoy", "seats": 4, "dealer": 3, "seed": "presence"})["deal"]
+    record = {"game": "rentoy", "seats": 4, "dealer": 3, "deal": deal, "actions": []}  # seat 0 to act
+    fresh = json_format.MessageToDict(stub.ValidateHand(pb.ValidateHandRequest(record=json_format.ParseDict(record, pb.HandRecord())),
+                                                        timeout=10).result)
+    assert fresh["valid"] is True and fresh["finished"] is False and fresh["next"]["seat"] == 0
+    bad = dict(record, actions=["2 envite"])  # not seat 2's turn: the violation of action 0
+    result = json_format.MessageToDict(stub.ValidateHand(pb.ValidateHandRequest(record=json_format.ParseDict(bad, pb.HandRecord())),
+                                                         timeout=10).result)
+    assert result["valid"] is False and result["finished"] is False and result["violation"]["action"] == 0
+    legal = json_format.MessageToDict(stub.LegalActions(pb.LegalActionsRequest(record=json_format.ParseDict(record, pb.HandRecord())),
+                                                        timeout=10))
+    assert legal["valid"] is True and legal["finished"] is False and {a["seat"] for a in legal["actions"]} == {0}
+    trick = json_format.MessageToDict(stub.ResolveTrick(json_format.ParseDict(
+        {"game": "rentoy", "contract": {"trump": "oros"}, "cards": "2o 1o"}, pb.ResolveTrickRequest()), timeout=10))
+    assert trick["winnerIndex"] == 0 and trick["complete"] is False
+    dealt = json_format.MessageToDict(stub.Deal(pb.DealRequest(game="rentoy", seats=4, dealer=0, seed="x"), timeout=10))
+    assert dealt["dealer"] == 0
