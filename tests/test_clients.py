@@ -73,6 +73,7 @@ def test_python_clients_validate_an_archive_in_batches(clients) -> None:
     unreadable = dict(RECORD, seats="four")  # not even a message: the gRPC client's own error
     archive = records[:40] + [bad] + records[40:] + [unreadable]
     want = [{"result": api.validate(r)} for r in records[:40]] + [None] + [{"result": api.validate(r)} for r in records[40:]] + [None]
+    errors = []
     for client in clients:
         for batch in (7, 500):
             answers = list(client.validate_hands(iter(archive), batch=batch))
@@ -80,6 +81,9 @@ def test_python_clients_validate_an_archive_in_batches(clients) -> None:
             assert [a for a, w in zip(answers, want, strict=True) if w is not None] == [w for w in want if w is not None]
             assert answers[40]["error"]["code"] == "UNKNOWN_GAME" and answers[40]["error"]["field"] == "game"
             assert answers[-1]["error"]["code"] == "INVALID_FIELD" and answers[-1]["error"]["field"] == "seats"
+            errors.append((answers[40]["error"], answers[-1]["error"]))
+    assert all(e == errors[0] for e in errors), errors  # the same words whatever the client and the batch
+    assert errors[0][1]["message"].startswith("seats: ")
 
 
 def _counting_refusals(monkeypatch: pytest.MonkeyPatch) -> list[int]:

@@ -96,6 +96,10 @@ export class Naipes {
 // A batch item's error names its field within the record, as validateHand does (the service
 // names it within the NDJSON line: `batch[3].record.seats`).
 function inRecord(answer) {
-  if (answer.error?.field) answer.error.field = answer.error.field.replace(/^batch\[\d+\]\.(record\.)?/, "");
+  const prefix = /^batch\[\d+\]\.(record\.)?/;
+  if (answer.error?.field) {
+    answer.error.field = answer.error.field.replace(prefix, "");
+    answer.error.message = (answer.error.message ?? "").replace(prefix, "");  // "batch[3].record.seats: ..."
+  }
   return answer;
 }

@@ -252,8 +252,12 @@ def _in_record(answer: JSON) -> JSON:
     service names it within the NDJSON line: ``batch[3].record.seats``)."""
     error = answer.get("error")
     if error and "field" in error:
-        error["field"] = re.sub(r"^batch\[\d+\]\.(record\.)?", "", error["field"])
+        error["field"] = _BATCH_PREFIX.sub("", error["field"])
+        error["message"] = _BATCH_PREFIX.sub("", error.get("message", ""))  # "batch[3].record.seats: ..."
     return answer
+
+
+_BATCH_PREFIX = re.compile(r"^batch\[\d+\]\.(record\.)?")
 
 
 def _http_error(exc: urllib.error.HTTPError) -> NaipesError:
