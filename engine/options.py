@@ -11,7 +11,7 @@ import dataclasses
 import re
 from typing import Any, TypeVar
 
-from engine.errors import InvalidInput
+from engine.errors import InvalidInput, shown
 
 T = TypeVar("T")
 
@@ -91,9 +91,16 @@ def _parse(cls: type[T], rules: dict[str, Any], field: str) -> T:
             value = int(value)  # JSON numbers arrive as floats through protobuf's Struct
         if value not in choices or type(value) is not type(f.default):
             allowed = ", ".join(repr(c) if not isinstance(c, bool) else str(c).lower() for c in choices)
-            raise InvalidInput("INVALID_OPTION_VALUE", f"{field}.{name}", f"rules option {name} cannot be {value!r}; allowed: {allowed}")
+            raise InvalidInput("INVALID_OPTION_VALUE", f"{field}.{name}", f"rules option {name} cannot be {_json_shown(value)}; allowed: {allowed}")
         values[f.name] = value
     return cls(**values)
+
+
+def _json_shown(value: Any) -> str:
+    """A value of a request as its JSON is written (``null``, ``true``), cut short when long."""
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else str(value).lower()
+    return shown(value)
 
 
 def describe(cls: type) -> list[dict[str, Any]]:

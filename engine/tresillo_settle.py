@@ -246,6 +246,9 @@ def read_table(table: Any, seats: int) -> Table:
         for name in item:
             if name not in ("seat", "amount", "partner"):
                 raise InvalidInput("INVALID_FIELD", f"{where}.{name}", f"unknown cartulina field {name!r}; an entry has seat and amount")
+        for name in ("seat", "amount"):
+            if item.get(name) is None:
+                raise InvalidInput("MISSING_FIELD", f"{where}.{name}", f"{where}.{name} is required")
         seat = json_int(item.get("seat"))
         if seat is None:
             raise InvalidInput("INVALID_FIELD", f"{where}.seat", f"{where}.seat must be an integer, not {item.get('seat')!r}")

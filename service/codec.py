@@ -245,7 +245,7 @@ def from_json(data: Any, message: M, where: str = "") -> M:
     """Client JSON into a message; a wrong type or an unknown field is ``INVALID_FIELD`` naming
     the field's path (``deal.hands``, ``foo``), prefixed by ``where``."""
     if not isinstance(data, dict):
-        raise ServiceError("INVALID_FIELD", f"{where or 'the body'} must be a JSON object, not {type(data).__name__}", where or "body")
+        raise ServiceError("INVALID_FIELD", f"{where or 'the body'} must be a JSON object, not {json_kind(data)}", where or "body")
     try:
         _merge(data, message)
         return message
@@ -258,6 +258,21 @@ def from_json(data: Any, message: M, where: str = "") -> M:
         field = ".".join(p for p in (where, path) if p) or "body"
         raise ServiceError("INVALID_FIELD", f"{field}: {reason}", field) from None
     return message
+
+
+def json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words (``null``, ``a list``), for a message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object" if isinstance(value, dict) else type(value).__name__
 
 
 _FAILED = re.compile(r"Failed to parse (\S+) field: ")

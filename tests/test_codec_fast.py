@@ -94,7 +94,7 @@ def _ref_integral(value: Any) -> Any:
 
 def ref_from_json(data: Any, message: Message, where: str = "") -> Message:
     if not isinstance(data, dict):
-        raise ServiceError("INVALID_FIELD", f"{where or 'the body'} must be a JSON object, not {type(data).__name__}", where or "body")
+        raise ServiceError("INVALID_FIELD", f"{where or 'the body'} must be a JSON object, not {codec.json_kind(data)}", where or "body")
     try:
         json_format.ParseDict(data, message, ignore_unknown_fields=False)
     except json_format.ParseError as exc:

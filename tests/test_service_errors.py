@@ -149,6 +149,16 @@ def test_an_option_beyond_a_double_over_rest(body, code, field, channel, http, r
     assert_healthy(channel, http, rest_url)
 
 
+def test_messages_speak_json_not_python(channel, http, rest_url) -> None:
+    """What a request holds is named as JSON writes it (null, true, a list), never as Python does."""
+    for body, words in (("null", "must be a JSON object, not null"), ("[1, 2]", "must be a JSON object, not a list"),
+                        ('{"game": "rentoy", "seats": 4, "dealer": 0, "rules": {"ladder": null}}', "cannot be null"),
+                        ('{"game": "rentoy", "seats": 4, "dealer": 0, "rules": {"ladder": true}}', "cannot be true")):
+        failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
+        assert words in failure.message and "None" not in failure.message and "True" not in failure.message, failure.message
+    assert_healthy(channel, http, rest_url)
+
+
 @pytest.mark.parametrize("number", [float("inf"), float("-inf"), float("nan")], ids=["inf", "-inf", "nan"])
 def test_an_option_no_json_can_hold_over_grpc(number, stub, channel, http, rest_url) -> None:
     """A Struct may carry an infinite or NaN number (a gRPC client can set one): the option is

@@ -558,6 +558,8 @@ def test_read_table_fresh_and_round_trip() -> None:
     ({"plate": 30, "plateHolds": "primera", "cartulina": [5]}, "INVALID_FIELD", "table.cartulina[0]"),
     ({"plate": 30, "plateHolds": "primera", "cartulina": [{"seat": 4, "amount": 30}]}, "INVALID_TABLE", "table.cartulina[0].seat"),
     ({"plate": 30, "plateHolds": "primera", "cartulina": [{"seat": "1", "amount": 30}]}, "INVALID_FIELD", "table.cartulina[0].seat"),
+    ({"plate": 30, "plateHolds": "primera", "cartulina": [{"amount": 30}]}, "MISSING_FIELD", "table.cartulina[0].seat"),
+    ({"plate": 30, "plateHolds": "primera", "cartulina": [{"seat": 1}]}, "MISSING_FIELD", "table.cartulina[0].amount"),
     ({"plate": 30, "plateHolds": "primera", "cartulina": [{"seat": 1, "amount": 0}]}, "INVALID_TABLE", "table.cartulina[0].amount"),
     ({"plate": 30, "plateHolds": "primera", "cartulina": [{"seat": 1, "amount": 32}]}, "INVALID_TABLE", "table.cartulina[0].amount"),
     ({"plate": 30, "plateHolds": "primera", "cartulina": [{"seat": 1, "amount": 60, "partner": 1}]},
