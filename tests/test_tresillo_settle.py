@@ -606,6 +606,7 @@ def test_settle_summary_matches_settle() -> None:
     ({"seats": 5}, "INVALID_SEATS", "seats"),
     ({"dealer": 4}, "SEAT_OUT_OF_RANGE", "dealer"),
     ({"dealer": "0"}, "INVALID_FIELD", "dealer"),
+    ({"dealer": None}, "MISSING_FIELD", "dealer"),
     ({"tresillo": None}, "MISSING_FIELD", "tresillo"),
     ({"tresillo": []}, "INVALID_FIELD", "tresillo"),
     ({"t.jugador": 0}, "INVALID_FIELD", "tresillo.jugador"),  # the alcalde
