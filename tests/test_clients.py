@@ -86,6 +86,17 @@ def test_python_clients_validate_an_archive_in_batches(clients) -> None:
     assert errors[0][1]["message"].startswith("seats: ")
 
 
+def test_python_clients_keep_each_message_under_the_limit(clients) -> None:
+    """Fifty large records (1,000 actions each, about 33 KB of JSON) would make a 1.6 MB message
+    or line: the clients send them in smaller batches, and every record gets its result (over
+    REST the whole line was refused, over gRPC the stream ended)."""
+    big = dict(RECORD, actions=["0 " + "x" * 28] * 1000)  # read, and refused at action 0: a result
+    archive = [big] * 60
+    for client in clients:
+        answers = list(client.validate_hands(iter(archive)))
+        assert answers == [{"result": api.validate(big)}] * 60
+
+
 def _counting_refusals(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the streams this process's servers refuse for want of a slot."""
     from service import stream
@@ -168,7 +179,8 @@ const naipes = new Naipes({json.dumps(rest_url)});
 const record = {json.dumps(RECORD)};
 const out = {{ result: await naipes.validateHand(record),
               legal: await naipes.legalActions({{...record, actions: record.actions.slice(0, 5)}}, 3),
-              hands: await naipes.validateHands([record, {{...record, game: "mus"}}, {{...record, seats: "four"}}, record], {{ batch: 3 }}) }};
+              hands: await naipes.validateHands([record, {{...record, game: "mus"}}, {{...record, seats: "four"}}, record], {{ batch: 3 }}),
+              big: await naipes.validateHands(Array(60).fill({{...record, actions: Array(1000).fill("0 " + "x".repeat(28))}})) }};
 try {{ await naipes.validateHand({{...record, game: "mus"}}); }}
 catch (e) {{ out.error = {{ isNaipesError: e instanceof NaipesError, code: e.code, field: e.field, status: e.status }}; }}
 console.log(JSON.stringify(out));
@@ -183,6 +195,8 @@ console.log(JSON.stringify(out));
     assert len(hands) == 4 and hands[0] == hands[3] == {"result": api.validate(RECORD)}
     assert (hands[1]["error"]["code"], hands[1]["error"]["field"]) == ("UNKNOWN_GAME", "game")
     assert (hands[2]["error"]["code"], hands[2]["error"]["field"]) == ("INVALID_FIELD", "seats")
+    # Sixty large records (1.9 MB of JSON) go in lines under the limit: each gets its result.
+    assert out["big"] == [{"result": api.validate(dict(RECORD, actions=["0 " + "x" * 28] * 1000))}] * 60
 
 
 def test_javascript_client_retries_a_refused_stream(rest_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

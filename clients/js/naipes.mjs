@@ -71,8 +71,20 @@ export class Naipes {
    *  lines of `batch` records. A server process validates a few streams at a time and refuses
    *  more (TOO_MANY_STREAMS): the stream is sent again after its Retry-After, `retries` times. */
   async validateHands(records, { batch = 50, retries = 30 } = {}) {
+    // Lines of `batch` records, fewer when they are large: a line is at most 1 MiB.
     const parts = [];
-    for (let i = 0; i < records.length; i += batch) parts.push(records.slice(i, i + batch));
+    let part = [], used = 0;
+    for (const record of records) {
+      const length = JSON.stringify(record).length;
+      if (part.length && (part.length === batch || used + length > BATCH_BYTES)) {
+        parts.push(part);
+        part = [];
+        used = 0;
+      }
+      part.push(record);
+      used += length;
+    }
+    if (part.length) parts.push(part);
     const body = parts.map((part) => JSON.stringify({ batch: part.map((record) => ({ record })) }) + "\n").join("");
     let response;
     for (let attempt = 0; ; attempt++) {
@@ -92,6 +104,8 @@ export class Naipes {
     });
   }
 }
+
+const BATCH_BYTES = 768 * 1024;  // the JSON text of a line's records at most
 
 // A batch item's error names its field within the record, as validateHand does (the service
 // names it within the NDJSON line: `batch[3].record.seats`).

@@ -36,9 +36,31 @@ REST_CHUNK = 2000  # records per REST request of validate_hands
 STREAM_RETRIES = 30
 
 
+# The JSON text of a batch's records at most (a message or line of a stream is at most 1 MiB;
+# JSON is longer than the record's protobuf, so the gRPC message fits too).
+BATCH_BYTES = 768 * 1024
+
+
 def _chunks(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
     iterator = iter(records)
     while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def _batches(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
+    """``records`` in batches of at most ``size`` records and ``BATCH_BYTES`` of JSON, so that no
+    message or line outgrows the service's limit by holding many large records (one record
+    larger than that goes alone, and is answered by its own error)."""
+    chunk: list[JSON] = []
+    used = 0
+    for record in records:
+        length = len(json.dumps(record, default=repr))  # (what JSON cannot hold is the record's own error later)
+        if chunk and (len(chunk) == size or used + length > BATCH_BYTES):
+            yield chunk
+            chunk, used = [], 0
+        chunk.append(record)
+        used += length
+    if chunk:
         yield chunk
 
 
@@ -90,9 +112,9 @@ class RestClient:
         """Validate many records: one answer per record, in order: ``{"result": ...}`` (what
         validate_hand answers) or ``{"error": {"code", "field", "message"}}`` for a record that
         is not well formed. NDJSON requests of up to ``REST_CHUNK`` records, in lines of
-        ``batch`` records."""
+        ``batch`` records (fewer when they are large: ``BATCH_BYTES``)."""
         for chunk in _chunks(records, REST_CHUNK):
-            parts = list(_chunks(chunk, batch))
+            parts = list(_batches(chunk, batch))
             body = "".join(json.dumps({"batch": [{"record": r} for r in part]}) + "\n" for part in parts).encode()
             for attempt in range(STREAM_RETRIES + 1):
                 request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST",
@@ -178,10 +200,11 @@ class GrpcClient:
         return self._json(self._call("DescribeRules", self._pb.DescribeRulesRequest(game=game)))
 
     def validate_hands(self, records: Iterable[JSON], batch: int = BATCH) -> Iterator[JSON]:
-        """Validate many records over one ValidateHands stream, ``batch`` records per message:
+        """Validate many records over one ValidateHands stream, ``batch`` records per message
+        (fewer when they are large: ``BATCH_BYTES``):
         one answer per record, in order, as the REST client gives them. A record this client
         cannot put in a message is answered by its error in its place."""
-        chunks = _chunks(records, batch)
+        chunks = _batches(records, batch)
         # A stream refused with TOO_MANY_STREAMS is refused before its first answer: the messages
         # sent until then are kept, to be sent first again on the next attempt.
         unanswered: list[tuple[list[JSON | None], Any]] = []
