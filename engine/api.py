@@ -92,15 +92,12 @@ def _action_json(action: Any) -> dict[str, Any]:
     return out
 
 
-_REVESINO_TRICK_FIELDS = ("number", "fondo", "napolitana", "forced")
-
-
 def resolve_trick(request: Any) -> dict[str, Any]:
     """The winner of one trick (complete or so far) under a game's contract; for Revesino also
     the trick's payments."""
     game = game_of(request)
     if game.NAME != revesino.NAME:  # (a 0 or "" is protobuf's unset, as over gRPC)
-        for key in _REVESINO_TRICK_FIELDS:
+        for key in revesino.TRICK_FIELDS:
             if request.get(key):
                 raise InvalidInput("INVALID_FIELD", key, f"{key} is for the payments of a Revesino trick; a {game.NAME} trick moves none")
     options: Any = options_mod.parse_options(game.Options, request.get("rules"))

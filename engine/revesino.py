@@ -49,6 +49,9 @@ def trick_players(seats: int, dealer: int | None, leader: int, count: int) -> li
     return [(leader + i) % 4 for i in range(count)]
 
 
+TRICK_FIELDS: Final = ("number", "fondo", "napolitana", "forced")  # ResolveTrick's, for a trick's payments
+
+
 def trick_money(options: Options, request: dict[str, Any], cards: Any, players: list[int], index: int) -> dict[str, Any]:
     """ResolveTrick: the payments of one trick (A6.2, A6.3). ``number`` (1-11) sets the first and
     last tricks' doubling, ``fondo`` what a quínola takes or doubles, ``napolitana`` his seat, and

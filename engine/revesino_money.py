@@ -890,11 +890,6 @@ _SUMMARY_FIELDS = ("tricks", "napolitana", "announcer", "outOfPlay")
 _TRICK_FIELDS = ("leader", "cards", "forced", "revoked", "winner")
 
 
-def _seat_of(row: tuple[int, tuple[Card, ...], frozenset[Card], int], card: Card) -> int:
-    """The seat that played ``card`` in a summary's trick (leader, cards, forced, winner)."""
-    return (row[0] + row[1].index(card)) % SEATS
-
-
 def _seat(value: Any, where: str) -> int:
     number = json_int(value)
     if number is None:
@@ -1030,13 +1025,10 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
     else:
         out_cards = ()
 
+    unseen = [c for c in unplayed if c not in out_cards]  # the last card of each hand cut in trick 10
     if nap is not None:
         held = plays_of[nap]
-        if full:
-            ok = qualifies(held)
-        else:
-            spare = [c for c in unplayed if c not in out_cards]
-            ok = any(qualifies(held + [x]) for x in spare)
+        ok = qualifies(held) if full else any(qualifies(held + [x]) for x in unseen)
         if not ok:
             raise InvalidInput("INVALID_FIELD", "revesino.napolitana",
                                f"seat {nap} did not hold three aces and the quínola, or the four aces: no napolitana")
@@ -1045,11 +1037,10 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
     # call (its in-suit plays are never forced, as in play); its first renounce declares it.
     privileged = {nap} if nap is not None else set()
     if nap is None and options.napolitana_declaration == "implicit":
-        spare = [c for c in unplayed if c not in out_cards]
         # (a seat named as revoking in tricks 1-9 is not the napolitana: his renounces would be no revokes)
-        privileged = {s for s in range(SEATS)
-                      if (qualifies(plays_of[s]) or (not full and any(qualifies(plays_of[s] + [x]) for x in spare)))
-                      and not any(_seat_of(row, c) == s for row, named in zip(rows[:9], revoked_at, strict=False) for c in named)}
+        revokers = {(ld + cards.index(c)) % SEATS for (ld, cards, _, _), named in zip(rows[:9], revoked_at, strict=False) for c in named}
+        privileged = {s for s in range(SEATS) if s not in revokers
+                      and (qualifies(plays_of[s]) or (not full and any(qualifies(plays_of[s] + [x]) for x in unseen)))}
         for i, (ld, cards, _, _) in enumerate(rows[:9]):
             led = cards[0].suit
             for k, c in enumerate(cards[1:], 1):
@@ -1058,7 +1049,6 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
                 if nap is None and seat in privileged and c.suit is not led and still_held:
                     nap = seat  # his first renounce
 
-    unseen = [c for c in unplayed if c not in out_cards]  # the last card of each hand cut in trick 10
     tricks: list[PlayedTrick] = []
     for i, (ld, cards, forced, winner) in enumerate(rows):
         n = i + 1

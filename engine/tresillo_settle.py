@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.cards import DECK_40, Card, Suit, cards_str, suit_index, suit_word
-from engine.errors import InvalidInput, shown
-from engine.record import fields_repr, json_int, replaced
+from engine.errors import InvalidInput
+from engine.record import fields_repr, json_int, read_dealer, replaced
 from engine.tresillo_options import Options, solera_unsurrenderable
 
 # ---- rank tables (spec 1.3), highest first ------------------------------------------------------
@@ -677,13 +677,7 @@ def read_hand(options: Options, request: dict[str, Any]) -> Hand:
         raise InvalidInput("INVALID_FIELD" if "seats" in request else "MISSING_FIELD", "seats", "seats must be 3 or 4")
     if seats not in (3, 4):
         raise InvalidInput("INVALID_SEATS", "seats", f"tresillo is played with 3 or 4 seats, not {seats}")
-    if request.get("dealer") is None:
-        raise InvalidInput("MISSING_FIELD", "dealer", "dealer is required")
-    dealer = json_int(request.get("dealer"))
-    if dealer is None:
-        raise InvalidInput("INVALID_FIELD", "dealer", f"dealer must be a seat number, not {shown(request.get('dealer'))}")
-    if not 0 <= dealer < seats:
-        raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {dealer} is not a seat of this {seats}-seat table")
+    dealer = read_dealer(request, seats)
     t = request.get("tresillo")
     if t is None:
         raise InvalidInput("MISSING_FIELD", "tresillo",
