@@ -11,7 +11,7 @@ from typing import Any
 from engine import options as options_mod
 from engine import rentoy, revesino, shuffle, tresillo
 from engine.cards import Suit, cards_str
-from engine.errors import IllegalAction, InvalidInput
+from engine.errors import IllegalAction, InvalidInput, shown
 from engine.record import Game, check_seats, read_dealer, read_seats, read_setup, replay, require
 
 GAMES: dict[str, ModuleType] = {"tresillo": tresillo, "revesino": revesino, "rentoy": rentoy}
@@ -23,7 +23,7 @@ def game_of(request: Any, field: str = "game") -> Game:
     name = require(request, "game", str)
     game = GAMES.get(name)
     if game is None:
-        raise InvalidInput("UNKNOWN_GAME", field, f"unknown game {name!r}: expected tresillo, revesino or rentoy")
+        raise InvalidInput("UNKNOWN_GAME", field, f"unknown game {shown(name)}: expected tresillo, revesino or rentoy")
     return game
 
 
@@ -130,10 +130,10 @@ def resolve_trick(request: Any) -> dict[str, Any]:
         if seats is None:
             raise InvalidInput("MISSING_FIELD", "seats", "seats is required with leader, to name the winning seat")
         if not isinstance(leader, int) or not 0 <= leader < seats:
-            raise InvalidInput("SEAT_OUT_OF_RANGE", "leader", f"leader {leader!r} is not a seat of this {seats}-seat table")
+            raise InvalidInput("SEAT_OUT_OF_RANGE", "leader", f"leader {shown(leader)} is not a seat of this {seats}-seat table")
         dealer = request.get("dealer")
         if dealer is not None and (not isinstance(dealer, int) or not 0 <= dealer < seats):
-            raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {dealer!r} is not a seat of this {seats}-seat table")
+            raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {shown(dealer)} is not a seat of this {seats}-seat table")
         players = game.trick_players(seats, dealer, leader, len(cards))
         out["winner"] = players[index]
     who = f"seat {out['winner']}" if "winner" in out else f"card {index + 1} of the trick"

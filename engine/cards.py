@@ -32,7 +32,7 @@ class Suit(enum.Enum):
     def from_word(cls, word: str) -> Suit:
         suit = SUIT_BY_WORD.get(word)
         if suit is None:
-            raise ValueError(f"unknown suit {word!r}: expected oros, copas, espadas or bastos")
+            raise ValueError(f"unknown suit {shown(word)}: expected oros, copas, espadas or bastos")
         return suit
 
 

@@ -14,6 +14,8 @@ Every code has exactly one entry in the service's error table (``service/errors.
 
 from __future__ import annotations
 
+import json
+
 # Violation codes (FORMAT.md section 6), in the order of precedence used when several apply.
 VIOLATION_CODES: dict[str, str] = {
     "MALFORMED_ACTION": "the action string cannot be read",
@@ -76,8 +78,17 @@ SHOWN_AT_MOST = 60  # characters of a bad value quoted in a message (an action o
 
 
 def shown(value: object) -> str:
-    """``repr(value)`` for a message, cut short when long: a 900 KB action is quoted by its start."""
-    text = repr(value)
+    """A value of a request quoted in a message: a string in quotes as ``repr`` writes it
+    (``'2 1e'``, readable inside a JSON message's text), anything else as JSON writes it (``null``,
+    ``true``, ``[1, 2]``: a message speaks JSON, not Python), cut short when long: a 900 KB action
+    is quoted by its start."""
+    if isinstance(value, str):
+        text = repr(value)
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False)
+        except (TypeError, ValueError):  # not a JSON value (a Python object or a cycle): its repr
+            text = repr(value)
     if len(text) <= SHOWN_AT_MOST:
         return text
     size = len(value) if isinstance(value, str) else len(text)

@@ -85,22 +85,15 @@ def _parse(cls: type[T], rules: dict[str, Any], field: str) -> T:
         f = fields.get(name)
         if f is None:
             known = ", ".join(sorted(fields)) or "none"
-            raise InvalidInput("UNKNOWN_OPTION", f"{field}.{name}", f"unknown rules option {name!r}; this game's options are: {known}")
+            raise InvalidInput("UNKNOWN_OPTION", f"{field}.{name}", f"unknown rules option {shown(name)}; this game's options are: {known}")
         choices = f.metadata["choices"]
         if isinstance(value, float) and value.is_integer():
             value = int(value)  # JSON numbers arrive as floats through protobuf's Struct
         if value not in choices or type(value) is not type(f.default):
             allowed = ", ".join(repr(c) if not isinstance(c, bool) else str(c).lower() for c in choices)
-            raise InvalidInput("INVALID_OPTION_VALUE", f"{field}.{name}", f"rules option {name} cannot be {_json_shown(value)}; allowed: {allowed}")
+            raise InvalidInput("INVALID_OPTION_VALUE", f"{field}.{name}", f"rules option {name} cannot be {shown(value)}; allowed: {allowed}")
         values[f.name] = value
     return cls(**values)
-
-
-def _json_shown(value: Any) -> str:
-    """A value of a request as its JSON is written (``null``, ``true``), cut short when long."""
-    if value is None or isinstance(value, bool):
-        return "null" if value is None else str(value).lower()
-    return shown(value)
 
 
 def describe(cls: type) -> list[dict[str, Any]]:

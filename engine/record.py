@@ -287,7 +287,7 @@ def require(obj: dict[str, Any], name: str, kind: type | tuple[type, ...], where
         value = int(value)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise InvalidInput("INVALID_FIELD", path, f"{path} must be {_JSON_TYPE.get(names, names)}, not {value!r}")
+        raise InvalidInput("INVALID_FIELD", path, f"{path} must be {_JSON_TYPE.get(names, names)}, not {shown(value)}")
     return value
 
 
@@ -349,7 +349,7 @@ def read_setup(game: Game, record: Any) -> tuple[Setup, list[Any]]:
     unknown = set(deal) - {"hands", "stock", "seed"}
     if unknown:
         name = sorted(unknown)[0]
-        raise InvalidInput("INVALID_FIELD", f"deal.{name}", f"deal has no field {name!r}: give hands and stock, or seed")
+        raise InvalidInput("INVALID_FIELD", f"deal.{name}", f"deal has no field {shown(name)}: give hands and stock, or seed")
     seed = deal.get("seed")
     if seed is not None and (deal.get("hands") or deal.get("stock")):
         raise InvalidInput("INVALID_DEAL", "deal.seed", "give either deal.seed or deal.hands and deal.stock, not both")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.cards import DECK_40, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask
-from engine.errors import IllegalAction, InvalidInput
+from engine.errors import IllegalAction, InvalidInput, shown
 from engine.options import option
 from engine.record import NO_ARGS, Action, Rules, Setup, call_actions, fields_repr, play_actions, remember_last, replaced, with_item
 from engine.tricks import Trick, rank_table, winning_index
@@ -536,7 +536,7 @@ def settle_summary(options: Options, score: tuple[int, int], request: dict[str, 
         raise InvalidInput("INVALID_FIELD", "rentoy.value", f"rentoy.value {value} is not on the ladder {options.ladder}")
     end = hand.get("end", "tricks")
     if end not in _END_REASON:
-        raise InvalidInput("INVALID_FIELD", "rentoy.end", f"rentoy.end must be tricks, fold or renuncio, not {end!r}")
+        raise InvalidInput("INVALID_FIELD", "rentoy.end", f"rentoy.end must be tricks, fold or renuncio, not {shown(end)}")
     if end == "renuncio" and options.renuncio != "penalty":
         raise InvalidInput("INVALID_FIELD", "rentoy.end", "a hand ends by renuncio only under the option renuncio: penalty")
     if end == "fold" and value == ladder[-1]:

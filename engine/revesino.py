@@ -13,7 +13,7 @@ from typing import Any, Final
 
 from engine import revesino_money as money_mod
 from engine.cards import DECK_48, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask
-from engine.errors import IllegalAction, InvalidInput
+from engine.errors import IllegalAction, InvalidInput, shown
 from engine.record import CARD_ARG, NO_ARGS, Action, Rules, Setup, appended, call_actions, fields_repr, remember_last, replaced, with_item
 from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, qualifies_mask, strength
 from engine.revesino_options import Options
@@ -58,13 +58,13 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
     ``forced`` the aces and quínola that were their player's only card of the suit led."""
     number = request.get("number", 2)
     if not isinstance(number, int) or not 1 <= number <= 11:
-        raise InvalidInput("INVALID_FIELD", "number", f"number is the trick's number, 1 to 11, not {number!r}")
+        raise InvalidInput("INVALID_FIELD", "number", f"number is the trick's number, 1 to 11, not {shown(number)}")
     fondo = request.get("fondo", 0)
     if not isinstance(fondo, int) or fondo < 0:
-        raise InvalidInput("INVALID_FIELD", "fondo", f"fondo must be a whole number of tantos, not {fondo!r}")
+        raise InvalidInput("INVALID_FIELD", "fondo", f"fondo must be a whole number of tantos, not {shown(fondo)}")
     napolitana = request.get("napolitana")
     if napolitana is not None and (not isinstance(napolitana, int) or not 0 <= napolitana < 4):
-        raise InvalidInput("SEAT_OUT_OF_RANGE", "napolitana", f"napolitana {napolitana!r} is not a seat")
+        raise InvalidInput("SEAT_OUT_OF_RANGE", "napolitana", f"napolitana {shown(napolitana)} is not a seat")
     forced = set(DECK.parse_cards(request.get("forced") or "", "forced"))
     led = cards[0].suit
     plays = []

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.cards import DECK_48, SUIT_WORDS, Card, Suit, cards_str, key_mask
-from engine.errors import InvalidInput
+from engine.errors import InvalidInput, shown
 from engine.record import fields_repr, json_int
 from engine.revesino_options import Options
 from engine.tricks import rank_table, winning_index
@@ -872,13 +872,13 @@ def read_table(table: Any, seats: int) -> int:
             if value is None or (not isinstance(value, bool) and value in (0, [], "")):
                 continue
             raise InvalidInput("INVALID_TABLE", f"table.{name}", f"table.{name} is not part of a Revesino table (fondo)")
-        raise InvalidInput("INVALID_FIELD", f"table.{name}", f"unknown table field {name!r}; a Revesino table has fondo")
+        raise InvalidInput("INVALID_FIELD", f"table.{name}", f"unknown table field {shown(name)}; a Revesino table has fondo")
     raw = table.get("fondo")
     if raw is None:
         return 0
     fondo = json_int(raw)
     if fondo is None:
-        raise InvalidInput("INVALID_FIELD", "table.fondo", f"table.fondo must be an integer (tantos), not {raw!r}")
+        raise InvalidInput("INVALID_FIELD", "table.fondo", f"table.fondo must be an integer (tantos), not {shown(raw)}")
     if fondo < 0:
         raise InvalidInput("INVALID_TABLE", "table.fondo", f"table.fondo {fondo} is negative")
     return fondo
@@ -893,7 +893,7 @@ _TRICK_FIELDS = ("leader", "cards", "forced", "revoked", "winner")
 def _seat(value: Any, where: str) -> int:
     number = json_int(value)
     if number is None:
-        raise InvalidInput("INVALID_FIELD", where, f"{where} must be a seat number, not {value!r}")
+        raise InvalidInput("INVALID_FIELD", where, f"{where} must be a seat number, not {shown(value)}")
     if not 0 <= number < SEATS:
         raise InvalidInput("SEAT_OUT_OF_RANGE", where, f"{where} {number} is not a seat of this 4-seat table")
     return number

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from engine.cards import DECK_40, Card, Suit, cards_str, suit_index, suit_word
-from engine.errors import InvalidInput
+from engine.errors import InvalidInput, shown
 from engine.record import fields_repr, json_int, read_dealer, replaced
 from engine.tresillo_options import Options, solera_unsurrenderable
 
@@ -217,11 +217,11 @@ def read_table(table: Any, seats: int) -> Table:
                 continue
             raise InvalidInput("INVALID_TABLE", f"table.{name}",
                                f"table.{name} is not part of a Tresillo table (plate, plateHolds, cartulina)")
-        raise InvalidInput("INVALID_FIELD", f"table.{name}", f"unknown table field {name!r}; a Tresillo table has plate, plateHolds and cartulina")
+        raise InvalidInput("INVALID_FIELD", f"table.{name}", f"unknown table field {shown(name)}; a Tresillo table has plate, plateHolds and cartulina")
     raw_plate = table.get("plate")
     plate = 0 if raw_plate is None else json_int(raw_plate)
     if plate is None:
-        raise InvalidInput("INVALID_FIELD", "table.plate", f"table.plate must be an integer (tantos), not {raw_plate!r}")
+        raise InvalidInput("INVALID_FIELD", "table.plate", f"table.plate must be an integer (tantos), not {shown(raw_plate)}")
     if plate < 0:
         raise InvalidInput("INVALID_TABLE", "table.plate", f"table.plate {plate} is negative")
     if plate % 5:
@@ -230,7 +230,7 @@ def read_table(table: Any, seats: int) -> Table:
     if holds is None or holds == "":
         holds = "none"
     if not isinstance(holds, str) or holds not in HOLDS:
-        raise InvalidInput("INVALID_FIELD", "table.plateHolds", f"table.plateHolds must be none, primera or reservada, not {holds!r}")
+        raise InvalidInput("INVALID_FIELD", "table.plateHolds", f"table.plateHolds must be none, primera or reservada, not {shown(holds)}")
     if holds != "none" and plate == 0:
         raise InvalidInput("INVALID_TABLE", "table.plateHolds", f"the plate holds a puesta {holds} but table.plate is 0")
     raw = table.get("cartulina")
@@ -245,25 +245,25 @@ def read_table(table: Any, seats: int) -> Table:
             raise InvalidInput("INVALID_FIELD", where, f"{where} must be an object {{\"seat\", \"amount\"}}")
         for name in item:
             if name not in ("seat", "amount", "partner"):
-                raise InvalidInput("INVALID_FIELD", f"{where}.{name}", f"unknown cartulina field {name!r}; an entry has seat and amount")
+                raise InvalidInput("INVALID_FIELD", f"{where}.{name}", f"unknown cartulina field {shown(name)}; an entry has seat and amount")
         for name in ("seat", "amount"):
             if item.get(name) is None:
                 raise InvalidInput("MISSING_FIELD", f"{where}.{name}", f"{where}.{name} is required")
         seat = json_int(item.get("seat"))
         if seat is None:
-            raise InvalidInput("INVALID_FIELD", f"{where}.seat", f"{where}.seat must be an integer, not {item.get('seat')!r}")
+            raise InvalidInput("INVALID_FIELD", f"{where}.seat", f"{where}.seat must be an integer, not {shown(item.get('seat'))}")
         if not 0 <= seat < seats:
             raise InvalidInput("INVALID_TABLE", f"{where}.seat", f"{where}.seat {seat} is not a seat of this {seats}-seat table")
         amount = json_int(item.get("amount"))
         if amount is None:
-            raise InvalidInput("INVALID_FIELD", f"{where}.amount", f"{where}.amount must be an integer, not {item.get('amount')!r}")
+            raise InvalidInput("INVALID_FIELD", f"{where}.amount", f"{where}.amount must be an integer, not {shown(item.get('amount'))}")
         if amount <= 0 or amount % 5:
             raise InvalidInput("INVALID_TABLE", f"{where}.amount", f"{where}.amount {amount} must be a positive multiple of 5")
         entry: tuple[int, ...] = (seat, amount)
         if item.get("partner") is not None:
             partner = json_int(item["partner"])
             if partner is None:
-                raise InvalidInput("INVALID_FIELD", f"{where}.partner", f"{where}.partner must be an integer, not {item['partner']!r}")
+                raise InvalidInput("INVALID_FIELD", f"{where}.partner", f"{where}.partner must be an integer, not {shown(item['partner'])}")
             if not 0 <= partner < seats or partner == seat:
                 raise InvalidInput("INVALID_TABLE", f"{where}.partner", f"{where}.partner {partner} must be another seat of this {seats}-seat table")
             if amount % 10:
@@ -655,18 +655,18 @@ def _get(obj: dict[str, Any], name: str, kind: type, default: Any = None, requir
     if kind is int:
         number = json_int(value)
         if number is None:
-            raise InvalidInput("INVALID_FIELD", path, f"{path} must be an integer, not {value!r}")
+            raise InvalidInput("INVALID_FIELD", path, f"{path} must be an integer, not {shown(value)}")
         return number
     if not isinstance(value, kind):
         names = {bool: "true or false", str: "a string", list: "a list"}
-        raise InvalidInput("INVALID_FIELD", path, f"{path} must be {names.get(kind, kind.__name__)}, not {value!r}")
+        raise InvalidInput("INVALID_FIELD", path, f"{path} must be {names.get(kind, kind.__name__)}, not {shown(value)}")
     return value
 
 
 def _choice(obj: dict[str, Any], name: str, choices: tuple[str, ...], default: str | None = None) -> str:
     value = _get(obj, name, str, default, required=default is None)
     if value not in choices:
-        raise InvalidInput("INVALID_FIELD", f"tresillo.{name}", f"tresillo.{name} must be {', '.join(choices[:-1])} or {choices[-1]}, not {value!r}")
+        raise InvalidInput("INVALID_FIELD", f"tresillo.{name}", f"tresillo.{name} must be {', '.join(choices[:-1])} or {choices[-1]}, not {shown(value)}")
     return str(value)
 
 
@@ -695,7 +695,7 @@ def read_hand(options: Options, request: dict[str, Any]) -> Hand:
     def seat(where: str, allowed: tuple[int, ...], what: str, value: Any) -> int:
         number = json_int(value)
         if number is None:
-            raise InvalidInput("INVALID_FIELD", where, f"{where} must be a seat number, not {value!r}")
+            raise InvalidInput("INVALID_FIELD", where, f"{where} must be a seat number, not {shown(value)}")
         if not 0 <= number < seats:
             raise InvalidInput("SEAT_OUT_OF_RANGE", where, f"{where} {number} is not a seat of this {seats}-seat table")
         if number not in allowed:

@@ -29,6 +29,7 @@ import math
 import re
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import orjson
@@ -37,6 +38,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.internal import type_checkers
 from google.protobuf.message import Message
 
+from engine.errors import shown
 from service.errors import ServiceError
 
 try:  # compiled from service/_wire.pyx (setup.py) with Cython and a C compiler; else protobuf writes
@@ -254,10 +256,93 @@ def from_json(data: Any, message: M, where: str = "") -> M:
     try:
         json_format.ParseDict(data, message, ignore_unknown_fields=False)
     except json_format.ParseError as exc:
-        path, reason = parse_error_field(str(exc))
-        field = ".".join(p for p in (where, path) if p) or "body"
-        raise ServiceError("INVALID_FIELD", f"{field}: {reason}", field) from None
+        raise parse_error(data, str(exc), where, message.DESCRIPTOR) from None
     return message
+
+
+def parse_error(data: Any, text: str, where: str = "", descriptor: Any = None) -> ServiceError:
+    """``json_format``'s ParseError ``text`` about ``data`` (a ``descriptor`` message's JSON) as
+    ``INVALID_FIELD``, in JSON's words, naming the value that is wrong, which is looked up in
+    ``data`` along the error's path: a message's field given a string or a list is named itself
+    ("deal: expected an object, not a string"; json_format reads its characters or items as
+    fields: ``deal.x``), a repeated field's wrong item by its index (``actions[2]``), a wrong value
+    as JSON writes it (``"4x"``, ``true``)."""
+    path, reason = parse_error_field(text)
+    parts = path.split(".") if path else []
+    value: Any = data
+    field = None
+    for depth, part in enumerate(parts):
+        if not isinstance(value, dict):
+            parts, reason, value = parts[:depth], f"expected an object, not {json_kind(value)}", _MISSING
+            break
+        value = value.get(part, _MISSING)
+        field = _field_named(descriptor, part)
+        if value is _MISSING or field is None:
+            break
+        descriptor = field.message_type
+        if _is_list(field) and descriptor is not None and isinstance(value, list):  # the item at fault
+            here = ".".join(p for p in (where, *parts[: depth + 1]) if p)
+            return _item_error(value, descriptor, here) or ServiceError("INVALID_FIELD", f"{here}: {reason}", here)
+    else:
+        if field is not None:
+            reason, parts = _in_json(reason, value, parts, _is_list(field))
+    named = ".".join(p for p in (where, ".".join(parts)) if p) or "body"
+    return ServiceError("INVALID_FIELD", f"{named}: {reason}", named)
+
+
+def _item_error(items: list[Any], descriptor: Any, where: str) -> ServiceError | None:
+    """The error of the first item of a list of messages that json_format refuses."""
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            return ServiceError("INVALID_FIELD", f"{where}[{i}]: expected an object, not {_said(item)}", f"{where}[{i}]")
+        try:
+            json_format.ParseDict(item, message_factory.GetMessageClass(descriptor)(), ignore_unknown_fields=False)
+        except json_format.ParseError as exc:
+            return parse_error(item, str(exc), f"{where}[{i}]", descriptor)
+    return None
+
+
+def _said(value: Any) -> str:
+    """A wrong value as a message says it: a list or an object by its kind, else its JSON."""
+    return json_kind(value) if isinstance(value, (list, dict)) else shown(value)
+
+
+def _field_named(descriptor: Any, name: str) -> FieldDescriptor | None:
+    if descriptor is None:
+        return None
+    field: FieldDescriptor | None = descriptor.fields_by_camelcase_name.get(name) or descriptor.fields_by_name.get(name)
+    return field
+
+
+def _is_list(field: FieldDescriptor) -> bool:
+    return is_repeated(field) and not (field.message_type is not None and field.message_type.GetOptions().map_entry)
+
+
+_EXPECTED = re.compile(r"expected (a string|an integer|a list|an object)\b.*")
+_KINDS: dict[str, Callable[[Any], bool]] = {
+    "a string": lambda v: isinstance(v, str),
+    "an integer": lambda v: isinstance(v, (int, str)) and not isinstance(v, bool),  # "4" is read as 4
+    "a list": lambda v: isinstance(v, list),
+    "an object": lambda v: isinstance(v, dict),
+}
+
+
+def _in_json(reason: str, value: Any, parts: list[str], is_list: bool) -> tuple[str, list[str]]:
+    """The reason said of the value as JSON writes it (of a repeated field's first wrong item)."""
+    expected = _EXPECTED.fullmatch(reason)
+    wanted = expected[1] if expected else None
+    if is_list and isinstance(value, list):
+        fits = _KINDS[wanted] if wanted else (lambda v: v is not None)  # (protobuf: null is not an item)
+        index = next((i for i, item in enumerate(value) if not fits(item)), None)
+        if index is None:
+            return reason, parts
+        parts = [*parts[:-1], f"{parts[-1]}[{index}]"]
+        value = value[index]
+    elif is_list and value is not None:
+        wanted = "a list"
+    if wanted is None and value is not None:
+        return (f"{shown(value)} is out of range" if reason.startswith("Value out of range") else reason), parts
+    return f"expected {wanted or 'a value'}, not {_said(value)}", parts
 
 
 def json_kind(value: Any) -> str:
@@ -294,7 +379,7 @@ def parse_error_field(message: str) -> tuple[str, str]:
         text = text[m.end():]
     if m := _NO_FIELD.search(text):
         parts.append(m[2])
-        return ".".join(parts), f"unknown field {m[2]!r} of {m[1].rsplit('.', 1)[-1]}"
+        return ".".join(parts), f"unknown field {shown(m[2])} of {m[1].rsplit('.', 1)[-1]}"
     at = _AT.search(text)
     if at:
         where = at[1].split(".")[1:]  # drop the root message's name

@@ -33,6 +33,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescri
 from google.protobuf.message import Message
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
+from engine.errors import shown
 from service import codec, stream
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception, problem
 from service.handlers import ANSWERS, SERVICE
@@ -113,13 +114,13 @@ def _parameters(route: Route, path_values: list[str]) -> dict[str, Any]:
     query = [(k, request.args.getlist(k)) for k in request.args]
     for key, _values in query:
         if key in bound:  # google.api.http: a field the path binds is not a query parameter
-            raise ServiceError("INVALID_FIELD", f"query parameter {key!r} is given by the path ({request.path})", key)
+            raise ServiceError("INVALID_FIELD", f"query parameter {shown(key)} is given by the path ({request.path})", key)
     for key, values in [*((k, [v]) for k, v in bound.items()), *query]:
         field = field_at(route.method.input_type, key)
         if field is None or (route.body == "*" and key not in bound) or (route.body and key.split(".")[0] == route.body):
-            raise ServiceError("INVALID_FIELD", f"unknown query parameter {key!r}", key)
+            raise ServiceError("INVALID_FIELD", f"unknown query parameter {shown(key)}", key)
         if field.type == FieldDescriptor.TYPE_MESSAGE:
-            raise ServiceError("INVALID_FIELD", f"query parameter {key!r} names a message; give its fields", key)
+            raise ServiceError("INVALID_FIELD", f"query parameter {shown(key)} names a message; give its fields", key)
         converted: list[Any] = [_query_value(field, key, v) for v in values]
         node = out
         *parents, last = key.split(".")
@@ -128,7 +129,7 @@ def _parameters(route: Route, path_values: list[str]) -> dict[str, Any]:
         if codec.is_repeated(field):
             node[last] = converted
         elif len(converted) > 1:
-            raise ServiceError("INVALID_FIELD", f"query parameter {key!r} given {len(converted)} times", key)
+            raise ServiceError("INVALID_FIELD", f"query parameter {shown(key)} given {len(converted)} times", key)
         else:
             node[last] = converted[0]
     return out
@@ -137,7 +138,7 @@ def _parameters(route: Route, path_values: list[str]) -> dict[str, Any]:
 def _query_value(field: FieldDescriptor, key: str, value: str) -> Any:
     if field.type == FieldDescriptor.TYPE_BOOL:
         if value not in ("true", "false"):
-            raise ServiceError("INVALID_FIELD", f"{key}: expected true or false, not {value!r}", key)
+            raise ServiceError("INVALID_FIELD", f"{key}: expected true or false, not {shown(value)}", key)
         return value == "true"
     return value  # protobuf's JSON parser reads numbers from strings
 
@@ -198,7 +199,7 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
                                f"the body must be newline-delimited JSON (Content-Type: {NDJSON}), not {request.mimetype}")
         if request.args:
             key = next(iter(request.args))
-            raise ServiceError("INVALID_FIELD", f"unknown query parameter {key!r}", key)
+            raise ServiceError("INVALID_FIELD", f"unknown query parameter {shown(key)}", key)
         request.max_content_length = sys.maxsize  # an archive may be any size; each line is limited
         body = request.stream
         release = stream.slots().take()

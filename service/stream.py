@@ -164,6 +164,12 @@ def answer_wire(batch: list[bytes]) -> list[bytes]:
     return out
 
 
+def is_message(data: Any) -> bool:
+    """Whether a line's JSON is a message of the stream (``{"id": ..., "record": {...}}``, or a
+    batch) rather than a bare hand record, which names its game."""
+    return isinstance(data, dict) and ("record" in data or "batch" in data or "id" in data) and "game" not in data
+
+
 def request_of_line(line: bytes) -> tuple[pb.ValidateHandsRequest, dict[int, dict[str, Any]]]:
     """A line of NDJSON as a request: ``{"id": ..., "record": {...}}``, ``{"id": ...,
     "batch": [...]}`` or a bare hand record; with the errors of the batch's items that could not
@@ -171,21 +177,47 @@ def request_of_line(line: bytes) -> tuple[pb.ValidateHandsRequest, dict[int, dic
     from service.codec import from_json
 
     data = loads(line, "the line")
-    if not (isinstance(data, dict) and ("record" in data or "batch" in data) and "game" not in data):
+    if not is_message(data):
         return pb.ValidateHandsRequest(record=from_json(data, pb.HandRecord())), {}
     items = data.get("batch")
     if not isinstance(items, list) or not items:
-        return from_json(data, pb.ValidateHandsRequest()), {}
+        return _item(data), {}
     request = from_json({key: value for key, value in data.items() if key != "batch"}, pb.ValidateHandsRequest())
     unreadable: dict[int, dict[str, Any]] = {}
     for i, item in enumerate(items):  # (the line is at most MAX_REQUEST_BYTES long)
         try:
-            part = from_json(item, pb.ValidateHandsRequest(), f"batch[{i}]")
+            part = _item(item, f"batch[{i}]")
         except ServiceError as error:
             part = pb.ValidateHandsRequest(id=item["id"]) if isinstance(item, dict) and isinstance(item.get("id"), str) else pb.ValidateHandsRequest()
             unreadable[i] = problem_json(error)
         request.batch.append(part)
     return request, unreadable
+
+
+def _item(data: Any, where: str = "") -> pb.ValidateHandsRequest:
+    """A message of the stream, or an item of its batch, read from its JSON: a field of its record
+    is named within the record (``deal.hands``), as ValidateHand names it and as the engine names
+    the record's other errors; the message's own fields within the line (``batch[2].id``)."""
+    from service.codec import from_json
+
+    record = data.get("record") if isinstance(data, dict) else None
+    if not isinstance(record, dict):
+        return from_json(data, pb.ValidateHandsRequest(), where)
+    request = from_json({key: value for key, value in data.items() if key != "record"}, pb.ValidateHandsRequest(), where)
+    request.record.SetInParent()
+    from_json(record, request.record)
+    return request
+
+
+def line_id(line: bytes) -> dict[str, Any]:
+    """``{"id": ...}`` of a line whose request could not be read, when its JSON names one: a
+    record's error is answered under its id (an empty dict when there is none to read)."""
+    try:
+        data = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return {}
+    ident = data.get("id") if isinstance(data, dict) else None
+    return {"id": ident} if isinstance(ident, str) else {}
 
 
 def line_json(line: bytes) -> dict[str, Any] | None:
@@ -197,7 +229,7 @@ def line_json(line: bytes) -> dict[str, Any] | None:
         data = orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
-    if not (isinstance(data, dict) and ("record" in data or "batch" in data) and "game" not in data):
+    if not is_message(data):
         data = {"record": data}  # a bare hand record: the request's record, set even when empty
     return engine_request(data, pb.ValidateHandsRequest)
 
@@ -224,7 +256,7 @@ def answer_ndjson(batch: list[bytes]) -> list[bytes]:
             except Exception:  # an answer the schema cannot hold: the record's INTERNAL error
                 data = to_json(_message(answered))
         except Exception as exc:  # the line's error (INTERNAL if unexpected, and logged), not its batch's
-            data = {"error": problem(exc)}
+            data = {**line_id(line), "error": problem(exc)}
         out.append(dumps_bytes(data) + b"\n")
     return out
 

@@ -98,9 +98,7 @@ def ref_from_json(data: Any, message: Message, where: str = "") -> Message:
     try:
         json_format.ParseDict(data, message, ignore_unknown_fields=False)
     except json_format.ParseError as exc:
-        path, reason = codec.parse_error_field(str(exc))
-        field = ".".join(p for p in (where, path) if p) or "body"
-        raise ServiceError("INVALID_FIELD", f"{field}: {reason}", field) from None
+        raise codec.parse_error(data, str(exc), where, message.DESCRIPTOR) from None
     return message
 
 
@@ -459,7 +457,7 @@ NDJSON_LINES: list[tuple[Any, bool]] = [
     ({}, True),  # a bare record setting nothing: set all the same
     ({"id": "a", "record": RECORD}, True),
     ({"record": {}}, True),
-    ({"id": "a"}, False),  # a bare record with an unknown field
+    ({"id": "a"}, True),  # a message without its record: "record is required", under its id
     ({"id": "b", "batch": [{"id": "1", "record": RECORD}, {"record": {"rules": {"x": 1}}}, {}]}, True),
     ({"batch": []}, True),
     ({"id": "b", "batch": [{"record": RECORD}, {"record": {"seats": "4"}}]}, False),  # an unreadable item: its own error

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import threading
 from collections.abc import Callable, Iterator
 
@@ -119,10 +120,18 @@ REST_CASES = [
     ("seats as a word", '{"game": "rentoy", "seats": "four", "dealer": 0}', "INVALID_FIELD", "seats"),
     ("seats as a fraction", '{"game": "rentoy", "seats": 4.5, "dealer": 0}', "INVALID_FIELD", "seats"),
     ("actions not a list", '{"game": "rentoy", "seats": 4, "dealer": 0, "actions": "x"}', "INVALID_FIELD", "actions"),
-    ("hands not strings", '{"game": "rentoy", "seats": 2, "dealer": 0, "deal": {"hands": [1, 2]}}', "INVALID_FIELD", "deal.hands"),
+    ("hands not strings", '{"game": "rentoy", "seats": 2, "dealer": 0, "deal": {"hands": [1, 2]}}', "INVALID_FIELD", "deal.hands[0]"),
     ("rules not an object", '{"game": "rentoy", "rules": 5}', "INVALID_FIELD", "rules"),
     ("unknown field", '{"game": "rentoy", "foo": 1}', "INVALID_FIELD", "foo"),
     ("unknown nested field", '{"game": "rentoy", "deal": {"cards": "1o"}}', "INVALID_FIELD", "deal.cards"),
+    # a message's field given a string or a list is named itself (json_format read "deal.x", "deal.1")
+    ("deal a string", '{"game": "rentoy", "deal": "x"}', "INVALID_FIELD", "deal"),
+    ("deal a list", '{"game": "rentoy", "deal": [1]}', "INVALID_FIELD", "deal"),
+    ("rules a list", '{"game": "rentoy", "rules": [1]}', "INVALID_FIELD", "rules"),
+    ("an action not a string", '{"game": "rentoy", "actions": ["1 2c", 7]}', "INVALID_FIELD", "actions[1]"),
+    ("an action null", '{"game": "rentoy", "actions": [null]}', "INVALID_FIELD", "actions[0]"),
+    ("a cartulina entry's field", '{"game": "tresillo", "table": {"cartulina": [{"seat": 0}, {"seat": [1]}]}}',
+     "INVALID_FIELD", "table.cartulina[1].seat"),
 ]
 
 
@@ -153,9 +162,16 @@ def test_messages_speak_json_not_python(channel, http, rest_url) -> None:
     """What a request holds is named as JSON writes it (null, true, a list), never as Python does."""
     for body, words in (("null", "must be a JSON object, not null"), ("[1, 2]", "must be a JSON object, not a list"),
                         ('{"game": "rentoy", "seats": 4, "dealer": 0, "rules": {"ladder": null}}', "cannot be null"),
-                        ('{"game": "rentoy", "seats": 4, "dealer": 0, "rules": {"ladder": true}}', "cannot be true")):
+                        ('{"game": "rentoy", "seats": 4, "dealer": 0, "rules": {"ladder": true}}', "cannot be true"),
+                        ('{"game": "rentoy", "seats": true}', "seats: expected an integer, not true"),
+                        ('{"game": "rentoy", "seats": [4]}', "seats: expected an integer, not a list"),
+                        ('{"game": "rentoy", "deal": "x"}', "deal: expected an object, not a string"),
+                        ('{"game": "rentoy", "actions": [null]}', "actions[0]: expected a value, not null"),
+                        ('{"game": "rentoy", "dealer": 1e30}', "dealer: 1e+30 is out of range"),
+                        ('{"game": "tresillo", "seats": 4, "dealer": 0, "table": {"plate": {"a": 1}}}', "table.plate: expected an integer, not an object")):
         failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
-        assert words in failure.message and "None" not in failure.message and "True" not in failure.message, failure.message
+        assert words in failure.message, failure.message
+        assert not re.search(r"\b(None|True|False|int|float|dict)\b|\{'|got ", failure.message), failure.message
     assert_healthy(channel, http, rest_url)
 
 

@@ -22,7 +22,7 @@ import grpc
 import pytest
 import requests
 from google.protobuf import json_format
-from service_support import ROOT, call_grpc, examples_dir, grpc_failure, load_example
+from service_support import ROOT, call_grpc, examples_dir, grpc_failure, load_example, rest_failure
 
 from naipes.v1 import naipes_pb2 as pb
 from service import handlers, stream
@@ -521,8 +521,39 @@ def test_rest_a_batch_line_is_answered_by_a_batch_line(rest_url) -> None:
     assert answers[1]["batch"][30]["error"]["code"] == "UNKNOWN_CARD"
     unreadable = answers[1]["batch"][31]  # one item that is not even a record spoils only its own answer
     assert unreadable["id"] == "unreadable" and unreadable["error"]["code"] == "INVALID_FIELD"
-    assert unreadable["error"]["field"] == "batch[31].record.seats"
+    assert unreadable["error"]["field"] == "seats"  # within the record, as ValidateHand names it
+    assert unreadable["error"]["message"] == "seats: expected an integer, not 'four'"
     assert answers[1]["batch"][32] == expected(RECORDS[31])
+
+
+UNREADABLE_RECORDS = [
+    dict(BAD, foo=1),  # an unknown field
+    dict(BAD, seats="four"),  # a word for a number
+    dict(BAD, deal={"hands": ["1o 2o 3o", 5]}),  # a list's item
+    dict(BAD, deal="1o 2o"),  # a string for an object
+    dict(BAD, table={"cartulina": [{"seat": 1, "amount": 2}, {"seat": True}]}),  # an item of a list of objects
+]
+
+
+@pytest.mark.parametrize("record", UNREADABLE_RECORDS, ids=["unknown", "word", "item", "string", "nested"])
+def test_rest_an_unreadable_record_is_named_as_validate_hand_names_it_under_its_id(record, rest_url, http: requests.Session) -> None:
+    """A record the stream cannot read, alone on its line or in a batch, is answered under its id
+    with the error ValidateHand gives it, the field named within the record."""
+    unary = rest_failure(http.post(rest_url + "/v1/hands:validate", json=record, timeout=30))
+    assert unary.code == "INVALID_FIELD" and not unary.field.startswith(("record", "batch"))
+    error = {"code": unary.code, "field": unary.field, "message": unary.message}
+    lines = [json.dumps({"id": "alone", "record": record}).encode() + b"\n",
+             json.dumps({"id": "b", "batch": [{"id": "in", "record": record}, {"id": "ok", "record": RECORDS[0]}]}).encode() + b"\n"]
+    status, _kind, answers = post_stream(rest_url, lines)
+    assert status == 200
+    assert answers == [{"id": "alone", "error": error}, {"id": "b", "batch": [{"id": "in", "error": error}, {"id": "ok", **expected(RECORDS[0])}]}]
+
+
+def test_rest_a_message_without_its_record_is_missing_it_under_its_id(rest_url) -> None:
+    status, _kind, answers = post_stream(rest_url, [b'{"id": "f"}\n', b'{"id": "g", "batch": [{"id": "g1"}]}\n'])
+    assert status == 200
+    assert answers == [{"id": "f", "error": {"code": "MISSING_FIELD", "field": "record", "message": "record is required"}},
+                       {"id": "g", "batch": [{"id": "g1", "error": {"code": "MISSING_FIELD", "field": "batch[0].record", "message": "record is required"}}]}]
 
 
 def test_rest_a_line_too_long_is_an_error_entry(rest_url) -> None:
@@ -602,8 +633,6 @@ def test_rest_streams_beyond_the_slots_are_refused_and_every_other_call_is_answe
     """The same over REST: with every slot held by NDJSON streams still being sent, one more is
     answered 429 TOO_MANY_STREAMS with Retry-After, /healthz and /v1/hands:validate are answered,
     and once a held stream ends a stream is taken again."""
-    from service_support import rest_failure
-
     count = stream.slots().count
     release = threading.Event()
     line = ndjson_lines(RECORDS[:1])[0]

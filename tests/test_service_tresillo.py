@@ -536,7 +536,7 @@ TYPE_CASES = [
     ("plate a word", {"plate": "ten", "plateHolds": "none"}, "table.plate", True),
     ("plateHolds a number", {"plate": 30, "plateHolds": 3}, "table.plateHolds", True),
     ("cartulina seat a word", {"plate": 30, "plateHolds": "primera", "cartulina": [{"seat": "x", "amount": 25}]},
-     "table.cartulina.seat", False),
+     "table.cartulina[0].seat", False),
     ("cartulina seat a fraction", {"plate": 30, "plateHolds": "primera",
                                    "cartulina": [{"seat": 1, "amount": 25}, {"seat": 1.5, "amount": 25}]},
      "table.cartulina[1].seat", True),

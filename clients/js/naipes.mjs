@@ -100,20 +100,9 @@ export class Naipes {
     const lines = (await response.text()).split("\n").filter((line) => line.trim());
     return lines.flatMap((line, i) => {
       const answer = JSON.parse(line);  // a line's own error (too long, say) is each of its records' answer
-      return answer.batch ? answer.batch.map(inRecord) : parts[i].map(() => answer);
+      return answer.batch ?? parts[i].map(() => answer);
     });
   }
 }
 
 const BATCH_BYTES = 768 * 1024;  // the JSON text of a line's records at most
-
-// A batch item's error names its field within the record, as validateHand does (the service
-// names it within the NDJSON line: `batch[3].record.seats`).
-function inRecord(answer) {
-  const prefix = /^batch\[\d+\]\.(record\.)?/;
-  if (answer.error?.field) {
-    answer.error.field = answer.error.field.replace(prefix, "");
-    answer.error.message = (answer.error.message ?? "").replace(prefix, "");  // "batch[3].record.seats: ..."
-  }
-  return answer;
-}

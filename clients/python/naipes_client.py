@@ -17,7 +17,6 @@ the generated stubs.
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 import urllib.error
@@ -123,7 +122,7 @@ class RestClient:
                     with urllib.request.urlopen(request, timeout=self.timeout + len(chunk) * 0.01) as response:
                         for part, line in zip(parts, response, strict=True):
                             answer = json.loads(line)  # a line's error (too long, say) is each of its records' answer
-                            yield from map(_in_record, answer["batch"]) if "batch" in answer else [answer] * len(part)
+                            yield from answer["batch"] if "batch" in answer else [answer] * len(part)
                     break
                 except urllib.error.HTTPError as exc:
                     error = _http_error(exc)
@@ -268,19 +267,6 @@ class GrpcClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _in_record(answer: JSON) -> JSON:
-    """A batch item's error names its field within the record, as validate_hand does (the
-    service names it within the NDJSON line: ``batch[3].record.seats``)."""
-    error = answer.get("error")
-    if error and "field" in error:
-        error["field"] = _BATCH_PREFIX.sub("", error["field"])
-        error["message"] = _BATCH_PREFIX.sub("", error.get("message", ""))  # "batch[3].record.seats: ..."
-    return answer
-
-
-_BATCH_PREFIX = re.compile(r"^batch\[\d+\]\.(record\.)?")
 
 
 def _http_error(exc: urllib.error.HTTPError) -> NaipesError:
