@@ -200,8 +200,15 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
         if request.args:
             key = next(iter(request.args))
             raise ServiceError("INVALID_FIELD", f"unknown query parameter {shown(key)}", key)
-        request.max_content_length = sys.maxsize  # an archive may be any size; each line is limited
-        body = request.stream
+        # An archive may be any size; each line is limited (``stream.read_lines``). A server that
+        # ends the body itself (gunicorn, and werkzeug's for a chunked body) is read as it is:
+        # werkzeug's limited stream over it is read 64 KiB at a time, so a line would wait for
+        # 64 KiB more of the body before its answer could start.
+        if request.environ.get("wsgi.input_terminated"):
+            body = request.environ["wsgi.input"]
+        else:
+            request.max_content_length = sys.maxsize
+            body = request.stream
         release = stream.slots().take()
         try:
             response = Response(stream.validate_ndjson(stream.read_lines(body)), status=200, mimetype=NDJSON)

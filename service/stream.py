@@ -613,13 +613,17 @@ def validate_ndjson(lines: Iterable[bytes]) -> Iterator[bytes]:
     return pipelined((line for line in lines if line.strip()), answer_ndjson, internal_ndjson)
 
 
+READ_AHEAD = 1024  # bytes of the body a line may wait for beyond its end (gunicorn's reader reads 1 KiB at a time)
+
+
 def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES) -> Iterator[bytes]:
     """The lines of a request body, each at most ``limit`` bytes (a longer line is answered with
     PAYLOAD_TOO_LARGE, by a line the JSON reader cannot mistake for a record). A raw stream (the
-    werkzeug server's dechunked input, whose ``readline`` reads a byte at a time) is buffered;
-    gunicorn's body reads lines itself."""
+    werkzeug server's dechunked input, whose ``readline`` reads a byte at a time) is buffered, by
+    as little as gunicorn's body, which reads lines itself, reads ahead: a read waits until the
+    buffer is full or the body ends, and a line's answer waits for that read."""
     if isinstance(stream, io.RawIOBase):
-        stream = io.BufferedReader(stream, 1 << 16)
+        stream = io.BufferedReader(stream, READ_AHEAD)
     while True:
         line = stream.readline(limit + 1)
         if not line:

@@ -182,3 +182,48 @@ def assert_healthy(channel: grpc.Channel, http: requests.Session, base: str) -> 
     response = http.get(base + "/healthz", timeout=10)
     assert response.status_code == 200 and response.json() == {"status": "SERVING"}
 
+
+
+
+def answerable_before(records: list[dict], read_ahead: int) -> int:
+    """How many of ``records``, sent as ``answered_while_sending`` sends them, end at least
+    ``read_ahead`` bytes before the end of the body sent: the lines the server must have answered
+    while the body is still open."""
+    import json
+
+    sizes = [len(json.dumps({"id": f"w{i}", "record": record})) + 1 for i, record in enumerate(records)]
+    ends = [sum(sizes[: i + 1]) for i in range(len(sizes))]
+    return sum(end <= ends[-1] - read_ahead for end in ends)
+
+
+def answered_while_sending(base: str, records: list[dict], wanted: int, seconds: float = 10.0) -> int:
+    """POST ``records`` to the NDJSON stream, one line and one chunk each, with ids ``w0``, ``w1``
+    ..., leave the body open and count the answers that come back before it ends: until ``wanted``
+    have or ``seconds`` have passed (then end the body)."""
+    import json
+    import socket
+    import time
+    from urllib.parse import urlparse
+
+    url = urlparse(base)
+    sock = socket.create_connection((url.hostname, url.port), timeout=seconds)
+    try:
+        sock.sendall(f"POST /v1/hands:validateStream HTTP/1.1\r\nHost: {url.netloc}\r\nContent-Type: application/x-ndjson\r\n"
+                     "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n".encode())
+        for i, record in enumerate(records):
+            line = (json.dumps({"id": f"w{i}", "record": record}) + "\n").encode()
+            sock.sendall(b"%x\r\n%s\r\n" % (len(line), line))
+        received, deadline = b"", time.monotonic() + seconds
+        while received.count(b'"id":"w') < wanted and time.monotonic() < deadline:
+            sock.settimeout(max(deadline - time.monotonic(), 0.01))
+            try:
+                data = sock.recv(1 << 16)
+            except TimeoutError:
+                break
+            if not data:
+                break
+            received += data
+        sock.sendall(b"0\r\n\r\n")
+        return received.count(b'"id":"w')
+    finally:
+        sock.close()

@@ -22,7 +22,16 @@ import grpc
 import pytest
 import requests
 from google.protobuf import json_format
-from service_support import ROOT, call_grpc, examples_dir, grpc_failure, load_example, rest_failure
+from service_support import (
+    ROOT,
+    answerable_before,
+    answered_while_sending,
+    call_grpc,
+    examples_dir,
+    grpc_failure,
+    load_example,
+    rest_failure,
+)
 
 from naipes.v1 import naipes_pb2 as pb
 from service import handlers, stream
@@ -554,6 +563,16 @@ def test_rest_a_message_without_its_record_is_missing_it_under_its_id(rest_url) 
     assert status == 200
     assert answers == [{"id": "f", "error": {"code": "MISSING_FIELD", "field": "record", "message": "record is required"}},
                        {"id": "g", "batch": [{"id": "g1", "error": {"code": "MISSING_FIELD", "field": "batch[0].record", "message": "record is required"}}]}]
+
+
+def test_rest_lines_are_answered_while_the_body_is_still_being_sent(rest_url) -> None:
+    """A line is answered once the server's reader has taken in at most READ_AHEAD bytes of the
+    body beyond it (1 KiB), not when the body ends: every line but those of the last KiB sent is
+    answered with the body still open (werkzeug's limited stream held each line for 64 KiB)."""
+    records = RECORDS[:40]
+    wanted = answerable_before(records, stream.READ_AHEAD)
+    assert wanted >= 30
+    assert answered_while_sending(rest_url, records, wanted) >= wanted
 
 
 def test_rest_a_line_too_long_is_an_error_entry(rest_url) -> None:

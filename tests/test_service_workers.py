@@ -15,13 +15,14 @@ import grpc
 import requests
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import load_example, rentoy_examples, stop
+from service_support import answerable_before, answered_while_sending, load_example, rentoy_examples, stop
 from test_service_cli import NAIPES, _free_port
 
 from engine import api
 from naipes.v1 import naipes_pb2 as pb
 from naipes.v1 import naipes_pb2_grpc
 from service.codec import to_json
+from service.stream import READ_AHEAD
 
 
 def children(pid: int) -> list[int]:
@@ -89,6 +90,10 @@ def test_two_workers_serve_both_transports() -> None:
             answer = http.post(f"http://127.0.0.1:{rest_port}/v1/hands:validateStream", data=lines, timeout=60,
                                headers={"Content-Type": "application/x-ndjson"})
             assert [json.loads(line) for line in answer.text.splitlines()] == [{"result": api.validate(record)}] * 20
+            # gunicorn's reader: the lines are answered while the body is still being sent
+            records = [record] * 40
+            wanted = answerable_before(records, READ_AHEAD)
+            assert wanted >= 30 and answered_while_sending(f"http://127.0.0.1:{rest_port}", records, wanted) >= wanted
     finally:
         for channel in channels:
             channel.close()
