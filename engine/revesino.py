@@ -49,13 +49,15 @@ def trick_players(seats: int, dealer: int | None, leader: int, count: int) -> li
     return [(leader + i) % 4 for i in range(count)]
 
 
-TRICK_FIELDS: Final = ("number", "fondo", "napolitana", "forced")  # ResolveTrick's, for a trick's payments
+TRICK_FIELDS: Final = ("number", "fondo", "napolitana", "forced", "revoked")  # ResolveTrick's, for a trick's payments
 
 
 def trick_money(options: Options, request: dict[str, Any], cards: Any, players: list[int], index: int) -> dict[str, Any]:
     """ResolveTrick: the payments of one trick (A6.2, A6.3). ``number`` (1-11) sets the first and
     last tricks' doubling, ``fondo`` what a quínola takes or doubles, ``napolitana`` his seat, and
-    ``forced`` the aces and quínola that were their player's only card of the suit led."""
+    ``forced`` the aces and quínola that were their player's only card of the suit led, and
+    ``revoked`` the cards played off the suit led by a seat that held it (A6.8, under
+    ``allowRevokes``: 2 into the fondo, and the revoker collects nothing more this hand)."""
     number = request.get("number", 2)
     if not isinstance(number, int) or not 1 <= number <= 11:
         raise InvalidInput("INVALID_FIELD", "number", f"number is the trick's number, 1 to 11, not {shown(number)}")
@@ -66,18 +68,33 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
     if napolitana is not None and (not isinstance(napolitana, int) or not 0 <= napolitana < 4):
         raise InvalidInput("SEAT_OUT_OF_RANGE", "napolitana", f"napolitana {shown(napolitana)} is not a seat")
     forced = set(DECK.parse_cards(request.get("forced") or "", "forced"))
+    revoked = set(DECK.parse_cards(request.get("revoked") or "", "revoked"))
+    for name, named in (("forced", forced), ("revoked", revoked)):
+        for card in named.difference(cards):
+            raise InvalidInput("INVALID_FIELD", name, f"{card} is not a card of this trick")
     led = cards[0].suit
     plays = []
     for i, (seat, card) in enumerate(zip(players, cards, strict=True)):
         kind = ""
+        privileged = seat == napolitana and number <= 9
+        # ``forced`` says a card was its player's only one of the suit led: a napolitana's in tricks
+        # 1-9 may be, and is still played by choice (A6.6); a card led or off-suit cannot be.
+        if card in forced and (i == 0 or card.suit is not led or not is_special(card)):
+            raise InvalidInput("INVALID_FIELD", "forced",
+                               f"{card} was not forced: only an ace or the quínola played in the suit led by another player can be forced")
         if is_special(card):
-            privileged = seat == napolitana and number <= 9
             kind = ("led" if i == 0 else "placed" if card.suit is not led
                     else "forced" if card in forced and not privileged else "voluntary")
-        plays.append(Play(seat, card, kind))
+        if card in revoked:
+            why = ("it is not a card played off the suit led" if i == 0 or card.suit is led
+                   else "allowRevokes is off: a renuncio is not accepted" if not options.allow_revokes
+                   else f"seat {seat} is the napolitana, whose renounces in tricks 1-9 are no revokes" if privileged else "")
+            if why:
+                raise InvalidInput("INVALID_FIELD", "revoked", f"{card} is not a revoke: {why}")
+        plays.append(Play(seat, card, kind, card in revoked))
     trick = PlayedTrick(number, players[0], tuple(plays), players[index])
-    payments = money_mod.trick_payments(options, trick, fondo, napolitana, request.get("dealer"))  # (checked by api)
-    return {"payments": payments} if payments else {}
+    payments, forfeited = money_mod.trick_ledger(options, trick, fondo, napolitana, request.get("dealer"))  # (checked by api)
+    return {key: value for key, value in (("payments", payments), ("forfeited", forfeited)) if value}
 
 
 _STATE_FIELDS: Final = ("options", "dealer", "fondo", "held", "gone", "undealt", "phase", "turn", "choices", "out_of_play",

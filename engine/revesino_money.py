@@ -13,7 +13,7 @@ same function serves a hand in progress (the antes and fee at the deal, the paym
 trick as it completes, the escrow) and a finished one (everything, in the order of A6.9). The
 invariant ``sum(net) + (fondo now + escrow now - fondo before) == 0`` holds at every point.
 
-``trick_payments`` is the money of one isolated trick (ResolveTrick); ``read_table`` reads the
+``trick_ledger`` is the money of one isolated trick (ResolveTrick); ``read_table`` reads the
 record's ``table``; ``settle_summary`` is the SettleHand API for apps that track play themselves.
 """
 
@@ -840,16 +840,22 @@ def _pay_party(led: _Ledger, points: list[int], seat_tricks: list[int], winner: 
 
 def trick_payments(options: Options, trick: PlayedTrick, fondo: int, napolitana: int | None,
                    dealer: int | None = None) -> list[dict[str, Any]]:
-    """The payments of one complete trick on its own (ResolveTrick): aces and the quínola placed or
-    forced, the napolitana's forced quínola, renuncio fines; quínola fondo movements are applied at
-    once (no escrow, no revesino). Gergi aces, paid to the hand winner, are not in it. The
-    ``dealer`` (an immediate renewal's top-up is paid from him on) is, when not given, the seat
-    before the trick's leader, as in the first trick."""
+    """The payments of one complete trick on its own (``trick_ledger``'s payments)."""
+    return trick_ledger(options, trick, fondo, napolitana, dealer)[0]
+
+
+def trick_ledger(options: Options, trick: PlayedTrick, fondo: int, napolitana: int | None,
+                 dealer: int | None = None) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The payments of one complete trick on its own (ResolveTrick), and what a revoker of it
+    forfeits: aces and the quínola placed or forced, the napolitana's forced quínola, renuncio
+    fines; quínola fondo movements are applied at once (no escrow, no revesino). Gergi aces, paid
+    to the hand winner, are not in it. The ``dealer`` (an immediate renewal's top-up is paid from
+    him on) is, when not given, the seat before the trick's leader, as in the first trick."""
     if trick.winner is None or len(trick.plays) != SEATS:
         raise ValueError("trick_payments needs a complete trick")
     led = _Ledger(options, (trick.leader - 1) % SEATS if dealer is None else dealer, fondo, escrow_enabled=False)
     _trick(led, trick, napolitana, announced=False, voided=False)
-    return led.payments
+    return led.payments, led.forfeited
 
 
 # ---- the table carried between hands ------------------------------------------------------------

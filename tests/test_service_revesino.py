@@ -697,8 +697,8 @@ RV = {"game": "revesino", "seats": 4}
 TRICKS = [
     # RV-3: 1b placed on espadas in trick 4: the winner S2 pays S3 1.
     ("RV-3", {**RV, "leader": 1, "cards": "5e 12e 1b 9e", "number": 4}, 2, [("seat 2", "seat 3", 1)]),
-    # The same with a fondo, a napolitana who plays no ace and a forced card not in the trick.
-    ("RV-3 with a fondo", {**RV, "leader": 1, "cards": "5e 12e 1b 9e", "number": 4, "fondo": 14, "napolitana": 2, "forced": "1c"},
+    # The same with a fondo and a napolitana who plays no ace.
+    ("RV-3 with a fondo", {**RV, "leader": 1, "cards": "5e 12e 1b 9e", "number": 4, "fondo": 14, "napolitana": 2},
      2, [("seat 2", "seat 3", 1)]),
     # RV-4: 1o placed in trick 1: 2 x 2, paid by the winner S3.
     ("RV-4", {**RV, "leader": 1, "cards": "4c 1o 11c 2c", "number": 1}, 3, [("seat 3", "seat 2", 4)]),
@@ -748,6 +748,40 @@ def test_resolve_trick(case, request_json, winner, payments, stub, http, rest_ur
     assert got == sorted(payments)
     number = request_json["number"]
     assert all(p["trick"] == number and p["reason"] for p in answer.get("payments", []))
+
+
+REVOKED_HAND = {  # allowRevokes: in trick 1 seats 1, 2 and 3 hold copas and play oros on 1c
+    "game": "revesino", "seats": 4, "dealer": 3, "rules": {"handPayout": "none", "stake": 5, "dealerInitialStakeIncludesFee": False, "renewTrigger": "empty", "gergi": True, "doubleAcePlaced": "oros", "doubleAppliesTo": "all", "unannouncedSweep": "winsHand", "revesinoWinEach": 64, "oppositeDouble": False, "napolitanaFailLastTwoOnly": True, "napolitanaPaysForAll": True, "napolitanaMayAnnounce": False, "allowRevokes": True},
+    "deal": {"hands": ["7o 4b 12c 3c 1c 2e 5e 8e 10o 9b 9e", "8b 4e 10b 3o 12o 1b 3e 8c 11o 8o 11e",
+                       "10e 12e 4o 1o 3b 6e 2b 11c 7b 6c 2c", "7c 4c 9o 12b 5o 6b 2o 7e 6o 5c 10c 11b"], "stock": "1e 9c 5b"},
+    "actions": [
+                "0 cambio 3c", "1 cambio 3e", "2 cambio 2c", "3 descarte 11b", "0 1c", "1 3o", "2 1o", "3 2o",
+                "0 8e", "1 4e", "2 11c", "3 4c", "0 1e", "1 1b", "2 2b", "3 5o",
+                "0 9b", "1 8o", "2 6c", "3 5c", "0 12c", "1 8c", "2 3b", "3 6o",
+                "0 5e", "1 8b", "2 4o", "3 6b", "0 10o", "1 9c", "2 5b", "3 7c",
+                "0 9e", "1 10b", "2 6e", "3 12b", "0 7o", "1 11o", "2 7b", "3 10c",
+                "1 11e", "2 10e", "3 7e", "0 2e", "1 12o", "2 12e", "3 9o", "0 4b",
+    ],
+}
+
+
+def test_resolve_trick_revoked_fines_and_forfeits_as_validate_hand(stub, http, rest_url) -> None:
+    """A6.8 through ResolveTrick: the cards named ``revoked`` pay 2 each into the fondo, and the
+    revoker's gain from the trick (1o placed: 4) is forfeited, as ValidateHand has it for the
+    same trick."""
+    validated = api.validate(REVOKED_HAND)
+    assert validated["valid"], validated
+    request = {"game": "revesino", "seats": 4, "leader": 0, "dealer": 3, "cards": "1c 3o 1o 2o", "number": 1,
+               "fondo": api.validate(dict(REVOKED_HAND, actions=REVOKED_HAND["actions"][:4]))["fondo"],
+               "rules": REVOKED_HAND["rules"], "revoked": "3o 1o 2o"}
+    answer = call_both(stub, http, rest_url, "ResolveTrick", request)
+    assert answer["payments"] == [p for p in validated["payments"] if p.get("trick") == 1]
+    assert [(p["payer"], p["payee"], p["amount"]) for p in answer["payments"]] == [("seat 1", "fondo", 2), ("seat 2", "fondo", 2),
+                                                                                  ("seat 3", "fondo", 2)]
+    assert answer["forfeited"] == [f for f in validated["forfeited"] if f.get("trick") == 1]
+    assert [(f["seat"], f["amount"]) for f in answer["forfeited"]] == [(2, 4)]
+    unnamed = call_both(stub, http, rest_url, "ResolveTrick", {k: v for k, v in request.items() if k != "revoked"})
+    assert [(p["payer"], p["payee"], p["amount"]) for p in unnamed["payments"]] == [("seat 0", "seat 2", 4)] and "forfeited" not in unnamed
 
 
 def test_resolve_trick_without_payments(stub, http, rest_url) -> None:
@@ -880,6 +914,19 @@ BAD_CASES = [
     ("trick: napolitana 4", "ResolveTrick", {**RV, "leader": 1, "cards": "5e 12e 1b 9e", "napolitana": 4},
      "SEAT_OUT_OF_RANGE", "napolitana"),
     ("trick: forced 13c", "ResolveTrick", {**RV, "leader": 1, "cards": "5e 12e 1b 9e", "forced": "13c"}, "UNKNOWN_CARD", "forced"),
+    ("trick: forced, not of the trick", "ResolveTrick", {**RV, "leader": 1, "cards": "5e 12e 1b 9e", "forced": "1c"},
+     "INVALID_FIELD", "forced"),
+    ("trick: forced, not an ace", "ResolveTrick", {**RV, "leader": 1, "cards": "5e 12e 1b 9e", "forced": "12e"}, "INVALID_FIELD", "forced"),
+    ("trick: forced, placed", "ResolveTrick", {**RV, "leader": 1, "cards": "5e 12e 1b 9e", "forced": "1b"}, "INVALID_FIELD", "forced"),
+    ("trick: revoked, allowRevokes off", "ResolveTrick", {**RV, "leader": 1, "cards": "5e 12e 1b 9e", "revoked": "1b"},
+     "INVALID_FIELD", "revoked"),
+    ("trick: revoked, in the suit led", "ResolveTrick",
+     {**RV, "rules": {"allowRevokes": True}, "leader": 1, "cards": "5e 12e 1b 9e", "revoked": "12e"}, "INVALID_FIELD", "revoked"),
+    ("trick: revoked, not of the trick", "ResolveTrick",
+     {**RV, "rules": {"allowRevokes": True}, "leader": 1, "cards": "5e 12e 1b 9e", "revoked": "1o"}, "INVALID_FIELD", "revoked"),
+    ("trick: revoked, the napolitana's renounce", "ResolveTrick",
+     {**RV, "rules": {"allowRevokes": True}, "leader": 1, "cards": "5e 12e 1b 9e", "number": 4, "napolitana": 3, "revoked": "1b"},
+     "INVALID_FIELD", "revoked"),
     ("trick: a 9 in Tresillo", "ResolveTrick", {"game": "tresillo", "seats": 3, "contract": {"trump": "oros"}, "cards": "9o 1e"},
      "UNKNOWN_CARD", "cards"),
     ("deal: three seats", "Deal", {"game": "revesino", "seats": 3, "dealer": 0, "seed": "x"}, "INVALID_SEATS", "seats"),
