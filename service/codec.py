@@ -319,11 +319,10 @@ def _is_list(field: FieldDescriptor) -> bool:
 
 
 _EXPECTED = re.compile(r"expected (a string|an integer|a list|an object)\b.*")
+# What a repeated scalar field's items may be (a repeated message's are read by ``_item_error``).
 _KINDS: dict[str, Callable[[Any], bool]] = {
     "a string": lambda v: isinstance(v, str),
     "an integer": lambda v: isinstance(v, (int, str)) and not isinstance(v, bool),  # "4" is read as 4
-    "a list": lambda v: isinstance(v, list),
-    "an object": lambda v: isinstance(v, dict),
 }
 
 
@@ -332,7 +331,7 @@ def _in_json(reason: str, value: Any, parts: list[str], is_list: bool) -> tuple[
     expected = _EXPECTED.fullmatch(reason)
     wanted = expected[1] if expected else None
     if is_list and isinstance(value, list):
-        fits = _KINDS[wanted] if wanted else (lambda v: v is not None)  # (protobuf: null is not an item)
+        fits = _KINDS.get(wanted or "", lambda v: v is not None)  # (protobuf: null is not an item)
         index = next((i for i, item in enumerate(value) if not fits(item)), None)
         if index is None:
             return reason, parts
