@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from engine.errors import InvalidInput, shown
 
@@ -87,13 +87,29 @@ def _parse(cls: type[T], rules: dict[str, Any], field: str) -> T:
             known = ", ".join(sorted(fields)) or "none"
             raise InvalidInput("UNKNOWN_OPTION", f"{field}.{name}", f"unknown rules option {shown(name)}; this game's options are: {known}")
         choices = f.metadata["choices"]
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)  # JSON numbers arrive as floats through protobuf's Struct
+        value = _as_sent(value)  # JSON numbers arrive as floats through protobuf's Struct
         if value not in choices or type(value) is not type(f.default):
             allowed = ", ".join(repr(c) if not isinstance(c, bool) else str(c).lower() for c in choices)
             raise InvalidInput("INVALID_OPTION_VALUE", f"{field}.{name}", f"rules option {name} cannot be {shown(value)}; allowed: {allowed}")
         values[f.name] = value
     return cls(**values)
+
+
+_EXACT: Final = 2**53  # a double holds every integer up to this exactly
+
+
+def _as_sent(value: Any) -> Any:
+    """A rules value as the caller wrote it in JSON: a Struct gives every number as a double,
+    so an integral one (``3.0``, exactly representable) is the integer ``3``, in a list or an
+    object too; a number beyond a double's exact integers stays the float it became (``1e+30``,
+    not the 31 digits of the nearest double)."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() and abs(value) <= _EXACT else value
+    if isinstance(value, list):
+        return [_as_sent(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _as_sent(item) for key, item in value.items()}
+    return value
 
 
 def describe(cls: type) -> list[dict[str, Any]]:

@@ -114,10 +114,11 @@ def _read_json(path: str) -> Any:
     from service.codec import loads
 
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise SystemExit(f"naipes: cannot read {path}: {exc.strerror}") from None
-    return loads(text, path)
+        text = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:  # a file that cannot be read is invalid input, as MALFORMED_JSON is
+        print(f"naipes: cannot read {path}: {exc.strerror}", file=sys.stderr)
+        raise SystemExit(EXIT_INVALID) from None
+    return loads(text, path)  # (bytes: text that is not UTF-8 is MALFORMED_JSON, as a body's is)
 
 
 def _record(path: str) -> Any:

@@ -285,7 +285,7 @@ def parse_error(data: Any, text: str, where: str = "", descriptor: Any = None) -
             return _item_error(value, descriptor, here) or ServiceError("INVALID_FIELD", f"{here}: {reason}", here)
     else:
         if field is not None:
-            reason, parts = _in_json(reason, value, parts, _is_list(field))
+            reason, parts = _in_json(reason, value, parts, field)
     named = ".".join(p for p in (where, ".".join(parts)) if p) or "body"
     return ServiceError("INVALID_FIELD", f"{named}: {reason}", named)
 
@@ -326,10 +326,11 @@ _KINDS: dict[str, Callable[[Any], bool]] = {
 }
 
 
-def _in_json(reason: str, value: Any, parts: list[str], is_list: bool) -> tuple[str, list[str]]:
+def _in_json(reason: str, value: Any, parts: list[str], field: FieldDescriptor) -> tuple[str, list[str]]:
     """The reason said of the value as JSON writes it (of a repeated field's first wrong item)."""
     expected = _EXPECTED.fullmatch(reason)
     wanted = expected[1] if expected else None
+    is_list = _is_list(field)
     if is_list and isinstance(value, list):
         fits = _KINDS.get(wanted or "", lambda v: v is not None)  # (protobuf: null is not an item)
         index = next((i for i, item in enumerate(value) if not fits(item)), None)
@@ -341,7 +342,19 @@ def _in_json(reason: str, value: Any, parts: list[str], is_list: bool) -> tuple[
         wanted = "a list"
     if wanted is None and value is not None:
         return (f"{shown(value)} is out of range" if reason.startswith("Value out of range") else reason), parts
-    return f"expected {wanted or 'a value'}, not {_said(value)}", parts
+    return f"expected {wanted or _KIND_OF.get(field.type, 'a value')}, not {_said(value)}", parts
+
+
+# What a field's JSON value is (a null item names it: json_format says only that null is refused).
+_KIND_OF: dict[int, str] = {
+    FieldDescriptor.TYPE_STRING: "a string", FieldDescriptor.TYPE_BYTES: "a string", FieldDescriptor.TYPE_ENUM: "a string",
+    FieldDescriptor.TYPE_BOOL: "true or false", FieldDescriptor.TYPE_DOUBLE: "a number", FieldDescriptor.TYPE_FLOAT: "a number",
+    FieldDescriptor.TYPE_MESSAGE: "an object",
+    **dict.fromkeys((FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT32,
+                     FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64,
+                     FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED32,
+                     FieldDescriptor.TYPE_SFIXED64), "an integer"),
+}
 
 
 def json_kind(value: Any) -> str:

@@ -54,6 +54,20 @@ def test_validate_invalid_input_exits_2_with_a_problem() -> None:
     assert done.returncode == 2 and json.loads(done.stderr.strip().splitlines()[-1])["field"] == "seats"
 
 
+def test_validate_an_unreadable_file_exits_2(tmp_path: Path) -> None:
+    """A file that is not there, a directory or bytes that are not UTF-8 are invalid input (2), as
+    a body REST cannot read is, never an internal error (3) or a violation (1)."""
+    for path in (tmp_path / "absent.json", tmp_path):
+        done = naipes("validate", str(path))
+        assert done.returncode == 2 and done.stdout == ""
+        assert f"naipes: cannot read {path}: " in done.stderr and "Traceback" not in done.stderr
+    latin1 = tmp_path / "latin1.json"
+    latin1.write_bytes('{"game": "rentoy", "actions": ["señor"]}'.encode("latin-1"))
+    done = naipes("validate", str(latin1))
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert json.loads(done.stderr.strip().splitlines()[-1])["code"] == "MALFORMED_JSON"
+
+
 def test_legal_and_deal() -> None:
     done = naipes("deal", "--game", "rentoy", "--seats", "4", "--dealer", "0", "--seed", "X")
     assert done.returncode == 0

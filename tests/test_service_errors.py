@@ -166,7 +166,13 @@ def test_messages_speak_json_not_python(channel, http, rest_url) -> None:
                         ('{"game": "rentoy", "seats": true}', "seats: expected an integer, not true"),
                         ('{"game": "rentoy", "seats": [4]}', "seats: expected an integer, not a list"),
                         ('{"game": "rentoy", "deal": "x"}', "deal: expected an object, not a string"),
-                        ('{"game": "rentoy", "actions": [null]}', "actions[0]: expected a value, not null"),
+                        ('{"game": "rentoy", "actions": [null]}', "actions[0]: expected a string, not null"),
+                        ('{"game": "rentoy", "seats": 4, "dealer": 0, "deal": {"hands": ["1o", null]}}', "deal.hands[1]: expected a string, not null"),
+                        # a rules value as it was sent, though a Struct carries every number as a double
+                        ('{"game": "revesino", "seats": 4, "dealer": 0, "rules": {"stake": 1e30}}', "stake cannot be 1e+30;"),
+                        ('{"game": "revesino", "seats": 4, "dealer": 0, "rules": {"stake": [1, 2.5]}}', "stake cannot be [1, 2.5];"),
+                        ('{"game": "revesino", "seats": 4, "dealer": 0, "rules": {"stake": {"a": 3}}}', 'stake cannot be {"a": 3};'),
+                        ('{"game": "revesino", "seats": 4, "dealer": 0, "rules": {"stake": 11.0}}', "stake cannot be 11;"),
                         ('{"game": "rentoy", "dealer": 1e30}', "dealer: 1e+30 is out of range"),
                         ('{"game": "tresillo", "seats": 4, "dealer": 0, "table": {"plate": {"a": 1}}}', "table.plate: expected an integer, not an object")):
         failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
