@@ -1,5 +1,5 @@
 """The engine's entry points. Each takes and returns plain JSON-shaped data in the contract of
-``records/FORMAT.md`` (the same shape the API's messages have in JSON), so that the service, the
+``docs/format.md`` (the same shape the API's messages have in JSON), so that the service, the
 CLI and Python users all speak one format. Bad input raises ``InvalidInput``.
 """
 

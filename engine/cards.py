@@ -1,4 +1,4 @@
-"""Spanish cards in the notation of the hand-record format (``records/FORMAT.md`` section 1).
+"""Spanish cards in the notation of the hand-record format (``docs/format.md`` section 1).
 
 A card is written ``<rank><suit>``: ``1e`` (as de espadas), ``10o`` (sota de oros), ``12c``
 (rey de copas). ``Card.parse`` reads that notation and ``str(card)`` writes it back.

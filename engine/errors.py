@@ -1,6 +1,6 @@
 """The engine's errors and their stable codes.
 
-Two families, as ``records/FORMAT.md`` section 6 separates them:
+Two families, as ``docs/format.md`` section 6 separates them:
 
 * **Violations** (``VIOLATION_CODES``): a well-formed record whose action breaks a rule. They are
   not exceptions to the caller: validation answers ``valid: false`` with the first violation.

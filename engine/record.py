@@ -1,4 +1,4 @@
-"""Hand records (``records/FORMAT.md``): reading them, actions, and replay as a fold.
+"""Hand records (``docs/format.md``): reading them, actions, and replay as a fold.
 
 A record is read into a ``Setup`` (who sits where, the options, the table, the deal) and its list
 of action strings. ``replay`` then folds the game's ``apply`` over the actions, checking each one

@@ -226,3 +226,23 @@ console.log(JSON.stringify(out));
     out = json.loads(run.stdout)
     assert out == {"gaveUp": "TOO_MANY_STREAMS", "hands": [{"result": api.validate(RECORD)}] * 2}
     assert refused[0] >= 2  # the first call's refusal, and at least one of the second's
+
+
+@pytest.mark.parametrize("example", ["validate_grpc.py", "validate.mjs"])
+def test_example_scripts_exit_as_the_cli(example: str, rest_url: str, grpc_target: str, tmp_path: Path) -> None:
+    """The examples print the result and exit 0 (valid) or 1 (a violation); a request the service
+    refuses is its code, field and message on stderr and exit 2, not a traceback."""
+    script = ROOT / "clients" / "examples" / example
+    command = [sys.executable, str(script)] if example.endswith(".py") else ["node", str(script)]
+    target = grpc_target if example.endswith(".py") else rest_url
+    illegal = dict(RECORD, actions=[RECORD["actions"][1], *RECORD["actions"][1:]])
+    for name, record, status in (("valid", RECORD, 0), ("illegal", illegal, 1), ("refused", dict(RECORD, game="mus"), 2)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(record))
+        run = subprocess.run([*command, str(path), target], capture_output=True, text=True, timeout=60)
+        assert run.returncode == status, run.stderr
+        if status < 2:
+            assert json.loads(run.stdout) == api.validate(record)
+        else:
+            assert run.stdout == "" and "Traceback" not in run.stderr, run.stderr
+            assert run.stderr.strip().splitlines()[-1].startswith("UNKNOWN_GAME (game): unknown game 'mus'"), run.stderr

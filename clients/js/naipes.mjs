@@ -4,7 +4,7 @@
 //   const naipes = new Naipes("http://127.0.0.1:8080");
 //   const result = await naipes.validateHand(record);   // the validation result of FORMAT.md
 //
-// Every method takes and returns the JSON of records/FORMAT.md and the API's proto messages.
+// Every method takes and returns the JSON of docs/format.md and the API's proto messages.
 // A request the service rejects throws a NaipesError carrying the problem JSON's code and field.
 
 export class NaipesError extends Error {

@@ -5,7 +5,7 @@
         result = naipes.validate_hand(record)              # the validation result of FORMAT.md
         print(result["valid"], result.get("points"))
 
-Both clients take and return the JSON of ``records/FORMAT.md`` as plain dicts, so code written
+Both clients take and return the JSON of ``docs/format.md`` as plain dicts, so code written
 against one runs against the other. ``validate_hands`` audits an archive: records in (any
 iterable), one answer per record out, in order, sent in batches (the fast way to stream); a stream
 the server refuses for being busy (``TOO_MANY_STREAMS``) is sent again a second later. A request the service rejects raises ``NaipesError`` with the
