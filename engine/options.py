@@ -2,7 +2,9 @@
 
 Each field carries its default, the values it accepts and the rule it changes, in the field's
 metadata. The API names an option in lowerCamelCase (``playAllTricks``); the Python field is the
-snake_case of that name (``play_all_tricks``).
+snake_case of that name (``play_all_tricks``). A value is written in lowerCamelCase too
+(``dealerThenLeft``); the spelling of the rules specs (``dealer_then_left``) is read as the same
+value (docs/format.md: "with the values the specs spell").
 """
 
 from __future__ import annotations
@@ -85,9 +87,13 @@ def _parse(cls: type[T], rules: dict[str, Any], field: str) -> T:
         f = fields.get(name)
         if f is None:
             known = ", ".join(sorted(fields)) or "none"
-            raise InvalidInput("UNKNOWN_OPTION", f"{field}.{name}", f"unknown rules option {shown(name)}; this game's options are: {known}")
+            hint = f" (the API writes it {camel(name)})" if isinstance(name, str) and camel(name) in fields else ""
+            raise InvalidInput("UNKNOWN_OPTION", f"{field}.{name}",
+                               f"unknown rules option {shown(name)}{hint}; this game's options are: {known}")
         choices = f.metadata["choices"]
         value = _as_sent(value)  # JSON numbers arrive as floats through protobuf's Struct
+        if isinstance(value, str) and "_" in value and value not in choices and camel(value) in choices:
+            value = camel(value)  # a value as the rules spec spells it (dealer_then_left): dealerThenLeft
         if value not in choices or type(value) is not type(f.default):
             allowed = ", ".join(repr(c) if not isinstance(c, bool) else str(c).lower() for c in choices)
             raise InvalidInput("INVALID_OPTION_VALUE", f"{field}.{name}", f"rules option {name} cannot be {shown(value)}; allowed: {allowed}")

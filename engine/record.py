@@ -294,6 +294,18 @@ def require(obj: dict[str, Any], name: str, kind: type | tuple[type, ...], where
 _JSON_TYPE = {"int": "an integer", "str": "a string", "list": "a list", "dict": "an object"}
 
 
+# The most tantos a table carries (a plate with its reserved puestas, a fondo). Every figure of an
+# answer is a 32-bit integer in the schema and a hand moves a few times what the table holds at
+# most; a hundred million tantos is beyond any table's stakes, and keeps every figure in range.
+MAX_TANTOS: Final = 100_000_000
+
+
+def check_tantos(amount: int, field: str, what: str, code: str = "INVALID_TABLE") -> None:
+    """``what`` (``table.plate 30``) is at most ``MAX_TANTOS``."""
+    if amount > MAX_TANTOS:
+        raise InvalidInput(code, field, f"{what} is more than a table carries: at most {MAX_TANTOS:,} tantos")
+
+
 def json_int(value: Any) -> int | None:
     """A JSON integer (an integral float from protobuf's Struct included), else None."""
     if isinstance(value, bool):

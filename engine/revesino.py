@@ -14,7 +14,20 @@ from typing import Any, Final
 from engine import revesino_money as money_mod
 from engine.cards import DECK_48, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask
 from engine.errors import IllegalAction, InvalidInput, shown
-from engine.record import CARD_ARG, NO_ARGS, Action, Rules, Setup, appended, call_actions, fields_repr, remember_last, replaced, with_item
+from engine.record import (
+    CARD_ARG,
+    NO_ARGS,
+    Action,
+    Rules,
+    Setup,
+    appended,
+    call_actions,
+    check_tantos,
+    fields_repr,
+    remember_last,
+    replaced,
+    with_item,
+)
 from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, qualifies_mask, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
@@ -64,6 +77,7 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
     fondo = request.get("fondo", 0)
     if not isinstance(fondo, int) or fondo < 0:
         raise InvalidInput("INVALID_FIELD", "fondo", f"fondo must be a whole number of tantos, not {shown(fondo)}")
+    check_tantos(fondo, "fondo", f"fondo {fondo:,}", "INVALID_FIELD")
     napolitana = request.get("napolitana")
     if napolitana is not None and (not isinstance(napolitana, int) or not 0 <= napolitana < 4):
         raise InvalidInput("SEAT_OUT_OF_RANGE", "napolitana", f"napolitana {shown(napolitana)} is not a seat")

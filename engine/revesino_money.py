@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from engine.cards import DECK_48, SUIT_WORDS, Card, Suit, cards_str, key_mask
 from engine.errors import InvalidInput, shown
-from engine.record import fields_repr, json_int
+from engine.record import check_tantos, fields_repr, json_int
 from engine.revesino_options import Options
 from engine.tricks import rank_table, winning_index
 
@@ -887,6 +887,7 @@ def read_table(table: Any, seats: int) -> int:
         raise InvalidInput("INVALID_FIELD", "table.fondo", f"table.fondo must be an integer (tantos), not {shown(raw)}")
     if fondo < 0:
         raise InvalidInput("INVALID_TABLE", "table.fondo", f"table.fondo {fondo} is negative")
+    check_tantos(fondo, "table.fondo", f"table.fondo {fondo:,}")
     return fondo
 
 

@@ -1181,7 +1181,11 @@ def settle_summary(options: Options, table: Table, request: dict[str, Any]) -> d
 def view(state: State, seat: int) -> dict[str, Any]:
     """What one seat may see: its cards, counts of the others', the public calls and tricks."""
     out: dict[str, Any] = {"seat": seat, "hand": cards_str(cards_of_mask(state.masks[seat])),
-                           "handSizes": [mask.bit_count() for mask in state.masks], "stockSize": len(state.stock)}
+                           "handSizes": [mask.bit_count() for mask in state.masks]}
+    if state.options.reveal_discard_count or all(n < 0 for n in state.exchanged):
+        # (once a seat has exchanged, what is left of the baceta tells how many it took: private
+        # when the counts are, revealDiscardCount false)
+        out["stockSize"] = len(state.stock)
     if state.options.reveal_remainder and state.phase not in (AUCTION, DECLARE, CONTRA_ORDER, EXCHANGE):
         out["stock"] = cards_str(state.stock)
     return out

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 from engine.cards import DECK_40, Card, Suit, cards_str, suit_index, suit_word
 from engine.errors import InvalidInput, shown
-from engine.record import fields_repr, json_int, read_dealer, replaced
+from engine.record import check_tantos, fields_repr, json_int, read_dealer, replaced
 from engine.tresillo_options import Options, solera_unsurrenderable
 
 # ---- rank tables (spec 1.3), highest first ------------------------------------------------------
@@ -226,6 +226,7 @@ def read_table(table: Any, seats: int) -> Table:
         raise InvalidInput("INVALID_TABLE", "table.plate", f"table.plate {plate} is negative")
     if plate % 5:
         raise InvalidInput("INVALID_TABLE", "table.plate", f"table.plate {plate} is not a multiple of 5: every payment is in fives")
+    check_tantos(plate, "table.plate", f"table.plate {plate:,}")
     holds = table.get("plateHolds")
     if holds is None or holds == "":
         holds = "none"
@@ -239,6 +240,7 @@ def read_table(table: Any, seats: int) -> Table:
     if not isinstance(raw, list):
         raise InvalidInput("INVALID_FIELD", "table.cartulina", "table.cartulina must be a list of {\"seat\", \"amount\"}")
     entries: list[tuple[int, ...]] = []
+    carried = plate  # the tantos of the plate and of the cartulina so far
     for i, item in enumerate(raw):
         where = f"table.cartulina[{i}]"
         if not isinstance(item, dict):
@@ -270,6 +272,8 @@ def read_table(table: Any, seats: int) -> Table:
                 raise InvalidInput("INVALID_TABLE", f"{where}.amount", f"{where}.amount {amount}: a joint entry is two equal puestas, a multiple of 10")
             entry = (seat, amount, partner)
         entries.append(entry)
+        carried += amount
+        check_tantos(carried, where, f"the plate and the cartulina to {where} together ({carried:,})")
     if entries and holds == "none":
         raise InvalidInput("INVALID_TABLE", "table.cartulina",
                            "the cartulina holds reserved puestas but the plate holds no puesta: a puesta is reserved only while one is in the plate")

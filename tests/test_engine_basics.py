@@ -110,6 +110,34 @@ def test_options_made_from_the_same_rules_are_shared_and_checked_by_type():
     assert parse_options(Options, {"partyBonus": 4}) == bonus
 
 
+@pytest.mark.parametrize("game", sorted(api.GAMES))
+def test_option_values_as_the_rules_specs_spell_them(game: str) -> None:
+    """docs/format.md: option names in lowerCamelCase "with the values the specs spell". A value
+    the Revesino spec writes in snake_case (``tiebreak_order = dealer_then_left``) is the same
+    value as its lowerCamelCase (``dealerThenLeft``), which answers write; a snake_case name is
+    unknown, and the error gives the name's API spelling."""
+    from engine.options import parse_options, snake
+
+    cls = api.GAMES[game].Options
+    spelled = 0
+    for option in api.describe_rules(game)["options"]:
+        for choice in option["choices"]:
+            if isinstance(choice, str) and snake(choice) != choice:
+                as_spec = parse_options(cls, {option["name"]: snake(choice)})
+                assert as_spec == parse_options(cls, {option["name"]: choice})
+                spelled += 1
+        if snake(option["name"]) != option["name"]:
+            err = invalid(parse_options, cls, {snake(option["name"]): option["default"]})
+            assert (err.code, err.field) == ("UNKNOWN_OPTION", f"rules.{snake(option['name'])}")
+            assert f"(the API writes it {option['name']})" in err.message
+    assert spelled > 0 or game == "rentoy"
+    if game == "revesino":
+        made = parse_options(cls, {"tiebreakOrder": "dealer_then_left", "handPayout": "party_from_each"})
+        assert (made.tiebreak_order, made.hand_payout) == ("dealerThenLeft", "partyFromEach")
+        err = invalid(parse_options, cls, {"tiebreakOrder": "dealer_then_lef"})
+        assert (err.code, err.field) == ("INVALID_OPTION_VALUE", "rules.tiebreakOrder")
+
+
 # ---- records that are not well formed --------------------------------------------------------
 
 

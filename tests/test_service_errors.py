@@ -335,3 +335,46 @@ def test_bytes_that_are_not_the_request_are_an_invalid_body(rpc, channel, http, 
         assert (failure.code, failure.field) == ("INVALID_FIELD", "body")
         assert raised.value.details() == f"the message is not a {method.input_type.name}"
     assert_healthy(channel, http, rest_url)
+
+
+def _example(name: str) -> dict:
+    from examples_support import examples_dir
+
+    return load_example(examples_dir() / name)[0]
+
+
+def test_a_table_beyond_what_a_table_carries(stub, channel, http, rest_url) -> None:
+    """A plate, a cartulina or a fondo of more than MAX_TANTOS is INVALID_TABLE naming it: a hand's
+    figures are a few times the table's, and each must fit the schema's 32 bits (a fondo of 2**31 - 1
+    was an INTERNAL error, the answer's fondo out of range). At the bound, the hand is answered."""
+    from engine.record import MAX_TANTOS
+
+    tresillo, revesino = _example("tresillo-full-01-random.json"), _example("revesino-full-01-random.json")
+    over = [
+        (dict(tresillo, table={"plate": 2_147_483_645, "plateHolds": "primera"}), "table.plate"),
+        (dict(tresillo, table={"plate": MAX_TANTOS + 5, "plateHolds": "primera"}), "table.plate"),
+        (dict(tresillo, table={"plate": MAX_TANTOS - 10, "plateHolds": "reservada",
+                               "cartulina": [{"seat": 0, "amount": 5}, {"seat": 1, "amount": 10}]}), "table.cartulina[1]"),
+        (dict(revesino, table={"fondo": 2**31 - 1}), "table.fondo"),
+        (dict(revesino, table={"fondo": MAX_TANTOS + 1}), "table.fondo"),
+    ]
+    for record, field in over:
+        for rpc, request in (("ValidateHand", {"record": record}), ("LegalActions", {"record": record})):
+            failure = rest_failure(rest_request(http, rest_url, rpc, request))
+            assert (failure.status, failure.code, failure.field) == (400, "INVALID_TABLE", field), failure.message
+            assert "at most 100,000,000 tantos" in failure.message
+            with pytest.raises(grpc.RpcError) as raised:
+                call_grpc(stub, rpc, request)
+            assert (grpc_failure(raised.value).code, grpc_failure(raised.value).field) == ("INVALID_TABLE", field)
+    trick = {"game": "revesino", "seats": 4, "dealer": 0, "leader": 1, "cards": "10o 2o 3o 4o", "fondo": MAX_TANTOS + 1}
+    failure = rest_failure(rest_request(http, rest_url, "ResolveTrick", trick))
+    assert (failure.code, failure.field) == ("INVALID_FIELD", "fondo")
+    for record in (dict(tresillo, table={"plate": MAX_TANTOS, "plateHolds": "primera"}),
+                   dict(tresillo, table={"plate": MAX_TANTOS - 15, "plateHolds": "reservada", "cartulina": [{"seat": 2, "amount": 15}]}),
+                   dict(revesino, table={"fondo": MAX_TANTOS})):
+        result = call_rest(http, rest_url, "ValidateHand", {"record": record})
+        assert result == call_grpc(stub, "ValidateHand", {"record": record}) == api.validate(record)
+        assert result["valid"] and result["finished"] and result["table"] != record["table"]
+    trick["fondo"] = MAX_TANTOS
+    assert call_rest(http, rest_url, "ResolveTrick", trick) == api.resolve_trick(trick)
+    assert_healthy(channel, http, rest_url)

@@ -261,6 +261,26 @@ def test_a09_vuelta_solera_allowed():
     assert cards_of(played, 1) == set("1e 7o 1b 1o 12o 11o 3c 4e 4b".split())
 
 
+def test_4_reveal_discard_count_off_keeps_the_counts_private():
+    """4 [CFG:revealDiscardCount=false]: the number each seat exchanges is private, so no view
+    gives it, neither as ``exchanged`` nor as what is left of the baceta once a seat has
+    exchanged; before any exchange the baceta's size is the deal's, public either way."""
+    from engine import api
+
+    before = rec(STD, [*MANO_WINS, "1 entrada oros"])
+    after = more(before, "1 descarte 5b 3c 4e")
+    for rules, private in (({}, False), ({"revealDiscardCount": True}, False), ({"revealDiscardCount": False}, True)):
+        for seat in (1, 2, 3):
+            view = api.legal_actions({**before, "rules": rules}, seat)["view"]
+            assert view["stockSize"] == 13 and "exchanged" not in view
+            view = api.legal_actions({**after, "rules": rules}, seat)["view"]
+            if private:
+                assert "stockSize" not in view and "exchanged" not in view, view
+            else:
+                assert view["stockSize"] == 10 and view["exchanged"][1] == 3
+        assert ("exchanged" in ok({**after, "rules": rules})) is not private
+
+
 def test_a09_solera_surrender_forbidden_only_while_it_counts_as_a_solera():
     exchanged = rec(STD, [*MANO_WINS, "1 vuelta", "1 descarte 5b", "2 contra", "2 descarte", "3 descarte"], stock_top="4b")
     forbidden = {"soleraSurrender": "forbidden"}
