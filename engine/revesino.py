@@ -533,8 +533,10 @@ def classify(state: State, seat: int, card: Card) -> str:
     if card.suit is not led:
         return "placed"
     in_suit = _hand(state, seat) & SUIT_MASKS[card.key >> 4]  # (the card played among them)
-    if not in_suit & (in_suit - 1) and not _renounces(state, seat):  # his one card of the suit
-        return "forced"  # (a seat that may renounce, the napolitana in tricks 1-9, had a choice)
+    if not in_suit & (in_suit - 1) and not (seat == state.napolitana and len(state.played) < 9):  # his one card of the suit
+        # (the napolitana in tricks 1-9 had a choice; under napolitanaDeclaration implicit a seat is
+        # the napolitana from its first renounce: before it, it plays as anyone, R24)
+        return "forced"
     return "voluntary"
 
 

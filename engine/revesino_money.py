@@ -1040,21 +1040,29 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
             raise InvalidInput("INVALID_FIELD", "revesino.napolitana",
                                f"seat {nap} did not hold three aces and the quínola, or the four aces: no napolitana")
 
-    # R24 implicit: a seat that qualifies holds the napolitana's privilege in tricks 1-9 without a
-    # call (its in-suit plays are never forced, as in play); its first renounce declares it.
+    # R24 implicit: a seat that qualifies may renounce in tricks 1-9 without a call; its first
+    # renounce declares it the napolitana, whose in-suit plays from that trick to the 9th are never
+    # forced, as in play (before it, and if it never renounces, it plays as anyone).
+    since = 1  # the first trick of the napolitana's privilege
+    if options.napolitana_declaration == "implicit":
+        if nap is None:
+            # (a seat named as revoking in tricks 1-9 is not the napolitana: his renounces would be no revokes)
+            revokers = {(ld + cards.index(c)) % SEATS for (ld, cards, _, _), named in zip(rows[:9], revoked_at, strict=False) for c in named}
+            candidates = {s for s in range(SEATS) if s not in revokers
+                          and (qualifies(plays_of[s]) or (not full and any(qualifies(plays_of[s] + [x]) for x in unseen)))}
+        else:
+            candidates = {nap}
+        first = next(((seat, i + 1) for i, (ld, cards, _, _) in enumerate(rows[:9]) for k, c in enumerate(cards[1:], 1)
+                      if (seat := (ld + k) % SEATS) in candidates and c.suit is not cards[0].suit
+                      # (his first renounce; in a hand cut in trick 10 his unseen last card may be of the suit led)
+                      and (any(x.suit is cards[0].suit for x in plays_of[seat][i + 1:]) or (nap is not None and not full))), None)
+        if first is not None:
+            nap, since = first
+        elif nap is not None:
+            raise InvalidInput("INVALID_FIELD", "revesino.napolitana",
+                               f"seat {nap} never renounced in tricks 1-9: under napolitanaDeclaration implicit a seat is "
+                               "the napolitana from its first renounce")
     privileged = {nap} if nap is not None else set()
-    if nap is None and options.napolitana_declaration == "implicit":
-        # (a seat named as revoking in tricks 1-9 is not the napolitana: his renounces would be no revokes)
-        revokers = {(ld + cards.index(c)) % SEATS for (ld, cards, _, _), named in zip(rows[:9], revoked_at, strict=False) for c in named}
-        privileged = {s for s in range(SEATS) if s not in revokers
-                      and (qualifies(plays_of[s]) or (not full and any(qualifies(plays_of[s] + [x]) for x in unseen)))}
-        for i, (ld, cards, _, _) in enumerate(rows[:9]):
-            led = cards[0].suit
-            for k, c in enumerate(cards[1:], 1):
-                seat = (ld + k) % SEATS
-                still_held = any(x.suit is led for x in plays_of[seat][i + 1:])
-                if nap is None and seat in privileged and c.suit is not led and still_held:
-                    nap = seat  # his first renounce
 
     tricks: list[PlayedTrick] = []
     for i, (ld, cards, forced, winner) in enumerate(rows):
@@ -1067,7 +1075,7 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
             later = plays_of[seat][n:]  # the cards he plays after this trick
             known = full  # without trick 11, each hand has one card nobody knows
             holds_suit = any(x.suit is suit for x in later)
-            renounce = seat in privileged and n <= 9
+            renounce = seat in privileged and since <= n <= 9
             revoke = False
             if c in revoked_at[i] and not holds_suit:
                 # The evidence is a card nobody saw played: his last, in a hand cut in trick 10.

@@ -531,6 +531,39 @@ def test_r24_napolitana_implicit_option():
     assert settle(record, result)["net"] == H5_NET
 
 
+
+# A seat that qualifies under implicit and never renounces (1o 1c 1e 10o): its only espada, the 1e,
+# is forced in trick 1 by S1's lead, and it follows suit all hand.
+NEVER_RENOUNCES = {
+    "game": "revesino", "seats": 4, "dealer": 0, "rules": {"napolitanaDeclaration": "implicit"},
+    "deal": {"hands": ["7e 9e 2b 11e 12c 9b 2e 7c 4e 2c 5o 10c", "5e 8b 12b 6c 3e 5b 4b 11c 3b 4c 8e",
+                       "1o 1c 1e 10o 4o 3c 3o 10b 7o 12o 9c", "11b 2o 7b 8o 5c 6e 12e 10e 1b 9o 8c"], "stock": "11o 6b 6o"},
+    "actions": ["1 quedo", "2 quedo", "3 quedo", "0 descarte 10c", "1 5e", "2 1e", "3 6e", "0 11e", "2 9c", "3 5c", "0 7c", "1 11c",
+                "1 8b", "2 10b", "3 11b", "0 2b", "3 2o", "0 5o", "1 3b", "2 1o", "2 12o", "3 8o", "0 12c", "1 5b", "2 10o", "3 9o",
+                "0 7e", "1 12b", "2 4o", "3 10e", "0 2e", "1 4b", "2 3c", "3 8c", "0 2c", "1 4c", "3 7b", "0 9b", "1 3e", "2 3o",
+                "0 9e", "1 8e", "2 1c", "3 12e", "3 1b", "0 4e", "1 6c", "2 7o"]}
+
+
+def test_r24_implicit_the_privilege_starts_at_the_first_renounce():
+    """R24 implicit: "the privilege is invoked implicitly by the first renounce". A qualifying seat
+    that never renounces is no napolitana, so its forced ace pays as anyone's (it was excused,
+    though the result named no napolitana); one that renounces is the napolitana from that trick,
+    its earlier forced plays having paid. SettleHand reads a hand the same way, and refuses a
+    napolitana named under implicit that never renounced."""
+    result = ok(NEVER_RENOUNCES)
+    assert "napolitana" not in result
+    assert [p for p in result["payments"] if p.get("trick") == 1] == [
+        {"payer": "seat 2", "payee": "seat 1", "amount": 2, "reason": "1e forced in trick 1: pays the trick's leader 2", "trick": 1}]
+    assert result["net"] == ok({**NEVER_RENOUNCES, "rules": {}})["net"] == [4, 0, -10, -3]
+    tricks = [{"cards": " ".join(t["cards"])} for t in result["tricks"]]
+    request = {"game": "revesino", "seats": 4, "dealer": 0, "rules": NEVER_RENOUNCES["rules"], "table": {"fondo": 0},
+               "revesino": {"tricks": tricks}}
+    assert api.settle_hand(request)["net"] == result["net"]
+    with pytest.raises(InvalidInput) as raised:
+        api.settle_hand({**request, "revesino": {"tricks": tricks, "napolitana": 2}})
+    assert (raised.value.code, raised.value.field) == ("INVALID_FIELD", "revesino.napolitana")
+    assert "never renounced" in raised.value.message
+
 def test_r25_napolitana_renounced_ace_is_placed_and_paid_even_holding_the_suit():
     record = h5(calls=["2 napolitana"])
     result = ok(record)

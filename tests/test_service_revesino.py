@@ -683,6 +683,9 @@ def test_implicit_napolitana_forced_before_his_renounce(stub, http, rest_url) ->
     result = call_both(stub, http, rest_url, "ValidateHand", {"record": IMPLICIT})
     assert result["valid"] is True and result["finished"] is True
     assert result["napolitana"]["seat"] == 2
+    # His 1c, forced in trick 1 before his renounce in trick 3, pays as anyone's (R24 implicit).
+    assert {"payer": "seat 2", "payee": "seat 1", "amount": 4, "reason": "1c forced in trick 1: pays the trick's leader 4",
+            "trick": 1} in result["payments"]
     request = settle_request(IMPLICIT, result)
     for trick in request["revesino"]["tricks"]:
         trick.pop("forced", None)  # all eleven tricks are given: SettleHand derives them
