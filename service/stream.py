@@ -212,10 +212,14 @@ def _item(data: Any, where: str = "") -> pb.ValidateHandsRequest:
 def line_id(line: bytes) -> dict[str, Any]:
     """``{"id": ...}`` of a line whose request could not be read, when its JSON names one: a
     record's error is answered under its id (an empty dict when there is none to read)."""
+    from service.codec import unique_keys
+
     try:
         data = orjson.loads(line)
     except orjson.JSONDecodeError:
         return {}
+    if not unique_keys(line):
+        return {}  # (which of two ids would be a guess)
     ident = data.get("id") if isinstance(data, dict) else None
     return {"id": ident} if isinstance(ident, str) else {}
 
@@ -223,12 +227,14 @@ def line_id(line: bytes) -> dict[str, Any]:
 def line_json(line: bytes) -> dict[str, Any] | None:
     """``to_engine(request_of_line(line)[0])`` read straight by orjson and the codec when it
     vouches for the line (``codec.engine_request``), the items of a batch included; else None."""
-    from service.codec import engine_request
+    from service.codec import engine_request, unique_keys
 
     try:
         data = orjson.loads(line)
     except orjson.JSONDecodeError:
         return None
+    if not unique_keys(line):
+        return None  # (``codec.loads`` names the key given twice)
     if not is_message(data):
         data = {"record": data}  # a bare hand record: the request's record, set even when empty
     return engine_request(data, pb.ValidateHandsRequest)

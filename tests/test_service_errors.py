@@ -130,6 +130,11 @@ REST_CASES = [
     ("rules a list", '{"game": "rentoy", "rules": [1]}', "INVALID_FIELD", "rules"),
     ("an action not a string", '{"game": "rentoy", "actions": ["1 2c", 7]}', "INVALID_FIELD", "actions[1]"),
     ("an action null", '{"game": "rentoy", "actions": [null]}', "INVALID_FIELD", "actions[0]"),
+    # A key given twice: JSON readers differ on which counts (orjson and json keep the last), so neither.
+    ("a key given twice", '{"game": "rentoy", "seats": 4, "game": "tresillo"}', "INVALID_FIELD", "game"),
+    ("an option given twice", '{"game": "rentoy", "rules": {"ladder": "x", "ladder": "1-3-6-9-12"}}', "INVALID_FIELD", "rules.ladder"),
+    ("a key given twice in a list's object", '{"game": "tresillo", "table": {"cartulina": [{"seat": 0, "seat": 1}]}}',
+     "INVALID_FIELD", "table.cartulina[0].seat"),
     ("a cartulina entry's field", '{"game": "tresillo", "table": {"cartulina": [{"seat": 0}, {"seat": [1]}]}}',
      "INVALID_FIELD", "table.cartulina[1].seat"),
 ]

@@ -519,6 +519,20 @@ def test_rest_bad_lines_are_error_entries_and_the_stream_goes_on(rest_url) -> No
     assert [a["result"] for a in answers[7:10]] == [expected(r)["result"] for r in RECORDS[3:6]]
 
 
+def test_rest_a_line_giving_a_key_twice_is_its_error_entry(rest_url) -> None:
+    """A key given twice in a line's JSON (orjson would keep the last) is that line's
+    INVALID_FIELD naming it; the lines around it are answered."""
+    record = json.dumps(RECORDS[0])
+    lines = [*ndjson_lines(RECORDS[:1]), b'{"id": "a", "id": "b", "record": ' + record.encode() + b"}\n",
+             b'{"id": "c", "record": ' + record[:-1].encode() + b', "game": "rentoy"}}\n', *ndjson_lines(RECORDS[1:2])]
+    status, _kind, answers = post_stream(rest_url, lines)
+    assert status == 200 and len(answers) == 4
+    assert answers[0] == expected(RECORDS[0]) and answers[3] == expected(RECORDS[1])
+    assert answers[1]["error"]["code"] == "INVALID_FIELD" and answers[1]["error"]["field"] == "id" and "id" not in answers[1]
+    assert answers[2]["error"]["code"] == "INVALID_FIELD" and answers[2]["error"]["field"] == "record.game"
+    assert "given twice" in answers[2]["error"]["message"]
+
+
 def test_rest_a_batch_line_is_answered_by_a_batch_line(rest_url) -> None:
     batch = {"id": "b", "batch": [{"id": f"r{i}", "record": r} for i, r in enumerate(RECORDS[:30])] + [{"id": "bad", "record": BAD}]
              + [{"id": "unreadable", "record": dict(BAD, seats="four")}, {"record": RECORDS[31]}]}
