@@ -44,6 +44,7 @@ ERRORS: dict[str, ErrorKind] = {
     "PAYLOAD_TOO_LARGE": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 413, "Request too large"),
     # The transport's own.
     "TOO_MANY_STREAMS": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 429, "Too many streams at once", retry_after=1),
+    "REQUEST_TIMEOUT": ErrorKind(grpc.StatusCode.DEADLINE_EXCEEDED, 408, "The body came too slowly"),
     "NOT_FOUND": ErrorKind(grpc.StatusCode.NOT_FOUND, 404, "No such route"),
     "METHOD_NOT_ALLOWED": ErrorKind(grpc.StatusCode.UNIMPLEMENTED, 405, "Method not allowed on this route"),
     "UNSUPPORTED_MEDIA_TYPE": ErrorKind(_BAD, 415, "Unsupported media type"),

@@ -20,8 +20,12 @@ Run: ``gunicorn 'service.rest:create_app()'`` or ``naipes serve``.
 from __future__ import annotations
 
 import logging
+import os
 import re
+import socket
 import sys
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -143,9 +147,84 @@ def _query_value(field: FieldDescriptor, key: str, value: str) -> Any:
     return value  # protobuf's JSON parser reads numbers from strings
 
 
+# A request's body must have come within BODY_SECONDS of the server starting to read it, and a
+# stream's body may pause at most stream.IDLE_SECONDS between two reads: a thread waiting on a
+# client that sends nothing is a thread no other call has (a gunicorn worker has REST_THREADS).
+BODY_SECONDS = float(os.environ.get("NAIPES_BODY_SECONDS", "10"))
+
+
+def _client_socket() -> Any:
+    """The connection's socket: gunicorn's, or werkzeug's development server's (None elsewhere)."""
+    return request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
+
+
+class _Watchdog:
+    """Ends the bodies that are late: one thread a process looks once a second at the requests
+    whose bodies are being read and shuts the reading side of the socket of any past its
+    deadline, which ends the read waiting on it (a socket timeout would bound each wait for a
+    byte, not the whole body). A request costs a dict entry, set and removed."""
+
+    def __init__(self) -> None:
+        self.due: dict[object, tuple[float, Any]] = {}
+        self.late: set[object] = set()
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+
+    def watch(self, sock: Any, seconds: float) -> object:
+        token = object()
+        self.due[token] = (time.monotonic() + seconds, sock)
+        if self.thread is None:
+            with self.lock:
+                if self.thread is None:
+                    self.thread = threading.Thread(target=self.run, name="naipes-body-watchdog", daemon=True)
+                    self.thread.start()
+        return token
+
+    def done(self, token: object) -> bool:
+        """Whether the body came in time (its reading was not shut)."""
+        if self.due.pop(token, None) is not None:
+            return True
+        with self.lock:
+            late = token in self.late
+            self.late.discard(token)
+        return not late
+
+    def run(self) -> None:
+        while True:
+            time.sleep(1.0)
+            now = time.monotonic()
+            for token, (deadline, sock) in list(self.due.items()):
+                if deadline < now and self.due.pop(token, None) is not None:
+                    with self.lock:
+                        self.late.add(token)
+                    try:
+                        sock.shutdown(socket.SHUT_RD)
+                    except OSError:
+                        pass  # (the client has gone)
+
+
+_WATCHDOG = _Watchdog()
+
+
+def _late_body() -> ServiceError:
+    return ServiceError("REQUEST_TIMEOUT", f"the body did not come within {BODY_SECONDS:g} seconds")
+
+
 def _body_bytes() -> bytes:
     """The body's JSON text (empty for an empty body, whatever its media type)."""
-    data = request.get_data(cache=False)  # enforces MAX_CONTENT_LENGTH
+    sock = _client_socket()
+    if sock is None or request.content_length == 0:
+        data = request.get_data(cache=False)  # enforces MAX_CONTENT_LENGTH
+    else:
+        token = _WATCHDOG.watch(sock, BODY_SECONDS)
+        try:
+            data = request.get_data(cache=False)
+        except Exception:
+            if not _WATCHDOG.done(token):
+                raise _late_body() from None
+            raise
+        if not _WATCHDOG.done(token):
+            raise _late_body()
     if request.content_length is None and len(data) >= MAX_REQUEST_BYTES and request.environ["wsgi.input"].read(1):
         # A chunked body (no Content-Length) is read up to the limit and no further, silently.
         raise ServiceError("PAYLOAD_TOO_LARGE", f"the body is larger than {MAX_REQUEST_BYTES} bytes")
@@ -209,6 +288,9 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
         else:
             request.max_content_length = sys.maxsize
             body = request.stream
+        sock = _client_socket()
+        if sock is not None:
+            sock.settimeout(stream.IDLE_SECONDS)  # (gunicorn makes it non-blocking again for the connection's next request)
         release = stream.slots().take()
         try:
             response = Response(stream.validate_ndjson(stream.read_lines(body)), status=200, mimetype=NDJSON)
@@ -255,7 +337,8 @@ def create_app() -> Flask:
         error = from_exception(exc)
         if error.code == "INTERNAL":
             log.exception("%s %s failed", request.method, request.path)
-        return problem_response(error)
+        # (a late body's socket no longer reads: the connection ends with the answer)
+        return problem_response(error, {"Connection": "close"} if error.code == "REQUEST_TIMEOUT" else None)
 
     return app
 

@@ -250,6 +250,11 @@ def answer_ndjson(batch: list[bytes]) -> list[bytes]:
         try:
             if line == TOO_LARGE:
                 raise ServiceError("PAYLOAD_TOO_LARGE", f"a line of the body is longer than {MAX_REQUEST_BYTES} bytes")
+            if line == TIMED_OUT:
+                raise ServiceError("REQUEST_TIMEOUT", f"the body sent nothing for {IDLE_SECONDS:g} seconds: the lines before are answered")
+            if line == BROKEN:
+                raise ServiceError("MALFORMED_JSON", "the body could not be read to its end (a chunk of it is not HTTP's): "
+                                   "the lines before are answered")
             read = line_json(line)
             if read is None:
                 request, unreadable = request_of_line(line)
@@ -472,6 +477,9 @@ def slots() -> Slots:
 
 _ITEM, _DONE, _END, _FAILED = range(4)
 TOO_LARGE = b"\x00line too large"  # stands for a line over the limit (no JSON starts with NUL)
+TIMED_OUT = b"\x00body timed out"  # the last line when the body paused longer than the server waits
+BROKEN = b"\x00body broken"  # the last line when the body could not be read to its end
+IDLE_SECONDS = float(os.environ.get("NAIPES_STREAM_IDLE_SECONDS", "30"))  # how long a stream's body may pause between two reads (service/rest.py)
 
 
 def pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], on_failure: Callable[[list[bytes], BaseException], list[R]],
@@ -631,7 +639,14 @@ def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES) -> Iterator[bytes]:
     if isinstance(stream, io.RawIOBase):
         stream = io.BufferedReader(stream, READ_AHEAD)
     while True:
-        line = stream.readline(limit + 1)
+        try:
+            line = stream.readline(limit + 1)
+        except TimeoutError:  # (the socket's timeout: IDLE_SECONDS)
+            yield TIMED_OUT
+            return
+        except Exception:  # a chunk the HTTP server cannot read (gunicorn's errors are not OSErrors), the client gone
+            yield BROKEN
+            return
         if not line:
             return
         if len(line) > limit and not line.endswith(b"\n"):

@@ -110,3 +110,54 @@ def _listening(port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+def test_late_bodies_do_not_hold_the_rest_threads() -> None:
+    """A body that does not come within NAIPES_BODY_SECONDS is REQUEST_TIMEOUT (408, the
+    connection closed), so that four clients sending headers and nothing more no longer hold a
+    gunicorn worker's four threads and its health check; a stream whose body pauses longer than
+    NAIPES_STREAM_IDLE_SECONDS ends with a REQUEST_TIMEOUT entry after the answers of its lines."""
+    rest_port, grpc_port = _free_port(), _free_port()
+    env = {**os.environ, "NAIPES_BODY_SECONDS": "1", "NAIPES_STREAM_IDLE_SECONDS": "2"}
+    server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port),
+                               "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    stalled: list[socket.socket] = []
+    try:
+        deadline = time.monotonic() + 60
+        while not (_listening(rest_port) and _listening(grpc_port)):
+            assert server.poll() is None and time.monotonic() < deadline, "the servers did not come up"
+            time.sleep(0.2)
+        for _ in range(4):
+            client = socket.create_connection(("127.0.0.1", rest_port), timeout=20)
+            client.sendall(b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                           b"Content-Length: 1000\r\n\r\n{")
+            stalled.append(client)
+        start = time.monotonic()
+        assert requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=15).json() == {"status": "SERVING"}
+        assert time.monotonic() - start < 8
+        for client in stalled:
+            answer = b""
+            while chunk := client.recv(65536):  # the server closes the connection after its answer
+                answer += chunk
+            head, _, body = answer.partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 408"), head  # (gunicorn says keep-alive, then finds the reading shut and closes)
+            assert json.loads(body)["code"] == "REQUEST_TIMEOUT"
+        record, _ = load_example(rentoy_examples()[0])
+        with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as client:
+            client.sendall(b"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+                           b"Transfer-Encoding: chunked\r\n\r\n")
+            # (then a KiB of blank lines: gunicorn's reader hands a line over once it has read 1 KiB more)
+            lines = (json.dumps(record) + "\n") * 2 + (" " * 63 + "\n") * (READ_AHEAD // 64 + 1)
+            client.sendall(f"{len(lines.encode()):x}\r\n{lines}\r\n".encode())
+            answer = b""
+            while b"REQUEST_TIMEOUT" not in answer and (chunk := client.recv(65536)):
+                answer += chunk
+        entries = [json.loads(line) for line in answer.split(b"\r\n") if line.startswith(b"{")]
+        assert entries[:2] == [{"result": api.validate(record)}] * 2
+        assert entries[2]["error"]["code"] == "REQUEST_TIMEOUT" and len(entries) == 3
+        assert requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=5).json() == {"status": "SERVING"}
+    finally:
+        for client in stalled:
+            client.close()
+        output = stop(server)
+    assert server.returncode == 0, output
