@@ -57,12 +57,13 @@ ALWAYS_PRINTED = {
     "naipes.v1.ResolveTrickResponse": frozenset({"events"}),
 }
 # Lists printed even when empty beside another field: a Tresillo table (it has a plate) always
-# lists its cartulina, and a settled Tresillo hand (it has an outcome) its condiciones; a Rentoy
-# answer, which shares these messages, has neither.
+# lists its cartulina, a settled Tresillo hand (it has an outcome) its condiciones, and a finished
+# hand (it has the table to carry) its payments, none in a Revesino hand where no tanto moved; a
+# Rentoy answer, which shares these messages, has no cartulina or condiciones.
 PRINTED_WITH = {
     "naipes.v1.Table": {"cartulina": "plate"},
-    "naipes.v1.ValidationResult": {"condiciones": "outcome"},
-    "naipes.v1.SettleHandResponse": {"condiciones": "outcome"},
+    "naipes.v1.ValidationResult": {"condiciones": "outcome", "payments": "table"},
+    "naipes.v1.SettleHandResponse": {"condiciones": "outcome", "payments": "table"},
 }
 _OPAQUE = frozenset({"google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"})
 

@@ -693,6 +693,28 @@ def test_implicit_napolitana_forced_before_his_renounce(stub, http, rest_url) ->
     assert (answer["net"], answer["payments"]) == (result["net"], result["payments"])
 
 
+# A finished hand in which no tanto moves: no fee, no hand payout, no ace or quínola paid.
+NOTHING_MOVES = {
+    "game": "revesino", "seats": 4, "dealer": 0, "rules": {"dealerFee": 0, "handPayout": "none"}, "table": {"fondo": 30},
+    "deal": {"seed": "s4"},
+    "actions": ["1 cambio 4c", "2 cambio 6e", "3 cambio 6o", "0 descarte 8b", "1 12c", "2 7c", "3 1c", "0 2c", "3 10o", "0 1o", "1 9o",
+                "2 7o", "0 2o", "1 8o", "2 12b", "3 5o", "1 3e", "2 2e", "3 9e", "0 10e", "0 4o", "1 11o", "2 10b", "3 7b", "1 11c",
+                "2 3c", "3 8c", "0 9c", "1 5e", "2 7e", "3 12e", "0 4e", "3 5b", "0 3b", "1 6b", "2 1b", "2 1e", "3 4b", "0 11e",
+                "1 5c", "2 2b", "3 9b", "0 12o", "1 11b", "1 6c", "2 8e", "3 10c", "0 3o"]}
+
+
+def test_a_finished_hand_lists_its_payments_even_when_none(stub, http, rest_url) -> None:
+    """docs/format.md section 6: a finished hand carries ``payments`` even when empty, over gRPC
+    as over REST (the gRPC answer's JSON dropped an empty list), and so does SettleHand's."""
+    result = call_both(stub, http, rest_url, "ValidateHand", {"record": NOTHING_MOVES})
+    assert result["valid"] and result["finished"]
+    assert (result["payments"], result["net"], result["table"]) == ([], [0, 0, 0, 0], {"fondo": 30})
+    answer = call_both(stub, http, rest_url, "SettleHand", settle_request(NOTHING_MOVES, result))
+    assert (answer["payments"], answer["net"]) == ([], [0, 0, 0, 0])
+    in_progress = call_both(stub, http, rest_url, "ValidateHand", {"record": dict(NOTHING_MOVES, actions=NOTHING_MOVES["actions"][:20])})
+    assert "payments" not in in_progress and "table" not in in_progress
+
+
 # ---- 4. ResolveTrick -------------------------------------------------------------------------------
 
 RV = {"game": "revesino", "seats": 4}

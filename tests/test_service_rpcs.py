@@ -108,6 +108,7 @@ def test_grpc_standard_json_carries_the_fields_that_apply_at_their_defaults(stub
     from google.protobuf import json_format
 
     from naipes.v1 import naipes_pb2 as pb
+    from service.codec import is_repeated
 
     deal = api.deal({"game": "rentoy", "seats": 4, "dealer": 3, "seed": "presence"})["deal"]
     record = {"game": "rentoy", "seats": 4, "dealer": 3, "deal": deal, "actions": []}  # seat 0 to act
@@ -126,3 +127,17 @@ def test_grpc_standard_json_carries_the_fields_that_apply_at_their_defaults(stub
     assert trick["winnerIndex"] == 0 and trick["complete"] is False
     dealt = json_format.MessageToDict(stub.Deal(pb.DealRequest(game="rentoy", seats=4, dealer=0, seed="x"), timeout=10))
     assert dealt["dealer"] == 0
+    # Seat 0's envite, waiting for its answer: the proposal names seat 0 (it printed only its value).
+    betting = dict(record, actions=["0 envite"])
+    proposal = json_format.MessageToDict(stub.ValidateHand(pb.ValidateHandRequest(record=json_format.ParseDict(betting, pb.HandRecord())),
+                                                           timeout=10).result)["proposal"]
+    assert proposal == {"value": 3, "seat": 0} == api.validate(betting)["proposal"]
+    # Every int32 of an answer where 0 is a value (a seat, an amount) has presence, as every
+    # bool does: a standard printer leaves out only what the answer does not set.
+    for message in pb.DESCRIPTOR.message_types_by_name.values():
+        if message.name.endswith("Request") or message.name in ("HandRecord", "Deal", "Table", "CartulinaEntry", "Contract",
+                                                                 "RentoySummary", "TresilloSummary", "RevesinoSummary", "RevesinoTrick"):
+            continue
+        for field in message.fields:
+            if field.type in (field.TYPE_INT32, field.TYPE_BOOL) and not is_repeated(field):
+                assert field.has_presence, f"{message.name}.{field.name}"
