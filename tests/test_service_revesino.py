@@ -934,6 +934,13 @@ BAD_CASES = [
     ("trick: a trump", "ResolveTrick", {**RV, "leader": 1, "contract": {"trump": "oros"}, "cards": "5e 12e 1b 9e", "number": 4},
      "INVALID_FIELD", "contract.trump"),
     ("trick: five cards", "ResolveTrick", {**RV, "cards": "5e 12e 1b 9e 2e"}, "WRONG_HAND_SIZE", "cards"),
+    # its payments without a leader: they go from seat to seat (they were left out, silently)
+    ("trick: payments without a leader", "ResolveTrick", {**RV, "cards": "2e 1e 3e 4e", "number": 1, "fondo": 10, "forced": "1e"},
+     "MISSING_FIELD", "leader"),
+    ("trick: a fondo without a leader", "ResolveTrick", {**RV, "cards": "2e 1e 3e 4e", "fondo": 10}, "MISSING_FIELD", "leader"),
+    ("trick: a Tresillo trick's napolitana 0", "ResolveTrick",
+     {"game": "tresillo", "seats": 3, "leader": 0, "contract": {"trump": "oros"}, "cards": "2e", "napolitana": 0},
+     "INVALID_FIELD", "napolitana"),
     ("trick: duplicated card", "ResolveTrick", {**RV, "cards": "5e 5e"}, "DUPLICATE_CARD", "cards"),
     ("trick: number 12", "ResolveTrick", {**RV, "leader": 1, "cards": "5e 12e 1b 9e", "number": 12}, "INVALID_FIELD", "number"),
     ("trick: napolitana 4", "ResolveTrick", {**RV, "leader": 1, "cards": "5e 12e 1b 9e", "napolitana": 4},
