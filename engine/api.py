@@ -156,7 +156,7 @@ def settle_hand(request: Any) -> dict[str, Any]:
     seats = read_seats(game, request)
     dealer = read_dealer(request, seats) if "dealer" in request else None  # (checked even where the money does not need him)
     for other in GAMES:
-        if other != game.NAME and request.get(other):
+        if other != game.NAME and request.get(other) is not None:  # (an empty summary too)
             raise InvalidInput("INVALID_FIELD", other, f"{other} is the summary of a {other} hand; a {game.NAME} hand's is {game.NAME}")
     opts: Any = options_mod.parse_options(game.Options, request.get("rules"))
     table = game.read_table(request.get("table") or {}, seats)

@@ -693,6 +693,10 @@ def read_hand(options: Options, request: dict[str, Any]) -> Hand:
         if name not in known:
             raise InvalidInput("INVALID_FIELD", f"tresillo.{name}", f"unknown field tresillo.{name}; the fields are {', '.join(known)}")
     if _get(t, "annulled", bool, False):
+        for name in known[1:]:  # (an annulled hand was never played: nothing of it is settled)
+            if t.get(name) not in (None, [], "", False, "none"):
+                raise InvalidInput("INVALID_FIELD", f"tresillo.{name}",
+                                   f"an annulled hand (everybody passed) has no {name}: give annulled alone, or the hand without it")
         return Hand(seats=seats, dealer=dealer, annulled=True)
     active = tuple((dealer + 1 + i) % seats for i in range(3))
 

@@ -502,6 +502,10 @@ BAD_CASES = [
      {**SETTLE_OK, "table": {"plate": 30, "plateHolds": "primera", "cartulina": [{"seat": 5, "amount": 25}]}},
      "INVALID_TABLE", "table.cartulina[0].seat"),
     ("settle: unknown option", "SettleHand", {**SETTLE_OK, "rules": {"foo": True}}, "UNKNOWN_OPTION", "rules.foo"),
+    # an annulled hand with the fields of a played one (they were left out, silently)
+    ("settle: an empty Rentoy summary", "SettleHand", {**SETTLE_OK, "rentoy": {}}, "INVALID_FIELD", "rentoy"),
+    ("settle: annulled, with tricks", "SettleHand", {**SETTLE_OK, "tresillo": {**SETTLE_OK["tresillo"], "annulled": True}},
+     "INVALID_FIELD", "tresillo.jugador"),
     ("trick: duplicated card", "ResolveTrick",
      {"game": "tresillo", "seats": 3, "contract": {"trump": "oros"}, "cards": "1e 1e"}, "DUPLICATE_CARD", "cards"),
     ("trick: 8 of the 48-card deck", "ResolveTrick",
