@@ -110,7 +110,40 @@ def request_json(data: bytes, cls: type[Message]) -> dict[str, Any]:
         message = cls.FromString(data)
     except Exception:  # protobuf's DecodeError
         raise ServiceError("INVALID_FIELD", f"the message is not a {cls.DESCRIPTOR.name}", "body") from None
+    error = unknown_field_error(message)
+    if error is not None:
+        raise error
     return to_engine(message)
+
+
+def unknown_field_error(message: Message) -> ServiceError | None:
+    """INVALID_FIELD for a parsed request holding a field its schema lacks, naming where."""
+    unknown = _unknown_field(message, "")
+    if unknown is None:
+        return None
+    where, number, name = unknown
+    return ServiceError("INVALID_FIELD", f"{where or 'the message'}: field number {number} is not a field of {name} "
+                        "(or not of its type): this service reads no such field", where or "body")
+
+
+def _unknown_field(message: Message, path: str) -> tuple[str, int, str] | None:
+    """Where a request holds a field its schema does not (protobuf keeps it aside, unread, as it
+    does a field of the wrong wire type): REST refuses an unknown key, and so does gRPC."""
+    from google.protobuf.unknown_fields import UnknownFieldSet
+
+    unknown = UnknownFieldSet(message)
+    if len(unknown):
+        return path, unknown[0].field_number, message.DESCRIPTOR.name
+    for field, value in message.ListFields():
+        if field.message_type is None or field.message_type.full_name in _OPAQUE:
+            continue
+        where = f"{path}.{field.json_name}" if path else field.json_name
+        items = enumerate(value) if is_repeated(field) else ((None, value),)
+        for i, item in items:
+            found = _unknown_field(item, where if i is None else f"{where}[{i}]")
+            if found is not None:
+                return found
+    return None
 
 
 def request_from_json(data: bytes, cls: type[Message], part: str | None = None) -> dict[str, Any] | None:

@@ -342,6 +342,30 @@ def test_bytes_that_are_not_the_request_are_an_invalid_body(rpc, channel, http, 
     assert_healthy(channel, http, rest_url)
 
 
+def test_a_field_the_schema_lacks_is_refused_over_grpc_too(channel, http, rest_url) -> None:
+    """Protobuf keeps a field it does not know (a newer client's, or one of the wrong wire type)
+    aside and reads on; REST refuses an unknown key, and gRPC now does too, naming where it is
+    (a record validated without a field its client thought it sent could be wrong)."""
+    record = pb.HandRecord(game="rentoy", seats=4, dealer=0)
+    call = channel.unary_unary(f"/{SERVICE.full_name}/ValidateHand", request_serializer=None, response_deserializer=None)
+    inner = record.SerializeToString() + b"\x98\x06\x01"  # field 99, a varint
+    seats_as_text = record.SerializeToString() + b"\x12\x01x"  # field 2 (seats) as a string
+    for data, field, number in ((b"\x0a" + bytes([len(inner)]) + inner, "record", 99),
+                                (pb.ValidateHandRequest(record=record).SerializeToString() + b"\xa0\x06\x01", "body", 100),
+                                (b"\x0a" + bytes([len(seats_as_text)]) + seats_as_text, "record", 2)):
+        with pytest.raises(grpc.RpcError) as raised:
+            call(data, timeout=10)
+        assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        failure = grpc_failure(raised.value)
+        assert (failure.code, failure.field) == ("INVALID_FIELD", field)
+        assert f"field number {number} is not a field of" in failure.message
+    stream = channel.stream_stream(f"/{SERVICE.full_name}/ValidateHands", request_serializer=None, response_deserializer=None)
+    good = pb.ValidateHandsRequest(id="ok", record=json_format.ParseDict(_record(), pb.HandRecord())).SerializeToString()
+    answers = [pb.ValidateHandsResponse.FromString(a) for a in stream(iter([good + b"\xa0\x06\x01", good]), timeout=30)]
+    assert answers[0].error.code == "INVALID_FIELD" and answers[1].id == "ok" and answers[1].HasField("result")
+    assert_healthy(channel, http, rest_url)
+
+
 def _example(name: str) -> dict:
     from examples_support import examples_dir
 

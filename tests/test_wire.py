@@ -177,6 +177,9 @@ def parsed(data: bytes, cls: type[Message]) -> tuple[str, Any]:
         message = cls.FromString(data)
     except Exception:
         return "error", ("INVALID_FIELD", "body", f"the message is not a {cls.DESCRIPTOR.name}")
+    unknown = codec.unknown_field_error(message)  # (a field protobuf keeps aside, unread: refused)
+    if unknown is not None:
+        return "error", (unknown.code, unknown.field, unknown.message)
     return "ok", json.dumps(json_format.MessageToDict(message))
 
 
@@ -222,7 +225,7 @@ for _ in range(40):
     DEEP_BATCH = delimited(3, DEEP_BATCH)
 
 UNREAD: list[tuple[type[Message], bytes]] = [
-    (pb.HandRecord, number(99, 1)),  # an unknown field: protobuf keeps it apart, MessageToDict leaves it out
+    (pb.HandRecord, number(99, 1)),  # an unknown field: protobuf keeps it apart, and the service refuses it
     (pb.HandRecord, delimited(1, b"a") + delimited(1, b"b")),  # a singular field twice: the last
     (pb.HandRecord, delimited(6, delimited(2, b"x")) + delimited(6, delimited(3, b"y"))),  # a message twice: merged
     (pb.HandRecord, delimited(4, RULES) + delimited(4, RULES)),
