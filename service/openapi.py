@@ -124,9 +124,32 @@ class _Schemas:
         return schema
 
     def message(self, descriptor: Descriptor) -> dict[str, Any]:
-        return _described({"type": "object", "additionalProperties": False,
-                           "properties": {f.json_name: _described(self.field(f), f.full_name) for f in descriptor.fields}},
-                          descriptor.full_name)
+        schema: dict[str, Any] = {"type": "object", "additionalProperties": False,
+                                  "properties": {f.json_name: _described(self.field(f), f.full_name) for f in descriptor.fields}}
+        if descriptor.full_name in REQUIRED:
+            schema["required"] = list(REQUIRED[descriptor.full_name])
+        return _described(schema, descriptor.full_name)
+
+
+_P = SERVICE.file.package + "."
+# What a request must hold (else MISSING_FIELD) and what an answer always holds, by message
+# (tests/test_service_layout.py validates every answer of the examples and playouts against the
+# document, so that a generated client can rely on these).
+REQUIRED: dict[str, tuple[str, ...]] = {
+    _P + "HandRecord": ("game", "seats", "dealer", "deal"),
+    _P + "ResolveTrickRequest": ("game", "cards"),
+    _P + "SettleHandRequest": ("game", "seats"),
+    _P + "DealRequest": ("game", "seats", "dealer", "seed"),
+    _P + "ValidationResult": ("game", "valid", "finished", "tricks", "events"),
+    _P + "Violation": ("action", "code", "message"),
+    _P + "Next": ("seat", "legal"),
+    _P + "Trick": ("leader", "cards"),
+    _P + "Payment": ("payee", "amount", "reason"),
+    _P + "Event": ("kind", "text"),
+    _P + "LegalActionsResponse": ("game", "valid", "finished", "legal", "actions"),
+    _P + "ResolveTrickResponse": ("winnerIndex", "card", "complete", "events"),
+    _P + "DealResponse": ("game", "seats", "dealer", "deal", "seed", "commitment", "algorithm"),
+}
 
 
 def document(routes: list[Route]) -> dict[str, Any]:
@@ -168,6 +191,9 @@ def document(routes: list[Route]) -> dict[str, Any]:
             "default": {"description": "an error of the error table", **problem},
         }
         paths.setdefault(route.template, {})[route.verb.lower()] = op
+    paths["/v1/openapi.json"] = {"get": {"operationId": "OpenApi", "summary": "this document",
+                                         "responses": {"200": {"description": "the OpenAPI document", "content": {
+                                             "application/json": {"schema": {"type": "object"}}}}}}}
     paths["/healthz"] = {"get": {"operationId": "Healthz", "summary": "liveness (gRPC: grpc.health.v1.Health)",
                                  "responses": {"200": {"description": "serving", "content": {"application/json": {
                                      "schema": {"type": "object", "properties": {"status": {"type": "string"}}}}}}}}}

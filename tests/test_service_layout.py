@@ -140,3 +140,71 @@ def test_a_service_error_passes_through_context_managers_and_pickles() -> None:
     assert (raised.value.code, raised.value.message, raised.value.field) == ("TOO_MANY_STREAMS", "busy", None)
     copy = pickle.loads(pickle.dumps(ServiceError("UNKNOWN_CARD", "no such card", "deal.hands[1]")))
     assert (type(copy), copy.code, copy.message, copy.field, str(copy)) == (ServiceError, "UNKNOWN_CARD", "no such card", "deal.hands[1]", "no such card")
+
+
+def test_every_answer_is_what_the_openapi_document_says(http, rest_url) -> None:
+    """The answers of every example record and each of its prefixes (ValidateHand, LegalActions
+    with and without a seat), a random playout of every table size, SettleHand, ResolveTrick,
+    Deal and DescribeRules, validated against the document's schemas: no property it lacks, every
+    property it requires (a generated client relies on both), and the requests it requires."""
+    import random
+
+    from examples_support import examples_dir, load_example
+    from openapi_schema_validator import OAS30Validator
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT4
+    from test_service_revesino import settle_request as revesino_settle
+    from test_service_tresillo import settle_request as tresillo_settle
+
+    from engine import api
+
+    doc = http.get(rest_url + "/v1/openapi.json", timeout=10).json()
+    registry = Registry().with_resource("urn:naipes:openapi", DRAFT4.create_resource(doc))  # (OpenAPI 3.0's schemas are draft 4's, extended)
+
+    def check(schema: str, answer: object) -> None:
+        OAS30Validator({"$ref": f"urn:naipes:openapi#/components/schemas/{schema}"}, registry=registry).validate(answer)
+
+    def post(path: str, body: object) -> object:
+        response = http.post(rest_url + path, json=body, timeout=10)
+        assert response.status_code == 200, response.text
+        return response.json()
+
+    records = [load_example(p)[0] for p in sorted(examples_dir().glob("*.json"))]
+    rng = random.Random(3)
+    for game, seats in (("tresillo", 3), ("tresillo", 4), ("revesino", 4), ("rentoy", 2), ("rentoy", 6), ("rentoy", 8)):
+        record = {"game": game, "seats": seats, "dealer": seats - 1, "deal": api.deal(
+            {"game": game, "seats": seats, "dealer": seats - 1, "seed": f"oas-{seats}"})["deal"], "actions": []}
+        check("DealResponse", post("/v1/deals", {"game": game, "seats": seats, "dealer": seats - 1, "seed": f"oas-{seats}"}))
+        while not (result := api.validate(record))["finished"]:
+            record = dict(record, actions=[*record["actions"], rng.choice(result["next"]["legal"])])
+        records.append(record)
+    checked = 0
+    for record in records:
+        for cut in sorted({*range(0, len(record["actions"]) + 1, 3), len(record["actions"])}):
+            prefix = dict(record, actions=record["actions"][:cut])
+            result = post("/v1/hands:validate", prefix)
+            check("ValidationResult", result)
+            check("LegalActionsResponse", post("/v1/hands:legalActions", prefix))
+            check("LegalActionsResponse", post("/v1/hands:legalActions?seat=1", prefix))
+            checked += 1
+        result = api.validate(record)
+        if result["valid"] and result["finished"] and record["game"] != "rentoy":
+            settle = (tresillo_settle if record["game"] == "tresillo" else revesino_settle)(record, result)
+            check("SettleHandResponse", post("/v1/hands:settle", settle))
+        for trick in result["tricks"][:2]:
+            request = {"game": record["game"], "seats": record["seats"], "dealer": record["dealer"], "leader": trick["leader"],
+                       "cards": " ".join(trick["cards"])}
+            if "trump" in result:
+                request["contract"] = {"trump": result["trump"]}
+            if record["game"] == "tresillo":
+                continue  # (a Tresillo trick's trump is its lance's: the examples' contracts are checked elsewhere)
+            check("ResolveTrickResponse", post("/v1/tricks:resolve", request))
+    for game in api.GAMES:
+        check("DescribeRulesResponse", http.get(f"{rest_url}/v1/games/{game}/rules", timeout=10).json())
+    assert checked > 200
+    schemas = doc["components"]["schemas"]
+    assert schemas["HandRecord"]["required"] == ["game", "seats", "dealer", "deal"]
+    for missing in ("game", "seats", "dealer", "deal"):
+        response = http.post(rest_url + "/v1/hands:validate", json={k: v for k, v in records[0].items() if k != missing}, timeout=10)
+        assert (response.status_code, response.json()["code"]) == (400, "MISSING_FIELD")
+    assert "/v1/openapi.json" in doc["paths"]
