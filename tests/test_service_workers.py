@@ -52,16 +52,24 @@ def sockets(pid: int) -> int:
     return count
 
 
-def test_two_workers_serve_both_transports() -> None:
+def serve(workers: int, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], int, int]:
+    """``naipes serve`` on free loopback ports, once both transports listen: (server, REST port, gRPC port)."""
     rest_port, grpc_port = _free_port(), _free_port()
     server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port),
-                               "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                               "--workers", str(workers)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    deadline = time.monotonic() + 60
+    while not (_listening(rest_port) and _listening(grpc_port)):
+        if server.poll() is not None or time.monotonic() > deadline:
+            output = stop(server)
+            raise AssertionError(f"the servers did not come up: {output}")
+        time.sleep(0.2)
+    return server, rest_port, grpc_port
+
+
+def test_two_workers_serve_both_transports() -> None:
+    server, rest_port, grpc_port = serve(2)
     channels: list[grpc.Channel] = []
     try:
-        deadline = time.monotonic() + 60
-        while not (_listening(rest_port) and _listening(grpc_port)):
-            assert server.poll() is None and time.monotonic() < deadline, "the servers did not come up"
-            time.sleep(0.2)
         time.sleep(1)  # both gRPC processes listening
         grpc_children = [p for p in children(server.pid) if "service.grpc_server" in command(p)]
         gunicorn = [p for p in children(server.pid) if "gunicorn" in command(p)]
@@ -117,16 +125,9 @@ def test_late_bodies_do_not_hold_the_rest_threads() -> None:
     connection closed), so that four clients sending headers and nothing more no longer hold a
     gunicorn worker's four threads and its health check; a stream whose body pauses longer than
     NAIPES_STREAM_IDLE_SECONDS ends with a REQUEST_TIMEOUT entry after the answers of its lines."""
-    rest_port, grpc_port = _free_port(), _free_port()
-    env = {**os.environ, "NAIPES_BODY_SECONDS": "1", "NAIPES_STREAM_IDLE_SECONDS": "2"}
-    server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port),
-                               "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    server, rest_port, _ = serve(1, {**os.environ, "NAIPES_BODY_SECONDS": "1", "NAIPES_STREAM_IDLE_SECONDS": "2"})
     stalled: list[socket.socket] = []
     try:
-        deadline = time.monotonic() + 60
-        while not (_listening(rest_port) and _listening(grpc_port)):
-            assert server.poll() is None and time.monotonic() < deadline, "the servers did not come up"
-            time.sleep(0.2)
         for _ in range(4):
             client = socket.create_connection(("127.0.0.1", rest_port), timeout=20)
             client.sendall(b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
