@@ -139,11 +139,18 @@ def _parameters(route: Route, path_values: list[str]) -> dict[str, Any]:
     return out
 
 
+_INTEGER = re.compile(r"-?[0-9]+")  # (ASCII digits only: Python's int() reads '١' and '４', and ' 1\n')
+_INTEGER_TYPES = frozenset({FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT32,
+                            FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64})
+
+
 def _query_value(field: FieldDescriptor, key: str, value: str) -> Any:
     if field.type == FieldDescriptor.TYPE_BOOL:
         if value not in ("true", "false"):
             raise ServiceError("INVALID_FIELD", f"{key}: expected true or false, not {shown(value)}", key)
         return value == "true"
+    if field.type in _INTEGER_TYPES and not _INTEGER.fullmatch(value):
+        raise ServiceError("INVALID_FIELD", f"{key}: expected an integer, not {shown(value)}", key)
     return value  # protobuf's JSON parser reads numbers from strings
 
 

@@ -203,7 +203,8 @@ def test_an_option_no_json_can_hold_over_grpc(number, stub, channel, http, rest_
 
 def test_wrong_query_parameter(http, rest_url) -> None:
     record = json.dumps(_record())
-    for query, field in (("seat=four", "seat"), ("sit=1", "sit"), ("record.game=rentoy", "record.game")):
+    for query, field in (("seat=four", "seat"), ("sit=1", "sit"), ("record.game=rentoy", "record.game"),
+                         ("seat=%D9%A1", "seat"), ("seat=%EF%BC%94", "seat"), ("seat=1%0A", "seat"), ("seat=%201", "seat")):
         failure = rest_failure(_post(http, rest_url, "/v1/hands:legalActions?" + query, record))
         assert (failure.code, failure.field, failure.status) == ("INVALID_FIELD", field, 400)
     # A field the path binds is not also a query parameter (it used to override the path).
