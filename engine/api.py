@@ -98,10 +98,10 @@ def resolve_trick(request: Any) -> dict[str, Any]:
     game = game_of(request)
     # (the money fields have presence: a 0 is given, as a seat 0 is; "" is no cards)
     money_fields = [key for key in revesino.TRICK_FIELDS if request.get(key) not in (None, "")]
-    if game.NAME != revesino.NAME:
-        for key in money_fields:
-            raise InvalidInput("INVALID_FIELD", key, f"{key} is for the payments of a Revesino trick; a {game.NAME} trick moves none")
-    elif money_fields and request.get("leader") is None:
+    if money_fields and game.NAME != revesino.NAME:
+        key = money_fields[0]
+        raise InvalidInput("INVALID_FIELD", key, f"{key} is for the payments of a Revesino trick; a {game.NAME} trick moves none")
+    if money_fields and request.get("leader") is None:
         raise InvalidInput("MISSING_FIELD", "leader",
                            f"leader is required with {money_fields[0]}: a trick's payments go from seat to seat")
     options: Any = options_mod.parse_options(game.Options, request.get("rules"))

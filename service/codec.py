@@ -219,43 +219,26 @@ def _twice(data: Any, path: str) -> str | None:
     if isinstance(data, _Twice):
         return f"{path}.{data.key}" if path else data.key
     if isinstance(data, dict):
-        items: Any = ((f"{path}.{key}" if path else key, value) for key, value in data.items())
+        for key, value in data.items():
+            if isinstance(value, (dict, list)) and (found := _twice(value, f"{path}.{key}" if path else key)) is not None:
+                return found
     elif isinstance(data, list):
-        items = ((f"{path}[{i}]", value) for i, value in enumerate(data))
-    else:
-        return None
-    for where, value in items:
-        if isinstance(value, (dict, list)):
-            found = _twice(value, where)
-            if found is not None:
+        for i, value in enumerate(data):
+            if isinstance(value, (dict, list)) and (found := _twice(value, f"{path}[{i}]")) is not None:
                 return found
     return None
 
 
-def _unique_pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    made = dict(pairs)
-    if len(made) < len(pairs):
-        raise _TwiceError
-    return made
-
-
-class _TwiceError(Exception):
-    pass
-
-
-_UNIQUE = json.JSONDecoder(object_pairs_hook=_unique_pairs)
+_OBJECTS = json.JSONDecoder(object_pairs_hook=_object)
 
 
 def unique_keys(data: bytes) -> bool:
     """Whether no object of ``data`` (JSON orjson has read: UTF-8, standard) gives a key twice:
     orjson keeps the last, silently (about 2 us for a record's body)."""
     try:
-        _UNIQUE.decode(data.decode())
-    except _TwiceError:
-        return False
+        return _twice(_OBJECTS.decode(data.decode()), "") is None
     except (ValueError, RecursionError):
         return False  # (what orjson reads and this does not takes the message's way, which answers it)
-    return True
 
 
 def _reject_constant(name: str) -> Any:
@@ -448,15 +431,15 @@ def _in_json(reason: str, value: Any, parts: list[str], field: FieldDescriptor) 
     return f"expected {wanted or _KIND_OF.get(field.type, 'a value')}, not {_said(value)}", parts
 
 
+INTEGER_TYPES = frozenset({FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT32,
+                           FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64,
+                           FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED32,
+                           FieldDescriptor.TYPE_SFIXED64})
 # What a field's JSON value is (a null item names it: json_format says only that null is refused).
 _KIND_OF: dict[int, str] = {
     FieldDescriptor.TYPE_STRING: "a string", FieldDescriptor.TYPE_BYTES: "a string", FieldDescriptor.TYPE_ENUM: "a string",
     FieldDescriptor.TYPE_BOOL: "true or false", FieldDescriptor.TYPE_DOUBLE: "a number", FieldDescriptor.TYPE_FLOAT: "a number",
-    FieldDescriptor.TYPE_MESSAGE: "an object",
-    **dict.fromkeys((FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT32,
-                     FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64,
-                     FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED32,
-                     FieldDescriptor.TYPE_SFIXED64), "an integer"),
+    FieldDescriptor.TYPE_MESSAGE: "an object", **dict.fromkeys(INTEGER_TYPES, "an integer"),
 }
 
 

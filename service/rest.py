@@ -140,8 +140,6 @@ def _parameters(route: Route, path_values: list[str]) -> dict[str, Any]:
 
 
 _INTEGER = re.compile(r"-?[0-9]+")  # (ASCII digits only: Python's int() reads '١' and '４', and ' 1\n')
-_INTEGER_TYPES = frozenset({FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT32,
-                            FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64})
 
 
 def _query_value(field: FieldDescriptor, key: str, value: str) -> Any:
@@ -149,7 +147,7 @@ def _query_value(field: FieldDescriptor, key: str, value: str) -> Any:
         if value not in ("true", "false"):
             raise ServiceError("INVALID_FIELD", f"{key}: expected true or false, not {shown(value)}", key)
         return value == "true"
-    if field.type in _INTEGER_TYPES and not _INTEGER.fullmatch(value):
+    if field.type in codec.INTEGER_TYPES and not _INTEGER.fullmatch(value):
         raise ServiceError("INVALID_FIELD", f"{key}: expected an integer, not {shown(value)}", key)
     return value  # protobuf's JSON parser reads numbers from strings
 
@@ -169,11 +167,11 @@ class _Watchdog:
     """Ends the bodies that are late: one thread a process looks once a second at the requests
     whose bodies are being read and shuts the reading side of the socket of any past its
     deadline, which ends the read waiting on it (a socket timeout would bound each wait for a
-    byte, not the whole body). A request costs a dict entry, set and removed."""
+    byte, not the whole body). A request costs a dict entry, set and removed; whoever removes it
+    first, the request when its body has come or the watchdog at the deadline, decides."""
 
     def __init__(self) -> None:
         self.due: dict[object, tuple[float, Any]] = {}
-        self.late: set[object] = set()
         self.lock = threading.Lock()
         self.thread: threading.Thread | None = None
 
@@ -188,13 +186,8 @@ class _Watchdog:
         return token
 
     def done(self, token: object) -> bool:
-        """Whether the body came in time (its reading was not shut)."""
-        if self.due.pop(token, None) is not None:
-            return True
-        with self.lock:
-            late = token in self.late
-            self.late.discard(token)
-        return not late
+        """Whether the body came in time (the watchdog had not taken it)."""
+        return self.due.pop(token, None) is not None
 
     def run(self) -> None:
         while True:
@@ -202,8 +195,6 @@ class _Watchdog:
             now = time.monotonic()
             for token, (deadline, sock) in list(self.due.items()):
                 if deadline < now and self.due.pop(token, None) is not None:
-                    with self.lock:
-                        self.late.add(token)
                     try:
                         sock.shutdown(socket.SHUT_RD)
                     except OSError:
@@ -344,8 +335,7 @@ def create_app() -> Flask:
         error = from_exception(exc)
         if error.code == "INTERNAL":
             log.exception("%s %s failed", request.method, request.path)
-        # (a late body's socket no longer reads: the connection ends with the answer)
-        return problem_response(error, {"Connection": "close"} if error.code == "REQUEST_TIMEOUT" else None)
+        return problem_response(error)  # (a late body's socket no longer reads: its connection ends after the answer)
 
     return app
 
