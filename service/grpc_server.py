@@ -40,10 +40,14 @@ log = logging.getLogger("naipes.grpc")
 # at the same records a second. 1 MiB a round trip still uploads 10 MB/s over a 100 ms path,
 # about 20,000 Revesino records a second: more than two cores validate.
 STREAM_WINDOW = 1 << 20
-# Calls one process takes at a time, streams included (its thread pool runs four per core, the
-# rest wait); a call beyond is refused at once with RESOURCE_EXHAUSTED. Each call holds up to about
-# STREAM_WINDOW of its request before its handler reads it: 100 simultaneous 15,000-record streams
-# took one process to 175 MB, and a flood of them would take it past any memory limit.
+# Calls one process takes at a time, streams included; a call beyond is refused at once with
+# RESOURCE_EXHAUSTED. Each call holds up to about STREAM_WINDOW of its request before its handler
+# reads it: 100 simultaneous 15,000-record streams took one process to 175 MB, and a flood of them
+# would take it past any memory limit. The thread pool has a thread for each: grpcio gives a call
+# its thread when the call opens, before its request has come, so with fewer threads than calls,
+# calls that open and never send their request (a client without a deadline) held every thread
+# and starved the process, health check included. A thread that waits for its request waits in
+# grpcio's C core, without the GIL; the pool starts its threads as calls need them.
 MAX_CALLS = 64
 _calls = itertools.count(1)  # unary NaipesService calls answered by this process (next() is atomic under the GIL)
 
@@ -123,9 +127,10 @@ def rpc_handlers() -> grpc.GenericRpcHandler:
 
 def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | None = None,
                   max_calls: int = MAX_CALLS) -> tuple[grpc.Server, int]:
-    """A started-ready (not yet started) server bound to ``host:port``; returns it and its port."""
+    """A started-ready (not yet started) server bound to ``host:port``; returns it and its port.
+    Its thread pool has ``max_workers`` threads, by default one for each call it takes."""
     server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=max_workers or min(32, (os.cpu_count() or 1) * 4)),
+        futures.ThreadPoolExecutor(max_workers=max_workers or max_calls),
         maximum_concurrent_rpcs=max_calls,
         # SO_REUSEPORT: `naipes serve --workers N` runs N of these processes on one port, and
         # the kernel spreads the connections over them. A stream's receive window: STREAM_WINDOW.

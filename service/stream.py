@@ -430,7 +430,7 @@ STREAMS = 2  # streams one server process validates at a time, unless NAIPES_STR
 
 class Slots:
     """The streams one server process validates at a time. A stream holds one of its transport's
-    handler threads for its whole length (a gunicorn worker has 4, a gRPC process 4 per core):
+    handler threads for its whole length (a gunicorn worker has 4, a gRPC process one per call):
     without a bound, a few long streams would take them all and leave none for the other calls,
     the health checks included, and a load balancer or an orchestrator would take the server for
     dead. A stream beyond the bound is refused at once (``TOO_MANY_STREAMS``, to retry later); one

@@ -7,6 +7,7 @@ import copy
 import json
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 import grpc
@@ -325,6 +326,61 @@ def test_calls_beyond_the_limit_are_refused_at_once_and_the_server_goes_on() -> 
     finally:
         release.set()
         server.stop(None)
+
+
+def test_calls_that_never_send_their_request_leave_the_process_serving() -> None:
+    """A process has a thread for every call it takes (``MAX_CALLS``), and a call waiting for its
+    request waits without the GIL: 40 calls that open and send nothing more (five times what the
+    pool had when it ran four threads per core) leave the health check and ValidateHand answering
+    at once. Beyond the process's call limit they are
+    refused at once, the health check too, rather than left waiting (shown with a limit of 4);
+    once their clients cancel them, the process serves again."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    record = json_format.ParseDict(_record(), pb.HandRecord())
+    check = health_pb2.HealthCheckRequest()
+    for limit, stalled in ((MAX_CALLS, 40), (4, 4)):
+        server, port = create_server("127.0.0.1", 0, max_calls=limit)
+        server.start()
+        release = threading.Event()
+
+        def nothing(release: threading.Event = release) -> Iterator[bytes]:  # the request that never comes
+            release.wait(30)
+            yield from ()
+
+        try:
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                opened = channel.stream_unary(f"/{SERVICE.full_name}/ValidateHand", request_serializer=None, response_deserializer=None)
+                calls = [opened.future(nothing(), timeout=60) for _ in range(stalled)]
+                health = health_pb2_grpc.HealthStub(channel)
+                stub = naipes_pb2_grpc.NaipesServiceStub(channel)
+                time.sleep(0.5)  # (the calls have reached the server)
+                start = time.monotonic()
+                if stalled < limit:
+                    assert health.Check(check, timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+                    assert stub.ValidateHand(pb.ValidateHandRequest(record=record), timeout=5).result.valid
+                else:
+                    with pytest.raises(grpc.RpcError) as refused:
+                        health.Check(check, timeout=5)
+                    assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                assert time.monotonic() - start < 2
+                assert not any(call.done() for call in calls)  # still open, waiting
+                for call in calls:
+                    call.cancel()
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                health = health_pb2_grpc.HealthStub(channel)
+                for _ in range(50):  # (the cancellations reach the server)
+                    try:
+                        assert health.Check(check, timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+                        break
+                    except grpc.RpcError as exc:
+                        assert exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                        time.sleep(0.1)
+                else:
+                    pytest.fail("the cancelled calls still hold the process's call limit")
+        finally:
+            release.set()
+            server.stop(None)
 
 
 @pytest.mark.parametrize("rpc", ["ValidateHand", "LegalActions", "ResolveTrick", "SettleHand", "Deal", "DescribeRules"])
