@@ -611,7 +611,25 @@ def course(state: State) -> Course:
     """The course of the hand for the money (``money_mod.Course``)."""
     return Course(dealer=state.dealer, fondo=state.fondo, tricks=_course_tricks(state), napolitana=state.napolitana,
                   announcer=state.announcer, out_of_play=state.out_of_play if state.phase != EXCHANGE else (),
-                  finished=state.finished)
+                  finished=state.finished, napolitana_from=napolitana_from(state))
+
+
+def napolitana_from(state: State) -> int:
+    """The trick from which the napolitana has his privilege: 1 when he called it; under
+    ``napolitanaDeclaration: implicit`` the trick of his first renounce (R24), found from the
+    cards he held when the exchange was over and those he played since."""
+    nap = state.napolitana
+    if nap is None or state.options.napolitana_declaration != "implicit":
+        return 1
+    hand = state.held[nap]
+    for t in _course_tricks(state):
+        first = t.plays[0].card
+        for i, p in enumerate(t.plays):
+            if p.seat == nap:
+                if i > 0 and p.card.suit is not first.suit and hand & SUIT_MASKS[first.key >> 4]:
+                    return t.number
+                hand &= ~(1 << p.card.key)
+    return 1  # (not reached: an implicit napolitana is set by a renounce)
 
 
 def _course_tricks(state: State) -> tuple[PlayedTrick, ...]:
@@ -638,7 +656,8 @@ def _money(state: State) -> Money:
     if last is not state or money is None:
         money = money_mod.money_of(state.options, dealer=state.dealer, fondo=state.fondo, tricks=_course_tricks(state),
                                    napolitana=state.napolitana, announcer=state.announcer,
-                                   out_of_play=state.out_of_play if state.phase != EXCHANGE else (), finished=state.finished)
+                                   out_of_play=state.out_of_play if state.phase != EXCHANGE else (), finished=state.finished,
+                                   napolitana_from=napolitana_from(state))
         _last_money = (state, money)
     return money
 

@@ -157,7 +157,8 @@ class Course:
     tricks in order (a last trick without a winner, in progress, only tells that it has been led);
     ``napolitana`` the seat that declared (or implicitly renounced as) napolitana; ``announcer``
     the seat that announced a revesino after trick 9; ``out_of_play`` the four cards out of play
-    (the party, A6.7)."""
+    (the party, A6.7); ``napolitana_from`` the trick from which he is the napolitana (under
+    ``napolitanaDeclaration: implicit``, that of his first renounce; 1 when he called it)."""
 
     dealer: int
     fondo: int
@@ -166,6 +167,7 @@ class Course:
     announcer: int | None = None
     out_of_play: tuple[Card, ...] = ()
     finished: bool = False
+    napolitana_from: int = 1
 
 
 # ---- the ledger ---------------------------------------------------------------------------------
@@ -184,16 +186,19 @@ def _who(party: int) -> str:
 
 class _Side:
     """A side payment between seats, remembered for the revesino's cancellation and the failed
-    napolitana's refunds. ``placer``: the seat whose placed ace or quínola it paid for. (Plain
+    napolitana's refunds. ``placer``: the seat whose placed ace or quínola it paid for; ``forced``:
+    the seat whose forced ace or quínola it paid for (R24 ``implicitNapolitanaRefund``). (Plain
     classes here too: cheaper to make than dataclasses.)"""
 
-    def __init__(self, payer: int, payee: int, amount: int, trick: int, what: str, placer: int | None = None) -> None:
+    def __init__(self, payer: int, payee: int, amount: int, trick: int, what: str, placer: int | None = None,
+                 forced: int | None = None) -> None:
         self.payer: Final = payer
         self.payee: Final = payee
         self.amount: Final = amount
         self.trick: Final = trick
         self.what: Final = what
         self.placer: Final = placer
+        self.forced: Final = forced
         self.returned = False
 
 
@@ -284,10 +289,11 @@ class _Ledger:
         self.move(payer, payee, amount, reason, trick)
         return amount
 
-    def side_payment(self, payer: int, payee: int, base: int, what: str, trick: int, placer: int | None = None) -> None:
+    def side_payment(self, payer: int, payee: int, base: int, what: str, trick: int, placer: int | None = None,
+                     forced: int | None = None) -> None:
         amount = self.gain(payer, payee, base, what, trick, trick)
         if amount:
-            self.side.append(_Side(payer, payee, amount, trick, what, placer))
+            self.side.append(_Side(payer, payee, amount, trick, what, placer, forced))
 
     def into_fondo(self, seat: int, amount: int, reason: str, trick: int | None) -> None:
         """A quínola fondo payment: held in escrow in tricks 1-9 (A6.4), final otherwise."""
@@ -401,7 +407,7 @@ def _trick(led: _Ledger, t: PlayedTrick, napolitana: int | None, announced: bool
                 led.side_payment(winner, seat, base, f"{card} placed in trick {n}: the trick's winner pays {base}", n, placer=seat)
             elif p.kind == "forced":
                 base = _ace_double(o, card, placed=False) * m
-                led.side_payment(seat, leader, base, f"{card} forced in trick {n}: pays the trick's leader {base}", n)
+                led.side_payment(seat, leader, base, f"{card} forced in trick {n}: pays the trick's leader {base}", n, forced=seat)
             elif p.kind == "led" and o.gergi:
                 led.gergi.append((seat, n, card))
         elif card == QUINOLA:
@@ -449,14 +455,41 @@ def _quinola(led: _Ledger, t: PlayedTrick, p: Play, napolitana: int | None, late
     led.into_fondo(holder, led.fondo, f"quínola {what} in trick {n}: pays an amount equal to the fondo, {led.fondo}", n)
     if o.quinola_forced_pays_forcer and p.kind == "forced" and leader != holder:
         # [ENC]: the forcer "wins 4 from its holder and 1 from each player" (the two others).
-        led.side_payment(holder, leader, 4 * m, f"quínola forced in trick {n}: {4 * m} from its holder to the player who forced it", n)
+        led.side_payment(holder, leader, 4 * m, f"quínola forced in trick {n}: {4 * m} from its holder to the player who forced it", n,
+                         forced=holder)
         for s in _play_order(leader):
             if s not in (holder, leader):
-                led.side_payment(s, leader, m, f"quínola forced in trick {n}: {m} from each other player to the player who forced it", n)
+                led.side_payment(s, leader, m, f"quínola forced in trick {n}: {m} from each other player to the player who forced it", n,
+                                 forced=holder)
 
 
 def _play_order(first: int) -> list[int]:
     return [(first + i) % SEATS for i in range(SEATS)]
+
+
+# ---- the implicit napolitana's refund (R24) ------------------------------------------------------
+
+def _refund_forced(led: _Ledger, tricks: list[PlayedTrick], nap: int, since: int) -> None:
+    """R24 ``implicitNapolitanaRefund: refunded``: at his first renounce, in trick ``since``, the
+    napolitana gets back what his aces and quínola forced before it cost: each side payment they
+    caused (the forced ace's 1 or 2 x m to the leader; under ``quinolaForcedPaysForcer`` the 4/1/1
+    to the forcer), returned by the seat that received it to the seat that paid it, and a forced
+    quínola's fondo payment, returned to him from the escrow (it is still there: tricks 1-9). What
+    a revoker forfeited was never paid and is not returned; a quínola fondo payment made because
+    it took the trick (``quinolaPenaltyTrigger: winsTrick``) is not the forced card's and stands.
+    These returns belong to the hand, not to a trick (as the revesino's cancellation)."""
+    why = f"seat {nap} renounces in trick {since}, the napolitana"
+    for s in led.side:
+        if s.forced == nap and s.trick < since and not s.returned:
+            led.move(s.payee, s.payer, s.amount, f"{why}: returned ({s.what})")
+            s.returned = True
+    if led.options.quinola_penalty_trigger != "forced":
+        return
+    forced = {t.number for t in tricks if t.number < since for p in t.plays
+              if p.seat == nap and p.card == QUINOLA and p.kind == "forced"}
+    for e in list(led.pending):
+        if e.kind == "pay" and e.seat == nap and e.trick in forced:
+            led.reverse_escrow(e, why)
 
 
 # ---- the revesino (A6.4, A6.5) ------------------------------------------------------------------
@@ -714,11 +747,13 @@ class Money:
 def money(options: Options, course: Course) -> dict[str, Any]:
     """The money of a hand so far (module docstring). See ``Course`` for the input."""
     return money_of(options, dealer=course.dealer, fondo=course.fondo, tricks=course.tricks, napolitana=course.napolitana,
-                    announcer=course.announcer, out_of_play=course.out_of_play, finished=course.finished).as_dict()
+                    announcer=course.announcer, out_of_play=course.out_of_play, finished=course.finished,
+                    napolitana_from=course.napolitana_from).as_dict()
 
 
 def money_of(options: Options, *, dealer: int, fondo: int, tricks: tuple[PlayedTrick, ...], napolitana: int | None = None,
-             announcer: int | None = None, out_of_play: tuple[Card, ...] = (), finished: bool = False) -> Money:
+             announcer: int | None = None, out_of_play: tuple[Card, ...] = (), finished: bool = False,
+             napolitana_from: int = 1) -> Money:
     """``money`` of the ``Course`` with these fields, given one by one, as a ``Money`` (the
     engine's answers call this: no ``Course`` to make, a dataclass being slow to make under
     mypyc, and no dict to filter)."""
@@ -733,10 +768,17 @@ def money_of(options: Options, *, dealer: int, fondo: int, tricks: tuple[PlayedT
     escrow_settled = False
     outcome = "pending"
     cutter: int | None = None
+    # R24 implicit: his in-suit plays before his first renounce were anyone's, and so were the
+    # payments of a quínola forced from him then (never the napolitana's 2/1/1).
+    since = napolitana_from
+    refund = nap is not None and since > 1 and options.implicit_napolitana_refund == "refunded"
     for t in complete:
         if t.number == 10 and not escrow_settled:
             escrow_settled = _settle_escrow(led, d)
-        _trick(led, t, nap if nap_active else None, announced, voided)
+        if refund and t.number == since:
+            assert nap is not None
+            _refund_forced(led, complete, nap, since)
+        _trick(led, t, nap if nap_active and t.number >= since else None, announced, voided)
         if announced and outcome == "pending" and t.number >= 10:
             assert d is not None and t.winner is not None
             if t.winner != d:
@@ -746,6 +788,9 @@ def money_of(options: Options, *, dealer: int, fondo: int, tricks: tuple[PlayedT
                 outcome = "won"
                 _revesino_won(led, tricks, d, nap)
     in_progress = [t for t in tricks if t.winner is None and t.plays]
+    if refund and any(t.number == since for t in in_progress):  # the renounce is in the trick in progress
+        assert nap is not None
+        _refund_forced(led, complete, nap, since)
     if not escrow_settled and ((announced and len(complete) >= 9) or finished
                                or any(t.number >= 10 for t in in_progress)):
         escrow_settled = _settle_escrow(led, d)
@@ -1112,7 +1157,7 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
             plays.append(Play(seat, c, kind, revoke))
         tricks.append(PlayedTrick(n, ld, tuple(plays), winner))
     course = Course(dealer=dealer, fondo=fondo, tricks=tuple(tricks), napolitana=nap, announcer=announcer,
-                    out_of_play=out_cards, finished=True)
+                    out_of_play=out_cards, finished=True, napolitana_from=since)
     shown = [{"leader": ld, "cards": [str(c) for c in cards], "winner": w} for ld, cards, _, w in rows]
     return course, shown
 

@@ -63,6 +63,10 @@ class Options:
     # The napolitana (A4.1, A6.6, R20-R27, R36, R37).
     napolitana_declaration: str = option("explicit", ("explicit", "implicit"), "R24",
                                          "explicit: the call napolitana; implicit: the first renounce declares it")
+    implicit_napolitana_refund: str = option("none", ("none", "refunded"), "R24",
+                                             "under napolitanaDeclaration implicit, an ace or the quínola forced from the napolitana "
+                                             "before his first renounce: none: stays paid; refunded: its payments are returned to "
+                                             "their payers at that renounce")
     napolitana_fail_last_two_only: bool = option(False, (False, True), "R20",
                                                  "the napolitana fails only by winning trick 10 or 11")
     napolitana_refund_factor: int = option(2, (2, 1), "R22", "a failed napolitana refunds this many times what he was paid")

@@ -564,6 +564,97 @@ def test_r24_implicit_the_privilege_starts_at_the_first_renounce():
     assert (raised.value.code, raised.value.field) == ("INVALID_FIELD", "revesino.napolitana")
     assert "never renounced" in raised.value.message
 
+# implicitNapolitanaRefund (R24): S2 holds 1c 1e 1b 10o and no other copa or oros. Trick 1: S1 leads
+# 12o and the quínola is forced (the fondo's 9 into the escrow, as anyone's: he is no napolitana
+# yet, so not the napolitana's 2/1/1 for a high oros either); trick 2: S1 leads 2c and the 1c is
+# forced (2 to S1) and wins; trick 4: S3 leads 6e and S2, holding 2e 3e 4e, renounces 1b: he is
+# the napolitana from trick 4 (1b placed: S3 pays him 1). He won trick 2, so he fails (refunds 2 x 1
+# to S3, pays the party 4 + 6 = 10 to S0, the hand winner). Out of play 1o 11o 9o 5o.
+FORCED_THEN_RENOUNCES = {
+    "game": "revesino", "seats": 4, "dealer": 0, "rules": {"napolitanaDeclaration": "implicit"},
+    "deal": {"hands": ["3o 4c 5c 6c 10e 11e 12e 5e 10b 11b 4o 5o", "12o 2c 7c 8c 9c 10c 11c 12c 6o 7o 8o",
+                       "1c 1e 1b 10o 2e 3e 4e 2b 3b 4b 5b", "2o 3c 12b 6e 7e 8e 9e 6b 7b 8b 9b"], "stock": "1o 11o 9o"},
+    "actions": ["1 quedo", "2 quedo", "3 quedo", "0 descarte 5o", "1 12o", "2 10o", "3 2o", "0 3o", "1 2c", "2 1c", "3 3c", "0 4c",
+                "2 2b", "3 12b", "0 10b", "1 6o", "3 6e", "0 5e", "1 7c", "2 1b", "3 7e", "0 10e", "1 7o", "2 1e", "2 2e", "3 8e",
+                "0 11e", "1 8o", "0 4o", "1 8c", "2 3e", "3 9e", "0 5c", "1 9c", "2 4e", "3 6b", "1 10c", "2 3b", "3 7b", "0 6c",
+                "1 11c", "2 4b", "3 8b", "0 12e", "1 12c", "2 5b", "3 9b", "0 11b"]}
+RENOUNCE = 19  # the action "2 1b": his first renounce
+REFUNDED = {"napolitanaDeclaration": "implicit", "implicitNapolitanaRefund": "refunded"}
+
+
+def test_r24_implicit_napolitana_refund_none_by_default():
+    """R24 implicit, default ``implicitNapolitanaRefund: none``: what his quínola and ace forced
+    before his first renounce paid stays paid. S2: -2 antes, -9 quínola, -2 ace, +1 placed 1b,
+    -2 refund of it (failed), -10 party = -24; the fondo 9 + 9 = 18."""
+    for rules in ({"napolitanaDeclaration": "implicit"}, {"napolitanaDeclaration": "implicit", "implicitNapolitanaRefund": "none"}):
+        record = {**FORCED_THEN_RENOUNCES, "rules": rules}
+        result = ok(record)
+        assert result["napolitana"] == {"seat": 2, "outcome": "failed"} and result["handWinner"] == 0
+        assert moves(result, 1) == [("seat 2", "escrow", 9)]  # the ordinary forced quínola, not the napolitana's 2/1/1
+        assert moves(result, 2) == [("seat 2", "seat 1", 2)]
+        assert not [p for p in result["payments"] if "renounces" in p["reason"]]
+        assert result["net"] == [7, 0, -24, -1] and result["table"] == {"fondo": 18}
+        assert settle(record, result)["net"] == [7, 0, -24, -1]
+        # Nothing moves at the renounce: his quínola payment stays in the escrow.
+        assert ok(upto(record, RENOUNCE))["escrow"] == ok(upto(record, RENOUNCE + 1))["escrow"] == 9
+    # ResolveTrick: each trick as the hand shows it (no napolitana before trick 4).
+    assert resolve("12o 10o 2o 3o", 1, 1, 9, forced="10o") == [("seat 2", "fondo", 9)]
+    assert resolve("2c 1c 3c 4c", 1, 2, 9, forced="1c") == [("seat 2", "seat 1", 2)]
+
+
+def test_r24_implicit_napolitana_refund_refunded_option():
+    """R24 implicit, ``implicitNapolitanaRefund: refunded``: at his first renounce (trick 4) the
+    payments of his quínola and ace forced in tricks 1 and 2 go back to him, from the escrow (9)
+    and from S1 (2), as payments of the hand (no trick: ResolveTrick's answers for each trick are
+    unchanged). S2: -24 + 9 + 2 = -13; S1: 0 - 2; the fondo stays 9."""
+    record = {**FORCED_THEN_RENOUNCES, "rules": REFUNDED}
+    result = ok(record)
+    assert result["napolitana"] == {"seat": 2, "outcome": "failed"} and result["handWinner"] == 0
+    refunds = [p for p in result["payments"] if "renounces" in p["reason"]]
+    assert [(p["payer"], p["payee"], p["amount"], "trick" in p) for p in refunds] == [
+        ("seat 1", "seat 2", 2, False), ("escrow", "seat 2", 9, False)]
+    assert refunds[0]["reason"] == ("seat 2 renounces in trick 4, the napolitana: returned "
+                                    "(1c forced in trick 2: pays the trick's leader 2)")
+    # The trick's own payments are those of the default.
+    assert moves(result, 1) == [("seat 2", "escrow", 9)] and moves(result, 2) == [("seat 2", "seat 1", 2)]
+    assert moves(result, 4) == [("seat 3", "seat 2", 1)]
+    assert result["net"] == [7, -2, -13, -1] and result["table"] == {"fondo": 9}
+    assert sum(result["net"]) + result["table"]["fondo"] == 0  # (a fresh table: fondo 0 before the deal)
+    s = settle(record, result)
+    assert (s["net"], s["payments"], s["table"]) == (result["net"], result["payments"], result["table"])
+    # The refund is made when he renounces, in the trick in progress (a hand in progress shows the
+    # escrow, not the payments): with trick 4 still in progress, his 9 has left the escrow.
+    before, after = ok(upto(record, RENOUNCE)), ok(upto(record, RENOUNCE + 1))
+    assert (before["escrow"], before["fondo"], after["escrow"], after["fondo"]) == (9, 9, 0, 9)
+    refunds_first = [m for m in moves(result) if m[1] == "seat 2"][:2]
+    assert refunds_first == [("seat 1", "seat 2", 2), ("escrow", "seat 2", 9)]  # before trick 4's 1b placed
+    # ResolveTrick gives each trick's own payments, the same under both values (a quínola's fondo
+    # movement straight into the fondo: a trick alone has no escrow).
+    for number, (cards, leader, extra) in {1: ("12o 10o 2o 3o", 1, {"forced": "10o"}), 2: ("2c 1c 3c 4c", 1, {"forced": "1c"}),
+                                          4: ("6e 5e 7c 1b", 3, {"napolitana": 2})}.items():
+        shown = [(a, "fondo" if b == "escrow" else b, n) for a, b, n in moves(result, number)]
+        for rules in (REFUNDED, {"napolitanaDeclaration": "implicit"}):
+            assert resolve(cards, leader, number, 9, rules=rules, **extra) == shown
+    # The hand of the service tests: his 1c forced in trick 1 (4 to S1), his renounce in trick 3.
+    implicit = {
+        "game": "revesino", "seats": 4, "dealer": 0,
+        "deal": {"hands": ["2b 3b 4b 5b 6b 7b 8b 9b 10b 11b 12b 8c", "2c 5c 2o 3o 4o 5o 6o 7o 8o 9o 11o",
+                           "1o 1c 1e 10o 2e 3e 4e 5e 6e 7e 8e", "3c 4c 6c 7c 9c 10c 11c 12c 9e 10e 11e"], "stock": "12o 1b 12e"},
+        "actions": ["1 quedo", "2 quedo", "3 quedo", "0 descarte 8c", "1 2c", "2 1c", "3 3c", "0 2b", "2 2e", "3 9e", "0 3b",
+                    "1 2o", "3 10e", "0 4b", "1 3o", "2 10o", "3 10c", "0 10b", "1 5c", "2 1e", "3 11c", "0 11b", "1 11o",
+                    "2 1o", "3 11e", "0 12b", "1 4o", "2 3e", "3 12c", "0 5b", "1 5o", "2 4e", "3 4c", "0 6b", "1 6o",
+                    "2 5e", "3 6c", "0 7b", "1 7o", "2 6e", "3 7c", "0 8b", "1 8o", "2 7e", "3 9c", "0 9b", "1 9o", "2 8e"]}
+    assert ok({**implicit, "rules": {"napolitanaDeclaration": "implicit"}})["net"] == [12, 3, -36, 3]
+    assert ok({**implicit, "rules": REFUNDED})["net"] == [12, -1, -32, 3]
+    # A qualifying seat that never renounces is no napolitana: nothing is returned.
+    assert ok({**NEVER_RENOUNCES, "rules": REFUNDED})["net"] == [4, 0, -10, -3]
+    # With the call (explicit) nothing is forced from the napolitana before his privilege: no effect.
+    assert ok(h5(calls=["2 napolitana"], rules={"implicitNapolitanaRefund": "refunded"}))["net"] == H5_NET
+    with pytest.raises(InvalidInput) as err:
+        api.validate({**record, "rules": {**REFUNDED, "implicitNapolitanaRefund": "returned"}})
+    assert (err.value.code, err.value.field) == ("INVALID_OPTION_VALUE", "rules.implicitNapolitanaRefund")
+
+
 def test_r25_napolitana_renounced_ace_is_placed_and_paid_even_holding_the_suit():
     record = h5(calls=["2 napolitana"])
     result = ok(record)

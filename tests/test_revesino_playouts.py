@@ -31,10 +31,11 @@ DEFAULTS = {"napolitanaDeclaration": "explicit", "allowRevokes": False, "playOut
 OPTION_SETS = {
     "defaults": {},
     "implicit-napolitana": {"napolitanaDeclaration": "implicit"},
+    "implicit-napolitana-refunded": {"napolitanaDeclaration": "implicit", "implicitNapolitanaRefund": "refunded"},
     "play-out-may-announce": {"playOutAfterCut": True, "napolitanaMayAnnounce": True},
     "revokes-peek": {"allowRevokes": True, "peekBeforeExchange": True},
 }
-HANDS = 12 * SOAK  # per option set (times NAIPES_SOAK: tests/soak.py): 4 x 12 = 48 hands, a third rigged for a napolitana, a third for a revesino
+HANDS = 12 * SOAK  # per option set (times NAIPES_SOAK: tests/soak.py): 5 x 12 = 60 hands, a third rigged for a napolitana, a third for a revesino
 TABLES = [None, {"fondo": 0}, {"fondo": 5}, {"fondo": 9}, {"fondo": 33}]
 CALLS = ("cambio", "quedo", "descarte", "napolitana", "revesino")
 

@@ -693,6 +693,25 @@ def test_implicit_napolitana_forced_before_his_renounce(stub, http, rest_url) ->
     assert (answer["net"], answer["payments"]) == (result["net"], result["payments"])
 
 
+def test_r24_implicit_napolitana_refund_option(stub, http, rest_url) -> None:
+    """``implicitNapolitanaRefund: refunded`` over gRPC and REST: at his renounce in trick 3 seat 2
+    gets back the 4 his 1c forced in trick 1 paid seat 1 (a payment of the hand, no trick); the
+    default leaves it paid. ValidateHand and SettleHand agree; a wrong value names the option."""
+    rules = {"napolitanaDeclaration": "implicit", "implicitNapolitanaRefund": "refunded"}
+    record = {**IMPLICIT, "rules": rules}
+    result = call_both(stub, http, rest_url, "ValidateHand", {"record": record})
+    assert result["valid"] is True and result["finished"] is True
+    assert {"payer": "seat 1", "payee": "seat 2", "amount": 4,
+            "reason": "seat 2 renounces in trick 3, the napolitana: returned (1c forced in trick 1: pays the trick's leader 4)"
+            } in result["payments"]
+    assert result["net"] == [12, -1, -32, 3] and result["table"] == {"fondo": 18}
+    assert call_both(stub, http, rest_url, "ValidateHand", {"record": IMPLICIT})["net"] == [12, 3, -36, 3]
+    answer = call_both(stub, http, rest_url, "SettleHand", settle_request(record, result))
+    assert (answer["net"], answer["payments"]) == (result["net"], result["payments"])
+    bad = {**IMPLICIT, "rules": {**rules, "implicitNapolitanaRefund": "yes"}}
+    assert_same_error(stub, http, rest_url, "ValidateHand", {"record": bad}, "INVALID_OPTION_VALUE", "rules.implicitNapolitanaRefund")
+
+
 # A finished hand in which no tanto moves: no fee, no hand payout, no ace or quínola paid.
 NOTHING_MOVES = {
     "game": "revesino", "seats": 4, "dealer": 0, "rules": {"dealerFee": 0, "handPayout": "none"}, "table": {"fondo": 30},
@@ -1025,6 +1044,7 @@ SPEC_OPTIONS = {
     "revesinoCutToCutter": 64,              # R33
     "oppositeDouble": False,                # R34
     "napolitanaDeclaration": "explicit",    # R24, A4.1 explicit | implicit (espagnolette)
+    "implicitNapolitanaRefund": "none",     # R24 implicit: forced before the first renounce stays paid | refunded
     "napolitanaFailLastTwoOnly": False,     # R20, A6.6
     "napolitanaRefundFactor": 2,            # R22 2 | 1
     "napolitanaPaysForAll": False,          # R26, A6.5
