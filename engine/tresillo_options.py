@@ -62,6 +62,10 @@ class Options:
     gemelas_on_cartulina: str = option("separate", ("separate", "joint"), "A29",
                                        "puestas gemelas written on the cartulina as two entries or one")
     stop_when_decided: bool = option(True, (True, False), "A33", "the hand ends as soon as its result is certain")
+    surrendered_vuelta_rounding: str = option("asFavorRounding", ("asFavorRounding", "doubleOfRounded"), "A37",
+                                              "a surrendered vuelta's 2 a favor: asFavorRounding: as favorRounding says "
+                                              "(roundedDouble: roundUp5(4) = 5); doubleOfRounded: the seed's rounded 5, "
+                                              "doubled (10), whatever favorRounding")
 
 
 def solera_unsurrenderable(options: Options, solera: bool) -> bool:

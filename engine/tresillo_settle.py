@@ -436,23 +436,24 @@ class _Ledger:
         self.holds = "reservada"
 
 
-def _favor_amount(tantos: int, favor: bool, options: Options) -> int:
-    """8.5/A21: a simple amount rounded up to fives, doubled in the favour suit."""
+def _favor_amount(tantos: int, favor: bool, options: Options, rounding: str | None = None) -> int:
+    """8.5/A21: a simple amount rounded up to fives, doubled in the favour suit (``rounding``, when
+    given, in place of ``favorRounding``)."""
     if tantos == 0:
         return 0
     if not favor:
         return round_up5(tantos)
-    if options.favor_rounding == "roundedDouble":
+    if (rounding or options.favor_rounding) == "roundedDouble":
         return round_up5(2 * tantos)
     return 2 * round_up5(tantos)
 
 
-def _reckoning(tantos: int, favor: bool, options: Options) -> str:
+def _reckoning(tantos: int, favor: bool, options: Options, rounding: str | None = None) -> str:
     """How ``_favor_amount`` got its figure, for a payment's reason: ``7, rounded 10, x2 a favor = 20``."""
-    each = _favor_amount(tantos, favor, options)
+    each = _favor_amount(tantos, favor, options, rounding)
     if not favor:
         return f"{tantos}" if each == tantos else f"{tantos}, rounded up {each}"
-    if options.favor_rounding == "roundedDouble":
+    if (rounding or options.favor_rounding) == "roundedDouble":
         return f"{tantos} x2 a favor = {2 * tantos}" + ("" if each == 2 * tantos else f", rounded up {each}")
     rounded = round_up5(tantos)
     return f"{tantos}" + ("" if rounded == tantos else f", rounded up {rounded}") + f", x2 a favor = {each}"
@@ -605,9 +606,12 @@ def _settle_surrender(options: Options, hand: Hand, led: _Ledger, out: dict[str,
         if hand.lance == "vuelta":
             solo = hand.solera and options.vuelta_solera_allowed and options.solera_surrender == "asSolo"
             item: dict[str, Any] = {"item": "solo", "tantos": 20} if solo else {"item": "vuelta", "tantos": 2}
-            each = _favor_amount(item["tantos"], favor, options)
+            # A37: the seed gives the vuelta rendida's 2 already rounded ("que redondeados son 5");
+            # ``surrenderedVueltaRounding: doubleOfRounded`` doubles that 5 a favor whatever favorRounding.
+            rounding = "doubleOfRounded" if not solo and options.surrendered_vuelta_rounding == "doubleOfRounded" else None
+            each = _favor_amount(item["tantos"], favor, options, rounding)
             reason = (f"condiciones of the {_lance_name(options, hand)} surrendered: "
-                      f"{item['item']} {item['tantos']} = {_reckoning(item['tantos'], favor, options)}")
+                      f"{item['item']} {item['tantos']} = {_reckoning(item['tantos'], favor, options, rounding)}")
             for o in others:
                 led.pay(rendido, o, each, reason)
             out["condiciones"] = [item]

@@ -297,6 +297,30 @@ def test_a09_solera_surrender_forbidden_only_while_it_counts_as_a_solera():
     assert rendida["net"] == ok(more(exchanged, "1 rindo"))["net"] == [-5 + 10, -30 - 45, 10, 10]
 
 
+def test_a37_surrendered_vuelta_rounding_option():
+    """A37 / 8.7: the vuelta solera above, turned 4b (bastos, the favour suit), surrendered at once
+    (paid as a vuelta). Under ``favorRounding: roundedDouble`` its 2 pays roundUp5(4) = 5 to each
+    of the three others (default ``surrenderedVueltaRounding: asFavorRounding``) or the seed's
+    rounded 5 doubled, 10 (``doubleOfRounded``); the puesta is 5 + 40 = 45 either way. ValidateHand
+    and SettleHand agree; a wrong value is refused naming the option."""
+    exchanged = rec(STD, [*MANO_WINS, "1 vuelta", "1 descarte 5b", "2 contra", "2 descarte", "3 descarte"], stock_top="4b")
+    record = more(exchanged, "1 rindo")
+    summary = {"jugador": 1, "lance": "vuelta", "trump": "bastos", "solera": True, "tricks": [], "surrender": "accepted"}
+    for rules, net in (({"favorRounding": "roundedDouble"}, [-5 + 5, -15 - 45, 5, 5]),
+                       ({"favorRounding": "roundedDouble", "surrenderedVueltaRounding": "asFavorRounding"}, [-5 + 5, -15 - 45, 5, 5]),
+                       ({"favorRounding": "roundedDouble", "surrenderedVueltaRounding": "doubleOfRounded"}, [-5 + 10, -30 - 45, 10, 10]),
+                       ({"surrenderedVueltaRounding": "doubleOfRounded"}, [-5 + 10, -30 - 45, 10, 10]),
+                       ({"favorRounding": "roundedDouble", "surrenderedVueltaRounding": "doubleOfRounded", "vueltaFavor": False},
+                        [-5 + 5, -15 - 25, 5, 5])):
+        result = ok({**record, "rules": rules})
+        assert result["outcome"] == "rendida" and result["net"] == net, rules
+        settled = api.settle_hand({"game": "tresillo", "seats": 4, "dealer": 0, "rules": rules, "tresillo": summary})
+        assert (settled["net"], settled["payments"]) == (result["net"], result["payments"]), rules
+    with pytest.raises(InvalidInput) as err:
+        api.validate({**record, "rules": {"surrenderedVueltaRounding": "roundedDouble"}})
+    assert (err.value.code, err.value.field) == ("INVALID_OPTION_VALUE", "rules.surrenderedVueltaRounding")
+
+
 def test_a09_vuelta_discards_k_draws_k_minus_one():
     record = rec(STD, [*MANO_WINS, "1 vuelta", "1 descarte 3c 4e 5b", "2 contra", "2 descarte", "3 descarte"], stock_top="4b")
     # 4b turned and kept; 3c 4e 5b out; two drawn from the stock after the 4b: 10o 4c.
@@ -742,6 +766,7 @@ def test_every_default_spelled_out_is_accepted():
                 "multiMatadorRenege": True, "surrenderOnlyOnOwnTurn": False, "defenceOrder": "afterJugador",
                 "defenderTakesPlate": False, "defenderCodilloAlsoPuesta": False, "bolaFailure": "payBola",
                 "primerasWithBola": True, "primerasContraRule": "narrow", "contraestucheMode": "symmetric", "estucheCap": 5,
-                "favorRounding": "doubleOfRounded", "soloCodilloNoPuesta": "reservedOnly", "soloCodilloPaysCond": True,
+                "favorRounding": "doubleOfRounded", "surrenderedVueltaRounding": "asFavorRounding",
+                "soloCodilloNoPuesta": "reservedOnly", "soloCodilloPaysCond": True,
                 "enchilada": 0, "enchiladaPayer": "dealer", "gemelasOnCartulina": "separate", "stopWhenDecided": True}
     assert legal(ok(rec(STD, rules=defaults))) == legal(ok(rec(STD)))

@@ -463,6 +463,27 @@ def test_a37_vuelta_rendida_in_favour() -> None:
     assert run(table(), h, Options(favor_rounding="roundedDouble"))["net"] == [-5 + 5, -15 - 45, 5, 5]
 
 
+@pytest.mark.parametrize("rounding", ["asFavorRounding", "doubleOfRounded"])
+def test_a37_surrendered_vuelta_rounding_option(rounding: str) -> None:
+    """A37 / 8.7 with ``favorRounding: roundedDouble``: the vuelta rendida a favor pays
+    roundUp5(2 x 2) = 5 to each other player by default (``asFavorRounding``), or the seed's
+    rounded 5 doubled, 10 (``doubleOfRounded``). The puesta (5 + 40) is the same; under the default
+    ``favorRounding`` both values pay 10; out of favour both pay 5 (TR-12), and a vuelta won a
+    favor (TR-10) is no surrender: 15 each under roundedDouble either way."""
+    h = hand(lance="vuelta", trump="bastos", surrender="accepted")
+    each = {"asFavorRounding": 5, "doubleOfRounded": 10}[rounding]
+    out = run(table(), h, Options(favor_rounding="roundedDouble", surrendered_vuelta_rounding=rounding))
+    assert out["net"] == [-5 + each, -3 * each - 45, each, each]
+    assert out["table"] == {"plate": 50, "plateHolds": "primera", "cartulina": []}
+    assert out["condiciones"] == [{"item": "vuelta", "tantos": 2}]
+    assert run(table(), h, Options(surrendered_vuelta_rounding=rounding))["net"] == [-5 + 10, -30 - 45, 10, 10]
+    tr12 = hand(lance="vuelta", trump="oros", held="1e 7o 1b 1o 12o 3c 4c 5c 6c", surrender="accepted", tricks=[1, 2])
+    both = Options(favor_rounding="roundedDouble", surrendered_vuelta_rounding=rounding)
+    assert run(table(30, "primera"), tr12, both)["net"] == [5 - 5, -15, 5, 5]
+    won = hand(lance="vuelta", trump="bastos", tricks=WIN_NO_PRIMERAS)
+    assert run(table(), won, both)["net"] == [-20, 45 + 5, -15, -15]
+
+
 def test_annulled_hand_keeps_the_plate_kind_and_cartulina() -> None:
     t = table(60, "reservada", ((3, 60),))
     out = run(t, Hand(seats=4, dealer=1, annulled=True))
