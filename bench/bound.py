@@ -16,7 +16,7 @@ answering a record with the body the real view gave the first record of its game
 and parsed as the view does, to know the game), and ``GET /bench/cpu`` answering the view's calls
 and CPU seconds since the previous ``GET /bench/cpu``.
 
-    gunicorn --worker-class gthread ... 'bench.bound:rest_app()'
+    gunicorn --worker-class service.rest_worker.ProblemWorker ... 'bench.bound:rest_app()'
 """
 
 from __future__ import annotations

@@ -902,10 +902,10 @@ def bound_rest(cfg: Config, files: dict[str, Any], raw: Path) -> dict[str, Any]:
     view per call under that load."""
     import urllib.request
 
-    from service.cli import REST_THREADS
+    from service.cli import REST_THREADS, REST_WORKER_CLASS
 
     port = free_port()
-    command = [sys.executable, "-m", "gunicorn", "--workers", "1", "--worker-class", "gthread", "--threads", str(REST_THREADS),
+    command = [sys.executable, "-m", "gunicorn", "--workers", "1", "--worker-class", REST_WORKER_CLASS, "--threads", str(REST_THREADS),
                "--bind", f"127.0.0.1:{port}", "--log-level", "warning", "bench.bound:rest_app()"]
     log_file = (raw / "bound-rest.log").open("w")
     process = subprocess.Popen(command, stdout=log_file, stderr=subprocess.STDOUT, cwd=ROOT)

@@ -32,6 +32,7 @@ from google.protobuf.message import Message
 
 EXIT_VALID, EXIT_VIOLATION, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
 REST_THREADS = 4  # threads per gunicorn worker
+REST_WORKER_CLASS = "service.rest_worker.ProblemWorker"  # gunicorn's gthread worker, its own errors in problem JSON
 
 log = logging.getLogger("naipes")
 
@@ -54,12 +55,13 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
     grpc_command = [sys.executable, "-m", "service.grpc_server", "--host", host, "--port", str(grpc_port)]
     children = {f"gRPC worker {i + 1}" if workers > 1 else "gRPC": subprocess.Popen(grpc_command, env=env) for i in range(workers)}
     # gthread workers: keep-alive connections, and a long ValidateHands stream does not trip the
-    # worker timeout (a sync worker is killed after --timeout seconds in one request).
+    # worker timeout (a sync worker is killed after --timeout seconds in one request); ours
+    # (service.rest_worker) answers the requests gunicorn cannot read in problem JSON, not HTML.
     # --reuse-port: each worker listens on its own SO_REUSEPORT socket and the kernel spreads the
     # connections, as for gRPC; on one shared socket a gthread worker accepts every connection it
     # can, so one worker held all of a client's keep-alive connections and the other stayed idle.
     children["REST"] = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--worker-class", "gthread", "--threads", str(REST_THREADS),
+        [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--worker-class", REST_WORKER_CLASS, "--threads", str(REST_THREADS),
          "--reuse-port", "--bind", f"{host}:{rest_port}", "--graceful-timeout", "5", "--log-level", "warning", "service.rest:create_app()"], env=env)
     stopping: list[int] = []
 

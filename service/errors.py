@@ -48,6 +48,13 @@ ERRORS: dict[str, ErrorKind] = {
     "NOT_FOUND": ErrorKind(grpc.StatusCode.NOT_FOUND, 404, "No such route"),
     "METHOD_NOT_ALLOWED": ErrorKind(grpc.StatusCode.UNIMPLEMENTED, 405, "Method not allowed on this route"),
     "UNSUPPORTED_MEDIA_TYPE": ErrorKind(_BAD, 415, "Unsupported media type"),
+    # The HTTP server's (service.rest_worker): the status gunicorn answers, each its code.
+    "MALFORMED_REQUEST": ErrorKind(_BAD, 400, "The HTTP request cannot be read"),
+    "URI_TOO_LONG": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 414, "Request line too long"),
+    "HEADERS_TOO_LARGE": ErrorKind(grpc.StatusCode.RESOURCE_EXHAUSTED, 431, "Request headers too large"),
+    "EXPECTATION_FAILED": ErrorKind(grpc.StatusCode.FAILED_PRECONDITION, 417, "Expectation failed"),
+    "UNSUPPORTED_TRANSFER_CODING": ErrorKind(grpc.StatusCode.UNIMPLEMENTED, 501, "Unsupported transfer coding"),
+    "FORBIDDEN": ErrorKind(grpc.StatusCode.PERMISSION_DENIED, 403, "Forbidden"),
     "INTERNAL": ErrorKind(grpc.StatusCode.INTERNAL, 500, "Internal error"),
 }
 

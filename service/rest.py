@@ -14,7 +14,9 @@ vouches for it (``codec.request_from_json``), the same JSON the message would pr
 Also served: ``GET /healthz`` (infrastructure, like gRPC's health service) and
 ``GET /v1/openapi.json`` (generated from the same descriptors).
 
-Run: ``gunicorn 'service.rest:create_app()'`` or ``naipes serve``.
+Run: ``naipes serve``, or ``gunicorn --worker-class service.rest_worker.ProblemWorker --threads 4
+'service.rest:create_app()'``: that worker answers the errors of HTTP itself (a request gunicorn
+cannot read, a body whose chunks it cannot read) in problem JSON too.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from google.api import annotations_pb2
 from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
+from gunicorn.http.errors import ParseException
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
 from engine.errors import shown
@@ -320,6 +323,8 @@ def create_app() -> Flask:
 
     app = Flask("naipes")
     app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
+    # An exception on_error raises again goes to the HTTP server rather than to Flask's 500 page.
+    app.config["PROPAGATE_EXCEPTIONS"] = True
     routes = http_routes()
     for route in routes:
         view = _stream_endpoint(route) if route.streaming else _endpoint(route)
@@ -330,6 +335,10 @@ def create_app() -> Flask:
 
     @app.errorhandler(Exception)
     def on_error(exc: Exception) -> Response:
+        if isinstance(exc, ParseException):
+            # gunicorn could not read the body (a bad chunk): its worker answers, as it answers the
+            # requests it cannot read at all, and closes the connection (service.rest_worker).
+            raise exc
         if isinstance(exc, HTTPException):
             return _http_error(exc)
         error = from_exception(exc)

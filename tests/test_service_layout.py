@@ -27,7 +27,8 @@ TRANSPORT_MODULES = ("grpc", "google.protobuf", "google.rpc", "google.api", "fla
 def test_every_input_code_has_one_entry_in_the_error_table() -> None:
     assert set(INPUT_CODES) <= set(ERRORS)
     service_only = set(ERRORS) - set(INPUT_CODES)
-    assert service_only == {"NOT_FOUND", "METHOD_NOT_ALLOWED", "UNSUPPORTED_MEDIA_TYPE", "REQUEST_TIMEOUT", "TOO_MANY_STREAMS", "INTERNAL"}
+    assert service_only == {"NOT_FOUND", "METHOD_NOT_ALLOWED", "UNSUPPORTED_MEDIA_TYPE", "REQUEST_TIMEOUT", "TOO_MANY_STREAMS", "INTERNAL",
+                            "MALFORMED_REQUEST", "URI_TOO_LONG", "HEADERS_TOO_LARGE", "EXPECTATION_FAILED", "UNSUPPORTED_TRANSFER_CODING", "FORBIDDEN"}
 
 
 def test_violations_are_not_errors() -> None:

@@ -1,0 +1,152 @@
+"""The errors gunicorn answers itself, before the app sees the request (or once the app reads a
+body whose chunks cannot be read), are problem JSON with a code of the error table and the status
+gunicorn chose, as every other error of the service: they were gunicorn's HTML pages. Through a
+real ``naipes serve`` on ephemeral ports, the requests written on raw sockets; after each, the
+server still answers its health check."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+from service_support import ROOT, stop
+from test_service_cli import _free_port
+from test_service_workers import _listening, serve
+
+from service.cli import REST_WORKER_CLASS
+from service.errors import ERRORS
+from service.rest_worker import CODES
+
+RECORD = b'{"game": "rentoy", "seats": 4, "dealer": 0}'
+JSON = b"Content-Type: application/json\r\n"
+
+
+@pytest.fixture(scope="module")
+def rest_port() -> Iterator[int]:
+    server, port, _ = serve(1)
+    yield port
+    stop(server)
+
+
+def exchange(port: int, raw: bytes) -> bytes:
+    """Send ``raw`` and read everything the server writes until it closes the connection."""
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+        sock.sendall(raw)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    return received
+
+
+def problem_of(received: bytes) -> tuple[int, dict[str, str], dict]:
+    """The status, headers and problem JSON of the one answer in ``received``."""
+    head, _, body = received.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+    assert len(body) == int(headers["content-length"]), received  # one answer, nothing after it
+    return int(status_line.split()[1]), headers, json.loads(body)
+
+
+def assert_serving(port: int) -> None:
+    received = exchange(port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    assert received.startswith(b"HTTP/1.1 200 ") and b'"SERVING"' in received, received
+
+
+# (case, request, status, code, words of gunicorn's message in the detail)
+CASES = [
+    ("request line too long", b"GET /v1/games/" + b"x" * 9000 + b"/rules HTTP/1.1\r\nHost: x\r\n\r\n",
+     414, "URI_TOO_LONG", "Request Line is too large (8192 > 4094)"),
+    ("header too large", b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n",
+     431, "HEADERS_TOO_LARGE", "limit request headers fields size"),
+    ("too many headers", b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-H%d: 1\r\n" % i for i in range(101)) + b"\r\n",
+     431, "HEADERS_TOO_LARGE", "limit request headers fields"),
+    ("invalid request line", b"GET\r\nHost: x\r\n\r\n", 400, "MALFORMED_REQUEST", "Invalid HTTP request line: 'GET'"),
+    ("invalid method", b"G@T /healthz HTTP/1.1\r\nHost: x\r\n\r\n", 400, "MALFORMED_REQUEST", "Invalid HTTP method: 'G@T'"),
+    ("invalid HTTP version", b"GET /healthz HTTP/9.1\r\nHost: x\r\n\r\n", 400, "MALFORMED_REQUEST", "Invalid HTTP Version"),
+    ("invalid header name", b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Name: 1\r\n\r\n", 400, "MALFORMED_REQUEST",
+     "Invalid HTTP header name: 'Bad Name'"),
+    ("invalid header value", b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n", 400, "MALFORMED_REQUEST", "Invalid HTTP Header: 'X-A'"),
+    ("obsolete header folding", b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\r\n  b\r\n\r\n", 400, "MALFORMED_REQUEST",
+     "Obsolete line folding is unacceptable"),
+    ("Content-Length not a number", b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\n" + JSON + b"Content-Length: abc\r\n\r\n" + RECORD,
+     400, "MALFORMED_REQUEST", "Invalid HTTP Header: 'CONTENT-LENGTH'"),
+    ("Content-Length and chunked", b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n0\r\n\r\n",
+     400, "MALFORMED_REQUEST", "Invalid HTTP Header: 'CONTENT-LENGTH'"),
+    ("unsupported transfer coding", b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: br, chunked\r\n\r\n0\r\n\r\n",
+     501, "UNSUPPORTED_TRANSFER_CODING", "Unsupported transfer coding: 'br, chunked'"),
+    ("expectation", b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\n" + JSON + b"Content-Length: 2\r\n\r\n{}",
+     417, "EXPECTATION_FAILED", "Unable to comply with expectation: '200-ok'"),
+    # gunicorn's own 500 (a path outside the SCRIPT_NAME a trusted front end sent): INTERNAL
+    ("path outside SCRIPT_NAME", b"GET /healthz HTTP/1.1\r\nHost: x\r\nSCRIPT_NAME: /api\r\n\r\n", 500, "INTERNAL", "internal error"),
+    # a body the app reads whose chunks cannot be read: it was the app's INTERNAL (500)
+    ("invalid chunk size", b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\n" + JSON + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n"
+     + RECORD + b"\r\n0\r\n\r\n", 400, "MALFORMED_REQUEST", "Invalid chunk size: b'zz'"),
+    ("chunk without its terminator", b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\n" + JSON + b"Transfer-Encoding: chunked\r\n\r\n5\r\nabcdeXX0\r\n\r\n",
+     400, "MALFORMED_REQUEST", "Invalid chunk terminator"),
+]
+
+
+@pytest.mark.parametrize(("case", "raw", "status", "code", "words"), CASES, ids=[c[0] for c in CASES])
+def test_gunicorn_errors_are_problems(case, raw, status, code, words, rest_port) -> None:
+    answered, headers, problem = problem_of(exchange(rest_port, raw))
+    assert headers["content-type"] == "application/problem+json" and headers["connection"] == "close"
+    assert (answered, problem["status"], problem["code"]) == (status, status, code)
+    assert ERRORS[code].http_status == status and CODES[status] == code
+    assert problem["type"] == f"urn:naipes:error:{code}" and problem["title"] == ERRORS[code].title
+    assert words in problem["detail"], problem["detail"]
+    assert_serving(rest_port)
+
+
+def test_a_bad_body_the_app_did_not_read_gets_no_second_answer(rest_port) -> None:
+    """The request is answered before its body is read (here 405); its chunks, read to their end
+    for the connection's next request, cannot be: the connection closes after the one answer
+    (gunicorn wrote its error page after it, which a client reads as the answer to its next request)."""
+    raw = b"POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"
+    answered, headers, problem = problem_of(exchange(rest_port, raw))
+    assert (answered, problem["code"]) == (405, "METHOD_NOT_ALLOWED")
+    assert_serving(rest_port)
+
+
+def test_forbidden_proxy_request() -> None:
+    """gunicorn's 403, with its PROXY protocol on (``naipes serve`` leaves it off) and a PROXY
+    line from an address not allowed to send one."""
+    server, port, _ = serve(1, {**os.environ, "GUNICORN_CMD_ARGS": "--proxy-protocol v1 --proxy-allow-from 10.9.9.9"})
+    try:
+        raw = b"PROXY TCP4 1.2.3.4 5.6.7.8 1000 2000\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+        answered, headers, problem = problem_of(exchange(port, raw))
+        assert headers["content-type"] == "application/problem+json"
+        assert (answered, problem["code"], problem["detail"]) == (403, "FORBIDDEN", "Request forbidden")
+        assert_serving(port)
+    finally:
+        stop(server)
+
+
+def test_an_unexpected_failure_is_internal_and_logged(tmp_path) -> None:
+    """An exception gunicorn did not expect (here a WSGI app's, before its first byte) is INTERNAL
+    (500), its words kept out of the answer and its traceback logged; the worker goes on."""
+    port = _free_port()
+    log = tmp_path / "gunicorn.log"
+    with log.open("w") as out:
+        server = subprocess.Popen([sys.executable, "-m", "gunicorn", "--worker-class", REST_WORKER_CLASS, "--threads", "2",
+                                   "--bind", f"127.0.0.1:{port}", "wsgi_fault:app"], cwd=ROOT / "tests", stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 30
+        while not _listening(port):
+            assert server.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+        answered, headers, problem = problem_of(exchange(port, b"GET /fails HTTP/1.1\r\nHost: x\r\n\r\n"))
+        assert headers["content-type"] == "application/problem+json"
+        assert (answered, problem["code"]) == (500, "INTERNAL")
+        assert "boom" not in problem["detail"] and "RuntimeError" in problem["detail"]
+        assert_serving(port)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    logged = log.read_text()
+    assert "Error handling request GET /fails" in logged and "RuntimeError: boom" in logged, logged
