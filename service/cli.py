@@ -188,23 +188,34 @@ def rules(game: str) -> int:
     return _answer(lambda: (handlers.describe_rules(pb.DescribeRulesRequest(game=game)), EXIT_VALID))
 
 
+def _integer(text: str) -> int:
+    """An integer argument, in ASCII digits as the API reads an integer given as a string
+    (``int()`` alone reads '٣' and '４' too)."""
+    from service.codec import integer_text_error
+
+    error = integer_text_error(text, "value")
+    if error is not None:
+        raise argparse.ArgumentTypeError(error.message)
+    return int(text)
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="naipes", description="Naipes: rules-as-a-service for Spanish card games")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="serve REST (gunicorn) and gRPC until SIGINT/SIGTERM")
     s.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"))
-    s.add_argument("--rest-port", type=int, default=_env_int("NAIPES_REST_PORT", 8080))
-    s.add_argument("--grpc-port", type=int, default=_env_int("NAIPES_GRPC_PORT", 50051))
-    s.add_argument("--workers", type=int, default=_env_int("NAIPES_WORKERS", 2), help="gRPC server processes and gunicorn workers")
+    s.add_argument("--rest-port", type=_integer, default=_env_int("NAIPES_REST_PORT", 8080))
+    s.add_argument("--grpc-port", type=_integer, default=_env_int("NAIPES_GRPC_PORT", 50051))
+    s.add_argument("--workers", type=_integer, default=_env_int("NAIPES_WORKERS", 2), help="gRPC server processes and gunicorn workers")
     v = sub.add_parser("validate", help="replay a hand record; exit 0 valid, 1 violation, 2 invalid input")
     v.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
     lg = sub.add_parser("legal", help="who acts and every legal action of a hand in progress")
     lg.add_argument("file")
-    lg.add_argument("--seat", type=int, help="the view of this seat only")
+    lg.add_argument("--seat", type=_integer, help="the view of this seat only")
     d = sub.add_parser("deal", help="a deterministic deal from a seed")
     d.add_argument("--game", default="rentoy")
-    d.add_argument("--seats", type=int, default=4)
-    d.add_argument("--dealer", type=int, default=0)
+    d.add_argument("--seats", type=_integer, default=4)
+    d.add_argument("--dealer", type=_integer, default=0)
     d.add_argument("--seed", default=None, help="default: a fresh random seed")
     r = sub.add_parser("rules", help="a game's house-rule options")
     r.add_argument("game")

@@ -339,11 +339,54 @@ def from_json(data: Any, message: M, where: str = "") -> M:
         return message
     except _Doubt:
         pass  # json_format parses it, or names what is wrong
+    _check_integer_strings(data, message.DESCRIPTOR, where)
     try:
         json_format.ParseDict(data, message, ignore_unknown_fields=False)
     except json_format.ParseError as exc:
         raise parse_error(data, str(exc), where, message.DESCRIPTOR) from None
     return message
+
+
+_INTEGER = re.compile(r"-?[0-9]+")
+_DIGITS_AT_MOST = 20  # (2**64 has 20 digits: a longer integer is out of every integer field's range)
+
+
+def integer_text_error(text: str, where: str) -> ServiceError | None:
+    """``INVALID_FIELD`` naming ``where`` when ``text``, an integer field's value given as a string
+    (protobuf's JSON mapping allows it, as REST's query parameters give every value), is not a
+    decimal integer in ASCII: ``-?[0-9]+``, no sign ``+``, no spaces, exponent or fraction. Python's
+    ``int()``, which json_format uses, also reads ``'４'``, ``'٣'``, ``'1_0'``, ``'+2'`` and ``'2\\n'``.
+    Digits beyond any integer field's range are out of range (``int()`` refuses more than 4,300)."""
+    if not _INTEGER.fullmatch(text):
+        return ServiceError("INVALID_FIELD", f"{where}: expected an integer, not {shown(text)}", where)
+    if len(text.lstrip("-").lstrip("0")) > _DIGITS_AT_MOST:
+        return ServiceError("INVALID_FIELD", f"{where}: {shown(text)} is out of range", where)
+    return None
+
+
+def _check_integer_strings(data: Any, descriptor: Any, where: str) -> None:
+    """Raise ``integer_text_error`` for the first integer field (or item) of ``data``, a
+    ``descriptor`` message's JSON, given as a string that is not a decimal integer; what else is
+    wrong is json_format's to say."""
+    if type(data) is not dict:
+        return
+    for key, value in data.items():
+        field = _field_named(descriptor, key)
+        if field is None or value is None:
+            continue
+        path = f"{where}.{key}" if where else key
+        if field.type in INTEGER_TYPES:
+            items = enumerate(value) if type(value) is list else ((None, value),)
+            for i, item in items:
+                error = integer_text_error(item, path if i is None else f"{path}[{i}]") if type(item) is str else None
+                if error is not None:
+                    raise error
+        elif field.message_type is not None and field.message_type.full_name not in _OPAQUE and not field.message_type.GetOptions().map_entry:
+            if type(value) is list:
+                for i, item in enumerate(value):
+                    _check_integer_strings(item, field.message_type, f"{path}[{i}]")
+            else:
+                _check_integer_strings(value, field.message_type, path)
 
 
 def parse_error(data: Any, text: str, where: str = "", descriptor: Any = None) -> ServiceError:

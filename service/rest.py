@@ -142,16 +142,13 @@ def _parameters(route: Route, path_values: list[str]) -> dict[str, Any]:
     return out
 
 
-_INTEGER = re.compile(r"-?[0-9]+")  # (ASCII digits only: Python's int() reads '١' and '４', and ' 1\n')
-
-
 def _query_value(field: FieldDescriptor, key: str, value: str) -> Any:
     if field.type == FieldDescriptor.TYPE_BOOL:
         if value not in ("true", "false"):
             raise ServiceError("INVALID_FIELD", f"{key}: expected true or false, not {shown(value)}", key)
         return value == "true"
-    if field.type in codec.INTEGER_TYPES and not _INTEGER.fullmatch(value):
-        raise ServiceError("INVALID_FIELD", f"{key}: expected an integer, not {shown(value)}", key)
+    if field.type in codec.INTEGER_TYPES and (error := codec.integer_text_error(value, key)) is not None:
+        raise error  # (as a body's integer given as a string: ASCII digits only)
     return value  # protobuf's JSON parser reads numbers from strings
 
 

@@ -119,3 +119,12 @@ def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
         with socket.socket() as s:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is fine, a listener is not
             s.bind(("127.0.0.1", port))
+
+
+def test_integer_arguments_are_ascii_digits() -> None:
+    """As the API reads an integer given as a string: int() alone read '٣' as 3."""
+    record, _ = load_example(rentoy_examples()[0])
+    for args in (("legal", "-", "--seat", "٣"), ("deal", "--seats", "４"), ("deal", "--dealer", "+1")):
+        done = naipes(*args, stdin=json.dumps(record))
+        assert done.returncode == 2 and "expected an integer, not" in done.stderr, done.stderr
+    assert naipes("deal", "--seats", "4", "--dealer", "-0", "--seed", "x").returncode == 0

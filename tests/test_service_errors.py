@@ -464,3 +464,62 @@ def test_a_table_beyond_what_a_table_carries(stub, channel, http, rest_url) -> N
     trick["fondo"] = MAX_TANTOS
     assert call_rest(http, rest_url, "ResolveTrick", trick) == api.resolve_trick(trick)
     assert_healthy(channel, http, rest_url)
+
+
+# An integer given as a string (protobuf's JSON mapping allows it) is ASCII digits: Python's int(),
+# which protobuf's parser calls, read '４' as 4 and '2\n' as 2.
+NOT_DECIMAL = ["４", "٣", "2\n", " 2", "2 ", "1_0", "+2", "2.0", "1e1", "0x2", ""]
+
+
+def _integer_bodies(text: str) -> list[tuple[str, dict, str]]:
+    """(rpc, request, field) with ``text`` as an integer field at several depths."""
+    rentoy, tresillo = _record(), _example("tresillo-full-01-random.json")
+    return [
+        ("ValidateHand", {"record": dict(rentoy, seats=text)}, "seats"),
+        ("ValidateHand", {"record": dict(rentoy, dealer=text)}, "dealer"),
+        ("ValidateHand", {"record": dict(rentoy, table={"score": [text, 0]})}, "table.score[0]"),
+        ("LegalActions", {"record": dict(tresillo, table={"plate": 10, "plateHolds": "reservada",
+                                                          "cartulina": [{"seat": 0, "amount": 5}, {"seat": text, "amount": 5}]})},
+         "table.cartulina[1].seat"),
+        ("ResolveTrick", {"game": "rentoy", "seats": 2, "leader": text, "contract": {"trump": "oros"}, "cards": "1o"}, "leader"),
+        ("SettleHand", {"game": "rentoy", "seats": 4, "dealer": text, "rentoy": {"winner": 0, "value": 1}}, "dealer"),
+    ]
+
+
+@pytest.mark.parametrize("text", NOT_DECIMAL)
+def test_an_integer_as_a_string_is_ascii_digits_over_rest(text, channel, http, rest_url) -> None:
+    for rpc, request, field in _integer_bodies(text):
+        failure = rest_failure(rest_request(http, rest_url, rpc, request))
+        assert (failure.status, failure.code, failure.field) == (400, "INVALID_FIELD", field), (rpc, failure.message)
+        assert failure.message == f"{field}: expected an integer, not {text!r}"
+    failure = rest_failure(rest_request(http, rest_url, "LegalActions", {"record": _record(), "seat": text}))  # a query parameter
+    assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", "seat", f"seat: expected an integer, not {text!r}")
+    assert_healthy(channel, http, rest_url)
+
+
+def test_an_integer_as_a_string_in_a_stream_line_and_the_cli(http, rest_url, tmp_path) -> None:
+    from test_service_cli import naipes
+
+    lines = [json.dumps(dict(_record(), seats=text)).encode() + b"\n" for text in NOT_DECIMAL]
+    batch = {"id": "b", "batch": [{"id": "x", "record": dict(_record(), table={"score": [0, "４"]})}, {"record": _record()}]}
+    lines.append(json.dumps(batch).encode() + b"\n")
+    answer = http.post(rest_url + "/v1/hands:validateStream", data=b"".join(lines), headers={"Content-Type": "application/x-ndjson"}, timeout=60)
+    entries = [json.loads(line) for line in answer.text.splitlines()]
+    assert [e["error"] for e in entries[:-1]] == [
+        {"code": "INVALID_FIELD", "field": "seats", "message": f"seats: expected an integer, not {text!r}"} for text in NOT_DECIMAL]
+    assert entries[-1]["batch"][0] == {"id": "x", "error": {"code": "INVALID_FIELD", "field": "table.score[1]",
+                                                            "message": "table.score[1]: expected an integer, not '４'"}}
+    assert entries[-1]["batch"][1]["result"]["valid"]
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(dict(_record(), dealer="٣")), encoding="utf-8")
+    done = naipes("validate", str(path))
+    assert done.returncode == 2
+    assert json.loads(done.stderr.strip().splitlines()[-1])["detail"] == "dealer: expected an integer, not '٣'"
+
+
+def test_an_integer_as_a_string_of_ascii_digits_is_read(stub, http, rest_url) -> None:
+    record = _record()
+    expected = api.validate(record)
+    for seats in (str(record["seats"]), "0" + str(record["seats"])):
+        assert call_rest(http, rest_url, "ValidateHand", {"record": dict(record, seats=seats, dealer=str(record["dealer"]))}) == expected
+    assert call_rest(http, rest_url, "LegalActions", {"record": record, "seat": "-0"})["valid"] is not None
