@@ -184,9 +184,17 @@ def loads(text: bytes | str, what: str) -> Any:
     ``what`` ("the body", "the line") otherwise, and for arrays and objects nested deeper than
     the parser follows (about a thousand levels; RFC 8259 section 9 lets a parser set a limit).
     A key given twice in one object is ``INVALID_FIELD`` naming it, as protobuf's JSON parser
-    has it: JSON readers differ on which of the two counts, so neither is taken."""
+    has it: JSON readers differ on which of the two counts, so neither is taken. An integer of more
+    digits than Python's ``int()`` reads (4,300) is valid JSON: it is read as a ``LongInteger``."""
     try:
-        data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_object)
+        try:
+            data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_object)
+        except ValueError as exc:
+            if type(exc) is not ValueError:
+                raise  # (not JSON: a JSONDecodeError, a UnicodeDecodeError, _NotJson)
+            # int()'s digit limit: read again, such integers as LongInteger (the common read
+            # keeps the standard library's own integer parsing)
+            data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_object, parse_int=_integer)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ServiceError("MALFORMED_JSON", f"{what} is not valid JSON: {exc}") from None
     except RecursionError:
@@ -241,8 +249,34 @@ def unique_keys(data: bytes) -> bool:
         return False  # (what orjson reads and this does not takes the message's way, which answers it)
 
 
+class _NotJson(ValueError):
+    pass
+
+
 def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
+    raise _NotJson(f"{name} is not JSON")
+
+
+class LongInteger:
+    """A JSON integer of more digits than ``int()`` reads (``sys.get_int_max_str_digits()``,
+    4,300), by its text: reading its exact value is the quadratic work the limit is there to
+    prevent, and no field takes it. An integer field refuses it as out of range, as any number
+    beyond its range; in a Struct it is infinite, as JSON readers take ``1e400``
+    (``_as_doubles``). ``shown`` quotes it by its text (its repr)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.negative = text.startswith("-")
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _integer(text: str) -> int | LongInteger:
+    try:
+        return int(text)
+    except ValueError:  # more digits than int() reads
+        return LongInteger(text)
 
 
 def as_json(data: Any, cls: type[Message]) -> Any:
@@ -339,7 +373,7 @@ def from_json(data: Any, message: M, where: str = "") -> M:
         return message
     except _Doubt:
         pass  # json_format parses it, or names what is wrong
-    _check_integer_strings(data, message.DESCRIPTOR, where)
+    data = _checked_numbers(data, message.DESCRIPTOR, where)
     try:
         json_format.ParseDict(data, message, ignore_unknown_fields=False)
     except json_format.ParseError as exc:
@@ -360,33 +394,73 @@ def integer_text_error(text: str, where: str) -> ServiceError | None:
     if not _INTEGER.fullmatch(text):
         return ServiceError("INVALID_FIELD", f"{where}: expected an integer, not {shown(text)}", where)
     if len(text.lstrip("-").lstrip("0")) > _DIGITS_AT_MOST:
-        return ServiceError("INVALID_FIELD", f"{where}: {shown(text)} is out of range", where)
+        return out_of_range(text, where)
     return None
 
 
-def _check_integer_strings(data: Any, descriptor: Any, where: str) -> None:
-    """Raise ``integer_text_error`` for the first integer field (or item) of ``data``, a
-    ``descriptor`` message's JSON, given as a string that is not a decimal integer; what else is
-    wrong is json_format's to say."""
+def _checked_numbers(data: Any, descriptor: Any, where: str) -> Any:
+    """``data``, a ``descriptor`` message's JSON, for json_format: ``integer_text_error`` raised
+    for the first integer field (or item) given as a string that is not a decimal integer, and
+    ``out_of_range`` for one given a ``LongInteger``; a Struct's or Value's integers beyond a
+    double's range made infinite (``_as_doubles``: protobuf raised OverflowError, an INTERNAL
+    error), in a copy. What else is wrong is json_format's to say."""
     if type(data) is not dict:
-        return
+        return data
+    out = data
     for key, value in data.items():
         field = _field_named(descriptor, key)
         if field is None or value is None:
             continue
         path = f"{where}.{key}" if where else key
+        new = value
         if field.type in INTEGER_TYPES:
-            items = enumerate(value) if type(value) is list else ((None, value),)
-            for i, item in items:
-                error = integer_text_error(item, path if i is None else f"{path}[{i}]") if type(item) is str else None
+            scalars = enumerate(value) if type(value) is list else ((None, value),)
+            for i, item in scalars:
+                kind = type(item)
+                error = (integer_text_error(item, path if i is None else f"{path}[{i}]") if kind is str
+                         else out_of_range(item, path if i is None else f"{path}[{i}]") if kind is LongInteger else None)
                 if error is not None:
                     raise error
-        elif field.message_type is not None and field.message_type.full_name not in _OPAQUE and not field.message_type.GetOptions().map_entry:
-            if type(value) is list:
-                for i, item in enumerate(value):
-                    _check_integer_strings(item, field.message_type, f"{path}[{i}]")
-            else:
-                _check_integer_strings(value, field.message_type, path)
+        elif field.message_type is None or field.message_type.GetOptions().map_entry:
+            continue
+        elif field.message_type.full_name in _OPAQUE:
+            new = _as_doubles(value, 1)
+        elif type(value) is list:
+            items = [_checked_numbers(item, field.message_type, f"{path}[{i}]") for i, item in enumerate(value)]
+            if any(a is not b for a, b in zip(items, value, strict=True)):
+                new = items
+        else:
+            new = _checked_numbers(value, field.message_type, path)
+        if new is not value:
+            if out is data:
+                out = dict(data)
+            out[key] = new
+    return out
+
+
+def out_of_range(value: Any, where: str) -> ServiceError:
+    return ServiceError("INVALID_FIELD", f"{where}: {shown(value)} is out of range", where)
+
+
+def _as_doubles(value: Any, depth: int) -> Any:
+    """JSON for a Struct or a Value, its integers beyond a double's range infinite (the value
+    itself when none is); not followed beyond json_format's depth, which refuses it."""
+    kind = type(value)
+    if kind is int:
+        return value if -_DOUBLE_BOUND < value < _DOUBLE_BOUND else math.inf if value > 0 else -math.inf
+    if kind is LongInteger:
+        return -math.inf if value.negative else math.inf
+    if depth > _JSON_FORMAT_DEPTH or (kind is not dict and kind is not list):
+        return value
+    if kind is dict:
+        made = {key: _as_doubles(item, depth + 1) for key, item in value.items()}
+        return value if all(made[key] is item for key, item in value.items()) else made
+    items = [_as_doubles(item, depth + 1) for item in value]
+    return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+
+
+_DOUBLE_BOUND = 2**1024  # (an integer this large, or larger, cannot be a double)
+_JSON_FORMAT_DEPTH = 100
 
 
 def parse_error(data: Any, text: str, where: str = "", descriptor: Any = None) -> ServiceError:
@@ -492,7 +566,7 @@ def json_kind(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
+    if isinstance(value, (int, float, LongInteger)):
         return "a number"
     if isinstance(value, str):
         return "a string"

@@ -523,3 +523,54 @@ def test_an_integer_as_a_string_of_ascii_digits_is_read(stub, http, rest_url) ->
     for seats in (str(record["seats"]), "0" + str(record["seats"])):
         assert call_rest(http, rest_url, "ValidateHand", {"record": dict(record, seats=seats, dealer=str(record["dealer"]))}) == expected
     assert call_rest(http, rest_url, "LegalActions", {"record": record, "seat": "-0"})["valid"] is not None
+
+
+LONG = "1" + "0" * 4999  # more digits than Python's int() reads (4,300): valid JSON all the same
+
+
+def _long(data: dict, number: str = LONG) -> str:
+    """``data``'s JSON with each string "LONG" written as the number ``number``."""
+    return json.dumps(data).replace('"LONG"', number)
+
+
+def _shown_long(text: str) -> str:
+    return f"{text[:60]}... ({len(text):,} characters)"
+
+
+def test_an_integer_of_thousands_of_digits_is_out_of_range_naming_its_field(channel, http, rest_url, tmp_path) -> None:
+    """It was MALFORMED_JSON ("Exceeds the limit (4300 digits) for integer string conversion"),
+    naming no field; it is answered as a 30-digit number is. In rules, an integer beyond a
+    double's range is infinite, as 1e400 is (a 400-digit one was an INTERNAL error)."""
+    from test_service_cli import naipes
+
+    thirty = rest_failure(_post(http, rest_url, "/v1/hands:validate", '{"game": "rentoy", "seats": 1' + "0" * 29 + ', "dealer": 0}'))
+    assert (thirty.code, thirty.field, thirty.message) == ("INVALID_FIELD", "seats", "seats: 1" + "0" * 29 + " is out of range")
+    for text, field, body in (
+        (LONG, "seats", _long({"game": "rentoy", "seats": "LONG", "dealer": 0})),
+        ("-" + LONG, "dealer", _long({"game": "rentoy", "seats": 4, "dealer": "LONG"}, "-" + LONG)),
+        (LONG, "table.score[1]", _long(dict(_record(), table={"score": [0, "LONG"]}))),
+        (LONG, "table.cartulina[0].amount",
+         _long({"game": "tresillo", "seats": 4, "dealer": 0, "table": {"cartulina": [{"seat": 1, "amount": "LONG"}]}})),
+    ):
+        failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
+        assert (failure.status, failure.code, failure.field) == (400, "INVALID_FIELD", field), failure.message
+        assert failure.message == f"{field}: {_shown_long(text)} is out of range"
+    for number in (LONG, "-" + LONG, "1" + "0" * 400):
+        body = _long(dict(_record(), rules={"ladder": "LONG"}), number)
+        failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
+        assert (failure.status, failure.code, failure.field) == (400, "INVALID_OPTION_VALUE", "rules.ladder"), failure.message
+        assert "cannot be -Infinity" in failure.message if number.startswith("-") else "cannot be Infinity" in failure.message
+    failure = rest_failure(_post(http, rest_url, "/v1/tricks:resolve",
+                                 _long({"game": "rentoy", "seats": 2, "leader": "LONG", "contract": {"trump": "oros"}, "cards": "1o"})))
+    assert (failure.code, failure.field) == ("INVALID_FIELD", "leader")
+    lines = (_long(dict(_record(), dealer="LONG")) + "\n"
+             + _long({"id": "b", "batch": [{"record": dict(_record(), seats="LONG")}, {"id": "x", "record": _record()}]}) + "\n").encode()
+    answer = http.post(rest_url + "/v1/hands:validateStream", data=lines, headers={"Content-Type": "application/x-ndjson"}, timeout=60)
+    entries = [json.loads(line) for line in answer.text.splitlines()]
+    assert entries[0] == {"error": {"code": "INVALID_FIELD", "field": "dealer", "message": f"dealer: {_shown_long(LONG)} is out of range"}}
+    assert entries[1]["batch"][0]["error"]["field"] == "seats" and entries[1]["batch"][1]["result"]["valid"]
+    path = tmp_path / "record.json"
+    path.write_text(_long({"game": "rentoy", "seats": "LONG", "dealer": 0}), encoding="utf-8")
+    done = naipes("validate", str(path))
+    assert done.returncode == 2 and json.loads(done.stderr.strip().splitlines()[-1])["field"] == "seats"
+    assert_healthy(channel, http, rest_url)
