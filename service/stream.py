@@ -25,6 +25,7 @@ is not well formed is answered with an ``error`` entry and the stream goes on.
 
 from __future__ import annotations
 
+import enum
 import gc
 import io
 import logging
@@ -50,6 +51,7 @@ from service.handlers import ANSWERS
 log = logging.getLogger("naipes.stream")
 
 R = TypeVar("R")
+T = TypeVar("T")  # a stream's items: wire messages (bytes), or NDJSON lines (``Line``)
 
 BATCH = 32  # messages per round trip to a worker, at most
 # And at most this many bytes of them (unless one message is larger). Each round trip wakes the
@@ -240,7 +242,7 @@ def line_json(line: bytes) -> dict[str, Any] | None:
     return engine_request(data, pb.ValidateHandsRequest)
 
 
-def answer_ndjson(batch: list[bytes]) -> list[bytes]:
+def answer_ndjson(batch: list[Line]) -> list[bytes]:
     """Lines of NDJSON -> lines of the responses' JSON (REST), printed from the answers' JSON as
     REST's other answers are (service/handlers.py)."""
     from service.codec import dumps_bytes
@@ -248,11 +250,11 @@ def answer_ndjson(batch: list[bytes]) -> list[bytes]:
     out = []
     for line in batch:
         try:
-            if line == TOO_LARGE:
+            if line is Ending.TOO_LARGE:
                 raise ServiceError("PAYLOAD_TOO_LARGE", f"a line of the body is longer than {MAX_REQUEST_BYTES} bytes")
-            if line == TIMED_OUT:
+            if line is Ending.TIMED_OUT:
                 raise ServiceError("REQUEST_TIMEOUT", f"the body sent nothing for {IDLE_SECONDS:g} seconds: the lines before are answered")
-            if line == BROKEN:
+            if line is Ending.BROKEN:
                 raise ServiceError("MALFORMED_JSON", "the body could not be read to its end (a chunk of it is not HTTP's): "
                                    "the lines before are answered")
             read = line_json(line)
@@ -267,7 +269,7 @@ def answer_ndjson(batch: list[bytes]) -> list[bytes]:
             except Exception:  # an answer the schema cannot hold: the record's INTERNAL error
                 data = to_json(_message(answered))
         except Exception as exc:  # the line's error (INTERNAL if unexpected, and logged), not its batch's
-            data = {**line_id(line), "error": problem(exc)}
+            data = {**(line_id(line) if isinstance(line, bytes) else {}), "error": problem(exc)}
         out.append(dumps_bytes(data) + b"\n")
     return out
 
@@ -277,7 +279,7 @@ def internal_wire(batch: list[bytes], _exc: BaseException) -> list[bytes]:
     return [error.SerializeToString()] * len(batch)
 
 
-def internal_ndjson(batch: list[bytes], _exc: BaseException) -> list[bytes]:
+def internal_ndjson(batch: list[Line], _exc: BaseException) -> list[bytes]:
     from service.codec import dumps_bytes
 
     return [dumps_bytes({"error": problem_json(from_exception(RuntimeError()))}) + b"\n"] * len(batch)
@@ -476,13 +478,29 @@ def slots() -> Slots:
 # ---- in order, bounded ---------------------------------------------------------------------
 
 _ITEM, _DONE, _END, _FAILED = range(4)
-TOO_LARGE = b"\x00line too large"  # stands for a line over the limit (no JSON starts with NUL)
-TIMED_OUT = b"\x00body timed out"  # the last line when the body paused longer than the server waits
-BROKEN = b"\x00body broken"  # the last line when the body could not be read to its end
+
+
+class Ending(enum.Enum):
+    """What ``read_lines`` yields in place of a line: no line a client sends (bytes) can equal
+    one, and a member is itself again in a pool process (an enum pickles by name)."""
+
+    TOO_LARGE = "a line over the limit"
+    TIMED_OUT = "the body paused longer than the server waits (the last item)"
+    BROKEN = "the body could not be read to its end (the last item)"
+
+
+Line = bytes | Ending  # an item of a REST stream
+
+
+def _size(item: object) -> int:
+    """An item's bytes, as the window counts them (an ``Ending`` none)."""
+    return len(item) if isinstance(item, bytes) else 0
+
+
 IDLE_SECONDS = float(os.environ.get("NAIPES_STREAM_IDLE_SECONDS", "30"))  # how long a stream's body may pause between two reads (service/rest.py)
 
 
-def pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], on_failure: Callable[[list[bytes], BaseException], list[R]],
+def pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure: Callable[[list[T], BaseException], list[R]],
               executor: ProcessPoolExecutor | None = None, workers: int | None = None, batch: int = BATCH) -> Iterator[R]:
     """``work`` over ``items`` in batches on the pool, answers in input order.
 
@@ -498,7 +516,7 @@ def pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], on
         yield from _pipelined(items, work, on_failure, executor, workers, batch)
 
 
-def _pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], on_failure: Callable[[list[bytes], BaseException], list[R]],
+def _pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure: Callable[[list[T], BaseException], list[R]],
                executor: ProcessPoolExecutor, workers: int, batch: int) -> Iterator[R]:
     max_batches = BATCHES_PER_WORKER * workers
     window = Window((max_batches + 1) * batch, (max_batches + 1) * BATCH_BYTES)
@@ -508,7 +526,7 @@ def _pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], o
     def feed() -> None:
         try:
             for item in items:
-                if not window.take(len(item), stop):
+                if not window.take(_size(item), stop):
                     return
                 events.put((_ITEM, item))
         except BaseException as exc:  # the input broke: the stream ends with its error
@@ -521,8 +539,8 @@ def _pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], o
 
     feeder = threading.Thread(target=feed, name="naipes-stream-input", daemon=True)
     feeder.start()
-    pending: deque[tuple[Future[list[R]], list[bytes]]] = deque()
-    buffer: list[bytes] = []
+    pending: deque[tuple[Future[list[R]], list[T]]] = deque()
+    buffer: list[T] = []
     ended = False
     try:
         while True:
@@ -541,7 +559,7 @@ def _pipelined(items: Iterable[bytes], work: Callable[[list[bytes]], list[R]], o
                             executor = pool()
                 for item, out in zip(chunk, answers, strict=True):
                     yield out
-                    window.give(len(item))
+                    window.give(_size(item))
             if ended and not pending and not buffer:
                 return
             while buffer and len(pending) < max_batches:
@@ -604,13 +622,13 @@ class Window:
             self._changed.notify()
 
 
-def _chunk_length(buffer: list[bytes], batch: int) -> int:
+def _chunk_length(buffer: list[T], batch: int) -> int:
     """How many of the buffered items go to a worker in one round trip: up to ``batch``, and no
     more than ``BATCH_BYTES`` of them (at least one), so that messages carrying batches of
     records are spread over the pool rather than sent to one worker by the dozen."""
     size, n = 0, 0
     for item in buffer[:batch]:
-        size += len(item)
+        size += _size(item)
         if n and size > BATCH_BYTES:
             break
         n += 1
@@ -622,17 +640,18 @@ def validate_wire(requests: Iterable[bytes]) -> Iterator[bytes]:
     return pipelined(requests, answer_wire, internal_wire)
 
 
-def validate_ndjson(lines: Iterable[bytes]) -> Iterator[bytes]:
+def validate_ndjson(lines: Iterable[Line]) -> Iterator[bytes]:
     """REST: NDJSON lines in (blank lines skipped), response lines out, in order."""
-    return pipelined((line for line in lines if line.strip()), answer_ndjson, internal_ndjson)
+    return pipelined((line for line in lines if isinstance(line, Ending) or line.strip()), answer_ndjson, internal_ndjson)
 
 
 READ_AHEAD = 1024  # bytes of the body a line may wait for beyond its end (gunicorn's reader reads 1 KiB at a time)
 
 
-def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES) -> Iterator[bytes]:
+def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES) -> Iterator[Line]:
     """The lines of a request body, each at most ``limit`` bytes (a longer line is answered with
-    PAYLOAD_TOO_LARGE, by a line the JSON reader cannot mistake for a record). A raw stream (the
+    PAYLOAD_TOO_LARGE: ``Ending.TOO_LARGE`` stands for it, as ``TIMED_OUT`` and ``BROKEN`` end a
+    body that cannot be read to its end). A raw stream (the
     werkzeug server's dechunked input, whose ``readline`` reads a byte at a time) is buffered, by
     as little as gunicorn's body, which reads lines itself, reads ahead: a read waits until the
     buffer is full or the body ends, and a line's answer waits for that read."""
@@ -642,10 +661,10 @@ def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES) -> Iterator[bytes]:
         try:
             line = stream.readline(limit + 1)
         except TimeoutError:  # (the socket's timeout: IDLE_SECONDS)
-            yield TIMED_OUT
+            yield Ending.TIMED_OUT
             return
         except Exception:  # a chunk the HTTP server cannot read (gunicorn's errors are not OSErrors), the client gone
-            yield BROKEN
+            yield Ending.BROKEN
             return
         if not line:
             return
@@ -654,6 +673,6 @@ def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES) -> Iterator[bytes]:
                 rest = stream.readline(limit)
                 if not rest or rest.endswith(b"\n"):
                     break
-            yield TOO_LARGE
+            yield Ending.TOO_LARGE
             continue
         yield line

@@ -6,6 +6,7 @@ bounded number of records in flight."""
 from __future__ import annotations
 
 import http.client
+import io
 import json
 import os
 import socket
@@ -517,6 +518,20 @@ def test_rest_bad_lines_are_error_entries_and_the_stream_goes_on(rest_url) -> No
     assert answers[5]["error"]["code"] == "INVALID_FIELD" and answers[5]["error"]["field"] == "body"
     assert answers[6]["error"] == {"code": "INVALID_FIELD", "field": "extra", "message": answers[6]["error"]["message"]}
     assert [a["result"] for a in answers[7:10]] == [expected(r)["result"] for r in RECORDS[3:6]]
+
+
+def test_rest_a_line_is_never_taken_for_the_server_s_own_ending(rest_url, http: requests.Session) -> None:
+    """What stands for a line over the limit, a body that paused too long or one that broke is no
+    line a client can send: a last line (no newline) of exactly the bytes that stood for them was
+    answered PAYLOAD_TOO_LARGE, REQUEST_TIMEOUT or MALFORMED_JSON 'could not be read to its end'."""
+    good = ndjson_lines(RECORDS[:1])[0]
+    for line in (b"\x00line too large", b"\x00body timed out", b"\x00body broken"):
+        answer = http.post(rest_url + "/v1/hands:validateStream", data=good + line, headers={"Content-Type": NDJSON}, timeout=60)
+        entries = [json.loads(text) for text in answer.text.splitlines()]
+        assert entries[0] == expected(RECORDS[0])
+        assert entries[1]["error"]["code"] == "MALFORMED_JSON" and "is not valid JSON" in entries[1]["error"]["message"], entries[1]
+    assert [item is stream.Ending.TOO_LARGE for item in stream.read_lines(io.BytesIO(b"x" * 9000 + b"\n" + good), limit=4096)] == [True, False]
+    assert json.loads(stream.answer_ndjson([stream.Ending.TOO_LARGE])[0])["error"]["code"] == "PAYLOAD_TOO_LARGE"
 
 
 def test_rest_a_line_giving_a_key_twice_is_its_error_entry(rest_url) -> None:
