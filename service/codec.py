@@ -109,11 +109,102 @@ def request_json(data: bytes, cls: type[Message]) -> dict[str, Any]:
     try:
         message = cls.FromString(data)
     except Exception:  # protobuf's DecodeError
+        where = _unreadable(data, cls)
+        if where is not None:  # (a Struct nested deeper than protobuf follows: REST names it too)
+            raise ServiceError("INVALID_FIELD", f"{where}: nested deeper than protobuf's parser follows (100 messages), "
+                               "or not well formed", where) from None
         raise ServiceError("INVALID_FIELD", f"the message is not a {cls.DESCRIPTOR.name}", "body") from None
     error = unknown_field_error(message)
     if error is not None:
         raise error
     return to_engine(message)
+
+
+def _unreadable(data: bytes, cls: type[Message]) -> str | None:
+    """Where, in JSON's words, the bytes of a request protobuf refuses hold the Struct, Value or
+    ListValue field it cannot read (nested deeper than it follows, 100 messages, which only these
+    can be), named as REST names it (a record's fields within the record: ``rules``; a batch
+    item's ``batch[2].record.rules``); None when the fault is elsewhere. Each message field is
+    tried alone, inside its enclosing fields, so that it is parsed as deep as it was."""
+
+    def find(chunk: bytes, descriptor: Any, path: str, wrap: Callable[[bytes], bytes]) -> str | None:
+        fields = _wire_fields(chunk)
+        if fields is None:
+            return None
+        counts: dict[int, int] = {}
+        for number, key, content in fields:
+            field = descriptor.fields_by_number.get(number)
+            if field is None or field.message_type is None or field.message_type.GetOptions().map_entry:
+                continue
+            index = counts[number] = counts.get(number, -1) + 1
+            where = f"{path}.{field.json_name}" if path else field.json_name
+            if is_repeated(field):
+                where = f"{where}[{index}]"
+
+            def inner(sub: bytes, key: bytes = key) -> bytes:
+                return wrap(key + _varint(len(sub)) + sub)
+
+            try:
+                cls.FromString(inner(content))
+                continue
+            except Exception:  # this field's bytes are at fault
+                pass
+            if field.message_type.full_name in _OPAQUE:
+                return where
+            return find(content, field.message_type, where, inner)
+        return None
+
+    found = find(data, cls.DESCRIPTOR, "", lambda chunk: chunk)
+    return found.removeprefix("record.") if found is not None else None
+
+
+def _wire_fields(data: bytes) -> list[tuple[int, bytes, bytes]] | None:
+    """A message's length-delimited fields in protobuf's wire format: (number, key, content); None
+    when the bytes are not well-formed fields."""
+    out = []
+    i, end = 0, len(data)
+    while i < end:
+        tag, i = _read_varint(data, i)
+        if tag < 0:
+            return None
+        kind = tag & 7
+        if kind == 0:
+            _, i = _read_varint(data, i)
+            if i < 0:
+                return None
+        elif kind in (1, 5):
+            i += 8 if kind == 1 else 4
+        elif kind == 2:
+            length, start = _read_varint(data, i)
+            if length < 0 or start + length > end:
+                return None
+            out.append((tag >> 3, _varint(tag), data[start:start + length]))
+            i = start + length
+        else:
+            return None  # (groups: no message of this schema has one)
+    return out if i == end else None
+
+
+def _read_varint(data: bytes, i: int) -> tuple[int, int]:
+    """The varint at ``i`` and the index after it; (-1, -1) when there is none."""
+    value, shift = 0, 0
+    while i < len(data) and shift < 64:
+        byte = data[i]
+        value |= (byte & 0x7F) << shift
+        i += 1
+        if byte < 0x80:
+            return value, i
+        shift += 7
+    return -1, -1
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
 
 
 def unknown_field_error(message: Message) -> ServiceError | None:
@@ -613,6 +704,7 @@ _REASONS = [
     (re.compile(r"expected string or bytes-like object, got '(\w+)'"), r"expected a string, got \1"),
     (re.compile(r"Struct must be in a dict which is (.*)"), r"expected an object, not \1"),
     (re.compile(r"'(\w+)' object is not iterable"), r"expected an object, got \1"),
+    (re.compile(r"Message too deep\. Max recursion depth is (\d+)"), r"nested deeper than protobuf's parser follows (\1 messages)"),
 ]
 
 

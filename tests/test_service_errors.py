@@ -574,3 +574,66 @@ def test_an_integer_of_thousands_of_digits_is_out_of_range_naming_its_field(chan
     done = naipes("validate", str(path))
     assert done.returncode == 2 and json.loads(done.stderr.strip().splitlines()[-1])["field"] == "seats"
     assert_healthy(channel, http, rest_url)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    return bytes([*out, value])
+
+
+def _deep_rules(depth: int) -> tuple[dict, object]:
+    """Rules nested ``depth`` objects deep: as JSON, and as a Struct (protobuf's JSON parser
+    refuses to build it)."""
+    from google.protobuf import struct_pb2
+
+    data: object = 1
+    value = struct_pb2.Value(number_value=1)
+    for _ in range(depth):
+        data = {"a": data}
+        outer = struct_pb2.Value()
+        outer.struct_value.fields["a"].CopyFrom(value)
+        value = outer
+    rules = struct_pb2.Struct()
+    rules.fields["ladder"].CopyFrom(value)
+    return {"ladder": data}, rules
+
+
+@pytest.mark.parametrize("depth", [40, 60, 300])
+def test_rules_nested_too_deeply_are_named_on_both_transports(depth, stub, channel, http, rest_url) -> None:
+    """Protobuf's binary parser refuses the whole message (it reads 100 messages deep, and a JSON
+    object in a Struct is three): gRPC named the body, REST the rules; both name the rules now
+    (from 33 objects deep over gRPC, 49 over REST)."""
+    rules_json, rules = _deep_rules(depth)
+    record = _record()
+    trick = {"game": "rentoy", "seats": 2, "leader": 0, "contract": {"trump": "oros"}, "cards": "1o"}
+    settle = {"game": "rentoy", "seats": 4, "rentoy": {"winner": 0, "value": 1}}
+    for rpc, request, holder in (("ValidateHand", {"record": record}, "record"), ("LegalActions", {"record": record}, "record"),
+                                 ("ResolveTrick", trick, None), ("SettleHand", settle, None)):
+        deep = copy.deepcopy(request)
+        (deep[holder] if holder else deep)["rules"] = rules_json
+        failure = rest_failure(rest_request(http, rest_url, rpc, deep))
+        if depth > 48:  # (REST's JSON parser follows 48 objects in a record's rules, protobuf's binary one 32)
+            assert (failure.code, failure.field) == ("INVALID_FIELD", "rules"), failure.message
+        else:
+            assert failure.field.startswith("rules."), failure.message  # the option is read, and refused
+        message = json_format.ParseDict(request, getattr(pb, SERVICE.methods_by_name[rpc].input_type.name)())
+        (getattr(message, holder) if holder else message).rules.CopyFrom(rules)
+        with pytest.raises(grpc.RpcError) as raised:
+            getattr(stub, rpc)(message, timeout=10)
+        failure = grpc_failure(raised.value)
+        assert (failure.code, failure.field) == ("INVALID_FIELD", "rules"), failure.message
+        assert failure.message.startswith("rules: nested deeper than protobuf's parser follows")
+    good = pb.ValidateHandsRequest(id="ok", record=json_format.ParseDict(record, pb.HandRecord()))
+    deep = pb.ValidateHandsRequest(id="deep", record=json_format.ParseDict(record, pb.HandRecord()))
+    deep.record.rules.CopyFrom(rules)
+    items = [good.SerializeToString(), deep.SerializeToString()]  # (protobuf would not copy deep into a batch)
+    batch = pb.ValidateHandsRequest(id="batch").SerializeToString() + b"".join(b"\x1a" + _varint(len(i)) + i for i in items)
+    call = channel.stream_stream(f"/{SERVICE.full_name}/ValidateHands", request_serializer=None, response_deserializer=None)
+    answers = [pb.ValidateHandsResponse.FromString(a) for a in call(iter([items[1], items[0], batch]), timeout=30)]
+    assert (answers[0].error.code, answers[0].error.field) == ("INVALID_FIELD", "rules")
+    assert answers[1].id == "ok" and answers[1].result.valid
+    assert (answers[2].error.code, answers[2].error.field) == ("INVALID_FIELD", "batch[1].record.rules")
+    assert_healthy(channel, http, rest_url)

@@ -176,6 +176,9 @@ def parsed(data: bytes, cls: type[Message]) -> tuple[str, Any]:
     try:
         message = cls.FromString(data)
     except Exception:
+        where = codec._unreadable(data, cls)  # (a Struct protobuf refuses is named, as REST names it)
+        if where is not None:
+            return "error", ("INVALID_FIELD", where, f"{where}: nested deeper than protobuf's parser follows (100 messages), or not well formed")
         return "error", ("INVALID_FIELD", "body", f"the message is not a {cls.DESCRIPTOR.name}")
     unknown = codec.unknown_field_error(message)  # (a field protobuf keeps aside, unread: refused)
     if unknown is not None:
