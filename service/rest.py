@@ -277,12 +277,20 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
         if request.args:
             key = next(iter(request.args))
             raise ServiceError("INVALID_FIELD", f"unknown query parameter {shown(key)}", key)
-        # An archive may be any size; each line is limited (``stream.read_lines``). A server that
-        # ends the body itself (gunicorn, and werkzeug's for a chunked body) is read as it is:
-        # werkzeug's limited stream over it is read 64 KiB at a time, so a line would wait for
-        # 64 KiB more of the body before its answer could start.
+        # An archive may be any size; each line is limited (``stream.read_lines``). gunicorn's body
+        # is read as it arrives (``rest_worker.arrived_body``): each line is answered once it has
+        # come, whatever follows it. A server that ends the body itself (werkzeug's for a chunked
+        # body) is read as it is: werkzeug's limited stream over it is read 64 KiB at a time, so a
+        # line would wait for 64 KiB more of the body before its answer could start.
+        buffer = stream.READ_AHEAD
         if request.environ.get("wsgi.input_terminated"):
             body = request.environ["wsgi.input"]
+            if "gunicorn.socket" in request.environ:
+                from service.rest_worker import arrived_body
+
+                arrived = arrived_body(body)
+                if arrived is not None:
+                    body, buffer = arrived, stream.ARRIVED_BUFFER
         else:
             request.max_content_length = sys.maxsize
             body = request.stream
@@ -291,7 +299,7 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
             sock.settimeout(stream.IDLE_SECONDS)  # (gunicorn makes it non-blocking again for the connection's next request)
         release = stream.slots().take()
         try:
-            response = Response(stream.validate_ndjson(stream.read_lines(body)), status=200, mimetype=NDJSON)
+            response = Response(stream.validate_ndjson(stream.read_lines(body, buffer=buffer)), status=200, mimetype=NDJSON)
         except BaseException:
             release()
             raise

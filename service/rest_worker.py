@@ -17,17 +17,22 @@ here names gunicorn's exception classes, which differ from one gunicorn version 
     gunicorn --worker-class service.rest_worker.ProblemWorker --threads 4 'service.rest:create_app()'
 
 (``naipes serve`` runs it so: ``service.cli.REST_WORKER_CLASS``.)
+
+Also here, as it reads gunicorn's body readers: ``ArrivedBody``, gunicorn's request body read as
+it arrives, through which the NDJSON stream answers each line as soon as it has come.
 """
 
 from __future__ import annotations
 
 import html
+import io
 import re
 import threading
 from http import HTTPStatus
 from typing import Any
 
 from gunicorn import util
+from gunicorn.http.body import Body, ChunkedReader, LengthReader
 from gunicorn.workers.gthread import ThreadWorker
 
 from service import codec
@@ -108,3 +113,90 @@ class ProblemWorker(ThreadWorker):
             util.write_nonblock(client, answer(*page.read(), exc))
         except Exception:
             self.log.debug("Failed to send error message.")
+
+
+# ---- a body read as it comes -----------------------------------------------------------------
+
+
+class ArrivedBody(io.RawIOBase):
+    """gunicorn's request body (``wsgi.input``), read as the socket delivers it: a read returns
+    the bytes of the body that have arrived (at least one, unless the body has ended), with at most
+    one read of the socket, where gunicorn's ``Body`` waits until it has the size asked for (its
+    ``readline`` asks 1 KiB at a time) or the body ends. An NDJSON stream's line is then answered as
+    soon as it has come, whatever follows it (``service.stream.read_lines``).
+
+    It reads through gunicorn's own readers, which keep their part: a body of known length is
+    read to its ``Content-Length`` and no further (bytes past it go back to the connection's reader
+    for the next request), a chunked one through gunicorn's chunk parser, its errors and limits
+    included. A read that raises (the socket's timeout, a chunk gunicorn cannot read) marks the
+    body failed, as gunicorn's ``Body`` does, so that the connection closes after the answer.
+    ``arrived_body`` gives one only for a body it knows how to read so."""
+
+    def __init__(self, body: Body) -> None:
+        super().__init__()
+        self.body = body
+        self.reader = body.reader
+        self.pending = memoryview(b"")  # bytes taken from gunicorn's reader, not yet read
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if not self.pending:
+            try:
+                self.pending = memoryview(self._arrived())
+            except Exception:
+                self.body.failed = True  # (gunicorn then closes the connection rather than read on)
+                raise
+        size = min(len(buffer), len(self.pending))
+        buffer[:size] = self.pending[:size]
+        self.pending = self.pending[size:]
+        return size
+
+    def _arrived(self) -> bytes:
+        """What has arrived of the body, waiting only when nothing has (empty: the body's end)."""
+        held = self.body.buf  # what gunicorn's Body read ahead, if the body was read before
+        if held.tell():
+            data = held.getvalue()
+            self.body.buf = io.BytesIO()
+            return data
+        reader = self.reader
+        if isinstance(reader, LengthReader):
+            if reader.length <= 0:
+                return b""
+            # The bytes gunicorn holds, else one read of the socket (of up to the rest of the body).
+            data = reader.unreader.read(None, read_ahead=reader.length)
+            if not data:  # the client closed before the end: the body ends there, as gunicorn's reader has it
+                reader.length = 0
+                return b""
+            if len(data) > reader.length:  # the next request's bytes
+                reader.unreader.unread(data[reader.length:])
+                data = data[:reader.length]
+            reader.length -= len(data)
+            return data
+        if reader.buf.tell():  # what gunicorn's chunk reader read ahead
+            data = reader.buf.getvalue()
+            reader.buf = io.BytesIO()
+            return data
+        while reader.parser:
+            try:
+                data = next(reader.parser)  # the next piece of a chunk (the parser reads the socket once for it)
+            except StopIteration:
+                reader.parser = None
+                break
+            if data:
+                return data
+        return b""
+
+
+def arrived_body(body: Any) -> ArrivedBody | None:
+    """``ArrivedBody`` over gunicorn's ``wsgi.input``, or None if it is not a body of gunicorn's
+    that it knows (another server's, or another gunicorn's readers): read that one as it is."""
+    if type(body) is not Body or not isinstance(getattr(body, "buf", None), io.BytesIO):
+        return None
+    reader = getattr(body, "reader", None)
+    if type(reader) is LengthReader and isinstance(getattr(reader, "length", None), int) and hasattr(reader, "unreader"):
+        return ArrivedBody(body)
+    if type(reader) is ChunkedReader and isinstance(getattr(reader, "buf", None), io.BytesIO) and hasattr(reader, "parser"):
+        return ArrivedBody(body)
+    return None

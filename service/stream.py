@@ -645,18 +645,24 @@ def validate_ndjson(lines: Iterable[Line]) -> Iterator[bytes]:
     return pipelined((line for line in lines if isinstance(line, Ending) or line.strip()), answer_ndjson, internal_ndjson)
 
 
-READ_AHEAD = 1024  # bytes of the body a line may wait for beyond its end (gunicorn's reader reads 1 KiB at a time)
+# The buffer over a raw stream (``read_lines``). A raw stream's read that returns what has arrived
+# (``service.rest_worker.ArrivedBody``, gunicorn's body) hands a line over as soon as it has come,
+# whatever the buffer's size: ARRIVED_BUFFER then only sets how much one read takes (64 KiB, few
+# reads of a bulk stream). One that waits to fill the buffer (werkzeug's development server's
+# dechunked input) holds a line until READ_AHEAD more bytes of the body have come, or its end.
+READ_AHEAD = 1024
+ARRIVED_BUFFER = 64 * 1024
 
 
-def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES) -> Iterator[Line]:
+def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES, buffer: int = READ_AHEAD) -> Iterator[Line]:
     """The lines of a request body, each at most ``limit`` bytes (a longer line is answered with
     PAYLOAD_TOO_LARGE: ``Ending.TOO_LARGE`` stands for it, as ``TIMED_OUT`` and ``BROKEN`` end a
-    body that cannot be read to its end). A raw stream (the
-    werkzeug server's dechunked input, whose ``readline`` reads a byte at a time) is buffered, by
-    as little as gunicorn's body, which reads lines itself, reads ahead: a read waits until the
-    buffer is full or the body ends, and a line's answer waits for that read."""
+    body that cannot be read to its end, after every complete line read before). A raw stream
+    (gunicorn's body as it arrives, werkzeug's dechunked input, whose ``readline`` reads a byte at
+    a time) is read through a buffer of ``buffer`` bytes: a line is yielded once the raw stream has
+    returned its newline (the rest of the raw read waits in the buffer for the next lines)."""
     if isinstance(stream, io.RawIOBase):
-        stream = io.BufferedReader(stream, READ_AHEAD)
+        stream = io.BufferedReader(stream, buffer)
     while True:
         try:
             line = stream.readline(limit + 1)

@@ -595,9 +595,11 @@ def test_rest_a_message_without_its_record_is_missing_it_under_its_id(rest_url) 
 
 
 def test_rest_lines_are_answered_while_the_body_is_still_being_sent(rest_url) -> None:
-    """A line is answered once the server's reader has taken in at most READ_AHEAD bytes of the
-    body beyond it (1 KiB), not when the body ends: every line but those of the last KiB sent is
-    answered with the body still open (werkzeug's limited stream held each line for 64 KiB)."""
+    """On werkzeug's development server (the fixture's) a line is answered once its dechunked
+    input has taken in at most READ_AHEAD bytes of the body beyond it (1 KiB), not when the body
+    ends: every line but those of the last KiB sent is answered with the body still open
+    (werkzeug's limited stream held each line for 64 KiB). gunicorn answers each line as soon as
+    it has come: tests/test_service_stream_lines.py."""
     records = RECORDS[:40]
     wanted = answerable_before(records, stream.READ_AHEAD)
     assert wanted >= 30

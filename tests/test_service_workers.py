@@ -15,14 +15,13 @@ import grpc
 import requests
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import answerable_before, answered_while_sending, load_example, rentoy_examples, stop
+from service_support import answered_while_sending, load_example, rentoy_examples, stop
 from test_service_cli import NAIPES, _free_port
 
 from engine import api
 from naipes.v1 import naipes_pb2 as pb
 from naipes.v1 import naipes_pb2_grpc
 from service.codec import to_json
-from service.stream import READ_AHEAD
 
 
 def children(pid: int) -> list[int]:
@@ -98,10 +97,9 @@ def test_two_workers_serve_both_transports() -> None:
             answer = http.post(f"http://127.0.0.1:{rest_port}/v1/hands:validateStream", data=lines, timeout=60,
                                headers={"Content-Type": "application/x-ndjson"})
             assert [json.loads(line) for line in answer.text.splitlines()] == [{"result": api.validate(record)}] * 20
-            # gunicorn's reader: the lines are answered while the body is still being sent
+            # gunicorn's body is read as it arrives: every line is answered while the body is still being sent
             records = [record] * 40
-            wanted = answerable_before(records, READ_AHEAD)
-            assert wanted >= 30 and answered_while_sending(f"http://127.0.0.1:{rest_port}", records, wanted) >= wanted
+            assert answered_while_sending(f"http://127.0.0.1:{rest_port}", records, 40) == 40
     finally:
         for channel in channels:
             channel.close()
@@ -147,8 +145,7 @@ def test_late_bodies_do_not_hold_the_rest_threads() -> None:
         with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as client:
             client.sendall(b"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
                            b"Transfer-Encoding: chunked\r\n\r\n")
-            # (then a KiB of blank lines: gunicorn's reader hands a line over once it has read 1 KiB more)
-            lines = (json.dumps(record) + "\n") * 2 + (" " * 63 + "\n") * (READ_AHEAD // 64 + 1)
+            lines = (json.dumps(record) + "\n") * 2  # (each answered once it has come: tests/test_service_stream_lines.py)
             client.sendall(f"{len(lines.encode()):x}\r\n{lines}\r\n".encode())
             answer = b""
             while b"REQUEST_TIMEOUT" not in answer and (chunk := client.recv(65536)):

@@ -1,0 +1,175 @@
+"""An NDJSON stream's line is answered as soon as it has arrived over gunicorn, whatever follows
+it: a client may send one record, wait for its answer and send the next over one request (the
+lines used to wait for 1 KiB more of the body, gunicorn's read-ahead, or the body's end), and the
+complete lines received before a pause longer than NAIPES_STREAM_IDLE_SECONDS or a chunk HTTP
+cannot read are answered before the stream's last entry (they were lost). Through a real
+``naipes serve``, on raw sockets, for a body of known length and a chunked one."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import time
+from collections.abc import Iterator
+
+import pytest
+from service_support import load_example, rentoy_examples, stop
+from test_service_workers import serve
+
+from engine import api
+
+IDLE = 2.0  # NAIPES_STREAM_IDLE_SECONDS of the server
+
+
+@pytest.fixture(scope="module")
+def rest_port() -> Iterator[int]:
+    server, port, _ = serve(1, {**os.environ, "NAIPES_STREAM_IDLE_SECONDS": f"{IDLE:g}"})
+    yield port
+    stop(server)
+
+
+@pytest.fixture(scope="module")
+def record() -> dict:
+    return load_example(rentoy_examples()[0])[0]
+
+
+class Stream:
+    """One ``POST /v1/hands:validateStream`` on a raw socket: the body sent piece by piece, the
+    answer's entries read as they come."""
+
+    def __init__(self, port: int, length: int | None) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.chunked = length is None
+        framing = "Transfer-Encoding: chunked" if self.chunked else f"Content-Length: {length}"
+        self.sock.sendall(f"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+                          f"{framing}\r\nConnection: close\r\n\r\n".encode())
+        self.received = b""
+
+    def send(self, data: bytes) -> None:
+        """``data`` of the body: one chunk of it if the body is chunked."""
+        self.sock.sendall(b"%x\r\n%s\r\n" % (len(data), data) if self.chunked else data)
+
+    def entries(self) -> list[dict]:
+        # The answer is chunked: each entry is a line of JSON between chunk framings.
+        return [json.loads(line) for line in self.received.split(b"\r\n") if line.startswith(b"{")]
+
+    def wait(self, count: int, seconds: float) -> list[dict]:
+        """The entries received once there are ``count`` of them, ``seconds`` have passed or the
+        server has closed the connection."""
+        deadline = time.monotonic() + seconds
+        while len(self.entries()) < count and (left := deadline - time.monotonic()) > 0:
+            self.sock.settimeout(left)
+            try:
+                data = self.sock.recv(65536)
+            except TimeoutError:
+                break
+            if not data:
+                break
+            self.received += data
+        return self.entries()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def lines_of(record: dict, count: int) -> list[bytes]:
+    return [(json.dumps({"id": f"r{i}", "record": record}) + "\n").encode() for i in range(count)]
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_a_client_may_wait_for_each_answer_before_sending_its_next_line(rest_port: int, record: dict, chunked: bool) -> None:
+    """One line at a time over one request, each answered well within the idle timeout, then the
+    body ends and the stream with it (the first answer came only at the idle timeout, and the
+    stream ended with REQUEST_TIMEOUT alone)."""
+    lines = lines_of(record, 3)
+    want = {"result": api.validate(record)}
+    client = Stream(rest_port, None if chunked else sum(map(len, lines)))
+    try:
+        for i, line in enumerate(lines):
+            start = time.monotonic()
+            client.send(line)
+            entries = client.wait(i + 1, IDLE * 3)
+            assert entries == [{"id": f"r{n}", **want} for n in range(i + 1)], entries
+            assert time.monotonic() - start < IDLE / 2
+        if chunked:
+            client.sock.sendall(b"0\r\n\r\n")
+        assert client.wait(4, IDLE * 3) == [{"id": f"r{n}", **want} for n in range(3)]
+        assert client.received.endswith(b"0\r\n\r\n")  # the answer ended: no entry after the body's end
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_the_lines_before_a_pause_are_answered_before_the_timeout_entry(rest_port: int, record: dict, chunked: bool) -> None:
+    """A body that pauses longer than the idle timeout after two lines (under 1 KiB, and half a
+    line more): both lines are answered, then REQUEST_TIMEOUT ends the stream."""
+    lines = lines_of(record, 2)
+    partial = lines[0][:40]
+    client = Stream(rest_port, None if chunked else sum(map(len, lines)) + 500)
+    try:
+        client.send(b"".join(lines) + partial)
+        entries = client.wait(3, IDLE * 4)
+    finally:
+        client.close()
+    assert entries[:2] == [{"id": f"r{n}", "result": api.validate(record)} for n in range(2)], entries
+    assert len(entries) == 3 and entries[2]["error"]["code"] == "REQUEST_TIMEOUT", entries
+
+
+def test_the_lines_before_a_broken_chunk_are_answered_before_the_malformed_entry(rest_port: int, record: dict) -> None:
+    """A chunked body whose next chunk's size is not hexadecimal, after two lines: both lines are
+    answered, then MALFORMED_JSON ends the stream."""
+    lines = lines_of(record, 2)
+    client = Stream(rest_port, None)
+    try:
+        client.send(b"".join(lines))
+        client.sock.sendall(b"zz\r\nnot a chunk\r\n")
+        entries = client.wait(3, IDLE * 4)
+    finally:
+        client.close()
+    assert entries[:2] == [{"id": f"r{n}", "result": api.validate(record)} for n in range(2)], entries
+    assert len(entries) == 3 and entries[2]["error"]["code"] == "MALFORMED_JSON", entries
+    assert "could not be read to its end" in entries[2]["error"]["message"]
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_a_line_over_the_limit_is_its_entry_and_the_stream_goes_on(rest_port: int, record: dict, chunked: bool) -> None:
+    """The per-line limit holds over the body read as it arrives: a line over 1 MiB, sent in
+    pieces, is PAYLOAD_TOO_LARGE and the lines around it are answered."""
+    first, last = lines_of(record, 2)
+    huge = b'{"id": "huge", "pad": "' + b"x" * (1 << 20) + b'"}\n'
+    body = [first, *(huge[i:i + 100_000] for i in range(0, len(huge), 100_000)), last]
+    client = Stream(rest_port, None if chunked else sum(map(len, body)))
+    try:
+        for piece in body:
+            client.send(piece)
+        if chunked:
+            client.sock.sendall(b"0\r\n\r\n")
+        entries = client.wait(4, IDLE * 4)
+    finally:
+        client.close()
+    want = {"result": api.validate(record)}
+    assert [entries[0], entries[2]] == [{"id": "r0", **want}, {"id": "r1", **want}], entries
+    assert len(entries) == 3 and entries[1]["error"]["code"] == "PAYLOAD_TOO_LARGE", entries
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_the_next_request_on_the_connection_starts_where_the_body_ends(rest_port: int, record: dict, chunked: bool) -> None:
+    """A request sent right behind the stream's body, in the same packet, on a kept-alive
+    connection: the stream reads its body and no further, and the next request is answered."""
+    lines = lines_of(record, 2)
+    body = b"".join(lines)
+    framing = b"Transfer-Encoding: chunked" if chunked else b"Content-Length: %d" % len(body)
+    sent = (b"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n" + framing + b"\r\n\r\n"
+            + (b"%x\r\n%s\r\n0\r\n\r\n" % (len(body), body) if chunked else body)
+            + b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as sock:
+        sock.sendall(sent)
+        received = b""
+        while data := sock.recv(65536):
+            received += data
+    first, _, second = received.partition(b"0\r\n\r\n")  # the stream's answer ends with its last chunk
+    assert first.startswith(b"HTTP/1.1 200 "), received
+    entries = [json.loads(line) for line in first.split(b"\r\n") if line.startswith(b"{")]
+    assert entries == [{"id": f"r{n}", "result": api.validate(record)} for n in range(2)]
+    assert second.startswith(b"HTTP/1.1 200 ") and second.endswith(b'{"status":"SERVING"}\n'), received
