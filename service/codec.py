@@ -508,8 +508,9 @@ def _checked_numbers(data: Any, descriptor: Any, where: str) -> Any:
             scalars = enumerate(value) if type(value) is list else ((None, value),)
             for i, item in scalars:
                 kind = type(item)
-                error = (integer_text_error(item, path if i is None else f"{path}[{i}]") if kind is str
-                         else out_of_range(item, path if i is None else f"{path}[{i}]") if kind is LongInteger else None)
+                at = path if i is None else f"{path}[{i}]"
+                error = (integer_text_error(item, at) if kind is str
+                         else out_of_range(item, at) if kind is LongInteger or (kind is float and math.isinf(item)) else None)
                 if error is not None:
                     raise error
         elif field.message_type is None or field.message_type.GetOptions().map_entry:
@@ -530,6 +531,10 @@ def _checked_numbers(data: Any, descriptor: Any, where: str) -> Any:
 
 
 def out_of_range(value: Any, where: str) -> ServiceError:
+    """INVALID_FIELD for a number beyond its field's range (a number beyond a double's, as ``1e400``,
+    is read as infinite by JSON readers, and said so)."""
+    if type(value) is float and math.isinf(value):
+        return ServiceError("INVALID_FIELD", f"{where}: the number is beyond a double's range, so out of range", where)
     return ServiceError("INVALID_FIELD", f"{where}: {shown(value)} is out of range", where)
 
 

@@ -180,6 +180,9 @@ def test_messages_speak_json_not_python(channel, http, rest_url) -> None:
                         ('{"game": "revesino", "seats": 4, "dealer": 0, "rules": {"stake": {"a": 3}}}', 'stake cannot be {"a": 3};'),
                         ('{"game": "revesino", "seats": 4, "dealer": 0, "rules": {"stake": 11.0}}', "stake cannot be 11;"),
                         ('{"game": "rentoy", "dealer": 1e30}', "dealer: 1e+30 is out of range"),
+                        # (beyond a double's range JSON readers read a number as infinite, which JSON cannot write)
+                        ('{"game": "rentoy", "dealer": 1e400}', "dealer: the number is beyond a double's range, so out of range"),
+                        ('{"game": "rentoy", "table": {"score": [0, -1e400]}}', "table.score[1]: the number is beyond a double's range"),
                         ('{"game": "tresillo", "seats": 4, "dealer": 0, "table": {"plate": {"a": 1}}}', "table.plate: expected an integer, not an object")):
         failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
         assert words in failure.message, failure.message
