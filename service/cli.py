@@ -42,6 +42,14 @@ def _env_int(name: str, default: int) -> int:
     return int(value) if value else default
 
 
+def _worker_tmp_dir() -> list[str]:
+    """gunicorn's heartbeat files in /dev/shm, a memory file system, where there is one (gunicorn's
+    advice for containers): a container's root file system may be read-only (deploy/k8s), and
+    without a writable temporary directory gunicorn cannot start."""
+    shm = "/dev/shm"
+    return ["--worker-tmp-dir", shm] if os.path.isdir(shm) and os.access(shm, os.W_OK) else []
+
+
 def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
     """Run ``workers`` gRPC server processes sharing one port (SO_REUSEPORT: the kernel spreads
     connections over them) and gunicorn (REST) with ``workers`` worker processes; stop them all on
@@ -57,12 +65,16 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
     # gthread workers: keep-alive connections, and a long ValidateHands stream does not trip the
     # worker timeout (a sync worker is killed after --timeout seconds in one request); ours
     # (service.rest_worker) answers the requests gunicorn cannot read in problem JSON, not HTML.
+    # --no-control-socket: gunicorn's runtime control socket (worker count, reload, shutdown; in
+    # $HOME/.gunicorn since gunicorn 25) is not opened: nothing here uses it, and a container's
+    # root file system may be read-only.
     # --reuse-port: each worker listens on its own SO_REUSEPORT socket and the kernel spreads the
     # connections, as for gRPC; on one shared socket a gthread worker accepts every connection it
     # can, so one worker held all of a client's keep-alive connections and the other stayed idle.
     children["REST"] = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--worker-class", REST_WORKER_CLASS, "--threads", str(REST_THREADS),
-         "--reuse-port", "--bind", f"{host}:{rest_port}", "--graceful-timeout", "5", "--log-level", "warning", "service.rest:create_app()"], env=env)
+         "--reuse-port", "--bind", f"{host}:{rest_port}", "--graceful-timeout", "5", "--log-level", "warning",
+         "--no-control-socket", *_worker_tmp_dir(), "service.rest:create_app()"], env=env)
     stopping: list[int] = []
 
     def on_signal(signum: int, _frame: Any) -> None:

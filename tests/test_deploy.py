@@ -173,3 +173,46 @@ def test_the_manifest_memory_limit_holds_every_pool() -> None:
     assert peak[0] < limit, f"peak {peak[0] / mib:.0f} MiB against the manifest's limit of {limit / mib:.0f} MiB"
     # The request covers what the pod holds once its pools are up.
     assert idle < after < request, f"idle {idle / mib:.0f} MiB, after the streams {after / mib:.0f} MiB, request {request / mib:.0f} MiB"
+
+
+def test_the_service_runs_on_a_read_only_root_file_system() -> None:
+    """The manifest makes the container's root file system read-only: ``naipes serve`` must start
+    and answer there, a stream through the validation pool included, with nothing written under
+    the root (gunicorn's heartbeat files in /dev/shm; its control socket, which it would create in
+    $HOME, not opened). It failed to start (gunicorn: "No usable temporary directory found").
+    Shown in a mount namespace whose root is remounted read-only (root and unshare needed)."""
+    unshare = shutil.which("unshare")
+    if os.geteuid() != 0 or unshare is None:
+        pytest.skip("needs root and unshare to remount the root file system read-only")
+    rest_port, grpc_port = _free_port(), _free_port()
+    script = (f"mount -o remount,bind,ro / || exit 97; exec {NAIPES} serve --host 127.0.0.1 --workers 1 "
+              f"--rest-port {rest_port} --grpc-port {grpc_port}")
+    server = subprocess.Popen([unshare, "-m", "--propagation", "private", "sh", "-c", script],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (_listening(rest_port) and _listening(grpc_port)):
+            if server.poll() is not None:
+                if server.returncode == 97:
+                    pytest.skip("this machine does not let the root file system be remounted read-only")
+                raise AssertionError(f"naipes serve did not start on a read-only root: {stop(server)}")
+            assert time.monotonic() < deadline, "the servers did not come up"
+            time.sleep(0.2)
+        base = f"http://127.0.0.1:{rest_port}"
+        assert requests.get(f"{base}/healthz", timeout=10).json() == {"status": "SERVING"}
+        lines = "".join(json.dumps(random_record("rentoy", seed=seed)) + "\n" for seed in range(3))
+        answer = requests.post(f"{base}/v1/hands:validateStream", data=lines, headers={"Content-Type": "application/x-ndjson"}, timeout=60)
+        assert [json.loads(line)["result"]["valid"] for line in answer.text.splitlines()] == [True, True, True]
+    finally:
+        output = stop(server)
+    assert "Read-only file system" not in output and "Traceback" not in output, output
+
+
+def test_the_manifest_gives_a_writable_tmp() -> None:
+    """With a read-only root, /tmp is an emptyDir in memory, for whatever a library writes there."""
+    deployment = next(d for d in yaml.safe_load_all(MANIFEST.read_text()) if d["kind"] == "Deployment")
+    spec = deployment["spec"]["template"]["spec"]
+    mounts = {m["mountPath"]: m["name"] for m in container()["volumeMounts"]}
+    volumes = {v["name"]: v for v in spec["volumes"]}
+    assert container()["securityContext"]["readOnlyRootFilesystem"] is True
+    assert volumes[mounts["/tmp"]]["emptyDir"]["medium"] == "Memory"
