@@ -216,6 +216,21 @@ def test_precedence_after_the_end_not_allowed_now_whoever_acts(late):
     assert violation(rec(DEAL_A, "1o", ["1 envite", "2 no-quiero", late])) == (2, "NOT_ALLOWED_NOW")
 
 
+@pytest.mark.parametrize("name", ["tresillo", "revesino", "rentoy"])
+def test_a_record_with_an_action_after_the_end_is_not_a_finished_hand(name):
+    """docs/format.md section 6 (a decision): with a violation the result is not finished and
+    carries no money, though the actions before it ended the hand; it describes the hand as it
+    stood (its tricks, the phase over). Without the late action the same hand is finished."""
+    record = json.loads((ENGINE.parent / "clients" / "examples" / f"{name}-hand.json").read_text())
+    whole = api.validate(record)
+    assert whole["valid"] and whole["finished"]
+    late = api.validate({**record, "actions": [*record["actions"], "0 paso" if name == "tresillo" else "0 1o"]})
+    assert (late["valid"], late["finished"], late["violation"]["code"]) == (False, False, "NOT_ALLOWED_NOW")
+    assert late["violation"]["action"] == len(record["actions"])
+    assert not {"net", "points", "payments", "table"} & late.keys()
+    assert late["tricks"] == whole["tricks"]
+
+
 def test_precedence_wrong_seat_before_not_allowed_now():
     # Seat 3 has no right to raise and nothing to answer -- but first of all it is not its turn.
     accepted = ["1 envite", "2 quiero"]

@@ -190,6 +190,14 @@ def test_messages_speak_json_not_python(channel, http, rest_url) -> None:
     assert_healthy(channel, http, rest_url)
 
 
+def test_an_empty_body_is_the_empty_request(http, rest_url) -> None:
+    """docs/api.md (MALFORMED_JSON): an empty body is read as ``{}``, as gRPC's HTTP transcoding
+    reads a request without a body: answered by what that request lacks, as an empty gRPC message is."""
+    for path in ("/v1/hands:validate", "/v1/hands:legalActions", "/v1/hands:settle", "/v1/deals"):
+        failure = rest_failure(_post(http, rest_url, path, ""))
+        assert (failure.code, failure.field) == ("MISSING_FIELD", "game"), (path, failure)
+
+
 @pytest.mark.parametrize("number", [float("inf"), float("-inf"), float("nan")], ids=["inf", "-inf", "nan"])
 def test_an_option_no_json_can_hold_over_grpc(number, stub, channel, http, rest_url) -> None:
     """A Struct may carry an infinite or NaN number (a gRPC client can set one): the option is
