@@ -1,0 +1,52 @@
+"""CORS: a page of another origin may call the REST API from a browser (clients/js runs in
+browsers). docs/api.md, "Browsers (CORS)"."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from service import rest
+
+ORIGIN = "http://localhost:3000"
+RECORD = json.loads((Path(__file__).resolve().parent.parent / "clients" / "examples" / "rentoy-hand.json").read_text())
+
+
+def test_a_preflight_is_answered_for_a_json_post(http, rest_url) -> None:
+    answer = http.options(f"{rest_url}/v1/hands:validate", timeout=10, headers={
+        "Origin": ORIGIN, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"})
+    assert answer.status_code == 200
+    assert answer.headers["Access-Control-Allow-Origin"] == "*"
+    assert "POST" in answer.headers["Access-Control-Allow-Methods"]
+    assert "content-type" in answer.headers["Access-Control-Allow-Headers"].lower()
+    assert int(answer.headers["Access-Control-Max-Age"]) == rest.CORS_MAX_AGE
+    assert answer.headers["Allow"] == "POST, OPTIONS"  # (the route's own methods, as for any OPTIONS)
+    assert "Access-Control-Allow-Credentials" not in answer.headers
+
+
+def test_answers_and_errors_carry_the_origin_header(http, rest_url) -> None:
+    valid = http.post(f"{rest_url}/v1/hands:validate", json=RECORD, headers={"Origin": ORIGIN}, timeout=10)
+    assert valid.status_code == 200 and valid.json()["valid"]
+    assert valid.headers["Access-Control-Allow-Origin"] == "*"
+    bad = http.post(f"{rest_url}/v1/hands:validate", json={**RECORD, "game": "mus"}, headers={"Origin": ORIGIN}, timeout=10)
+    assert bad.status_code == 400 and bad.json()["code"] == "UNKNOWN_GAME"
+    assert bad.headers["Access-Control-Allow-Origin"] == "*"
+    assert bad.headers["Access-Control-Expose-Headers"] == "Retry-After"
+    health = http.get(f"{rest_url}/healthz", headers={"Origin": ORIGIN}, timeout=10)
+    assert health.headers["Access-Control-Allow-Origin"] == "*"
+
+
+@pytest.mark.parametrize(("setting", "allowed", "refused"), [
+    ("none", None, ORIGIN),
+    ("https://tables.example, http://localhost:3000", ORIGIN, "https://evil.example"),
+])
+def test_the_origins_are_a_setting(monkeypatch, setting, allowed, refused) -> None:
+    """NAIPES_CORS_ORIGINS: a list of origins, ``*`` (the default) or ``none``."""
+    monkeypatch.setenv("NAIPES_CORS_ORIGINS", setting)
+    client = rest.create_app().test_client()
+    if allowed is not None:
+        answer = client.get("/healthz", headers={"Origin": allowed})
+        assert answer.headers["Access-Control-Allow-Origin"] == allowed and "Origin" in answer.headers.getlist("Vary")
+    assert "Access-Control-Allow-Origin" not in client.get("/healthz", headers={"Origin": refused}).headers
