@@ -208,6 +208,19 @@ def _late_body() -> ServiceError:
     return ServiceError("REQUEST_TIMEOUT", f"the body did not come within {BODY_SECONDS:g} seconds")
 
 
+# Set in the environ once the body has been read to its end (``_body_bytes``).
+_BODY_READ = "naipes.body_read"
+
+
+def _body_unread() -> bool:
+    """Whether the request has a body that has not been read to its end: an error answered so
+    (a refused stream, a late or too large body, a wrong route) closes the connection, rather
+    than have the server read the rest of a body that may never come before the next request."""
+    if request.environ.get(_BODY_READ):
+        return False
+    return bool(request.content_length) or "Transfer-Encoding" in request.headers
+
+
 def _body_bytes() -> bytes:
     """The body's JSON text (empty for an empty body, whatever its media type)."""
     sock = _client_socket()
@@ -226,6 +239,7 @@ def _body_bytes() -> bytes:
     if request.content_length is None and len(data) >= MAX_REQUEST_BYTES and request.environ["wsgi.input"].read(1):
         # A chunked body (no Content-Length) is read up to the limit and no further, silently.
         raise ServiceError("PAYLOAD_TOO_LARGE", f"the body is larger than {MAX_REQUEST_BYTES} bytes")
+    request.environ[_BODY_READ] = True
     if not data.strip():
         return b""
     if request.mimetype and not _JSON_TYPES.match(request.mimetype):
@@ -294,10 +308,12 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
         else:
             request.max_content_length = sys.maxsize
             body = request.stream
+        # A stream beyond the slots is refused at once, its body unread (``on_error``: the
+        # connection closes with the answer); only a stream that holds a slot waits on its body.
+        release = stream.slots().take()
         sock = _client_socket()
         if sock is not None:
             sock.settimeout(stream.IDLE_SECONDS)  # (gunicorn makes it non-blocking again for the connection's next request)
-        release = stream.slots().take()
         try:
             response = Response(stream.validate_ndjson(stream.read_lines(body, buffer=buffer)), status=200, mimetype=NDJSON)
         except BaseException:
@@ -392,11 +408,18 @@ def create_app() -> Flask:
             # requests it cannot read at all, and closes the connection (service.rest_worker).
             raise exc
         if isinstance(exc, HTTPException):
-            return _http_error(exc)
-        error = from_exception(exc)
-        if error.code == "INTERNAL":
-            log.exception("%s %s failed", request.method, request.path)
-        return problem_response(error)  # (a late body's socket no longer reads: its connection ends after the answer)
+            response = _http_error(exc)
+        else:
+            error = from_exception(exc)
+            if error.code == "INTERNAL":
+                log.exception("%s %s failed", request.method, request.path)
+            response = problem_response(error)
+        if _body_unread():
+            # Answered without its whole body (a refused stream, a late or too large body, a wrong
+            # route): the connection closes with the answer, the rest of the body unread. The
+            # server's worker honours the header at once (service.rest_worker), and says it.
+            response.headers["Connection"] = "close"
+        return response
 
     return app
 

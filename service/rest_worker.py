@@ -18,6 +18,12 @@ here names gunicorn's exception classes, which differ from one gunicorn version 
 
 (``naipes serve`` runs it so: ``service.cli.REST_WORKER_CLASS``.)
 
+The worker also honours the app's ``Connection: close``, which gunicorn drops as a hop-by-hop
+header: the app says it with an answer given before the request's body was read to its end (a
+refused stream, a late or too large body, a wrong route: ``service.rest``), and the connection
+then closes right after the answer, which says ``Connection: close``, its body unread and no
+thread held (gunicorn would read the rest of the body first, for up to five seconds).
+
 Also here, as it reads gunicorn's body readers: ``ArrivedBody``, gunicorn's request body read as
 it arrives, through which the NDJSON stream answers each line as soon as it has come.
 """
@@ -91,14 +97,59 @@ class _Page:
 class ProblemWorker(ThreadWorker):
     """gunicorn's gthread worker, its errors answered as problem JSON (the module's docstring)."""
 
+    wsgi: Any  # (gunicorn's: the app)
+
     def init_process(self) -> None:
         self.answered = threading.local()  # .request: the last request this thread answered
+        self.serving = threading.local()  # .request: the request this thread is answering
         super().init_process()
 
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        self.wsgi = self._honouring_close(self.wsgi)
+
+    def _honouring_close(self, app: Any) -> Any:
+        """The app, its ``Connection: close`` honoured: gunicorn drops the header (hop-by-hop)
+        and would keep the connection, reading the rest of an unread body first (for up to five
+        seconds, on the thread) before the next request. The request is marked to close, so that
+        gunicorn's answer says ``Connection: close`` and the connection closes after it
+        (``finish_request``), its body unread."""
+
+        def wsgi(environ: dict[str, Any], start_response: Any) -> Any:
+            def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+                if any(name.lower() == "connection" and "close" in value.lower().replace(" ", "").split(",") for name, value in headers):
+                    req = getattr(self.serving, "request", None)
+                    if req is not None:
+                        req.force_close()
+                        self.serving.close_at_once = True
+                return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
+
+            return app(environ, start)
+
+        return wsgi
+
     def handle_request(self, req: Any, conn: Any) -> Any:
-        keepalive = super().handle_request(req, conn)
+        self.serving.request, self.serving.close_at_once = req, False
+        try:
+            keepalive = super().handle_request(req, conn)
+        finally:
+            if self.serving.close_at_once:
+                conn.naipes_close_at_once = True
+            self.serving.request, self.serving.close_at_once = None, False
         self.answered.request = req  # (its answer has been written)
         return keepalive
+
+    def finish_request(self, conn: Any, fs: Any) -> None:
+        """gunicorn's, except for a connection the app closed (``Connection: close``): gunicorn
+        would close it gracefully, on the worker's one event-loop thread, waiting up to two
+        seconds for the client to close its side, and the client of an unfinished body does not.
+        It is closed at once instead, on a FIN rather than a reset: what has already arrived of
+        the body is discarded, without waiting for more."""
+        if getattr(conn, "naipes_close_at_once", False) and not fs.cancelled() and fs.exception() is None and fs.result() is False:
+            self.nr_conns -= 1
+            _close_at_once(conn.sock)
+            return
+        super().finish_request(conn, fs)
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         if req is not None and req is getattr(self.answered, "request", None):
@@ -113,6 +164,26 @@ class ProblemWorker(ThreadWorker):
             util.write_nonblock(client, answer(*page.read(), exc))
         except Exception:
             self.log.debug("Failed to send error message.")
+
+
+def _close_at_once(sock: Any) -> None:
+    """Closes the socket without waiting: the bytes already arrived are read and dropped first
+    (at most ``_DROP_BYTES``), else the close would send a reset, which may cost the client the
+    answer it has not yet read."""
+    try:
+        sock.setblocking(False)
+        dropped = 0
+        while dropped < _DROP_BYTES:
+            data = sock.recv(65536)
+            if not data:
+                break
+            dropped += len(data)
+    except OSError:  # (BlockingIOError: nothing more has arrived)
+        pass
+    util.close(sock)
+
+
+_DROP_BYTES = 1 << 20
 
 
 # ---- a body read as it comes -----------------------------------------------------------------

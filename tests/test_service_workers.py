@@ -139,7 +139,8 @@ def test_late_bodies_do_not_hold_the_rest_threads() -> None:
             while chunk := client.recv(65536):  # the server closes the connection after its answer
                 answer += chunk
             head, _, body = answer.partition(b"\r\n\r\n")
-            assert head.startswith(b"HTTP/1.1 408"), head  # (gunicorn says keep-alive, then finds the reading shut and closes)
+            assert head.startswith(b"HTTP/1.1 408"), head
+            assert b"\r\nConnection: close\r\n" in head, head  # (as the server then closes)
             assert json.loads(body)["code"] == "REQUEST_TIMEOUT"
         record, _ = load_example(rentoy_examples()[0])
         with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as client:
@@ -156,6 +157,70 @@ def test_late_bodies_do_not_hold_the_rest_threads() -> None:
         assert requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=5).json() == {"status": "SERVING"}
     finally:
         for client in stalled:
+            client.close()
+        output = stop(server)
+    assert server.returncode == 0, output
+
+
+def _answer_then_closed(client: socket.socket) -> tuple[bytes, bytes, float]:
+    """The answer's head and body, once the server has closed the connection after it, and the
+    seconds until then."""
+    start, answer = time.monotonic(), b""
+    while chunk := client.recv(65536):
+        answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return head, body, time.monotonic() - start
+
+
+def test_answers_without_the_body_close_at_once() -> None:
+    """With every stream slot taken, each further stream is refused at once (TOO_MANY_STREAMS,
+    429) with ``Connection: close`` and its connection closed, however much of its body is still
+    to come; twelve such clients, keeping their bodies unfinished, hold no thread: the health check
+    answers at once. So are a body too large (413) and a wrong route (404) answered before their
+    bodies have come."""
+    server, rest_port, _ = serve(1, {**os.environ, "NAIPES_STREAMS": "1"})
+    record, _ = load_example(rentoy_examples()[0])
+    line = (json.dumps(record) + "\n").encode()
+    chunk = b"%x\r\n%s\r\n" % (len(line), line)
+    stream = b"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n"
+    clients: list[socket.socket] = []
+    try:
+        held = socket.create_connection(("127.0.0.1", rest_port), timeout=10)
+        clients.append(held)
+        held.sendall(stream + chunk)
+        assert b"result" in held.recv(65536)  # (the slot is taken: its first line is answered)
+        for _ in range(12):
+            client = socket.create_connection(("127.0.0.1", rest_port), timeout=10)
+            clients.append(client)
+            client.sendall(stream + chunk)  # (and the body's end never comes)
+            head, body, seconds = _answer_then_closed(client)
+            assert head.startswith(b"HTTP/1.1 429"), head
+            assert b"\r\nConnection: close\r\n" in head, head
+            assert json.loads(body)["code"] == "TOO_MANY_STREAMS"
+            assert seconds < 1, seconds
+        start = time.monotonic()
+        assert requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=5).json() == {"status": "SERVING"}
+        assert time.monotonic() - start < 0.5
+        for request, status, code in [
+            (b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{",
+             b"413", "PAYLOAD_TOO_LARGE"),
+            (b"POST /v1/nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", b"404", "NOT_FOUND"),
+        ]:
+            client = socket.create_connection(("127.0.0.1", rest_port), timeout=10)
+            clients.append(client)
+            client.sendall(request)
+            head, body, seconds = _answer_then_closed(client)
+            assert head.startswith(b"HTTP/1.1 " + status), head
+            assert b"\r\nConnection: close\r\n" in head, head
+            assert json.loads(body)["code"] == code
+            assert seconds < 1, seconds
+        held.sendall(b"0\r\n\r\n")  # the held stream ends, answered as ever
+        answer = b""
+        while not answer.endswith(b"0\r\n\r\n") and (data := held.recv(65536)):
+            answer += data
+        assert answer.endswith(b"0\r\n\r\n"), answer  # (the answer's last chunk)
+    finally:
+        for client in clients:
             client.close()
         output = stop(server)
     assert server.returncode == 0, output
