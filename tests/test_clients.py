@@ -246,3 +246,19 @@ def test_example_scripts_exit_as_the_cli(example: str, rest_url: str, grpc_targe
         else:
             assert run.stdout == "" and "Traceback" not in run.stderr, run.stderr
             assert run.stderr.strip().splitlines()[-1].startswith("UNKNOWN_GAME (game): unknown game 'mus'"), run.stderr
+
+
+# The README's oversized record: 999 actions of 1,100 characters, over 1 MiB in any encoding.
+HUGE = dict(RECORD, actions=["0 " + "x" * 1098] * 999)
+
+
+def test_python_clients_answer_a_record_over_the_limit_in_its_place(clients) -> None:
+    """A record too large for any message is answered PAYLOAD_TOO_LARGE in its place, and the
+    records around it are validated: the gRPC client ended the whole archive with grpcio's own
+    RESOURCE_EXHAUSTED (field None)."""
+    archive = [RECORD, HUGE, RECORD]
+    for client in clients:
+        answers = list(client.validate_hands(iter(archive)))
+        assert answers[0] == answers[2] == {"result": api.validate(RECORD)}, type(client).__name__
+        assert answers[1]["error"]["code"] == "PAYLOAD_TOO_LARGE", type(client).__name__
+        assert "field" not in answers[1]["error"]

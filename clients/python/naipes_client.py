@@ -38,6 +38,7 @@ STREAM_RETRIES = 30
 # The JSON text of a batch's records at most (a message or line of a stream is at most 1 MiB;
 # JSON is longer than the record's protobuf, so the gRPC message fits too).
 BATCH_BYTES = 768 * 1024
+MAX_MESSAGE = 1 << 20  # the service's limit on a request, a gRPC message or an NDJSON line
 
 
 def _chunks(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
@@ -202,7 +203,9 @@ class GrpcClient:
         """Validate many records over one ValidateHands stream, ``batch`` records per message
         (fewer when they are large: ``BATCH_BYTES``):
         one answer per record, in order, as the REST client gives them. A record this client
-        cannot put in a message is answered by its error in its place."""
+        cannot put in a message is answered by its error in its place: ``INVALID_FIELD`` for JSON
+        no record holds, ``PAYLOAD_TOO_LARGE`` for a record over the 1 MiB a message may be (which
+        grpcio would refuse, ending the stream)."""
         chunks = _batches(records, batch)
         # A stream refused with TOO_MANY_STREAMS is refused before its first answer: the messages
         # sent until then are kept, to be sent first again on the next attempt.
@@ -214,7 +217,10 @@ class GrpcClient:
             items, layout = [], []
             for record in chunk:
                 try:
-                    items.append(self._pb.ValidateHandsRequest(record=self._message("HandRecord", record)))
+                    item = self._pb.ValidateHandsRequest(record=self._message("HandRecord", record))
+                    if item.ByteSize() > MAX_MESSAGE - 16:  # (with the batch's framing) grpcio would end the stream
+                        raise NaipesError("PAYLOAD_TOO_LARGE", f"the record is larger than a message's {MAX_MESSAGE} bytes")
+                    items.append(item)
                     layout.append(None)
                 except Exception as exc:  # the codec's error, as the server would word it
                     layout.append({"error": {k: v for k, v in (("code", getattr(exc, "code", "INVALID_FIELD")),
