@@ -262,3 +262,103 @@ def test_python_clients_answer_a_record_over_the_limit_in_its_place(clients) -> 
         assert answers[0] == answers[2] == {"result": api.validate(RECORD)}, type(client).__name__
         assert answers[1]["error"]["code"] == "PAYLOAD_TOO_LARGE", type(client).__name__
         assert "field" not in answers[1]["error"]
+
+
+class _FakeHttp:
+    """A socket server on 127.0.0.1 that reads each request's head and answers ``answer``
+    (raw bytes), or nothing at all (``None``: the connection is held open, silent)."""
+
+    def __init__(self, answer: bytes | None):
+        import socket
+
+        self.answer, self.held = answer, []
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+            if self.answer is not None:
+                conn.recv(65536)
+                conn.sendall(self.answer)
+                conn.close()
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()
+
+
+PROXY_502 = (b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: 44\r\nConnection: close\r\n\r\n"
+             b"<html><body>502 Bad Gateway</body></html>\r\n\r\n")
+NOT_JSON_200 = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as sock:
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.parametrize("answer,code", [(None, "DEADLINE_EXCEEDED"), (PROXY_502, "HTTP_502"), (NOT_JSON_200, "UNAVAILABLE")])
+def test_rest_client_raises_naipes_error_for_every_failure(answer: bytes | None, code: str) -> None:
+    """A silent server, a proxy's HTML page and an answer that is not JSON are NaipesErrors with
+    a code, as a rejected request is (they were TimeoutError, json.JSONDecodeError)."""
+    server = _FakeHttp(answer)
+    try:
+        with RestClient(server.url, timeout=0.5) as rest:
+            for call in (lambda: rest.validate_hand(RECORD), lambda: list(rest.validate_hands([RECORD]))):
+                with pytest.raises(NaipesError) as err:
+                    call()
+                assert err.value.code == code
+                if code == "HTTP_502":
+                    assert err.value.status == 502 and "502 Bad Gateway" in err.value.message
+    finally:
+        server.close()
+
+
+def test_python_clients_raise_unavailable_for_a_server_that_is_down() -> None:
+    port = _free_port()
+    with RestClient(f"http://127.0.0.1:{port}") as rest, GrpcClient(f"127.0.0.1:{port}", timeout=2) as grpc_client:
+        for client in (rest, grpc_client):
+            for call in (lambda c=client: c.validate_hand(RECORD), lambda c=client: list(c.validate_hands([RECORD]))):
+                with pytest.raises(NaipesError) as err:
+                    call()
+                assert err.value.code == "UNAVAILABLE", type(client).__name__
+
+
+def _node(tmp_path: Path, source: str, timeout: float = 60) -> Any:
+    script = tmp_path / "check.mjs"
+    script.write_text(f'import {{ Naipes, NaipesError }} from {json.dumps(str(ROOT / "clients/js/naipes.mjs"))};\n'
+                      f"const record = {json.dumps(RECORD)};\n{source}")
+    run = subprocess.run(["node", str(script)], capture_output=True, text=True, timeout=timeout)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_javascript_client_throws_naipes_error_for_every_failure(tmp_path: Path) -> None:
+    """A server that is down and a proxy's HTML page are NaipesErrors with a code (they were
+    TypeError: fetch failed and SyntaxError)."""
+    proxy = _FakeHttp(PROXY_502)
+    try:
+        out = _node(tmp_path, f"""
+const out = [];
+for (const url of [{json.dumps(f"http://127.0.0.1:{_free_port()}")}, {json.dumps(proxy.url)}]) {{
+  for (const call of [(n) => n.validateHand(record), (n) => n.validateHands([record])]) {{
+    try {{ await call(new Naipes(url)); out.push("no error"); }}
+    catch (e) {{ out.push({{ isNaipesError: e instanceof NaipesError, code: e.code, status: e.status ?? null }}); }}
+  }}
+}}
+console.log(JSON.stringify(out));
+""")
+    finally:
+        proxy.close()
+    down = {"isNaipesError": True, "code": "UNAVAILABLE", "status": None}
+    bad_gateway = {"isNaipesError": True, "code": "HTTP_502", "status": 502}
+    assert out == [down, down, bad_gateway, bad_gateway]

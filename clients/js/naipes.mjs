@@ -5,7 +5,10 @@
 //   const result = await naipes.validateHand(record);   // the validation result of FORMAT.md
 //
 // Every method takes and returns the JSON of docs/format.md and the API's proto messages.
-// A request the service rejects throws a NaipesError carrying the problem JSON's code and field.
+// Every failure throws a NaipesError with a `code`: a request the service rejects, the problem
+// JSON's code and field; besides, UNAVAILABLE (no server, or an answer that cannot be read),
+// DEADLINE_EXCEEDED (no answer within the timeout) and HTTP_<status> (HTTP_502) for an HTTP error
+// that is not the service's problem JSON (a proxy's page).
 
 export class NaipesError extends Error {
   constructor(problem) {
@@ -25,14 +28,23 @@ export class Naipes {
   }
 
   async #call(method, path, body) {
-    const response = await this.fetch(this.baseUrl + path, {
+    const response = await this.#fetch(path, {
       method,
       headers: body === undefined ? {} : { "Content-Type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const payload = await response.json();
-    if (!response.ok) throw new NaipesError(payload);
-    return payload;
+    const text = await readText(response, this.baseUrl);
+    if (!response.ok) throw httpError(response, text);
+    return parse(text, this.baseUrl);
+  }
+
+  /** fetch, its failures as NaipesError (UNAVAILABLE). */
+  async #fetch(path, init) {
+    try {
+      return await this.fetch(this.baseUrl + path, init);
+    } catch (error) {
+      throw transportError(error, this.baseUrl);
+    }
   }
 
   /** Replay a hand record: legality, next legal actions, tricks, settlement. */
@@ -88,21 +100,63 @@ export class Naipes {
     const body = parts.map((part) => JSON.stringify({ batch: part.map((record) => ({ record })) }) + "\n").join("");
     let response;
     for (let attempt = 0; ; attempt++) {
-      response = await this.fetch(this.baseUrl + "/v1/hands:validateStream", {
+      response = await this.#fetch("/v1/hands:validateStream", {
         method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body,
       });
       if (response.ok) break;
-      const problem = await response.json();
-      if (problem.code !== "TOO_MANY_STREAMS" || attempt >= retries) throw new NaipesError(problem);
+      const error = httpError(response, await readText(response, this.baseUrl));
+      if (error.code !== "TOO_MANY_STREAMS" || attempt >= retries) throw error;
       const seconds = Number(response.headers.get("Retry-After")) || 1;
       await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
     }
-    const lines = (await response.text()).split("\n").filter((line) => line.trim());
+    const lines = (await readText(response, this.baseUrl)).split("\n").filter((line) => line.trim());
+    if (lines.length !== parts.length) {
+      throw new NaipesError({ code: "UNAVAILABLE", detail: `${this.baseUrl}: the stream ended after ${lines.length} of ${parts.length} answers` });
+    }
     return lines.flatMap((line, i) => {
-      const answer = JSON.parse(line);  // a line's own error (too long, say) is each of its records' answer
+      const answer = parse(line, this.baseUrl);  // a line's own error (too long, say) is each of its records' answer
       return answer.batch ?? parts[i].map(() => answer);
     });
   }
+}
+
+/** A failure to get an answer at all as a NaipesError. */
+function transportError(error, baseUrl) {
+  if (error instanceof NaipesError) return error;
+  const timedOut = error?.name === "TimeoutError" || error?.name === "AbortError";
+  const cause = error?.cause?.message ?? error?.cause?.code;
+  return new NaipesError({
+    code: timedOut ? "DEADLINE_EXCEEDED" : "UNAVAILABLE",
+    detail: timedOut ? `${baseUrl}: no answer within the timeout` : `${baseUrl}: ${error?.message}${cause ? ` (${cause})` : ""}`,
+  });
+}
+
+async function readText(response, baseUrl) {
+  try {
+    return await response.text();
+  } catch (error) {
+    throw transportError(error, baseUrl);
+  }
+}
+
+function parse(text, baseUrl) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new NaipesError({ code: "UNAVAILABLE", detail: `${baseUrl}: the answer is not JSON: ${text.slice(0, 200)}` });
+  }
+}
+
+/** An HTTP error's problem JSON as a NaipesError; HTTP_<status> for any other body. */
+function httpError(response, text) {
+  let problem;
+  try {
+    problem = JSON.parse(text);
+  } catch {}
+  if (problem?.code) return new NaipesError(problem);
+  const words = text.split(/\s+/).join(" ").trim().slice(0, 200);
+  return new NaipesError({ code: `HTTP_${response.status}`, status: response.status,
+                           detail: `HTTP ${response.status} ${response.statusText}${words ? `: ${words}` : ""}` });
 }
 
 const BATCH_BYTES = 768 * 1024;  // the JSON text of a line's records at most

@@ -16,6 +16,7 @@ the generated stubs.
 
 from __future__ import annotations
 
+import http.client
 import json
 import threading
 import time
@@ -24,6 +25,7 @@ import urllib.parse
 import urllib.request
 from collections import deque
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from itertools import islice
 from typing import Any
 
@@ -65,7 +67,12 @@ def _batches(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
 
 
 class NaipesError(Exception):
-    """The service rejected a request: ``code`` (``UNKNOWN_CARD``), ``field`` (``deal.hands[1]``)."""
+    """A call failed: ``code`` (``UNKNOWN_CARD``), ``field`` (``deal.hands[1]``). Besides the
+    service's codes (docs/api.md): ``UNAVAILABLE`` (no server, or no answer to be read),
+    ``DEADLINE_EXCEEDED`` (no answer within the timeout), and over REST ``HTTP_<status>``
+    (``HTTP_502``) for an HTTP error that is not the service's problem JSON (a proxy's page)."""
+
+    retry_after: str | None = None  # REST: the Retry-After of a TOO_MANY_STREAMS answer
 
     def __init__(self, code: str, message: str, field: str | None = None, status: Any = None):
         super().__init__(f"{code}: {message}")
@@ -83,11 +90,9 @@ class RestClient:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.base_url + path, data=data, method=method,
                                          headers={"Content-Type": "application/json"} if data else {})
-        try:
+        with _rest_errors(self.base_url):
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 return json.loads(response.read())
-        except urllib.error.HTTPError as exc:
-            raise _http_error(exc) from None
 
     def validate_hand(self, record: JSON) -> JSON:
         return self._call("POST", "/v1/hands:validate", record)
@@ -120,16 +125,16 @@ class RestClient:
                 request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST",
                                                  headers={"Content-Type": "application/x-ndjson"})
                 try:
-                    with urllib.request.urlopen(request, timeout=self.timeout + len(chunk) * 0.01) as response:
-                        for part, line in zip(parts, response, strict=True):
-                            answer = json.loads(line)  # a line's error (too long, say) is each of its records' answer
-                            yield from answer["batch"] if "batch" in answer else [answer] * len(part)
+                    with _rest_errors(self.base_url):
+                        with urllib.request.urlopen(request, timeout=self.timeout + len(chunk) * 0.01) as response:
+                            for part, line in zip(parts, response, strict=True):
+                                answer = json.loads(line)  # a line's error (too long, say) is each of its records' answer
+                                yield from answer["batch"] if "batch" in answer else [answer] * len(part)
                     break
-                except urllib.error.HTTPError as exc:
-                    error = _http_error(exc)
+                except NaipesError as error:
                     if error.code != "TOO_MANY_STREAMS" or attempt == STREAM_RETRIES:
-                        raise error from None
-                    delay = float(exc.headers.get("Retry-After") or 1)
+                        raise
+                    delay = float(getattr(error, "retry_after", None) or 1)
                 time.sleep(delay)
 
     def close(self) -> None:
@@ -275,10 +280,38 @@ class GrpcClient:
         self.close()
 
 
+@contextmanager
+def _rest_errors(base_url: str) -> Iterator[None]:
+    """Every failure of a REST call as a NaipesError: the service's problem JSON with its code;
+    ``HTTP_502`` (``HTTP_`` and the status) for an HTTP error without one (a proxy's page, say);
+    ``DEADLINE_EXCEEDED`` when the server stays silent past the timeout; ``UNAVAILABLE`` when no
+    answer can be had (refused, reset, cut short, not JSON)."""
+    try:
+        yield
+    except urllib.error.HTTPError as exc:
+        raise _http_error(exc) from None
+    except (TimeoutError, urllib.error.URLError) as exc:
+        reason = getattr(exc, "reason", exc)
+        if isinstance(reason, TimeoutError):
+            raise NaipesError("DEADLINE_EXCEEDED", f"{base_url}: no answer within the timeout") from None
+        raise NaipesError("UNAVAILABLE", f"{base_url}: {reason}") from None
+    except (OSError, http.client.HTTPException, ValueError) as exc:  # (json.JSONDecodeError is a ValueError)
+        raise NaipesError("UNAVAILABLE", f"{base_url}: no answer could be read: {type(exc).__name__}: {exc}") from None
+
+
 def _http_error(exc: urllib.error.HTTPError) -> NaipesError:
-    """The service's problem JSON as a NaipesError."""
-    problem = json.loads(exc.read() or b"{}")
-    return NaipesError(problem.get("code", f"HTTP_{exc.code}"), problem.get("detail", str(exc)), problem.get("field"), exc.code)
+    """The service's problem JSON as a NaipesError; ``HTTP_<status>`` for any other answer."""
+    body = exc.read()
+    try:
+        problem = json.loads(body)
+    except ValueError:
+        problem = None
+    if not isinstance(problem, dict) or "code" not in problem:
+        text = " ".join(body.decode("utf-8", "replace").split())[:200]
+        return NaipesError(f"HTTP_{exc.code}", f"HTTP {exc.code} {exc.reason}" + (f": {text}" if text else ""), None, exc.code)
+    error = NaipesError(problem["code"], problem.get("detail", str(exc)), problem.get("field"), exc.code)
+    error.retry_after = exc.headers.get("Retry-After")
+    return error
 
 
 def _grpc_error(exc: Any) -> NaipesError:
