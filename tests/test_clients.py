@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from engine import api
+from naipes.v1 import naipes_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "clients" / "python"))
@@ -362,3 +363,80 @@ console.log(JSON.stringify(out));
     down = {"isNaipesError": True, "code": "UNAVAILABLE", "status": None}
     bad_gateway = {"isNaipesError": True, "code": "HTTP_502", "status": 502}
     assert out == [down, down, bad_gateway, bad_gateway]
+
+
+class _SlowServicer(naipes_pb2_grpc.NaipesServiceServicer):
+    """A NaipesService whose ValidateHands answers each message ``delay`` seconds after it came
+    (every record valid), or never (``None``)."""
+
+    def __init__(self, delay: float | None):
+        super().__init__()
+        self.delay, self.released = delay, threading.Event()
+
+    def ValidateHands(self, requests: Any, context: Any) -> Any:  # noqa: N802 (gRPC's name)
+        from naipes.v1 import naipes_pb2 as pb
+
+        for request in requests:
+            if self.delay is None:
+                self.released.wait(60)
+                return
+            threading.Event().wait(self.delay)
+            yield pb.ValidateHandsResponse(batch=[pb.ValidateHandsResponse(result=pb.ValidationResult(valid=True))] * len(request.batch))
+
+
+def _slow_grpc_server(delay: float | None) -> tuple[Any, str, _SlowServicer]:
+    from concurrent.futures import ThreadPoolExecutor
+
+    import grpc
+
+    servicer = _SlowServicer(delay)
+    server = grpc.server(ThreadPoolExecutor(max_workers=4))
+    naipes_pb2_grpc.add_NaipesServiceServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    return server, f"127.0.0.1:{port}", servicer
+
+
+def test_grpc_client_bounds_a_stream_by_its_progress() -> None:
+    """A stream that answers nothing is cancelled after the client's timeout (DEADLINE_EXCEEDED;
+    it waited forever, timeout=None); one that answers every message in time may take longer."""
+    import time
+
+    server, target, servicer = _slow_grpc_server(None)
+    try:
+        with GrpcClient(target, timeout=0.5) as grpc_client:
+            start = time.monotonic()
+            with pytest.raises(NaipesError) as err:
+                list(grpc_client.validate_hands(iter([RECORD])))
+            assert err.value.code == "DEADLINE_EXCEEDED" and time.monotonic() - start < 5
+    finally:
+        servicer.released.set()
+        server.stop(grace=None)
+    server, target, _ = _slow_grpc_server(0.3)
+    try:
+        with GrpcClient(target, timeout=0.8) as grpc_client:
+            start = time.monotonic()
+            answers = list(grpc_client.validate_hands(iter([RECORD] * 6), batch=1))
+            assert len(answers) == 6 and time.monotonic() - start > 1.6  # longer than the timeout, in time
+    finally:
+        server.stop(grace=None)
+
+
+def test_javascript_client_has_a_timeout(tmp_path: Path) -> None:
+    """A server that accepts and never answers is DEADLINE_EXCEEDED after timeoutMs, for a call
+    and a stream alike (the client waited forever)."""
+    silent = _FakeHttp(None)
+    try:
+        out = _node(tmp_path, f"""
+const naipes = new Naipes({json.dumps(silent.url)}, {{ timeoutMs: 500 }});
+const out = [];
+for (const call of [() => naipes.validateHand(record), () => naipes.validateHands([record])]) {{
+  const start = Date.now();
+  try {{ await call(); out.push("no error"); }}
+  catch (e) {{ out.push({{ code: e.code, isNaipesError: e instanceof NaipesError, quick: Date.now() - start < 5000 }}); }}
+}}
+console.log(JSON.stringify(out));
+""", timeout=30)
+    finally:
+        silent.close()
+    assert out == [{"code": "DEADLINE_EXCEEDED", "isNaipesError": True, "quick": True}] * 2

@@ -22,9 +22,12 @@ export class NaipesError extends Error {
 }
 
 export class Naipes {
-  constructor(baseUrl = "http://127.0.0.1:8080", { fetchImpl = globalThis.fetch } = {}) {
+  /** `timeoutMs`: how long a call waits for its answer (DEADLINE_EXCEEDED after); for
+   *  validateHands, how long the stream may go without answering (it may take much longer). */
+  constructor(baseUrl = "http://127.0.0.1:8080", { fetchImpl = globalThis.fetch, timeoutMs = 10_000 } = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
     this.fetch = fetchImpl;
+    this.timeoutMs = timeoutMs;
   }
 
   async #call(method, path, body) {
@@ -32,6 +35,7 @@ export class Naipes {
       method,
       headers: body === undefined ? {} : { "Content-Type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(this.timeoutMs),
     });
     const text = await readText(response, this.baseUrl);
     if (!response.ok) throw httpError(response, text);
@@ -98,18 +102,41 @@ export class Naipes {
     }
     if (part.length) parts.push(part);
     const body = parts.map((part) => JSON.stringify({ batch: part.map((record) => ({ record })) }) + "\n").join("");
-    let response;
-    for (let attempt = 0; ; attempt++) {
-      response = await this.#fetch("/v1/hands:validateStream", {
-        method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body,
-      });
-      if (response.ok) break;
-      const error = httpError(response, await readText(response, this.baseUrl));
-      if (error.code !== "TOO_MANY_STREAMS" || attempt >= retries) throw error;
-      const seconds = Number(response.headers.get("Retry-After")) || 1;
-      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    // The stream is bounded by its progress, not its length: it is cancelled when the server
+    // sends nothing for timeoutMs (each line is answered as soon as the server has read it).
+    const controller = new AbortController();
+    let timer;
+    const progress = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => controller.abort(new DOMException("no answer", "TimeoutError")), this.timeoutMs);
+    };
+    let response, text = "";
+    try {
+      for (let attempt = 0; ; attempt++) {
+        progress();
+        response = await this.#fetch("/v1/hands:validateStream", {
+          method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body, signal: controller.signal,
+        });
+        if (response.ok) break;
+        const error = httpError(response, await readText(response, this.baseUrl));
+        if (error.code !== "TOO_MANY_STREAMS" || attempt >= retries) throw error;
+        clearTimeout(timer);
+        const seconds = Number(response.headers.get("Retry-After")) || 1;
+        await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      }
+      const decoder = new TextDecoder();
+      const reader = response.body.getReader();
+      for (let chunk; !(chunk = await reader.read()).done; ) {
+        progress();
+        text += decoder.decode(chunk.value, { stream: true });
+      }
+      text += decoder.decode();
+    } catch (error) {
+      throw transportError(controller.signal.aborted ? controller.signal.reason : error, this.baseUrl);
+    } finally {
+      clearTimeout(timer);
     }
-    const lines = (await readText(response, this.baseUrl)).split("\n").filter((line) => line.trim());
+    const lines = text.split("\n").filter((line) => line.trim());
     if (lines.length !== parts.length) {
       throw new NaipesError({ code: "UNAVAILABLE", detail: `${this.baseUrl}: the stream ended after ${lines.length} of ${parts.length} answers` });
     }

@@ -24,7 +24,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
 from typing import Any
@@ -66,6 +66,47 @@ def _batches(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
         yield chunk
 
 
+class _Progress:
+    """Cancels a stream once messages it sent have waited ``seconds`` for an answer: a stream is
+    bounded by its progress, not its length (an archive may take hours, an answer comes within
+    moments of its message)."""
+
+    def __init__(self, seconds: float):
+        self.seconds, self.expired, self._waiting, self._since = seconds, False, 0, time.monotonic()
+        self._paused = False
+        self._lock, self._done = threading.Lock(), threading.Event()
+
+    def sent(self) -> None:
+        with self._lock:
+            if not self._waiting:
+                self._since = time.monotonic()
+            self._waiting += 1
+
+    def answered(self) -> None:
+        with self._lock:
+            self._waiting -= 1
+            self._since = time.monotonic()
+
+    def pause(self, paused: bool) -> None:
+        """While the caller holds an answer, the clock stops (it starts again on ``False``)."""
+        with self._lock:
+            self._paused, self._since = paused, time.monotonic()
+
+    def watch(self, cancel: Callable[[], Any]) -> None:
+        def run() -> None:
+            while not self._done.wait(min(self.seconds / 4, 1.0)):
+                with self._lock:
+                    if self._waiting and not self._paused and time.monotonic() - self._since > self.seconds:
+                        self.expired = True
+                        cancel()
+                        return
+
+        threading.Thread(target=run, name="naipes-stream-progress", daemon=True).start()
+
+    def stop(self) -> None:
+        self._done.set()
+
+
 class NaipesError(Exception):
     """A call failed: ``code`` (``UNKNOWN_CARD``), ``field`` (``deal.hands[1]``). Besides the
     service's codes (docs/api.md): ``UNAVAILABLE`` (no server, or no answer to be read),
@@ -80,7 +121,8 @@ class NaipesError(Exception):
 
 
 class RestClient:
-    """Naipes over REST (JSON over HTTP/1.1)."""
+    """Naipes over REST (JSON over HTTP/1.1). ``timeout``: the seconds a call waits for the server
+    to answer (a socket's timeout: each read or write waits at most this long)."""
 
     def __init__(self, base_url: str = "http://127.0.0.1:8080", timeout: float = 10.0):
         self.base_url = base_url.rstrip("/")
@@ -117,7 +159,9 @@ class RestClient:
         """Validate many records: one answer per record, in order: ``{"result": ...}`` (what
         validate_hand answers) or ``{"error": {"code", "field", "message"}}`` for a record that
         is not well formed. NDJSON requests of up to ``REST_CHUNK`` records, in lines of
-        ``batch`` records (fewer when they are large: ``BATCH_BYTES``)."""
+        ``batch`` records (fewer when they are large: ``BATCH_BYTES``); a request fails with
+        ``DEADLINE_EXCEEDED`` when the server sends nothing for ``timeout`` seconds (plus 10 ms a
+        record of the request), however long the whole takes."""
         for chunk in _chunks(records, REST_CHUNK):
             parts = list(_batches(chunk, batch))
             body = "".join(json.dumps({"batch": [{"record": r} for r in part]}) + "\n" for part in parts).encode()
@@ -148,7 +192,8 @@ class RestClient:
 
 
 class GrpcClient:
-    """Naipes over gRPC; answers are converted to the same JSON the REST API gives."""
+    """Naipes over gRPC; answers are converted to the same JSON the REST API gives. ``timeout``:
+    each call's deadline in seconds; a ValidateHands stream's bound on each message's answer."""
 
     def __init__(self, target: str = "127.0.0.1:50051", timeout: float = 10.0):
         import grpc
@@ -207,7 +252,9 @@ class GrpcClient:
     def validate_hands(self, records: Iterable[JSON], batch: int = BATCH) -> Iterator[JSON]:
         """Validate many records over one ValidateHands stream, ``batch`` records per message
         (fewer when they are large: ``BATCH_BYTES``):
-        one answer per record, in order, as the REST client gives them. A record this client
+        one answer per record, in order, as the REST client gives them. The stream has no deadline
+        for its whole length but a bound on its progress: it is cancelled (``DEADLINE_EXCEEDED``)
+        when a message sent waits ``timeout`` seconds for its answer. A record this client
         cannot put in a message is answered by its error in its place: ``INVALID_FIELD`` for JSON
         no record holds, ``PAYLOAD_TOO_LARGE`` for a record over the 1 MiB a message may be (which
         grpcio would refuse, ending the stream)."""
@@ -234,11 +281,12 @@ class GrpcClient:
             return layout, self._pb.ValidateHandsRequest(batch=items)
 
         def messages(again: list[tuple[list[JSON | None], Any]], layouts: deque[list[JSON | None]],
-                     answered: list[bool]) -> Iterator[Any]:
+                     answered: list[bool], progress: _Progress) -> Iterator[Any]:
             """One attempt's messages: those sent before and not answered, then the rest."""
             for layout, request in again:
                 with lock:
                     layouts.append(layout)
+                progress.sent()
                 yield request
             for chunk in chunks:
                 layout, request = message(chunk)
@@ -246,13 +294,18 @@ class GrpcClient:
                     layouts.append(layout)
                     if not answered[0]:
                         unanswered.append((layout, request))
+                progress.sent()
                 yield request
 
         for attempt in range(STREAM_RETRIES + 1):
             layouts: deque[list[JSON | None]] = deque()  # per message sent: the local error of each record, or None
             answered = [False]
+            progress = _Progress(self.timeout)
+            call = self._stub.ValidateHands(messages(list(unanswered), layouts, answered, progress))
+            progress.watch(call.cancel)
             try:
-                for response in self._stub.ValidateHands(messages(list(unanswered), layouts, answered), timeout=None):
+                for response in call:
+                    progress.answered()
                     with lock:
                         answered[0] = True
                         unanswered.clear()
@@ -261,13 +314,19 @@ class GrpcClient:
                     if not answers and any(local is None for local in layout):
                         answers = [self._json(response)] * len(layout)  # the message's error is each record's answer
                     sent = iter(answers)
+                    progress.pause(True)
                     for local in layout:
                         yield local if local is not None else next(sent)
+                    progress.pause(False)
                 return
             except self._grpc.RpcError as exc:
+                if progress.expired:
+                    raise NaipesError("DEADLINE_EXCEEDED", f"no answer to the stream's messages within {self.timeout} s") from None
                 error = _grpc_error(exc)
                 if error.code != "TOO_MANY_STREAMS" or answered[0] or attempt == STREAM_RETRIES:
                     raise error from None
+            finally:
+                progress.stop()
             time.sleep(1)
 
     def close(self) -> None:
