@@ -440,3 +440,26 @@ console.log(JSON.stringify(out));
     finally:
         silent.close()
     assert out == [{"code": "DEADLINE_EXCEEDED", "isNaipesError": True, "quick": True}] * 2
+
+
+def test_python_clients_answer_a_record_json_cannot_hold_in_its_place(clients) -> None:
+    """A record with NaN or a set is INVALID_FIELD naming the field, in its place, and its
+    batch's other records are validated (over REST, NaN made the whole batch MALFORMED_JSON and
+    a set aborted the archive with TypeError)."""
+    nan = dict(RECORD, seats=float("nan"))
+    a_set = dict(RECORD, deal=dict(RECORD["deal"], hands={"12e 7o 3b"}))
+    for client in clients:
+        answers = list(client.validate_hands(iter([RECORD, nan, RECORD, a_set, RECORD]), batch=500))
+        assert answers[0::2] == [{"result": api.validate(RECORD)}] * 3, type(client).__name__
+        assert [(a["error"]["code"], a["error"]["field"]) for a in answers[1::2]] == [("INVALID_FIELD", "seats"), ("INVALID_FIELD", "deal.hands")]
+
+
+def test_javascript_client_answers_a_record_json_cannot_hold_in_its_place(rest_url: str, tmp_path: Path) -> None:
+    """NaN (which JSON.stringify writes as null) and a BigInt (on which it throws) are
+    INVALID_FIELD naming the field, in the record's place; the others are validated."""
+    out = _node(tmp_path, f"""
+const naipes = new Naipes({json.dumps(rest_url)});
+console.log(JSON.stringify(await naipes.validateHands([record, {{...record, seats: NaN}}, record, {{...record, table: {{score: [1n, 0]}}}}, record])));
+""")
+    assert out[0::2] == [{"result": api.validate(RECORD)}] * 3
+    assert [(a["error"]["code"], a["error"]["field"]) for a in out[1::2]] == [("INVALID_FIELD", "seats"), ("INVALID_FIELD", "table.score[0]")]

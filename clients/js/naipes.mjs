@@ -83,25 +83,28 @@ export class Naipes {
   }
 
   /** Validate many records (an array): one answer per record, in order, `{result}` (what
-   *  validateHand answers) or `{error: {code, field, message}}`; sent as one NDJSON stream in
+   *  validateHand answers) or `{error: {code, field, message}}` (a record JSON cannot hold, with
+   *  NaN or a BigInt, is INVALID_FIELD naming the field, answered here); sent as one NDJSON stream in
    *  lines of `batch` records. A server process validates a few streams at a time and refuses
    *  more (TOO_MANY_STREAMS): the stream is sent again after its Retry-After, `retries` times. */
   async validateHands(records, { batch = 50, retries = 30 } = {}) {
-    // Lines of `batch` records, fewer when they are large: a line is at most 1 MiB.
+    // Each record's JSON alone (one that JSON cannot hold is its own error), in lines of `batch`
+    // records, fewer when they are large: a line is at most 1 MiB.
+    const texts = [...records].map(recordText);
     const parts = [];
     let part = [], used = 0;
-    for (const record of records) {
-      const length = JSON.stringify(record).length;
-      if (part.length && (part.length === batch || used + length > BATCH_BYTES)) {
+    for (const text of texts.filter((text) => typeof text === "string")) {
+      if (part.length && (part.length === batch || used + text.length > BATCH_BYTES)) {
         parts.push(part);
         part = [];
         used = 0;
       }
-      part.push(record);
-      used += length;
+      part.push(text);
+      used += text.length;
     }
     if (part.length) parts.push(part);
-    const body = parts.map((part) => JSON.stringify({ batch: part.map((record) => ({ record })) }) + "\n").join("");
+    if (!parts.length) return texts;
+    const body = parts.map((part) => `{"batch": [${part.map((text) => `{"record": ${text}}`).join(", ")}]}\n`).join("");
     // The stream is bounded by its progress, not its length: it is cancelled when the server
     // sends nothing for timeoutMs (each line is answered as soon as the server has read it).
     const controller = new AbortController();
@@ -140,11 +143,41 @@ export class Naipes {
     if (lines.length !== parts.length) {
       throw new NaipesError({ code: "UNAVAILABLE", detail: `${this.baseUrl}: the stream ended after ${lines.length} of ${parts.length} answers` });
     }
-    return lines.flatMap((line, i) => {
+    const answers = lines.flatMap((line, i) => {
       const answer = parse(line, this.baseUrl);  // a line's own error (too long, say) is each of its records' answer
       return answer.batch ?? parts[i].map(() => answer);
-    });
+    }).values();
+    return texts.map((text) => typeof text === "string" ? answers.next().value : text);
   }
+}
+
+/** A record's JSON text, or, when JSON cannot hold it, the error entry that answers it:
+ *  INVALID_FIELD naming the field (NaN and Infinity, which JSON.stringify would write as null;
+ *  a BigInt, which it throws on). `undefined` is left out as JSON.stringify leaves it. */
+function recordText(record) {
+  try {
+    return JSON.stringify(record, (key, value) => {
+      if (typeof value === "number" && !Number.isFinite(value)) throw new TypeError(`${value}`);
+      return value;
+    });
+  } catch (error) {
+    const [field, what] = unwritable(record, "", new Set()) ?? ["", error.message];
+    return { error: { code: "INVALID_FIELD", ...(field ? { field } : {}), message: `${field || "the record"}: JSON cannot hold ${what}` } };
+  }
+}
+
+/** The first value under `value` that JSON cannot write: [its field (deal.hands[1]), what it is]. */
+function unwritable(value, path, seen) {
+  if (typeof value === "number" && !Number.isFinite(value)) return [path, String(value)];
+  if (typeof value === "bigint") return [path, `the BigInt ${value}n`];
+  if (value === null || typeof value !== "object" || typeof value.toJSON === "function") return null;
+  if (seen.has(value)) return [path, "a reference to itself"];
+  seen.add(value);
+  for (const [key, item] of Object.entries(value)) {
+    const found = unwritable(item, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key, seen);
+    if (found) return found;
+  }
+  return null;
 }
 
 /** A failure to get an answer at all as a NaipesError. */

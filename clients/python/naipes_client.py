@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
 import threading
 import time
 import urllib.error
@@ -49,14 +50,18 @@ def _chunks(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
         yield chunk
 
 
-def _batches(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
+def _json_length(record: Any) -> int:
+    return len(json.dumps(record, default=repr))  # (what JSON cannot hold is the record's own error later)
+
+
+def _batches(records: Iterable[Any], size: int, length_of: Callable[[Any], int] = _json_length) -> Iterator[list[Any]]:
     """``records`` in batches of at most ``size`` records and ``BATCH_BYTES`` of JSON, so that no
     message or line outgrows the service's limit by holding many large records (one record
     larger than that goes alone, and is answered by its own error)."""
-    chunk: list[JSON] = []
+    chunk: list[Any] = []
     used = 0
     for record in records:
-        length = len(json.dumps(record, default=repr))  # (what JSON cannot hold is the record's own error later)
+        length = length_of(record)
         if chunk and (len(chunk) == size or used + length > BATCH_BYTES):
             yield chunk
             chunk, used = [], 0
@@ -64,6 +69,38 @@ def _batches(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
         used += length
     if chunk:
         yield chunk
+
+
+def _record_text(record: Any) -> str | JSON:
+    """A record's JSON text, or, when JSON cannot hold it (NaN, a set), the error entry that
+    answers it: ``INVALID_FIELD`` naming the field, as the gRPC client answers it."""
+    try:
+        return json.dumps(record, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        field, what = _unwritable(record, "", set()) or ("", str(exc))
+        return {"error": {"code": "INVALID_FIELD", **({"field": field} if field else {}),
+                          "message": f"{field or 'the record'}: JSON cannot hold {what}"}}
+
+
+def _unwritable(value: Any, path: str, seen: set[int]) -> tuple[str, str] | None:
+    """The first value under ``value`` that JSON cannot write: its field (``deal.hands[1]``), what it is."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path, {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}[repr(value)]
+    if isinstance(value, (dict, list, tuple)):
+        if id(value) in seen:
+            return path, "a reference to itself"
+        seen.add(id(value))
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            if isinstance(value, dict) and not isinstance(key, str | int | float | bool | None):
+                return path, f"a key {key!r}"
+            found = _unwritable(item, f"{path}[{key}]" if not isinstance(value, dict) else f"{path}.{key}" if path else str(key), seen)
+            if found:
+                return found
+        return None
+    if value is not None and not isinstance(value, str | int | float | bool):
+        return path, f"a {type(value).__name__}"
+    return None
 
 
 class _Progress:
@@ -158,28 +195,39 @@ class RestClient:
     def validate_hands(self, records: Iterable[JSON], batch: int = BATCH) -> Iterator[JSON]:
         """Validate many records: one answer per record, in order: ``{"result": ...}`` (what
         validate_hand answers) or ``{"error": {"code", "field", "message"}}`` for a record that
-        is not well formed. NDJSON requests of up to ``REST_CHUNK`` records, in lines of
+        is not well formed (or JSON cannot hold: NaN, a set; ``INVALID_FIELD`` naming the field,
+        answered here). NDJSON requests of up to ``REST_CHUNK`` records, in lines of
         ``batch`` records (fewer when they are large: ``BATCH_BYTES``); a request fails with
         ``DEADLINE_EXCEEDED`` when the server sends nothing for ``timeout`` seconds (plus 10 ms a
         record of the request), however long the whole takes."""
         for chunk in _chunks(records, REST_CHUNK):
-            parts = list(_batches(chunk, batch))
-            body = "".join(json.dumps({"batch": [{"record": r} for r in part]}) + "\n" for part in parts).encode()
-            for attempt in range(STREAM_RETRIES + 1):
-                request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST",
-                                                 headers={"Content-Type": "application/x-ndjson"})
-                try:
-                    with _rest_errors(self.base_url):
-                        with urllib.request.urlopen(request, timeout=self.timeout + len(chunk) * 0.01) as response:
-                            for part, line in zip(parts, response, strict=True):
-                                answer = json.loads(line)  # a line's error (too long, say) is each of its records' answer
-                                yield from answer["batch"] if "batch" in answer else [answer] * len(part)
-                    break
-                except NaipesError as error:
-                    if error.code != "TOO_MANY_STREAMS" or attempt == STREAM_RETRIES:
-                        raise
-                    delay = float(getattr(error, "retry_after", None) or 1)
-                time.sleep(delay)
+            texts = [_record_text(record) for record in chunk]  # each alone: one bad record is its own error
+            parts = list(_batches([t for t in texts if isinstance(t, str)], batch, len))
+            answers = self._stream(parts, len(chunk))
+            for text in texts:
+                yield next(answers) if isinstance(text, str) else text
+            next(answers, None)  # (none is left: this reads the body to its end and closes it)
+
+    def _stream(self, parts: list[list[str]], records: int) -> Iterator[JSON]:
+        """The answers to one NDJSON request of ``parts`` (batches of records' JSON texts)."""
+        if not parts:
+            return
+        body = "".join('{"batch": [' + ", ".join('{"record": ' + t + "}" for t in part) + "]}\n" for part in parts).encode()
+        for attempt in range(STREAM_RETRIES + 1):
+            request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST",
+                                             headers={"Content-Type": "application/x-ndjson"})
+            try:
+                with _rest_errors(self.base_url):
+                    with urllib.request.urlopen(request, timeout=self.timeout + records * 0.01) as response:
+                        for part, line in zip(parts, response, strict=True):
+                            answer = json.loads(line)  # a line's error (too long, say) is each of its records' answer
+                            yield from answer["batch"] if "batch" in answer else [answer] * len(part)
+                break
+            except NaipesError as error:
+                if error.code != "TOO_MANY_STREAMS" or attempt == STREAM_RETRIES:
+                    raise
+                delay = float(error.retry_after or 1)
+            time.sleep(delay)
 
     def close(self) -> None:
         pass
