@@ -249,6 +249,26 @@ def test_example_scripts_exit_as_the_cli(example: str, rest_url: str, grpc_targe
             assert run.stderr.strip().splitlines()[-1].startswith("UNKNOWN_GAME (game): unknown game 'mus'"), run.stderr
 
 
+
+@pytest.mark.parametrize("example", ["validate_grpc.py", "validate.mjs"])
+def test_example_scripts_exit_2_on_a_file_not_json_and_3_without_a_server(example: str, tmp_path: Path) -> None:
+    """A file that is not JSON is one line on stderr and exit 2, as ``naipes validate``; a server
+    that cannot be reached is exit 3, no answer (both were a traceback and exit 1, the code of a
+    violation)."""
+    script = ROOT / "clients" / "examples" / example
+    command = [sys.executable, str(script)] if example.endswith(".py") else ["node", str(script)]
+    port = _free_port()
+    target = f"127.0.0.1:{port}" if example.endswith(".py") else f"http://127.0.0.1:{port}"
+    not_json = tmp_path / "not.json"
+    not_json.write_text("{not json")
+    valid = tmp_path / "valid.json"
+    valid.write_text(json.dumps(RECORD))
+    for path, status, code in ((not_json, 2, "MALFORMED_JSON"), (valid, 3, "UNAVAILABLE")):
+        run = subprocess.run([*command, str(path), target], capture_output=True, text=True, timeout=60)
+        assert run.returncode == status, run.stderr
+        assert run.stdout == "" and len(run.stderr.strip().splitlines()) == 1 and run.stderr.startswith(code), run.stderr
+
+
 # The README's oversized record: 999 actions of 1,100 characters, over 1 MiB in any encoding.
 HUGE = dict(RECORD, actions=["0 " + "x" * 1098] * 999)
 
