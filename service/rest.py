@@ -44,6 +44,7 @@ from engine.errors import shown
 from service import codec, stream
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception, problem
 from service.handlers import ANSWERS, SERVICE
+from service.rest_worker import arrived_body
 
 log = logging.getLogger("naipes.rest")
 
@@ -299,12 +300,9 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
         buffer = stream.READ_AHEAD
         if request.environ.get("wsgi.input_terminated"):
             body = request.environ["wsgi.input"]
-            if "gunicorn.socket" in request.environ:
-                from service.rest_worker import arrived_body
-
-                arrived = arrived_body(body)
-                if arrived is not None:
-                    body, buffer = arrived, stream.ARRIVED_BUFFER
+            arrived = arrived_body(body)  # (None for a body not gunicorn's)
+            if arrived is not None:
+                body, buffer = arrived, stream.ARRIVED_BUFFER
         else:
             request.max_content_length = sys.maxsize
             body = request.stream
