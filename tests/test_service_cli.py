@@ -1,5 +1,5 @@
-"""The ``naipes`` command: validate/legal/deal print what REST answers, with the documented exit
-codes, and ``naipes serve`` starts both servers, answers both health checks and stops on SIGTERM."""
+"""The ``naipes`` command: validate/legal/deal/audit print what REST answers, with the documented
+exit codes, and ``naipes serve`` starts both servers, answers both health checks and stops on SIGTERM."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import socket
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -66,6 +67,52 @@ def test_validate_an_unreadable_file_exits_2(tmp_path: Path) -> None:
     done = naipes("validate", str(latin1))
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert json.loads(done.stderr.strip().splitlines()[-1])["code"] == "MALFORMED_JSON"
+
+
+def _valid_record() -> dict[str, Any]:
+    return next(record for record, expect in map(load_example, rentoy_examples()) if expect["valid"])
+
+
+def _archive(tmp_path: Path) -> tuple[Path, bytes]:
+    """An archive of every kind of line: records under ids, a bare record, a batch, a record with a
+    violation, a record not well formed, a line that is not JSON, a blank line."""
+    record = _valid_record()
+    broken = {**record, "actions": ["1 2c", "2 5e", "3 1o"]}
+    lines = [json.dumps({"id": f"r{i}", "record": record}) for i in range(30)]
+    lines += [json.dumps(record), json.dumps({"id": "b", "batch": [{"id": "b1", "record": record}, {"id": "b2", "record": broken}]}),
+              json.dumps({"id": "bad", "record": {"game": "rentoy"}}), "{not json", "", json.dumps({"id": "v", "record": broken})]
+    body = ("\n".join(lines) + "\n").encode()
+    path = tmp_path / "archive.ndjson"
+    path.write_bytes(body)
+    return path, body
+
+
+def test_audit_prints_what_the_rest_stream_answers(tmp_path: Path, http, rest_url) -> None:
+    """``naipes audit`` answers an archive line for line as POST /v1/hands:validateStream does,
+    counts its records on stderr and exits with the worst record's code."""
+    path, body = _archive(tmp_path)
+    done = naipes("audit", str(path))
+    streamed = http.post(rest_url + "/v1/hands:validateStream", data=body, headers={"Content-Type": "application/x-ndjson"}, timeout=60)
+    assert streamed.status_code == 200
+    assert [json.loads(line) for line in done.stdout.splitlines()] == [json.loads(line) for line in streamed.text.splitlines()]
+    assert len(done.stdout.splitlines()) == 35  # the blank line is skipped, as the stream skips it
+    assert done.returncode == 2, done.stderr  # two lines are not well formed: the worst is invalid input
+    assert "36 records" in done.stderr and "32 valid, 2 with a violation, 2 not validated" in done.stderr, done.stderr
+
+
+def test_audit_exit_codes_and_stdin(tmp_path: Path) -> None:
+    record = _valid_record()
+    good = json.dumps({"id": "a", "record": record}) + "\n"
+    done = naipes("audit", "-", stdin=good * 3)
+    assert done.returncode == 0 and [json.loads(line)["result"]["valid"] for line in done.stdout.splitlines()] == [True] * 3
+    assert "3 records" in done.stderr and "3 valid, 0 with a violation, 0 not validated" in done.stderr
+    broken = json.dumps({**record, "actions": ["1 2c", "2 5e", "3 1o"]}) + "\n"
+    done = naipes("audit", "-", stdin=good + broken)
+    assert done.returncode == 1 and json.loads(done.stdout.splitlines()[1])["result"]["violation"]["action"] == 0
+    done = naipes("audit", "-", stdin="")
+    assert done.returncode == 0 and done.stdout == "" and "0 records" in done.stderr
+    done = naipes("audit", str(tmp_path / "absent.ndjson"))
+    assert done.returncode == 2 and done.stdout == "" and "naipes: cannot read" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_legal_and_deal() -> None:
