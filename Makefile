@@ -65,9 +65,11 @@ buf-lint: $(IMAGE)
 ruff: install
 	$(BIN)/ruff check engine service clients tools setup.py tests bench
 
-# The engine passes mypy --strict (STYLE.md, habit 16); the service, with the generated stubs.
+# The engine and the Python client with its examples pass mypy --strict (STYLE.md, habit 16);
+# the service, with the generated stubs.
 mypy: install
 	$(BIN)/mypy --strict engine
+	$(BIN)/mypy --strict clients/python clients/examples
 	$(BIN)/mypy
 
 lint: buf-lint ruff mypy

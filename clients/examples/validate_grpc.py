@@ -9,6 +9,7 @@ its INTERNAL error).
 import json
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
@@ -17,7 +18,7 @@ from naipes_client import GrpcClient, NaipesError  # noqa: E402
 NO_ANSWER = {"UNAVAILABLE", "DEADLINE_EXCEEDED", "INTERNAL", "UNKNOWN", "CANCELLED"}
 
 
-def no_constant(name: str) -> None:
+def no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 

@@ -28,9 +28,17 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # (imported when a GrpcClient is made: the REST client needs only the standard library)
+    import grpc
+    from google.protobuf.message import Message
+
+    from naipes.v1 import naipes_pb2
 
 JSON = dict[str, Any]
+T = TypeVar("T")
+M = TypeVar("M", bound="Message")
 BATCH = 50  # records per message of a ValidateHands stream
 REST_CHUNK = 2000  # records per REST request of validate_hands
 # A server process validates a few streams at a time and refuses more with TOO_MANY_STREAMS,
@@ -50,15 +58,15 @@ def _chunks(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
         yield chunk
 
 
-def _json_length(record: Any) -> int:
+def _json_length(record: object) -> int:
     return len(json.dumps(record, default=repr))  # (what JSON cannot hold is the record's own error later)
 
 
-def _batches(records: Iterable[Any], size: int, length_of: Callable[[Any], int] = _json_length) -> Iterator[list[Any]]:
+def _batches(records: Iterable[T], size: int, length_of: Callable[[T], int] = _json_length) -> Iterator[list[T]]:
     """``records`` in batches of at most ``size`` records and ``BATCH_BYTES`` of JSON, so that no
     message or line outgrows the service's limit by holding many large records (one record
     larger than that goes alone, and is answered by its own error)."""
-    chunk: list[Any] = []
+    chunk: list[T] = []
     used = 0
     for record in records:
         length = length_of(record)
@@ -71,7 +79,7 @@ def _batches(records: Iterable[Any], size: int, length_of: Callable[[Any], int] 
         yield chunk
 
 
-def _record_text(record: Any) -> str | JSON:
+def _record_text(record: object) -> str | JSON:
     """A record's JSON text, or, when JSON cannot hold it (NaN, a set), the error entry that
     answers it: ``INVALID_FIELD`` naming the field, as the gRPC client answers it."""
     try:
@@ -82,7 +90,7 @@ def _record_text(record: Any) -> str | JSON:
                           "message": f"{field or 'the record'}: JSON cannot hold {what}"}}
 
 
-def _unwritable(value: Any, path: str, seen: set[int]) -> tuple[str, str] | None:
+def _unwritable(value: object, path: str, seen: set[int]) -> tuple[str, str] | None:
     """The first value under ``value`` that JSON cannot write: its field (``deal.hands[1]``), what it is."""
     if isinstance(value, float) and not math.isfinite(value):
         return path, {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}[repr(value)]
@@ -129,7 +137,7 @@ class _Progress:
         with self._lock:
             self._paused, self._since = paused, time.monotonic()
 
-    def watch(self, cancel: Callable[[], Any]) -> None:
+    def watch(self, cancel: Callable[[], object]) -> None:
         def run() -> None:
             while not self._done.wait(min(self.seconds / 4, 1.0)):
                 with self._lock:
@@ -152,7 +160,7 @@ class NaipesError(Exception):
 
     retry_after: str | None = None  # REST: the Retry-After of a TOO_MANY_STREAMS answer
 
-    def __init__(self, code: str, message: str, field: str | None = None, status: Any = None):
+    def __init__(self, code: str, message: str, field: str | None = None, status: int | grpc.StatusCode | None = None):
         super().__init__(f"{code}: {message}")
         self.code, self.message, self.field, self.status = code, message, field, status
 
@@ -165,13 +173,14 @@ class RestClient:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
 
-    def _call(self, method: str, path: str, body: Any = None) -> JSON:
+    def _call(self, method: str, path: str, body: JSON | None = None) -> JSON:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.base_url + path, data=data, method=method,
                                          headers={"Content-Type": "application/json"} if data else {})
         with _rest_errors(self.base_url):
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                return json.loads(response.read())
+                answer: JSON = json.loads(response.read())  # (the service answers a JSON object)
+                return answer
 
     def validate_hand(self, record: JSON) -> JSON:
         return self._call("POST", "/v1/hands:validate", record)
@@ -220,7 +229,7 @@ class RestClient:
                 with _rest_errors(self.base_url):
                     with urllib.request.urlopen(request, timeout=self.timeout + records * 0.01) as response:
                         for part, line in zip(parts, response, strict=True):
-                            answer = json.loads(line)  # a line's error (too long, say) is each of its records' answer
+                            answer: JSON = json.loads(line)  # a line's error (too long, say) is each of its records' answer
                             yield from answer["batch"] if "batch" in answer else [answer] * len(part)
                 break
             except NaipesError as error:
@@ -252,47 +261,48 @@ class GrpcClient:
         self._channel = grpc.insecure_channel(target)
         self._stub = naipes_pb2_grpc.NaipesServiceStub(self._channel)
 
-    def _call(self, method: str, request: Any) -> Any:
+    def _call(self, method: str, request: Message) -> Any:
+        """The answer's message (Any: grpcio-tools writes the stub's methods without types)."""
         try:
             return getattr(self._stub, method)(request, timeout=self.timeout)
         except self._grpc.RpcError as exc:
             raise _grpc_error(exc) from None
 
-    def _message(self, cls: str, data: JSON) -> Any:
+    def _message(self, cls: type[M], data: JSON) -> M:
         """JSON into the request message; JSON no message can hold is refused here, before
         sending, with the ``NaipesError`` the server would answer (the REST client's)."""
         from service.codec import from_json
         from service.errors import ServiceError
 
         try:
-            return from_json(data, getattr(self._pb, cls)())
+            return from_json(data, cls())
         except ServiceError as exc:
             raise NaipesError(exc.code, exc.message, exc.field) from None
 
     @staticmethod
-    def _json(message: Any) -> JSON:
+    def _json(message: Message) -> JSON:
         from service.codec import to_json
 
         return to_json(message)
 
     def validate_hand(self, record: JSON) -> JSON:
-        request = self._pb.ValidateHandRequest(record=self._message("HandRecord", record))
+        request = self._pb.ValidateHandRequest(record=self._message(self._pb.HandRecord, record))
         return self._json(self._call("ValidateHand", request).result)
 
     def legal_actions(self, record: JSON, seat: int | None = None) -> JSON:
-        request = self._pb.LegalActionsRequest(record=self._message("HandRecord", record))
+        request = self._pb.LegalActionsRequest(record=self._message(self._pb.HandRecord, record))
         if seat is not None:
             request.seat = seat
         return self._json(self._call("LegalActions", request))
 
     def resolve_trick(self, request: JSON) -> JSON:
-        return self._json(self._call("ResolveTrick", self._message("ResolveTrickRequest", request)))
+        return self._json(self._call("ResolveTrick", self._message(self._pb.ResolveTrickRequest, request)))
 
     def settle_hand(self, request: JSON) -> JSON:
-        return self._json(self._call("SettleHand", self._message("SettleHandRequest", request)))
+        return self._json(self._call("SettleHand", self._message(self._pb.SettleHandRequest, request)))
 
     def deal(self, request: JSON) -> JSON:
-        return self._json(self._call("Deal", self._message("DealRequest", request)))
+        return self._json(self._call("Deal", self._message(self._pb.DealRequest, request)))
 
     def describe_rules(self, game: str) -> JSON:
         return self._json(self._call("DescribeRules", self._pb.DescribeRulesRequest(game=game)))
@@ -309,15 +319,16 @@ class GrpcClient:
         chunks = _batches(records, batch)
         # A stream refused with TOO_MANY_STREAMS is refused before its first answer: the messages
         # sent until then are kept, to be sent first again on the next attempt.
-        unanswered: list[tuple[list[JSON | None], Any]] = []
+        unanswered: list[tuple[list[JSON | None], naipes_pb2.ValidateHandsRequest]] = []
         lock = threading.Lock()
 
-        def message(chunk: list[JSON]) -> tuple[list[JSON | None], Any]:
+        def message(chunk: list[JSON]) -> tuple[list[JSON | None], naipes_pb2.ValidateHandsRequest]:
             """A batch's message, and the local error of each record (or None: sent)."""
-            items, layout = [], []
+            items: list[naipes_pb2.ValidateHandsRequest] = []
+            layout: list[JSON | None] = []
             for record in chunk:
                 try:
-                    item = self._pb.ValidateHandsRequest(record=self._message("HandRecord", record))
+                    item = self._pb.ValidateHandsRequest(record=self._message(self._pb.HandRecord, record))
                     if item.ByteSize() > MAX_MESSAGE - 16:  # (with the batch's framing) grpcio would end the stream
                         raise NaipesError("PAYLOAD_TOO_LARGE", f"the record is larger than a message's {MAX_MESSAGE} bytes")
                     items.append(item)
@@ -328,8 +339,8 @@ class GrpcClient:
                                                                ("message", getattr(exc, "message", str(exc)))) if v is not None}})
             return layout, self._pb.ValidateHandsRequest(batch=items)
 
-        def messages(again: list[tuple[list[JSON | None], Any]], layouts: deque[list[JSON | None]],
-                     answered: list[bool], progress: _Progress) -> Iterator[Any]:
+        def messages(again: list[tuple[list[JSON | None], naipes_pb2.ValidateHandsRequest]], layouts: deque[list[JSON | None]],
+                     answered: list[bool], progress: _Progress) -> Iterator[naipes_pb2.ValidateHandsRequest]:
             """One attempt's messages: those sent before and not answered, then the rest."""
             for layout, request in again:
                 with lock:
@@ -398,7 +409,7 @@ def _rest_errors(base_url: str) -> Iterator[None]:
     except urllib.error.HTTPError as exc:
         raise _http_error(exc) from None
     except (TimeoutError, urllib.error.URLError) as exc:
-        reason = getattr(exc, "reason", exc)
+        reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
         if isinstance(reason, TimeoutError):
             raise NaipesError("DEADLINE_EXCEEDED", f"{base_url}: no answer within the timeout") from None
         raise NaipesError("UNAVAILABLE", f"{base_url}: {reason}") from None
@@ -421,13 +432,15 @@ def _http_error(exc: urllib.error.HTTPError) -> NaipesError:
     return error
 
 
-def _grpc_error(exc: Any) -> NaipesError:
+def _grpc_error(exc: grpc.RpcError) -> NaipesError:
     """The service's rich error (google.rpc.Status with ErrorInfo) as a NaipesError."""
+    import grpc
     from google.rpc import error_details_pb2
     from grpc_status import rpc_status
 
-    code, field, message = exc.code().name, None, exc.details()
-    status = rpc_status.from_call(exc)
+    code, field, message = exc.code().name, None, exc.details() or ""
+    # (grpcio raises each call's error as an RpcError that is also the grpc.Call, whose trailers hold the status)
+    status = rpc_status.from_call(exc) if isinstance(exc, grpc.Call) else None
     if status is not None:
         for detail in status.details:
             info = error_details_pb2.ErrorInfo()
