@@ -474,6 +474,24 @@ def test_python_clients_answer_a_record_json_cannot_hold_in_its_place(clients) -
         assert [(a["error"]["code"], a["error"]["field"]) for a in answers[1::2]] == [("INVALID_FIELD", "seats"), ("INVALID_FIELD", "deal.hands")]
 
 
+def test_python_clients_name_the_field_json_cannot_hold_past_a_shared_value(clients) -> None:
+    """A value the record holds twice (``[entry] * 2``) is no cycle: the field named is the one
+    JSON cannot hold, here the NaN of actions[3]. The REST client named the second reference
+    (``table.cartulina[1]: JSON cannot hold a reference to itself``); a real cycle is still one."""
+    tresillo = json.loads((ROOT / "clients" / "examples" / "tresillo-hand.json").read_text())
+    shared = dict(tresillo, table=dict(tresillo["table"], cartulina=[{"seat": 0, "amount": 60}] * 2),
+                  actions=[*tresillo["actions"][:3], float("nan")])
+    cyclic = dict(RECORD, table={"score": [5, 4]})
+    cyclic["table"]["score"].append(cyclic["table"]["score"])
+    for client in clients:
+        answers = list(client.validate_hands(iter([RECORD, shared, RECORD]), batch=500))
+        assert answers[0::2] == [{"result": api.validate(RECORD)}] * 2, type(client).__name__
+        assert (answers[1]["error"]["code"], answers[1]["error"]["field"]) == ("INVALID_FIELD", "actions[3]"), type(client).__name__
+    rest = clients[0]
+    assert list(rest.validate_hands([cyclic])) == [{"error": {
+        "code": "INVALID_FIELD", "field": "table.score[2]", "message": "table.score[2]: JSON cannot hold a reference to itself"}}]
+
+
 def test_javascript_client_answers_a_record_json_cannot_hold_in_its_place(rest_url: str, tmp_path: Path) -> None:
     """NaN (which JSON.stringify writes as null) and a BigInt (on which it throws) are
     INVALID_FIELD naming the field, in the record's place; the others are validated."""

@@ -90,21 +90,23 @@ def _record_text(record: object) -> str | JSON:
                           "message": f"{field or 'the record'}: JSON cannot hold {what}"}}
 
 
-def _unwritable(value: object, path: str, seen: set[int]) -> tuple[str, str] | None:
-    """The first value under ``value`` that JSON cannot write: its field (``deal.hands[1]``), what it is."""
+def _unwritable(value: object, path: str, enclosing: set[int]) -> tuple[str, str] | None:
+    """The first value under ``value`` that JSON cannot write: its field (``deal.hands[1]``), what it is.
+    ``enclosing``: the containers around ``value`` (a value held twice, side by side, is no cycle)."""
     if isinstance(value, float) and not math.isfinite(value):
         return path, {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}[repr(value)]
     if isinstance(value, (dict, list, tuple)):
-        if id(value) in seen:
+        if id(value) in enclosing:
             return path, "a reference to itself"
-        seen.add(id(value))
+        enclosing.add(id(value))
         items = value.items() if isinstance(value, dict) else enumerate(value)
         for key, item in items:
             if isinstance(value, dict) and not isinstance(key, str | int | float | bool | None):
                 return path, f"a key {key!r}"
-            found = _unwritable(item, f"{path}[{key}]" if not isinstance(value, dict) else f"{path}.{key}" if path else str(key), seen)
+            found = _unwritable(item, f"{path}[{key}]" if not isinstance(value, dict) else f"{path}.{key}" if path else str(key), enclosing)
             if found:
                 return found
+        enclosing.discard(id(value))
         return None
     if value is not None and not isinstance(value, str | int | float | bool):
         return path, f"a {type(value).__name__}"
