@@ -41,7 +41,7 @@ from gunicorn.http.errors import ParseException
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
 from engine.errors import shown
-from service import codec, stream
+from service import codec, cors, stream
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception, problem
 from service.handlers import ANSWERS, SERVICE
 from service.rest_worker import arrived_body
@@ -336,45 +336,14 @@ def problem_response(error: ServiceError, headers: dict[str, str] | None = None)
     return response
 
 
-CORS_MAX_AGE = 600  # seconds a browser may keep a preflight's answer
-
-
-def cors_origins() -> list[str] | str:
-    """The origins whose pages may call the API from a browser (CORS): ``NAIPES_CORS_ORIGINS``, a
-    comma-separated list of origins, ``*`` (the default: any origin) or ``none``."""
-    value = os.environ.get("NAIPES_CORS_ORIGINS", "*").strip()
-    if value in ("", "none"):
-        return []
-    if value == "*":
-        return "*"
-    return [origin.strip() for origin in value.split(",") if origin.strip()]
-
-
 def _cors(origins: list[str] | str) -> Callable[[Response], Response]:
-    """CORS (docs/api.md, "Browsers"): a page of another origin may call the API. Its answers,
-    errors included, carry ``Access-Control-Allow-Origin``, and the preflight of a POST with a JSON
-    body is answered. No credentials: the API has no cookies or sessions to guard. (By hand, not
-    flask-cors: its after-request hook took about 30 us of every request, an Origin or not, a
-    quarter of the health check's time in Flask; this one returns at once without an Origin.)"""
+    """The after-request hook of CORS (``service.cors``: the decision, which the worker's own
+    answers share). (By hand, not flask-cors: its after-request hook took about 30 us of every
+    request, an Origin or not, a quarter of the health check's time in Flask; this one returns at
+    once without an Origin.)"""
 
     def add_headers(response: Response) -> Response:
-        origin = request.headers.get("Origin")
-        if origin is None:
-            return response
-        headers = response.headers
-        if origins == "*":
-            headers["Access-Control-Allow-Origin"] = "*"
-        elif origin in origins:
-            headers["Access-Control-Allow-Origin"] = origin
-            headers.add("Vary", "Origin")
-        else:
-            return response
-        if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
-            headers["Access-Control-Allow-Methods"] = "GET, POST"
-            headers["Access-Control-Allow-Headers"] = "Content-Type"
-            headers["Access-Control-Max-Age"] = str(CORS_MAX_AGE)
-        else:
-            headers["Access-Control-Expose-Headers"] = "Retry-After"
+        response.headers.extend(cors.headers(origins, request.method, request.headers.get))
         return response
 
     return add_headers
@@ -395,7 +364,7 @@ def create_app() -> Flask:
     openapi = document(routes)
     app.add_url_rule("/v1/openapi.json", "openapi", lambda: _json(openapi, 200), methods=["GET"])
     app.add_url_rule("/healthz", "healthz", lambda: _json({"status": "SERVING"}, 200), methods=["GET"])
-    origins = cors_origins()
+    origins = cors.allowed_origins()
     if origins:
         app.after_request(_cors(origins))
 

@@ -18,6 +18,12 @@ here names gunicorn's exception classes, which differ from one gunicorn version 
 
 (``naipes serve`` runs it so: ``service.cli.REST_WORKER_CLASS``.)
 
+Every answer the worker writes carries the CORS headers the app's answer would carry for the
+request's Origin (``service.cors``: one decision for both), once gunicorn has come to the request's
+headers: the headers it read, or, when it failed among them (a header too large or malformed, too
+many, an ``Expect`` it refuses), the header lines of the head as they came (``_Request``). A
+request refused before its headers (its request line, a PROXY line) has no Origin to answer.
+
 The worker also honours the app's ``Connection: close``, which gunicorn drops as a hop-by-hop
 header: the app says it with an answer given before the request's body was read to its end (a
 refused stream, a late or too large body, a wrong route: ``service.rest``), and the connection
@@ -34,14 +40,17 @@ import html
 import io
 import re
 import threading
+from collections.abc import Callable
 from http import HTTPStatus
 from typing import Any
 
 from gunicorn import util
 from gunicorn.http.body import Body, ChunkedReader, LengthReader
+from gunicorn.http.message import Request
+from gunicorn.http.parser import RequestParser
 from gunicorn.workers.gthread import ThreadWorker
 
-from service import codec
+from service import codec, cors
 from service.errors import ERRORS, ServiceError, from_exception, problem
 
 # The status gunicorn chose -> the error table's code of that status.
@@ -56,17 +65,20 @@ CODES = {
 }
 
 
-def answer(status: int, detail: str, exc: BaseException) -> bytes:
-    """The HTTP answer, problem JSON, to an error gunicorn answered with ``status`` and ``detail``.
-    A status ``CODES`` lacks (a later gunicorn's) is MALFORMED_REQUEST (400) below 500, else
-    INTERNAL (500): the code's own status is answered, as the table has it. The reason phrase is
-    Python's for the status (gunicorn's page says "501 Bad Request")."""
+def answer(status: int, detail: str, exc: BaseException, headers: list[tuple[str, str]] | None = None) -> bytes:
+    """The HTTP answer, problem JSON, to an error gunicorn answered with ``status`` and ``detail``,
+    with ``headers`` besides (CORS's). A status ``CODES`` lacks (a later gunicorn's) is
+    MALFORMED_REQUEST (400) below 500, else INTERNAL (500): the code's own status is answered, as
+    the table has it. The reason phrase is Python's for the status (gunicorn's page says "501 Bad
+    Request")."""
     code = CODES.get(status) or ("MALFORMED_REQUEST" if status < 500 else "INTERNAL")
     status = ERRORS[code].http_status
     # An unexpected exception is told as any other (the traceback is in the log, never in the answer).
     error = from_exception(exc) if code == "INTERNAL" else ServiceError(code, detail or HTTPStatus(status).phrase)
     body = codec.dumps_bytes(problem(error)) + b"\n"
-    head = f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nConnection: close\r\nContent-Type: application/problem+json\r\nContent-Length: {len(body)}\r\n\r\n"
+    extra = "".join(f"{name}: {value}\r\n" for name, value in headers or [])
+    head = (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nConnection: close\r\nContent-Type: application/problem+json\r\n"
+            f"Content-Length: {len(body)}\r\n{extra}\r\n")
     return head.encode("latin-1") + body
 
 
@@ -94,6 +106,44 @@ class _Page:
         return int(words[1]), html.unescape(message[1].decode("latin-1").strip()) if message else ""
 
 
+class _Request(Request):
+    """gunicorn's request, which keeps its head's header lines as they came (``head``), and is put
+    on the exception it raises when it cannot be read (``naipes_request``): the answer to a request
+    whose headers gunicorn could not read still knows its Origin (``request_head``)."""
+
+    head = b""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        try:
+            super().__init__(*args, **kwargs)
+        except Exception as exc:
+            exc.naipes_request = self  # type: ignore[attr-defined]
+            raise
+
+    def parse_headers(self, data: bytes, from_trailer: bool = False) -> Any:
+        if not from_trailer:
+            self.head = data
+        return super().parse_headers(data, from_trailer)
+
+
+def request_head(req: Any, exc: BaseException) -> tuple[str | None, Callable[[str], str | None]]:
+    """The method of the request an error answers and its headers (the value of one by name,
+    case-insensitive), as far as gunicorn read them: the headers it read, or, if it failed among
+    them, the head's lines as they came; none if it failed before them. A header given twice is
+    joined by a comma, as gunicorn joins it for the app."""
+    request = req if req is not None else getattr(exc, "naipes_request", None)
+    if request is None:
+        return None, lambda name: None
+    lines = (line.partition(b":") for line in getattr(request, "head", b"").split(b"\r\n"))
+    pairs = getattr(request, "headers", None) or [(name.decode("latin-1"), value.strip(b" \t").decode("latin-1"))
+                                                   for name, colon, value in lines if colon]
+    fields: dict[str, str] = {}
+    for name, value in pairs:
+        key = name.lower()
+        fields[key] = f"{fields[key]},{value}" if key in fields else value
+    return getattr(request, "method", None), lambda name: fields.get(name.lower())
+
+
 class ProblemWorker(ThreadWorker):
     """gunicorn's gthread worker, its errors answered as problem JSON (the module's docstring)."""
 
@@ -102,6 +152,8 @@ class ProblemWorker(ThreadWorker):
     def init_process(self) -> None:
         self.answered = threading.local()  # .request: the last request this thread answered
         self.serving = threading.local()  # .request: the request this thread is answering
+        self.cors_origins = cors.allowed_origins()
+        RequestParser.mesg_class = _Request  # (this process's HTTP/1 requests: their heads are kept)
         super().init_process()
 
     def load_wsgi(self) -> None:
@@ -161,7 +213,7 @@ class ProblemWorker(ThreadWorker):
         page = _Page()
         super().handle_error(req, page, addr, exc)  # gunicorn's choice of status and words, and its log
         try:
-            util.write_nonblock(client, answer(*page.read(), exc))
+            util.write_nonblock(client, answer(*page.read(), exc, cors.headers(self.cors_origins, *request_head(req, exc))))
         except Exception:
             self.log.debug("Failed to send error message.")
 

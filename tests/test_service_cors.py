@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from service import rest
+from service import cors, rest
 
 ORIGIN = "http://localhost:3000"
 RECORD = json.loads((Path(__file__).resolve().parent.parent / "clients" / "examples" / "rentoy-hand.json").read_text())
@@ -21,7 +21,7 @@ def test_a_preflight_is_answered_for_a_json_post(http, rest_url) -> None:
     assert answer.headers["Access-Control-Allow-Origin"] == "*"
     assert "POST" in answer.headers["Access-Control-Allow-Methods"]
     assert "content-type" in answer.headers["Access-Control-Allow-Headers"].lower()
-    assert int(answer.headers["Access-Control-Max-Age"]) == rest.CORS_MAX_AGE
+    assert int(answer.headers["Access-Control-Max-Age"]) == cors.MAX_AGE
     assert set(answer.headers["Allow"].split(", ")) == {"POST", "OPTIONS"}  # (the route's own, as for any OPTIONS)
     assert "Access-Control-Allow-Credentials" not in answer.headers
 

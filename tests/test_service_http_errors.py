@@ -1,6 +1,7 @@
 """The errors gunicorn answers itself, before the app sees the request (or once the app reads a
 body whose chunks cannot be read), are problem JSON with a code of the error table and the status
-gunicorn chose, as every other error of the service: they were gunicorn's HTML pages. Through a
+gunicorn chose, as every other error of the service: they were gunicorn's HTML pages, and they
+carry the CORS headers of the request's Origin once gunicorn has come to its headers. Through a
 real ``naipes serve`` on ephemeral ports, the requests written on raw sockets; after each, the
 server still answers its health check."""
 
@@ -103,6 +104,50 @@ def test_gunicorn_errors_are_problems(case, raw, status, code, words, rest_port)
     assert_serving(rest_port)
 
 
+ORIGIN = "http://localhost:3000"
+# The cases where gunicorn fails before it has read the request's headers: there is no Origin to answer.
+BEFORE_THE_HEADERS = {"request line too long", "invalid request line", "invalid method", "invalid HTTP version"}
+
+
+def with_origin(raw: bytes, origin: str = ORIGIN) -> bytes:
+    """The request with an Origin header, the last of its head (after any header gunicorn cannot read)."""
+    end = raw.index(b"\r\n\r\n")
+    return raw[:end] + b"\r\nOrigin: " + origin.encode() + raw[end:]
+
+
+@pytest.mark.parametrize(("case", "raw", "status", "code", "words"), CASES, ids=[c[0] for c in CASES])
+def test_gunicorn_errors_carry_cors(case, raw, status, code, words, rest_port) -> None:
+    """docs/api.md, "Browsers (CORS)": the errors gunicorn answers carry the CORS headers the app's
+    answers carry, so that a page reads the problem rather than a network error; those of a request
+    whose headers gunicorn never read cannot."""
+    answered, headers, problem = problem_of(exchange(rest_port, with_origin(raw)))
+    assert (answered, problem["code"]) == (status, code)
+    if case in BEFORE_THE_HEADERS:
+        assert not [name for name in headers if name.startswith("access-control-")], headers
+    else:
+        assert (headers["access-control-allow-origin"], headers["access-control-expose-headers"]) == ("*", "Retry-After"), headers
+
+
+def test_gunicorn_errors_follow_the_origins_setting() -> None:
+    """With NAIPES_CORS_ORIGINS a list, gunicorn's errors answer the origins the app answers, and
+    the same headers (Vary included); another origin gets none."""
+    server, port, _ = serve(1, {**os.environ, "NAIPES_CORS_ORIGINS": "https://tables.example, http://localhost:3000"})
+    try:
+        def cors(received: bytes) -> dict[str, str]:
+            head = received.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")[1:]
+            return {name: value.strip() for name, _, value in (line.partition(":") for line in head) if name.startswith(("Access-Control-", "Vary"))}
+
+        too_large = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n"
+        healthz = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        for origin, allowed in ((ORIGIN, True), ("https://evil.example", False)):
+            app = cors(exchange(port, with_origin(healthz, origin)))
+            assert cors(exchange(port, with_origin(too_large, origin))) == app
+            assert app == ({"Access-Control-Allow-Origin": origin, "Vary": "Origin", "Access-Control-Expose-Headers": "Retry-After"}
+                           if allowed else {})
+    finally:
+        stop(server)
+
+
 def test_a_bad_body_the_app_did_not_read_gets_no_second_answer(rest_port) -> None:
     """The request is answered before its body is read (here 405); its chunks, read to their end
     for the connection's next request, cannot be: the connection closes after the one answer
@@ -119,9 +164,10 @@ def test_forbidden_proxy_request() -> None:
     server, port, _ = serve(1, {**os.environ, "GUNICORN_CMD_ARGS": "--proxy-protocol v1 --proxy-allow-from 10.9.9.9"})
     try:
         raw = b"PROXY TCP4 1.2.3.4 5.6.7.8 1000 2000\r\nGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-        answered, headers, problem = problem_of(exchange(port, raw))
+        answered, headers, problem = problem_of(exchange(port, with_origin(raw)))
         assert headers["content-type"] == "application/problem+json"
         assert (answered, problem["code"], problem["detail"]) == (403, "FORBIDDEN", "Request forbidden")
+        assert "access-control-allow-origin" not in headers  # (refused before its request line was read)
         assert_serving(port)
     finally:
         stop(server)

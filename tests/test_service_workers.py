@@ -129,7 +129,7 @@ def test_late_bodies_do_not_hold_the_rest_threads() -> None:
         for _ in range(4):
             client = socket.create_connection(("127.0.0.1", rest_port), timeout=20)
             client.sendall(b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                           b"Content-Length: 1000\r\n\r\n{")
+                           b"Origin: http://localhost:3000\r\nContent-Length: 1000\r\n\r\n{")
             stalled.append(client)
         start = time.monotonic()
         assert requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=15).json() == {"status": "SERVING"}
@@ -141,6 +141,7 @@ def test_late_bodies_do_not_hold_the_rest_threads() -> None:
             head, _, body = answer.partition(b"\r\n\r\n")
             assert head.startswith(b"HTTP/1.1 408"), head
             assert b"\r\nConnection: close\r\n" in head, head  # (as the server then closes)
+            assert b"\r\nAccess-Control-Allow-Origin: *\r\n" in head, head  # (a browser's page reads it: docs/api.md)
             assert json.loads(body)["code"] == "REQUEST_TIMEOUT"
         record, _ = load_example(rentoy_examples()[0])
         with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as client:
@@ -177,12 +178,13 @@ def test_answers_without_the_body_close_at_once() -> None:
     429) with ``Connection: close`` and its connection closed, however much of its body is still
     to come; twelve such clients, keeping their bodies unfinished, hold no thread: the health check
     answers at once. So are a body too large (413) and a wrong route (404) answered before their
-    bodies have come."""
+    bodies have come. Each carries the CORS headers of its Origin, as every answer does."""
     server, rest_port, _ = serve(1, {**os.environ, "NAIPES_STREAMS": "1"})
     record, _ = load_example(rentoy_examples()[0])
     line = (json.dumps(record) + "\n").encode()
     chunk = b"%x\r\n%s\r\n" % (len(line), line)
-    stream = b"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n"
+    origin = b"Origin: http://localhost:3000\r\n"
+    stream = b"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\n" + origin + b"Content-Type: application/x-ndjson\r\nTransfer-Encoding: chunked\r\n\r\n"
     clients: list[socket.socket] = []
     try:
         held = socket.create_connection(("127.0.0.1", rest_port), timeout=10)
@@ -198,23 +200,24 @@ def test_answers_without_the_body_close_at_once() -> None:
             client.sendall(stream + chunk)  # (and the body's end never comes)
             head, body, seconds = _answer_then_closed(client)
             assert head.startswith(b"HTTP/1.1 429"), head
-            assert b"\r\nConnection: close\r\n" in head, head
+            assert b"\r\nConnection: close\r\n" in head and b"\r\nAccess-Control-Allow-Origin: *\r\n" in head, head
             assert json.loads(body)["code"] == "TOO_MANY_STREAMS"
             assert seconds < 1, seconds
         start = time.monotonic()
         assert requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=5).json() == {"status": "SERVING"}
         assert time.monotonic() - start < 0.5
         for request, status, code in [
-            (b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{",
+            (b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\n" + origin + b"Content-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{",
              b"413", "PAYLOAD_TOO_LARGE"),
-            (b"POST /v1/nowhere HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", b"404", "NOT_FOUND"),
+            (b"POST /v1/nowhere HTTP/1.1\r\nHost: x\r\n" + origin + b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
+             b"404", "NOT_FOUND"),
         ]:
             client = socket.create_connection(("127.0.0.1", rest_port), timeout=10)
             clients.append(client)
             client.sendall(request)
             head, body, seconds = _answer_then_closed(client)
             assert head.startswith(b"HTTP/1.1 " + status), head
-            assert b"\r\nConnection: close\r\n" in head, head
+            assert b"\r\nConnection: close\r\n" in head and b"\r\nAccess-Control-Allow-Origin: *\r\n" in head, head
             assert json.loads(body)["code"] == code
             assert seconds < 1, seconds
         held.sendall(b"0\r\n\r\n")  # the held stream ends, answered as ever
