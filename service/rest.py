@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 from flask import Flask, Response, request
 from google.api import annotations_pb2
@@ -151,6 +152,35 @@ def _query_value(field: FieldDescriptor, key: str, value: str) -> Any:
     if field.type in codec.INTEGER_TYPES and (error := codec.integer_text_error(value, key)) is not None:
         raise error  # (as a body's integer given as a string: ASCII digits only)
     return value  # protobuf's JSON parser reads numbers from strings
+
+
+def _sent_segments() -> list[str]:
+    """The segments of the path as the client sent it, each percent-decoded on its own, so that an
+    encoded slash (``%2F``) stays within its segment and an empty segment stays empty: PATH_INFO,
+    which the HTTP server decodes whole, makes ``a%2Fb`` two segments. The path is gunicorn's
+    ``RAW_URI`` or werkzeug's ``REQUEST_URI``, its query left out, and the script root's segments
+    (a front end's mount point, which PATH_INFO lacks); PATH_INFO's if the server gives neither."""
+    sent = request.environ.get("RAW_URI") or request.environ.get("REQUEST_URI")
+    if not sent:
+        return request.path.split("/")
+    path = sent.partition("?")[0] if sent.startswith("/") else urlsplit(sent).path  # (the absolute form: http://host/path)
+    segments = path.split("/")
+    return [unquote(segment) for segment in segments[:1] + segments[1 + request.script_root.count("/"):]]
+
+
+def _path_values(route: Route, segments: list[str]) -> list[str] | None:
+    """The values of the route's path variables in a path's segments, or None if the path is not
+    the route's: each variable is one whole segment (google.api.http's ``{game}``), empty or not."""
+    template = route.template.split("/")
+    if len(template) != len(segments):
+        return None
+    values = []
+    for part, segment in zip(template, segments, strict=True):
+        if _VARIABLE.fullmatch(part):
+            values.append(segment)
+        elif part != segment:
+            return None
+    return values
 
 
 # A request's body must have come within BODY_SECONDS of the server starting to read it, and a
@@ -358,15 +388,33 @@ def create_app() -> Flask:
     # An exception on_error raises again goes to the HTTP server rather than to Flask's 500 page.
     app.config["PROPAGATE_EXCEPTIONS"] = True
     routes = http_routes()
+    variable_routes = []  # (route, view) of the routes with path variables
     for route in routes:
         view = _stream_endpoint(route) if route.streaming else _endpoint(route)
         app.add_url_rule(route.flask_rule, endpoint=route.method.name, view_func=view, methods=[route.verb])
+        if route.variables:
+            variable_routes.append((route, view))
     openapi = document(routes)
     app.add_url_rule("/v1/openapi.json", "openapi", lambda: _json(openapi, 200), methods=["GET"])
     app.add_url_rule("/healthz", "healthz", lambda: _json({"status": "SERVING"}, 200), methods=["GET"])
     origins = cors.allowed_origins()
     if origins:
         app.after_request(_cors(origins))
+
+    @app.before_request
+    def route_the_path_as_sent() -> Response | None:
+        """A route with path variables that PATH_INFO missed because a variable is empty
+        (``/v1/games//rules``) or holds an encoded slash (``/v1/games/a%2Fb/rules``) is matched on
+        the path as sent (``_sent_segments``) and answers for those values, as gRPC answers the
+        same request (UNKNOWN_GAME naming ``game``), rather than NOT_FOUND."""
+        if not isinstance(request.routing_exception, NotFound):
+            return None
+        segments = _sent_segments()
+        for route, view in variable_routes:
+            values = _path_values(route, segments)
+            if values is not None and route.verb == request.method:
+                return view(**{f"v{i}": value for i, value in enumerate(values)})
+        return None
 
     @app.errorhandler(Exception)
     def on_error(exc: Exception) -> Response:

@@ -10,6 +10,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import grpc
 import pytest
@@ -62,8 +63,8 @@ def rest_request(http: requests.Session, base: str, rpc: str, request: dict) -> 
     route = ROUTES[rpc]
     request = dict(request)
     path = route.template
-    for var in route.variables:
-        path = path.replace("{" + var + "}", str(request.pop(var)))
+    for var in route.variables:  # (a segment's value percent-encoded, its slashes included: %2F)
+        path = path.replace("{" + var + "}", quote(str(request.pop(var)), safe=""))
     if route.body == "*":
         body, params = request, {}
     elif route.body:

@@ -98,6 +98,9 @@ CASES = [
     ("deal: empty seed", "Deal", {"game": "rentoy", "seats": 4, "dealer": 0, "seed": ""}, "INVALID_FIELD", "seed"),
     ("deal: unknown game", "Deal", {"game": "mus", "seats": 4, "dealer": 0, "seed": "x"}, "UNKNOWN_GAME", "game"),
     ("rules: unknown game", "DescribeRules", {"game": "chess"}, "UNKNOWN_GAME", "game"),
+    # REST: an empty path segment (/v1/games//rules) and an encoded slash (/v1/games/a%2Fb/rules)
+    ("rules: no game", "DescribeRules", {"game": ""}, "UNKNOWN_GAME", "game"),
+    ("rules: a game holding a slash", "DescribeRules", {"game": "a/b"}, "UNKNOWN_GAME", "game"),
 ]
 
 

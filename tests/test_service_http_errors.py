@@ -3,7 +3,8 @@ body whose chunks cannot be read), are problem JSON with a code of the error tab
 gunicorn chose, as every other error of the service: they were gunicorn's HTML pages, and they
 carry the CORS headers of the request's Origin once gunicorn has come to its headers. Through a
 real ``naipes serve`` on ephemeral ports, the requests written on raw sockets; after each, the
-server still answers its health check."""
+server still answers its health check. Also here, as the request target must be sent as it is
+written: the game of ``/v1/games/{game}/rules`` read from the path as sent, under both servers."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from service_support import ROOT, stop
 from test_service_cli import _free_port
 from test_service_workers import _listening, serve
 
+from engine import api
+from engine.errors import InvalidInput
 from service.cli import REST_WORKER_CLASS
 from service.errors import ERRORS
 from service.rest_worker import CODES
@@ -146,6 +149,40 @@ def test_gunicorn_errors_follow_the_origins_setting() -> None:
                            if allowed else {})
     finally:
         stop(server)
+
+
+# (request target, the game DescribeRules is asked, or None: no route)
+RULES_PATHS = [
+    (b"/v1/games//rules", ""),
+    (b"/v1/games/a%2Fb/rules", "a/b"),
+    (b"/v1/games/a%2fb/rules", "a/b"),
+    (b"http://x/v1/games/a%2Fb/rules", "a/b"),  # (the absolute form)
+    (b"/v1/games/a/b/rules", None),  # two segments: not the route's one
+]
+
+
+@pytest.mark.parametrize("server", ["gunicorn", "werkzeug"])
+@pytest.mark.parametrize(("target", "game"), RULES_PATHS, ids=[t.decode() for t, _ in RULES_PATHS])
+def test_the_game_in_the_path_is_read_as_sent(server, target, game, request) -> None:
+    """GET /v1/games/{game}/rules with an empty game or one holding an encoded slash is
+    DescribeRules of that game: UNKNOWN_GAME naming ``game``, as over gRPC. Both HTTP servers decode
+    %2F in PATH_INFO, where it is a slash; the game is read from the request's own target."""
+    port = request.getfixturevalue("rest_port") if server == "gunicorn" else int(request.getfixturevalue("rest_url").rsplit(":", 1)[1])
+    answered, _, problem = problem_of(exchange(port, b"GET " + target + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+    if game is None:
+        assert (answered, problem["code"]) == (404, "NOT_FOUND")
+        return
+    with pytest.raises(InvalidInput) as raised:
+        api.describe_rules(game)
+    assert (answered, problem["code"], problem["field"], problem["detail"]) == (400, "UNKNOWN_GAME", "game", raised.value.message)
+
+
+def test_the_game_in_the_path_under_a_mount_point(rest_port) -> None:
+    """Behind a front end that mounts the API under a path (gunicorn's SCRIPT_NAME, from a trusted
+    address), the path as sent is read after it."""
+    raw = b"GET /api/v1/games/a%2Fb/rules HTTP/1.1\r\nHost: x\r\nSCRIPT_NAME: /api\r\nConnection: close\r\n\r\n"
+    answered, _, problem = problem_of(exchange(rest_port, raw))
+    assert (answered, problem["code"], problem["field"]) == (400, "UNKNOWN_GAME", "game") and "'a/b'" in problem["detail"]
 
 
 def test_a_bad_body_the_app_did_not_read_gets_no_second_answer(rest_port) -> None:
