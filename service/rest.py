@@ -387,6 +387,9 @@ def create_app() -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     # An exception on_error raises again goes to the HTTP server rather than to Flask's 500 page.
     app.config["PROPAGATE_EXCEPTIONS"] = True
+    # A path with a double slash is no route (NOT_FOUND, problem JSON), not werkzeug's HTML 308
+    # redirect to the path with one, which an API client would follow blindly or not at all.
+    app.url_map.merge_slashes = False
     routes = http_routes()
     variable_routes = []  # (route, view) of the routes with path variables
     for route in routes:

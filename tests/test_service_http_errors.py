@@ -158,6 +158,8 @@ RULES_PATHS = [
     (b"/v1/games/a%2fb/rules", "a/b"),
     (b"http://x/v1/games/a%2Fb/rules", "a/b"),  # (the absolute form)
     (b"/v1/games/a/b/rules", None),  # two segments: not the route's one
+    (b"/v1//games/rentoy/rules", None),  # a double slash elsewhere: no route (it was werkzeug's HTML 308 redirect)
+    (b"/v1/games/rentoy//rules", None),
 ]
 
 
