@@ -45,7 +45,7 @@ from engine.errors import shown
 from service import codec, cors, stream
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception, problem
 from service.handlers import ANSWERS, SERVICE
-from service.rest_worker import arrived_body
+from service.rest_worker import READ_SHUT, arrived_body
 
 log = logging.getLogger("naipes.rest")
 
@@ -236,6 +236,9 @@ _WATCHDOG = _Watchdog()
 
 
 def _late_body() -> ServiceError:
+    """REQUEST_TIMEOUT, for a body the watchdog ended: it shut the socket's reading side, which the
+    environ tells the server's worker (``rest_worker.READ_SHUT``: it closes such a connection so)."""
+    request.environ[READ_SHUT] = True
     return ServiceError("REQUEST_TIMEOUT", f"the body did not come within {BODY_SECONDS:g} seconds")
 
 

@@ -28,7 +28,12 @@ The worker also honours the app's ``Connection: close``, which gunicorn drops as
 header: the app says it with an answer given before the request's body was read to its end (a
 refused stream, a late or too large body, a wrong route: ``service.rest``), and the connection
 then closes right after the answer, which says ``Connection: close``, its body unread and no
-thread held (gunicorn would read the rest of the body first, for up to five seconds).
+thread held (gunicorn would read the rest of the body first, for up to five seconds, on the
+thread). The close lingers, as nginx's does: the answer is followed by its end (a FIN), and what
+the client still sends is read and discarded by the worker's event loop, without waiting, until
+the client closes (at most ``LINGER_BYTES`` and ``LINGER_SECONDS``); closed with the body unread,
+the socket would answer the rest of it with a reset, and a client that reads the answer only once
+it has sent its body (http.client, urllib) would get "connection reset by peer" instead.
 
 Also here, as it reads gunicorn's body readers: ``ArrivedBody``, gunicorn's request body read as
 it arrives, through which the NDJSON stream answers each line as soon as it has come.
@@ -39,8 +44,13 @@ from __future__ import annotations
 import html
 import io
 import re
+import selectors
+import socket
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
+from functools import partial
 from http import HTTPStatus
 from typing import Any
 
@@ -52,6 +62,37 @@ from gunicorn.workers.gthread import ThreadWorker
 
 from service import codec, cors
 from service.errors import ERRORS, ServiceError, from_exception, problem
+
+# The lingering close of a connection answered before its body was read (``ProblemWorker._linger``;
+# nginx's lingering_close, with lingering_time 30 s and lingering_timeout 5 s). It holds no thread
+# and never waits: the worker's event loop reads what has come, each time some has. What it holds is
+# a connection (an open socket, one of gunicorn's --worker-connections, 1000 a worker), until the
+# client closes or one of these bounds is reached, after which the socket is closed as it is (a
+# reset if the client sends on):
+# - LINGER_SECONDS: the time a body the service reads is given (NAIPES_BODY_SECONDS' default), for
+#   the client to send the rest of one it refused. A client that sends nothing more and keeps its
+#   connection open holds it that long, no longer than a silent body holds a thread.
+# - LINGER_BYTES: 64 times the largest body the service reads (1 MiB), so that a client sending a
+#   body of several MiB by mistake gets the answer, and a client that sends on and on is cut off;
+#   discarding 64 MiB costs the worker 20 to 30 ms of CPU (measured on loopback).
+# - LINGER_READ: what one read takes, at most, each time the socket is readable (a buffer of this
+#   size, the worker's own): the event loop takes a turn at every other connection between two
+#   reads, so that a client sending fast delays none of them.
+# - LINGER_IDLE_SECONDS: for a connection whose reading side was shut here (a late body's: READ_SHUT),
+#   which cannot be told the client's end (a read finds an end whenever nothing has come) and must not
+#   shut its sending side (Linux answers whatever comes after that with a reset, RFC 1122): it is
+#   closed once nothing has come for this long, as gunicorn's keep-alive (2 s); a client still sending
+#   a body sends far more often, and one that has stopped is not kept waiting for the end long. Such a
+#   socket is always readable, so it is read once a turn of the event loop (at least once a second:
+#   LINGER_READ a second at least, more than a client too slow for its body's 10 seconds sends).
+LINGER_SECONDS = 10.0
+LINGER_BYTES = 64 << 20
+LINGER_READ = 256 << 10
+LINGER_IDLE_SECONDS = 2.0
+
+# The app sets this in a request's environ when it has shut the socket's reading side (to end the
+# wait on a late body: REQUEST_TIMEOUT, ``service.rest``).
+READ_SHUT = "naipes.read_shut"
 
 # The status gunicorn chose -> the error table's code of that status.
 CODES = {
@@ -154,6 +195,9 @@ class ProblemWorker(ThreadWorker):
         self.serving = threading.local()  # .request: the request this thread is answering
         self.cors_origins = cors.allowed_origins()
         RequestParser.mesg_class = _Request  # (this process's HTTP/1 requests: their heads are kept)
+        self.lingering: OrderedDict[Any, float] = OrderedDict()  # connection -> when its linger ends, oldest first
+        self.read_shut: set[Any] = set()  # the lingering connections whose reading side was shut here (READ_SHUT)
+        self.discarded = memoryview(bytearray(LINGER_READ))  # (only the event loop's thread reads into it)
         super().init_process()
 
     def load_wsgi(self) -> None:
@@ -173,7 +217,7 @@ class ProblemWorker(ThreadWorker):
                     req = getattr(self.serving, "request", None)
                     if req is not None:
                         req.force_close()
-                        self.serving.close_at_once = True
+                        self.serving.close_at_once = READ_SHUT if environ.get(READ_SHUT) else True
                 return start_response(status, headers, exc_info) if exc_info else start_response(status, headers)
 
             return app(environ, start)
@@ -186,7 +230,7 @@ class ProblemWorker(ThreadWorker):
             keepalive = super().handle_request(req, conn)
         finally:
             if self.serving.close_at_once:
-                conn.naipes_close_at_once = True
+                conn.naipes_close_at_once = self.serving.close_at_once
             self.serving.request, self.serving.close_at_once = None, False
         self.answered.request = req  # (its answer has been written)
         return keepalive
@@ -194,14 +238,84 @@ class ProblemWorker(ThreadWorker):
     def finish_request(self, conn: Any, fs: Any) -> None:
         """gunicorn's, except for a connection the app closed (``Connection: close``): gunicorn
         would close it gracefully, on the worker's one event-loop thread, waiting up to two
-        seconds for the client to close its side, and the client of an unfinished body does not.
-        It is closed at once instead, on a FIN rather than a reset: what has already arrived of
-        the body is discarded, without waiting for more."""
+        seconds for the client to close its side and reading at most 64 KiB meanwhile, and the
+        client of an unfinished body does not close. It lingers instead (``_linger``)."""
         if getattr(conn, "naipes_close_at_once", False) and not fs.cancelled() and fs.exception() is None and fs.result() is False:
-            self.nr_conns -= 1
-            _close_at_once(conn.sock)
+            self._linger(conn)
             return
         super().finish_request(conn, fs)
+
+    def _linger(self, conn: Any) -> None:
+        """Closes the connection after its answer, lingering: its sending side is shut at once
+        (the client sees the answer's end), and what the client still sends is discarded as it
+        comes (``_discard``, on the event loop) until the client closes, or for ``LINGER_SECONDS``
+        or ``LINGER_BYTES`` at most (``murder_keepalived``), and the socket is closed then. A socket
+        whose reading side was shut here is read at every turn of the loop instead, its sending
+        side left open, and closed once nothing has come for ``LINGER_IDLE_SECONDS``."""
+        read_shut = conn.naipes_close_at_once == READ_SHUT
+        try:
+            conn.sock.setblocking(False)
+            if not read_shut:
+                conn.sock.shutdown(socket.SHUT_WR)  # (the answer has been written whole: a FIN follows it)
+                self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._discard, conn))
+        except (OSError, ValueError):  # the client has gone
+            self.nr_conns -= 1
+            util.close(conn.sock)
+            return
+        conn.naipes_discarded, conn.naipes_heard = 0, time.monotonic()
+        self.lingering[conn] = time.monotonic() + LINGER_SECONDS
+        if read_shut:
+            self.read_shut.add(conn)
+
+    def _discard(self, conn: Any, _sock: Any = None) -> None:
+        """One read of a lingering connection, its bytes dropped; at the client's end (or past
+        ``LINGER_BYTES``) the connection is closed. The event loop calls it when the socket is
+        readable, and at each of its turns for a socket whose reading side was shut here, whose
+        read finds an end whenever nothing has come: that end counts once it has lasted
+        ``LINGER_IDLE_SECONDS``."""
+        try:
+            size = conn.sock.recv_into(self.discarded)
+        except BlockingIOError:
+            return
+        except OSError:  # (a reset: the client has gone)
+            size = 0
+        now = time.monotonic()
+        if size == 0 and conn in self.read_shut and now - conn.naipes_heard < LINGER_IDLE_SECONDS:
+            return
+        conn.naipes_discarded += size
+        conn.naipes_heard = now
+        if size == 0 or conn.naipes_discarded >= LINGER_BYTES:
+            self._end_linger(conn)
+
+    def _end_linger(self, conn: Any) -> None:
+        del self.lingering[conn]
+        if conn in self.read_shut:
+            self.read_shut.remove(conn)
+        else:
+            self.poller.unregister(conn.sock)
+        self.nr_conns -= 1
+        util.close(conn.sock)
+
+    def murder_keepalived(self, force: bool = False) -> None:
+        """gunicorn's (which its event loop calls at every turn, and with ``force`` as the worker
+        ends); and the lingering connections past their time are closed (all, with ``force``), and
+        those whose reading side was shut here are read."""
+        super().murder_keepalived(force)
+        now = time.monotonic()
+        while self.lingering:
+            conn, until = next(iter(self.lingering.items()))
+            if until > now and not force:
+                break
+            self._end_linger(conn)
+        for conn in list(self.read_shut):
+            self._discard(conn)
+
+    def _cap_keepalive(self, deadline: float) -> None:
+        """gunicorn's, as the worker stops (its kept-alive connections close by ``deadline``, two
+        seconds on): the lingering connections close by then too, not to hold the stop longer."""
+        super()._cap_keepalive(deadline)
+        for conn in list(self.lingering):
+            self.lingering[conn] = min(self.lingering[conn], deadline)
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         if req is not None and req is getattr(self.answered, "request", None):
@@ -216,26 +330,6 @@ class ProblemWorker(ThreadWorker):
             util.write_nonblock(client, answer(*page.read(), exc, cors.headers(self.cors_origins, *request_head(req, exc))))
         except Exception:
             self.log.debug("Failed to send error message.")
-
-
-def _close_at_once(sock: Any) -> None:
-    """Closes the socket without waiting: the bytes already arrived are read and dropped first
-    (at most ``_DROP_BYTES``), else the close would send a reset, which may cost the client the
-    answer it has not yet read."""
-    try:
-        sock.setblocking(False)
-        dropped = 0
-        while dropped < _DROP_BYTES:
-            data = sock.recv(65536)
-            if not data:
-                break
-            dropped += len(data)
-    except OSError:  # (BlockingIOError: nothing more has arrived)
-        pass
-    util.close(sock)
-
-
-_DROP_BYTES = 1 << 20
 
 
 # ---- a body read as it comes -----------------------------------------------------------------

@@ -4,8 +4,10 @@ included; SIGTERM stops every process."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import select
 import socket
 import subprocess
 import time
@@ -155,6 +157,20 @@ def test_late_bodies_do_not_hold_the_rest_threads() -> None:
         entries = [json.loads(line) for line in answer.split(b"\r\n") if line.startswith(b"{")]
         assert entries[:2] == [{"result": api.validate(record)}] * 2
         assert entries[2]["error"]["code"] == "REQUEST_TIMEOUT" and len(entries) == 3
+        # A body that comes too slowly is answered 408 while its client is still sending it: the
+        # client sends the rest, slowly, then reads the answer, and gets it, not a broken pipe (the
+        # server shut the socket's reading side to end its wait, then closed it at once, and a
+        # client sending on was reset; now it reads on and discards what comes).
+        with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as client:
+            client.sendall(b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                           b"Content-Length: 301000\r\n\r\n" + b" " * 1000)
+            assert select.select([client], [], [], 10)[0]  # (the answer has come, unread)
+            for _ in range(3):
+                client.sendall(b" " * 100000)
+                time.sleep(0.2)
+            head, body, _ = _answer_then_closed(client)
+        assert head.startswith(b"HTTP/1.1 408"), head
+        assert json.loads(body)["code"] == "REQUEST_TIMEOUT"
         assert requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=5).json() == {"status": "SERVING"}
     finally:
         for client in stalled:
@@ -228,5 +244,44 @@ def test_answers_without_the_body_close_at_once() -> None:
     finally:
         for client in clients:
             client.close()
+        output = stop(server)
+    assert server.returncode == 0, output
+
+
+def test_a_body_answered_unread_gets_its_answer_not_a_reset() -> None:
+    """A client that sends its whole body before it reads the answer, as http.client, urllib and
+    requests do, gets the answer the server gave before reading the body (413 for a Content-Length
+    over the limit, 404 for a wrong route), not "connection reset by peer", 20 times in a row: the
+    server shuts its sending side after the answer and reads and discards the rest of the body
+    until the client closes (a lingering close). Closed with the body unread, the socket made the
+    kernel reset the connection, and the reset discarded the answer the client had not read yet.
+    The body, 16 MiB, is far beyond what the sockets' buffers hold on loopback (a few MiB), so that
+    the client is still sending when the server has answered: without the lingering close every
+    attempt failed (the client's send with EPIPE or ECONNRESET, or its read with ECONNRESET). A
+    keep-alive connection answered as ever stays open for its next request."""
+    server, rest_port, _ = serve(1)
+    size = 16 << 20
+    body = b" " * size
+    try:
+        for path, status, code in [("/v1/hands:validate", b"413", "PAYLOAD_TOO_LARGE")] * 20 + [("/v1/nowhere", b"404", "NOT_FOUND")] * 3:
+            with socket.create_connection(("127.0.0.1", rest_port), timeout=30) as client:
+                client.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                               f"Content-Length: {size}\r\n\r\n".encode() + body)
+                head, answer, _ = _answer_then_closed(client)
+            assert head.startswith(b"HTTP/1.1 " + status), head
+            assert b"\r\nConnection: close\r\n" in head, head
+            assert json.loads(answer)["code"] == code
+        record, _ = load_example(rentoy_examples()[0])
+        keep_alive = http.client.HTTPConnection("127.0.0.1", rest_port, timeout=10)
+        try:
+            keep_alive.request("GET", "/healthz")
+            assert keep_alive.getresponse().read() == b'{"status":"SERVING"}\n'
+            sock = keep_alive.sock
+            keep_alive.request("POST", "/v1/hands:validate", body=json.dumps(record), headers={"Content-Type": "application/json"})
+            assert json.loads(keep_alive.getresponse().read()) == api.validate(record)
+            assert keep_alive.sock is sock and sock is not None  # (the same connection)
+        finally:
+            keep_alive.close()
+    finally:
         output = stop(server)
     assert server.returncode == 0, output
