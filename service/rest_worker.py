@@ -33,7 +33,10 @@ thread). The close lingers, as nginx's does: the answer is followed by its end (
 the client still sends is read and discarded by the worker's event loop, without waiting, until
 the client closes (at most ``LINGER_BYTES`` and ``LINGER_SECONDS``); closed with the body unread,
 the socket would answer the rest of it with a reset, and a client that reads the answer only once
-it has sent its body (http.client, urllib) would get "connection reset by peer" instead.
+it has sent its body (http.client, urllib) would get "connection reset by peer" instead. Every
+other connection that closes after its answer (the client's ``Connection: close``, an error
+gunicorn answered) lingers the same way: gunicorn's graceful close waited for the client's end on
+the event loop, up to two seconds, and every other connection of the worker waited with it.
 
 Also here, as it reads gunicorn's body readers: ``ArrivedBody``, gunicorn's request body read as
 it arrives, through which the NDJSON stream answers each line as soon as it has come.
@@ -236,11 +239,13 @@ class ProblemWorker(ThreadWorker):
         return keepalive
 
     def finish_request(self, conn: Any, fs: Any) -> None:
-        """gunicorn's, except for a connection the app closed (``Connection: close``): gunicorn
-        would close it gracefully, on the worker's one event-loop thread, waiting up to two
-        seconds for the client to close its side and reading at most 64 KiB meanwhile, and the
-        client of an unfinished body does not close. It lingers instead (``_linger``)."""
-        if getattr(conn, "naipes_close_at_once", False) and not fs.cancelled() and fs.exception() is None and fs.result() is False:
+        """gunicorn's, except for a connection that closes after its answer (the app's
+        ``Connection: close``, the client's, or an error gunicorn answered): gunicorn would close
+        it gracefully on the worker's one event-loop thread, waiting up to two seconds for the
+        client to close its side, and every other connection of the worker waited with it (a
+        client that keeps its side open, as the client of an unfinished body does, held them all).
+        It lingers instead (``_linger``), without waiting."""
+        if not fs.cancelled() and fs.exception() is None and fs.result() is False:
             self._linger(conn)
             return
         super().finish_request(conn, fs)
@@ -252,7 +257,7 @@ class ProblemWorker(ThreadWorker):
         or ``LINGER_BYTES`` at most (``murder_keepalived``), and the socket is closed then. A socket
         whose reading side was shut here is read at every turn of the loop instead, its sending
         side left open, and closed once nothing has come for ``LINGER_IDLE_SECONDS``."""
-        read_shut = conn.naipes_close_at_once == READ_SHUT
+        read_shut = getattr(conn, "naipes_close_at_once", False) == READ_SHUT
         try:
             conn.sock.setblocking(False)
             if not read_shut:

@@ -285,3 +285,33 @@ def test_a_body_answered_unread_gets_its_answer_not_a_reset() -> None:
     finally:
         output = stop(server)
     assert server.returncode == 0, output
+
+
+def test_clients_that_keep_a_closed_connection_open_do_not_stall_the_others() -> None:
+    """A connection the server closes after its answer (the client asked ``Connection: close``,
+    or gunicorn answered a request it could not read, 431 here) is closed lingering without waiting
+    (``ProblemWorker._linger``): a client that reads its answer and keeps its side open stalls no
+    one. gunicorn's own graceful close waited on the worker's one event-loop thread for up to two
+    seconds for that client to close, and every other connection of the worker, health checks
+    included, waited with it: three such clients in a row held a health check for about 6 s."""
+    server, rest_port, _ = serve(1)
+    held: list[socket.socket] = []
+    try:
+        requests_ = [b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                     b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n"]
+        for raw in requests_ * 2:
+            client = socket.create_connection(("127.0.0.1", rest_port), timeout=10)
+            held.append(client)  # read the answer, and keep the connection open
+            client.sendall(raw)
+            head = client.recv(65536)
+            assert head.startswith((b"HTTP/1.1 200", b"HTTP/1.1 431")), head
+        start = time.monotonic()
+        answer = requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=30)
+        waited = time.monotonic() - start
+        assert answer.status_code == 200
+        assert waited < 1.0, f"the health check waited {waited:.1f} s for the clients that kept their connections open"
+    finally:
+        for client in held:
+            client.close()
+        output = stop(server)
+    assert server.returncode == 0, output
