@@ -296,7 +296,7 @@ def loads(text: bytes | str, what: str) -> Any:
     return data
 
 
-class _Twice(dict):
+class _Twice(dict[str, Any]):
     """A JSON object in which ``key`` was given twice."""
 
     key = ""
@@ -412,7 +412,8 @@ def to_json(message: Message) -> dict[str, Any]:
         return _print(message, _type(message.DESCRIPTOR), True)
     except _Doubt:
         data = json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
-        return _prune(data, message.DESCRIPTOR)
+        pruned: dict[str, Any] = _prune(data, message.DESCRIPTOR)
+        return pruned
 
 
 def _prune(data: Any, descriptor: Any) -> Any:

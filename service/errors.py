@@ -10,6 +10,7 @@ transport itself raises. A rule violation is not an error: it is a successful va
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 
@@ -92,10 +93,10 @@ def from_exception(exc: BaseException) -> ServiceError:
     return ServiceError("INTERNAL", f"internal error ({type(exc).__name__}); the request was not processed and the server goes on")
 
 
-def problem(error: ServiceError) -> dict:
+def problem(error: ServiceError) -> dict[str, Any]:
     """The RFC 9457 ``application/problem+json`` body of an error."""
     kind = error.kind
-    body: dict = {"type": f"urn:naipes:error:{error.code}", "title": kind.title, "status": kind.http_status,
+    body: dict[str, Any] = {"type": f"urn:naipes:error:{error.code}", "title": kind.title, "status": kind.http_status,
                   "detail": error.message, "code": error.code}
     if error.field is not None:
         body["field"] = error.field

@@ -150,7 +150,7 @@ class _Page:
         return int(words[1]), html.unescape(message[1].decode("latin-1").strip()) if message else ""
 
 
-class _Request(Request):
+class _Request(Request):  # type: ignore[misc]  # (gunicorn has no type hints)
     """gunicorn's request, which keeps its head's header lines as they came (``head``), and is put
     on the exception it raises when it cannot be read (``naipes_request``): the answer to a request
     whose headers gunicorn could not read still knows its Origin (``request_head``)."""
@@ -188,7 +188,7 @@ def request_head(req: Any, exc: BaseException) -> tuple[str | None, Callable[[st
     return getattr(request, "method", None), lambda name: fields.get(name.lower())
 
 
-class ProblemWorker(ThreadWorker):
+class ProblemWorker(ThreadWorker):  # type: ignore[misc]  # (gunicorn has no type hints)
     """gunicorn's gthread worker, its errors answered as problem JSON (the module's docstring)."""
 
     wsgi: Any  # (gunicorn's: the app)
@@ -379,7 +379,7 @@ class ArrivedBody(io.RawIOBase):
         """What has arrived of the body, waiting only when nothing has (empty: the body's end)."""
         held = self.body.buf  # what gunicorn's Body read ahead, if the body was read before
         if held.tell():
-            data = held.getvalue()
+            data: bytes = held.getvalue()
             self.body.buf = io.BytesIO()
             return data
         reader = self.reader
