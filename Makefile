@@ -65,8 +65,8 @@ buf-lint: $(IMAGE)
 ruff: install
 	$(BIN)/ruff check engine service clients tools setup.py tests bench
 
-# The engine and the Python client with its examples pass mypy --strict (STYLE.md, habit 16);
-# the service, with the generated stubs.
+# The engine, the Python client with its examples, and the service with the generated stubs and
+# tools (pyproject.toml's [tool.mypy], strict) pass mypy --strict (STYLE.md, habit 16).
 mypy: install
 	$(BIN)/mypy --strict engine
 	$(BIN)/mypy --strict clients/python clients/examples

@@ -116,7 +116,7 @@ def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext
 def rpc_handlers() -> grpc.GenericRpcHandler:
     """One handler per RPC of the service descriptor, wire bytes in and out: unary RPCs call their
     shared handler's (``WIRE_HANDLERS``); ValidateHands streams through the validation pool."""
-    handlers: dict[str, grpc.RpcMethodHandler] = {}
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for method in SERVICE.methods:
         if method.client_streaming or method.server_streaming:
             handlers[method.name] = grpc.stream_stream_rpc_method_handler(_stream_method(method.name))
