@@ -492,6 +492,20 @@ def test_python_clients_name_the_field_json_cannot_hold_past_a_shared_value(clie
         "code": "INVALID_FIELD", "field": "table.score[2]", "message": "table.score[2]: JSON cannot hold a reference to itself"}}]
 
 
+def test_python_clients_agree_on_a_key_json_cannot_hold(clients) -> None:
+    """A NaN as a key (``rules={nan: 1}``) is INVALID_FIELD naming ``rules`` in the same words from
+    both clients, for a stream's record and for a call (REST said "the record: JSON cannot hold Out
+    of range float values are not JSON compliant", gRPC "rules: bad argument type for built-in
+    operation")."""
+    record = dict(RECORD, rules={float("nan"): 1})
+    want = {"code": "INVALID_FIELD", "field": "rules", "message": "rules: JSON cannot hold a key nan"}
+    for client in clients:
+        assert list(client.validate_hands([RECORD, record])) == [{"result": api.validate(RECORD)}, {"error": want}], type(client).__name__
+        with pytest.raises(NaipesError) as raised:
+            client.validate_hand(record)
+        assert (raised.value.code, raised.value.field, raised.value.message) == (want["code"], want["field"], want["message"]), type(client).__name__
+
+
 def test_javascript_client_answers_a_record_json_cannot_hold_in_its_place(rest_url: str, tmp_path: Path) -> None:
     """NaN (which JSON.stringify writes as null) and a BigInt (on which it throws) are
     INVALID_FIELD naming the field, in the record's place; the others are validated."""

@@ -101,7 +101,8 @@ def _unwritable(value: object, path: str, enclosing: set[int]) -> tuple[str, str
         enclosing.add(id(value))
         items = value.items() if isinstance(value, dict) else enumerate(value)
         for key, item in items:
-            if isinstance(value, dict) and not isinstance(key, str | int | float | bool | None):
+            if isinstance(value, dict) and (not isinstance(key, str | int | float | bool | None)
+                                            or isinstance(key, float) and not math.isfinite(key)):
                 return path, f"a key {key!r}"
             found = _unwritable(item, f"{path}[{key}]" if not isinstance(value, dict) else f"{path}.{key}" if path else str(key), enclosing)
             if found:
@@ -176,7 +177,11 @@ class RestClient:
         self.timeout = timeout
 
     def _call(self, method: str, path: str, body: JSON | None = None) -> JSON:
-        data = None if body is None else json.dumps(body).encode()
+        text = None if body is None else _record_text(body)
+        if isinstance(text, dict):  # JSON cannot hold it: refused before sending, as the gRPC client does
+            error = text["error"]
+            raise NaipesError(error["code"], error["message"], error.get("field"))
+        data = None if text is None else text.encode()
         request = urllib.request.Request(self.base_url + path, data=data, method=method,
                                          headers={"Content-Type": "application/json"} if data else {})
         with _rest_errors(self.base_url):
@@ -279,6 +284,10 @@ class GrpcClient:
         try:
             return from_json(data, cls())
         except ServiceError as exc:
+            unwritable = _unwritable(data, "", set())  # (in the REST client's words, where JSON cannot hold it)
+            if unwritable is not None:
+                field, what = unwritable
+                raise NaipesError("INVALID_FIELD", f"{field or 'the request'}: JSON cannot hold {what}", field or None) from None
             raise NaipesError(exc.code, exc.message, exc.field) from None
 
     @staticmethod
