@@ -23,10 +23,12 @@ import argparse
 import logging
 import os
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -46,12 +48,18 @@ def _env_int(name: str, default: int) -> int:
     return int(value) if value else default
 
 
-def _worker_tmp_dir() -> list[str]:
-    """gunicorn's heartbeat files in /dev/shm, a memory file system, where there is one (gunicorn's
-    advice for containers): a container's root file system may be read-only (deploy/k8s), and
-    without a writable temporary directory gunicorn cannot start."""
+def _shm() -> str | None:
+    """/dev/shm, a memory file system, if there is one this process may write to."""
     shm = "/dev/shm"
-    return ["--worker-tmp-dir", shm] if os.path.isdir(shm) and os.access(shm, os.W_OK) else []
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+
+
+def _worker_tmp_dir() -> list[str]:
+    """gunicorn's heartbeat files in /dev/shm, where there is one (gunicorn's advice for
+    containers): a container's root file system may be read-only (deploy/k8s), and without a
+    writable temporary directory gunicorn cannot start."""
+    shm = _shm()
+    return ["--worker-tmp-dir", shm] if shm else []
 
 
 def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
@@ -60,10 +68,16 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
     SIGINT or SIGTERM, or when one dies. NAIPES_WORKERS is passed on (the number of serving
     processes); each process's pool for the streaming validator has NAIPES_STREAM_WORKERS
     processes, else one per CPU the server may use (service/stream.py), whatever ``workers``."""
+    from prometheus_client import multiprocess
+
     workers = max(1, workers)
     if grpc_port == 0 and workers > 1:
         raise SystemExit("naipes serve: several gRPC workers share one port: give --grpc-port (not 0)")
-    env = {**os.environ, "NAIPES_WORKERS": str(workers)}
+    # The metrics of every process, summed at /metrics (service/metrics.py): prometheus_client's
+    # multiprocess mode, in a fresh directory of this server's own, in memory where /dev/shm is
+    # (else in the temporary directory: an in-memory emptyDir under deploy/k8s), removed at stop.
+    metrics_dir = tempfile.mkdtemp(prefix="naipes-metrics-", dir=_shm())
+    env = {**os.environ, "NAIPES_WORKERS": str(workers), "PROMETHEUS_MULTIPROC_DIR": metrics_dir}
     grpc_command = [sys.executable, "-m", "service.grpc_server", "--host", host, "--port", str(grpc_port)]
     children = {f"gRPC worker {i + 1}" if workers > 1 else "gRPC": subprocess.Popen(grpc_command, env=env) for i in range(workers)}
     # gthread workers: keep-alive connections, and a long ValidateHands stream does not trip the
@@ -75,10 +89,11 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
     # --reuse-port: each worker listens on its own SO_REUSEPORT socket and the kernel spreads the
     # connections, as for gRPC; on one shared socket a gthread worker accepts every connection it
     # can, so one worker held all of a client's keep-alive connections and the other stayed idle.
+    # --config: service/gunicorn_conf.py, a worker that exits is marked dead for the metrics.
     children["REST"] = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--worker-class", REST_WORKER_CLASS, "--threads", str(REST_THREADS),
          "--reuse-port", "--bind", f"{host}:{rest_port}", "--graceful-timeout", "5", "--log-level", "warning",
-         "--no-control-socket", *_worker_tmp_dir(), "service.rest:create_app()"], env=env)
+         "--no-control-socket", "--config", "python:service.gunicorn_conf", *_worker_tmp_dir(), "service.rest:create_app()"], env=env)
     stopping: list[int] = []
 
     def on_signal(signum: int, _frame: Any) -> None:
@@ -96,6 +111,8 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
                          time.monotonic() - started, host, rest_port, workers, host, grpc_port, workers)
             dead = [name for name, child in children.items() if child.poll() is not None]
             if dead:
+                for name in dead:  # (its live gauges leave the metrics' sums at once)
+                    multiprocess.mark_process_dead(children[name].pid, metrics_dir)  # type: ignore[no-untyped-call]
                 log.error("naipes: the %s server exited (status %s); stopping", dead[0], children[dead[0]].returncode)
                 status = 1
                 break
@@ -113,6 +130,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
                 child.wait()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+        shutil.rmtree(metrics_dir, ignore_errors=True)
     log.info("naipes stopped")
     return status
 

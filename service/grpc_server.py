@@ -17,6 +17,7 @@ import logging
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent import futures
 from typing import Any
@@ -28,7 +29,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
-from service import stream
+from service import metrics, stream
 from service.errors import DOMAIN, MAX_REQUEST_BYTES, ServiceError, from_exception
 from service.handlers import SERVICE, WIRE_HANDLERS
 
@@ -75,15 +76,21 @@ def status_of(error: ServiceError) -> status_pb2.Status:
 
 
 def _method(name: str, handler: Callable[[Any], Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
+    calls = metrics.Calls("grpc", name)
+
     def call(request: Any, context: grpc.ServicerContext) -> Any:
         next(_calls)
+        started = time.perf_counter()
         try:
-            return handler(request)
+            answer = handler(request)
         except Exception as exc:  # every failure becomes a status; the server lives on
             error = from_exception(exc)
+            calls.done(error.code, started)
             if error.code == "INTERNAL":
                 log.exception("%s failed", name)
             context.abort_with_status(rpc_status.to_status(status_of(error)))
+        calls.done("OK", started)
+        return answer
 
     call.__name__ = name
     return call
@@ -91,23 +98,33 @@ def _method(name: str, handler: Callable[[Any], Any]) -> Callable[[Any, grpc.Ser
 
 def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext], Iterator[bytes]]:
     """A streaming RPC over wire bytes: the records go to the validation pool unparsed and their
-    answers come back serialized (``service.stream``); a bad record is an ``error`` entry."""
+    answers come back serialized (``service.stream``); a bad record is an ``error`` entry. The
+    call is counted when it ends (``CANCELLED``: its client went away), its records batch by batch."""
+    calls, count = metrics.Calls("grpc", name), metrics.stream_records("grpc")
+
     def call(requests: Iterator[bytes], context: grpc.ServicerContext) -> Iterator[bytes]:
+        started = time.perf_counter()
         try:
-            release = stream.slots().take()
+            release = metrics.streaming("grpc", stream.slots().take())
         except ServiceError as error:
+            calls.done(error.code, started)
             context.abort_with_status(rpc_status.to_status(status_of(error)))
-        if not context.add_callback(release):  # when the call ends, however it ends
-            release()  # (it has ended already)
-            return
-        answers = stream.validate_wire(requests)
+        code = "CANCELLED"  # unless the stream ends otherwise
         try:
-            yield from answers
-        except grpc.RpcError:  # the client went away
-            return
-        except Exception as exc:
-            log.exception("%s failed", name)
-            context.abort_with_status(rpc_status.to_status(status_of(from_exception(exc))))
+            if not context.add_callback(release):  # when the call ends, however it ends
+                release()  # (it has ended already)
+                return
+            try:
+                yield from stream.validate_wire(requests, count)
+            except grpc.RpcError:  # the client went away
+                return
+            except Exception as exc:
+                log.exception("%s failed", name)
+                code = "INTERNAL"
+                context.abort_with_status(rpc_status.to_status(status_of(from_exception(exc))))
+            code = "OK"
+        finally:
+            calls.done(code, started)
 
     call.__name__ = name
     return call
@@ -125,6 +142,21 @@ def rpc_handlers() -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(SERVICE.full_name, handlers)
 
 
+class _Health(health.HealthServicer):
+    """The standard health service, its ``Check`` counted as the service's calls are."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = metrics.Calls("grpc", "Check")
+
+    def Check(self, request: health_pb2.HealthCheckRequest, context: grpc.ServicerContext) -> health_pb2.HealthCheckResponse:
+        started = time.perf_counter()
+        answer = super().Check(request, context)
+        # (A service it does not know is answered NOT_FOUND, with an empty answer: status UNKNOWN.)
+        self.calls.done("OK" if answer.status else "NOT_FOUND", started)
+        return answer
+
+
 def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | None = None,
                   max_calls: int = MAX_CALLS) -> tuple[grpc.Server, int]:
     """A started-ready (not yet started) server bound to ``host:port``; returns it and its port.
@@ -138,7 +170,7 @@ def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | Non
                  ("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", STREAM_WINDOW)],
     )
     server.add_generic_rpc_handlers((rpc_handlers(),))
-    health_servicer = health.HealthServicer()
+    health_servicer = _Health()
     for name in ("", SERVICE.full_name):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -11,8 +11,9 @@ vouches for it (``codec.request_from_json``), the same JSON the message would pr
 ``application/problem+json`` with the code of the error table, the same code gRPC puts in
 ``ErrorInfo.reason``.
 
-Also served: ``GET /healthz`` (infrastructure, like gRPC's health service) and
-``GET /v1/openapi.json`` (generated from the same descriptors).
+Also served: ``GET /healthz`` (infrastructure, like gRPC's health service), ``GET /metrics``
+(Prometheus' text format: ``service.metrics``, which counts every request) and ``GET
+/v1/openapi.json`` (generated from the same descriptors).
 
 Run: ``naipes serve``, or ``gunicorn --worker-class service.rest_worker.ProblemWorker --threads 4
 'service.rest:create_app()'``: that worker answers the errors of HTTP itself (a request gunicorn
@@ -42,7 +43,7 @@ from gunicorn.http.errors import ParseException
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
 from engine.errors import shown
-from service import codec, cors, stream
+from service import codec, cors, metrics, stream
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception, problem
 from service.handlers import ANSWERS, SERVICE
 from service.rest_worker import READ_SHUT, arrived_body
@@ -317,6 +318,7 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
     """A streaming RPC over HTTP/1.1: the body is NDJSON, read line by line while the answers
     are written, one line per record and in order, as the pool validates them
     (``service.stream``). No limit on the body's size; each line is limited like a request."""
+    count = metrics.stream_records("rest")
 
     def endpoint(**_path: str) -> Response:
         if request.mimetype and request.mimetype not in _NDJSON_TYPES:
@@ -341,12 +343,12 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
             body = request.stream
         # A stream beyond the slots is refused at once, its body unread (``on_error``: the
         # connection closes with the answer); only a stream that holds a slot waits on its body.
-        release = stream.slots().take()
+        release = metrics.streaming("rest", stream.slots().take())
         sock = _client_socket()
         if sock is not None:
             sock.settimeout(stream.IDLE_SECONDS)  # (gunicorn makes it non-blocking again for the connection's next request)
         try:
-            response = Response(stream.validate_ndjson(stream.read_lines(body, buffer=buffer)), status=200, mimetype=NDJSON)
+            response = Response(stream.validate_ndjson(stream.read_lines(body, buffer=buffer), count), status=200, mimetype=NDJSON)
         except BaseException:
             release()
             raise
@@ -363,6 +365,7 @@ def _json(data: Any, status: int, mimetype: str = "application/json") -> Respons
 
 def problem_response(error: ServiceError, headers: dict[str, str] | None = None) -> Response:
     response = _json(problem(error), error.kind.http_status, "application/problem+json")
+    request.environ[metrics.CODE] = error.code  # (the code the request is counted under)
     if error.kind.retry_after is not None:
         response.headers["Retry-After"] = str(error.kind.retry_after)
     response.headers.update(headers or {})
@@ -403,6 +406,9 @@ def create_app() -> Flask:
     openapi = document(routes)
     app.add_url_rule("/v1/openapi.json", "openapi", lambda: _json(openapi, 200), methods=["GET"])
     app.add_url_rule("/healthz", "healthz", lambda: _json({"status": "SERVING"}, 200), methods=["GET"])
+    app.add_url_rule("/metrics", "metrics", lambda: Response(metrics.exposition(), mimetype=None, content_type=metrics.CONTENT_TYPE),
+                     methods=["GET"])
+    metrics.instrument(app)
     origins = cors.allowed_origins()
     if origins:
         app.after_request(_cors(origins))
@@ -419,6 +425,7 @@ def create_app() -> Flask:
         for route, view in variable_routes:
             values = _path_values(route, segments)
             if values is not None and route.verb == request.method:
+                request.environ[metrics.ENDPOINT] = route.method.name  # (counted as the route it is)
                 return view(**{f"v{i}": value for i, value in enumerate(values)})
         return None
 
@@ -427,6 +434,7 @@ def create_app() -> Flask:
         if isinstance(exc, ParseException):
             # gunicorn could not read the body (a bad chunk): its worker answers, as it answers the
             # requests it cannot read at all, and closes the connection (service.rest_worker).
+            request.environ[metrics.CODE] = "MALFORMED_REQUEST"  # (its code for it)
             raise exc
         if isinstance(exc, HTTPException):
             response = _http_error(exc)

@@ -35,7 +35,7 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -61,6 +61,7 @@ BATCH = 32  # messages per round trip to a worker, at most
 BATCH_BYTES = 256 * 1024
 MAX_BATCH = 1000  # records in one message's batch, at most
 BATCHES_PER_WORKER = 2  # batches in flight per worker process: one running, one queued
+Counting = Callable[[Mapping[str, int]], None]  # counts a batch's records answered, {code: records} (service.metrics)
 
 
 # ---- one record (runs in the worker processes) -----------------------------------------------
@@ -72,14 +73,15 @@ def answer(request: pb.ValidateHandsRequest, unreadable: dict[int, dict[str, Any
     return _message(answer_json(to_engine(request), unreadable))
 
 
-def answer_bytes(request: dict[str, Any]) -> bytes:
+def answer_bytes(request: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
     """The serialized answer to a message in its JSON form (``answer`` serialized), written by
-    the codec straight from the answer's JSON (``to_wire``)."""
+    the codec straight from the answer's JSON (``to_wire``); and that answer's JSON."""
     data = answer_json(request)
     try:
-        return to_wire(data, pb.ValidateHandsResponse)
+        return to_wire(data, pb.ValidateHandsResponse), data
     except Exception:  # an answer the schema cannot hold
-        return _message(data).SerializeToString()
+        message = _message(data)
+        return message.SerializeToString(), to_json(message)
 
 
 def _message(data: dict[str, Any]) -> pb.ValidateHandsResponse:
@@ -153,16 +155,35 @@ def _response(data: dict[str, Any]) -> pb.ValidateHandsResponse:
         return from_engine({**head, "error": problem(exc)}, pb.ValidateHandsResponse)
 
 
-def answer_wire(batch: list[bytes]) -> list[bytes]:
+class Answers(list[bytes]):
+    """A batch's answers, as the pool sends them back: with ``codes``, how many records they
+    answer by code (``OK``, or the record's error's), for the metrics (``pipelined``'s ``count``).
+    An item of a message's batch is a record; a message answered whole by an error counts one."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.codes: dict[str, int] = {}
+
+    def add(self, answer: bytes, data: dict[str, Any]) -> None:
+        """Appends ``answer``, whose JSON is ``data``."""
+        self.append(answer)
+        codes = self.codes
+        for item in data.get("batch") or (data,):
+            code = item["error"]["code"] if "error" in item else "OK"
+            codes[code] = codes.get(code, 0) + 1
+
+
+def answer_wire(batch: list[bytes]) -> Answers:
     """Serialized requests -> serialized responses (gRPC)."""
-    out = []
+    out = Answers()
     for data in batch:
         try:
             request = request_json(data, pb.ValidateHandsRequest)
         except Exception as exc:  # not a ValidateHandsRequest (or, unexpected, INTERNAL): the message's error
-            out.append(from_engine({"error": problem(exc)}, pb.ValidateHandsResponse).SerializeToString())
+            error = {"error": problem(exc)}
+            out.add(from_engine(error, pb.ValidateHandsResponse).SerializeToString(), error)
             continue
-        out.append(answer_bytes(request))
+        out.add(*answer_bytes(request))
     return out
 
 
@@ -242,12 +263,12 @@ def line_json(line: bytes) -> dict[str, Any] | None:
     return engine_request(data, pb.ValidateHandsRequest)
 
 
-def answer_ndjson(batch: list[Line]) -> list[bytes]:
+def answer_ndjson(batch: list[Line]) -> Answers:
     """Lines of NDJSON -> lines of the responses' JSON (REST), printed from the answers' JSON as
     REST's other answers are (service/handlers.py)."""
     from service.codec import dumps_bytes
 
-    out = []
+    out = Answers()
     for line in batch:
         try:
             if line is Ending.TOO_LARGE:
@@ -270,19 +291,27 @@ def answer_ndjson(batch: list[Line]) -> list[bytes]:
                 data = to_json(_message(answered))
         except Exception as exc:  # the line's error (INTERNAL if unexpected, and logged), not its batch's
             data = {**(line_id(line) if isinstance(line, bytes) else {}), "error": problem(exc)}
-        out.append(dumps_bytes(data) + b"\n")
+        out.add(dumps_bytes(data) + b"\n", data)
     return out
 
 
-def internal_wire(batch: list[bytes], _exc: BaseException) -> list[bytes]:
-    error = from_engine({"error": problem_json(from_exception(RuntimeError()))}, pb.ValidateHandsResponse)
-    return [error.SerializeToString()] * len(batch)
+def _internal(batch: list[Any], answer: Callable[[dict[str, Any]], bytes]) -> Answers:
+    """An INTERNAL error for each message of a batch whose work failed."""
+    error = {"error": problem_json(from_exception(RuntimeError()))}
+    data, out = answer(error), Answers()
+    for _ in batch:
+        out.add(data, error)
+    return out
 
 
-def internal_ndjson(batch: list[Line], _exc: BaseException) -> list[bytes]:
+def internal_wire(batch: list[bytes], _exc: BaseException) -> Answers:
+    return _internal(batch, lambda error: from_engine(error, pb.ValidateHandsResponse).SerializeToString())
+
+
+def internal_ndjson(batch: list[Line], _exc: BaseException) -> Answers:
     from service.codec import dumps_bytes
 
-    return [dumps_bytes({"error": problem_json(from_exception(RuntimeError()))}) + b"\n"] * len(batch)
+    return _internal(batch, lambda error: dumps_bytes(error) + b"\n")
 
 
 # ---- the pool ------------------------------------------------------------------------------
@@ -501,23 +530,25 @@ IDLE_SECONDS = float(os.environ.get("NAIPES_STREAM_IDLE_SECONDS", "30"))  # how 
 
 
 def pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure: Callable[[list[T], BaseException], list[R]],
-              executor: ProcessPoolExecutor | None = None, workers: int | None = None, batch: int = BATCH) -> Iterator[R]:
+              executor: ProcessPoolExecutor | None = None, workers: int | None = None, batch: int = BATCH,
+              count: Counting | None = None) -> Iterator[R]:
     """``work`` over ``items`` in batches on the pool, answers in input order.
 
     At most a ``Window`` of items (as many as the batches in flight and one more hold, in number
     and in bytes) is read and not yet answered: the input is read by a thread that waits for room
     before each item, so a fast client is held back by TCP flow control rather than by the
     server's memory. A batch whose worker failed is answered by
-    ``on_failure`` (an INTERNAL error per item) and a fresh pool takes over.
+    ``on_failure`` (an INTERNAL error per item) and a fresh pool takes over. ``count`` is given
+    the ``codes`` of each batch's answers that are ``Answers`` (the metrics' records).
     """
     with _using_pool():
         executor = executor or pool()
         workers = workers or (_pool_processes if executor is _pool else pool_size())
-        yield from _pipelined(items, work, on_failure, executor, workers, batch)
+        yield from _pipelined(items, work, on_failure, executor, workers, batch, count)
 
 
 def _pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure: Callable[[list[T], BaseException], list[R]],
-               executor: ProcessPoolExecutor, workers: int, batch: int) -> Iterator[R]:
+               executor: ProcessPoolExecutor, workers: int, batch: int, count: Counting | None = None) -> Iterator[R]:
     max_batches = BATCHES_PER_WORKER * workers
     window = Window((max_batches + 1) * batch, (max_batches + 1) * BATCH_BYTES)
     events: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
@@ -557,6 +588,8 @@ def _pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failur
                         if executor is _pool:
                             _discard_pool(executor)
                             executor = pool()
+                if count is not None and isinstance(answers, Answers):
+                    count(answers.codes)
                 for item, out in zip(chunk, answers, strict=True):
                     yield out
                     window.give(_size(item))
@@ -635,14 +668,14 @@ def _chunk_length(buffer: list[T], batch: int) -> int:
     return n
 
 
-def validate_wire(requests: Iterable[bytes]) -> Iterator[bytes]:
-    """gRPC: serialized requests in, serialized responses out, in order."""
-    return pipelined(requests, answer_wire, internal_wire)
+def validate_wire(requests: Iterable[bytes], count: Counting | None = None) -> Iterator[bytes]:
+    """gRPC: serialized requests in, serialized responses out, in order (``count``: ``pipelined``'s)."""
+    return pipelined(requests, answer_wire, internal_wire, count=count)
 
 
-def validate_ndjson(lines: Iterable[Line]) -> Iterator[bytes]:
-    """REST: NDJSON lines in (blank lines skipped), response lines out, in order."""
-    return pipelined((line for line in lines if isinstance(line, Ending) or line.strip()), answer_ndjson, internal_ndjson)
+def validate_ndjson(lines: Iterable[Line], count: Counting | None = None) -> Iterator[bytes]:
+    """REST: NDJSON lines in (blank lines skipped), response lines out, in order (``count``: ``pipelined``'s)."""
+    return pipelined((line for line in lines if isinstance(line, Ending) or line.strip()), answer_ndjson, internal_ndjson, count=count)
 
 
 # The buffer over a raw stream (``read_lines``). A raw stream's read that returns what has arrived

@@ -1,0 +1,162 @@
+"""Prometheus metrics (docs/api.md, "Metrics"): every call answered over either transport, by its
+method and code, and how long it took; the records the ValidateHands streams answered; the streams
+in progress. Served at ``GET /metrics`` on the REST port, in Prometheus' text format.
+
+Every label value comes from a closed set, whatever a client sends: ``transport`` is ``grpc`` or
+``rest``; ``method`` an RPC's name in the service descriptor, ``Check`` (the gRPC health check),
+or for REST's routes outside the schema ``healthz``, ``metrics``, ``openapi``, and ``other`` for
+any path that is no route; ``code`` is ``OK``, a code of the error table (``service.errors``) or
+``CANCELLED`` (a gRPC stream whose client went away).
+
+Under ``naipes serve`` its processes write their metrics to files in one directory
+(prometheus_client's multiprocess mode: ``PROMETHEUS_MULTIPROC_DIR``, which ``naipes serve`` sets
+for its children), and ``/metrics``, answered by any gunicorn worker, sums them over every process.
+Without it (a server made by ``create_app`` or ``create_server``, ``python -m
+service.grpc_server``), the metrics are the process's own, in prometheus_client's default registry.
+
+The instruments are made once per method, before any call, so that a call costs a clock read, a
+histogram's observation and a counter's increment (a few microseconds: bench/NOTES.md).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess
+
+from service.handlers import SERVICE
+
+if TYPE_CHECKING:
+    from flask import Flask
+
+# The methods of REST's routes outside the schema, by their Flask endpoint; ``other``: no route.
+REST_EXTRAS = ("healthz", "metrics", "openapi", "other")
+REST_METHODS = (*(method.name for method in SERVICE.methods), *REST_EXTRAS)
+# Seconds: a unary call is answered in 0.1-50 ms; a stream may take minutes (+Inf).
+BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 10.0)
+
+REQUESTS = Counter("naipes_requests_total", "Calls answered, by transport, method and code (OK or the error table's)",
+                   ["transport", "method", "code"])
+DURATION = Histogram("naipes_request_duration_seconds", "Time to answer a call (a stream: its whole length)",
+                     ["transport", "method"], buckets=BUCKETS)
+STREAM_RECORDS = Counter("naipes_stream_records_total", "Records answered by ValidateHands streams, by code (OK or the record's error)",
+                         ["transport", "code"])
+STREAMS = Gauge("naipes_streams_in_progress", "ValidateHands streams being validated now", ["transport"], multiprocess_mode="livesum")
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST  # /metrics' answer (Prometheus' text format)
+# The environ keys under which the REST app leaves the error code of its answer (``service.rest``)
+# and the endpoint of the route it took.
+CODE, ENDPOINT = "naipes.code", "naipes.endpoint"
+MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR" in os.environ  # (prometheus_client chose its mode by it at import)
+
+
+class Calls:
+    """The instruments of one method over one transport: ``done(code, started)`` counts a call
+    answered with ``code``, started at ``time.perf_counter()`` ``started``."""
+
+    def __init__(self, transport: str, method: str) -> None:
+        self.transport, self.method = transport, method
+        self.duration = DURATION.labels(transport, method)
+        self.codes = {"OK": REQUESTS.labels(transport, method, "OK")}  # each code's child, made on its first call
+
+    def done(self, code: str, started: float) -> None:
+        self.duration.observe(time.perf_counter() - started)
+        counter = self.codes.get(code)
+        if counter is None:
+            counter = self.codes.setdefault(code, REQUESTS.labels(self.transport, self.method, code))
+        counter.inc()
+
+
+def stream_records(transport: str) -> Callable[[Mapping[str, int]], None]:
+    """Counts a batch of a stream's records answered, ``{code: records}`` (``stream.Answers``)."""
+    counters: dict[str, Any] = {}
+
+    def count(codes: Mapping[str, int]) -> None:
+        for code, records in codes.items():
+            counter = counters.get(code)
+            if counter is None:
+                counter = counters.setdefault(code, STREAM_RECORDS.labels(transport, code))
+            counter.inc(records)
+
+    return count
+
+
+def streaming(transport: str, release: Callable[[], None]) -> Callable[[], None]:
+    """A stream's slot ``release`` (``stream.Slots.take``), the stream counted in progress until
+    it is first called."""
+    gauge = STREAMS.labels(transport)
+    gauge.inc()
+    held = [gauge]
+
+    def released() -> None:
+        if held:
+            held.pop().dec()  # (once: list.pop is atomic)
+        release()
+
+    return released
+
+
+def instrument(app: Flask) -> None:
+    """Counts each request of the REST app once its answer has been sent (a stream's, to its end):
+    under its route's endpoint if one of ``REST_METHODS`` (else ``other``, as a path that is no
+    route), and the code the app left in the environ under ``CODE`` (``OK`` if none; ``INTERNAL``
+    if none and the app raised, for the HTTP server to answer)."""
+    from flask import request
+
+    calls = {method: Calls("rest", method) for method in REST_METHODS}
+    inner = app.wsgi_app
+
+    @app.teardown_request
+    def endpoint(_exc: BaseException | None) -> None:  # (Flask forgets the request's route after this)
+        rule = request.url_rule
+        if rule is not None:
+            request.environ[ENDPOINT] = rule.endpoint
+
+    def counted(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        started = time.perf_counter()
+        try:
+            body = inner(environ, start_response)
+        except BaseException:
+            _count(calls, environ, started, "INTERNAL")
+            raise
+        return _Answer(body, calls, environ, started)
+
+    app.wsgi_app = counted  # type: ignore[method-assign]
+
+
+class _Answer:
+    """An answer's body as the WSGI server iterates it; its call is counted when the server closes it."""
+
+    __slots__ = ("body", "calls", "environ", "started")
+
+    def __init__(self, body: Iterable[bytes], calls: dict[str, Calls], environ: dict[str, Any], started: float) -> None:
+        self.body, self.calls, self.environ, self.started = body, calls, environ, started
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self.body)
+
+    def close(self) -> None:
+        try:
+            close = getattr(self.body, "close", None)
+            if close is not None:
+                close()
+        finally:
+            _count(self.calls, self.environ, self.started, "OK")
+
+
+def _count(calls: dict[str, Calls], environ: dict[str, Any], started: float, default: str) -> None:
+    call = calls.get(environ.get(ENDPOINT, "other")) or calls["other"]
+    call.done(environ.get(CODE, default), started)
+
+
+def exposition() -> bytes:
+    """The metrics in Prometheus' text format (``CONTENT_TYPE``): summed over every process of
+    ``naipes serve`` in multiprocess mode, else this process's."""
+    registry = REGISTRY
+    if MULTIPROCESS:
+        registry = CollectorRegistry()  # (one a scrape, as prometheus_client's multiprocess mode asks)
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+    return generate_latest(registry)

@@ -1,0 +1,219 @@
+"""Prometheus metrics at ``GET /metrics`` (service/metrics.py): under ``naipes serve --workers 2``
+the calls of every process, gRPC and REST, are summed with their methods and codes and the records
+of the streams; a made-up path makes no new series; a gunicorn worker that dies leaves the gauges;
+the metrics' directory is removed when the server stops. Without ``naipes serve`` (the in-process
+servers of conftest.py) the metrics are the process's own."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+import requests
+from google.protobuf import json_format
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client import CollectorRegistry, multiprocess
+from prometheus_client.parser import text_string_to_metric_families
+from service_support import load_example, rentoy_examples, stop
+from test_service_workers import children, command, serve
+
+from bench.run import descendants
+from naipes.v1 import naipes_pb2 as pb
+from naipes.v1 import naipes_pb2_grpc
+
+RECORD, _ = load_example(rentoy_examples()[0])
+# An unknown card: UNKNOWN_CARD over either transport.
+BAD = {"game": "rentoy", "seats": 4, "dealer": 0, "deal": {"hands": ["1o 2o 3o", "4o 5o 6o", "7o 10o 11o", "12o 1c 9c"], "stock": "2c"}}
+
+Key = tuple[str, frozenset[tuple[str, str]]]
+Samples = dict[Key, float]
+
+
+def key(name: str, **labels: str) -> Key:
+    return name, frozenset(labels.items())
+
+
+def calls(transport: str, method: str, code: str) -> Key:
+    return key("naipes_requests_total", transport=transport, method=method, code=code)
+
+
+def parse(text: str) -> Samples:
+    """Each sample of a Prometheus text exposition, by its name and labels."""
+    return {(s.name, frozenset(s.labels.items())): s.value for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def scrape(base: str) -> Samples:
+    answer = requests.get(f"{base}/metrics", timeout=10)  # (a new connection: any worker answers)
+    assert answer.status_code == 200 and answer.headers["Content-Type"].startswith("text/plain"), answer.text
+    return parse(answer.text)
+
+
+def shown(base: str, expected: dict[Key, float]) -> dict[Key, float]:
+    """The values of ``expected``'s samples that /metrics shows, once it shows ``expected`` or 5
+    seconds have passed: a REST call is counted once its answer has been sent, a moment after its
+    client may have read it."""
+    deadline = time.monotonic() + 5
+    while True:
+        samples = scrape(base)
+        got = {k: samples.get(k, 0.0) for k in expected}
+        if got == expected or time.monotonic() > deadline:
+            return got
+        time.sleep(0.1)
+
+
+def metrics_dir(server_pid: int) -> Path:
+    """The PROMETHEUS_MULTIPROC_DIR that ``naipes serve`` gave its children."""
+    child = next(p for p in children(server_pid) if "service.grpc_server" in command(p))
+    environ = dict(item.split("=", 1) for item in (Path("/proc") / str(child) / "environ").read_text().split("\0") if "=" in item)
+    return Path(environ["PROMETHEUS_MULTIPROC_DIR"])
+
+
+def process_samples(directory: Path, pid: int) -> Samples:
+    """The metrics of one process alone (its files of the directory)."""
+    with tempfile.TemporaryDirectory() as alone:
+        for path in directory.glob(f"*_{pid}.db"):
+            shutil.copy(path, alone)
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry, alone)
+        return {(s.name, frozenset(s.labels.items())): s.value for family in registry.collect() for s in family.samples}
+
+
+@pytest.fixture(scope="module")
+def two_workers() -> Iterator[tuple[int, int, int]]:
+    """``naipes serve --workers 2``: (its pid, REST port, gRPC port)."""
+    server, rest_port, grpc_port = serve(2)
+    try:
+        time.sleep(1)  # both gRPC processes listening
+        yield server.pid, rest_port, grpc_port
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
+
+
+def test_metrics_sum_the_calls_of_every_process(two_workers: tuple[int, int, int]) -> None:
+    pid, rest_port, grpc_port = two_workers
+    base = f"http://127.0.0.1:{rest_port}"
+    directory = metrics_dir(pid)
+    grpc_pids = [p for p in children(pid) if "service.grpc_server" in command(p)]
+    (master,) = [p for p in children(pid) if "gunicorn" in command(p)]
+    pids = {"grpc": grpc_pids, "rest": children(master)}
+    assert len(pids["grpc"]) == len(pids["rest"]) == 2
+    message = json_format.ParseDict(RECORD, pb.HandRecord())
+    bad = json_format.ParseDict(BAD, pb.HandRecord())
+
+    # ValidateHand, each call on a new connection, until every process of each transport has
+    # answered some (the kernel spreads the connections): /metrics must show their sum.
+    sent = 0
+    while sent < 64 and not all(process_samples(directory, p).get(calls(t, "ValidateHand", "OK")) for t in pids for p in pids[t]):
+        with grpc.insecure_channel(f"127.0.0.1:{grpc_port}", options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
+            naipes_pb2_grpc.NaipesServiceStub(channel).ValidateHand(pb.ValidateHandRequest(record=message), timeout=10)
+        requests.post(f"{base}/v1/hands:validate", json=RECORD, timeout=10).raise_for_status()
+        sent += 1
+    assert sent < 64, "the calls did not reach every process"
+
+    with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+        stub = naipes_pb2_grpc.NaipesServiceStub(channel)
+        with pytest.raises(grpc.RpcError):
+            stub.ValidateHand(pb.ValidateHandRequest(record=bad), timeout=10)
+        health = health_pb2_grpc.HealthStub(channel)
+        assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == health_pb2.HealthCheckResponse.SERVING
+        # A stream: a record, a bad one, and a batch of two good ones and a bad one: 3 OK, 2 UNKNOWN_CARD.
+        batch = [pb.ValidateHandsRequest(id=str(i), record=r) for i, r in enumerate([message, message, bad])]
+        stream = [pb.ValidateHandsRequest(record=message), pb.ValidateHandsRequest(record=bad), pb.ValidateHandsRequest(batch=batch)]
+        assert len(list(stub.ValidateHands(iter(stream), timeout=60))) == 3
+    assert requests.post(f"{base}/v1/hands:validate", json=BAD, timeout=10).json()["code"] == "UNKNOWN_CARD"
+    with socket.create_connection(("127.0.0.1", rest_port), timeout=10) as client:  # (answered before its body, which never comes)
+        client.sendall(b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n{")
+        answer = b""
+        while chunk := client.recv(65536):  # (to its end: the server closes the connection after it)
+            answer += chunk
+        assert b'"code":"PAYLOAD_TOO_LARGE"' in answer, answer
+    assert requests.get(f"{base}/healthz", timeout=10).ok
+    lines = [RECORD, BAD, {"batch": [{"record": RECORD}, {"record": RECORD}, {"record": BAD}]}]
+    answer = requests.post(f"{base}/v1/hands:validateStream", data="".join(json.dumps(line) + "\n" for line in lines), timeout=60,
+                           headers={"Content-Type": "application/x-ndjson"})
+    assert len(answer.text.splitlines()) == 3
+
+    expected = {calls("rest", "ValidateHand", "PAYLOAD_TOO_LARGE"): 1, calls("rest", "healthz", "OK"): 1, calls("grpc", "Check", "OK"): 1}
+    for transport in pids:
+        expected |= {
+            calls(transport, "ValidateHand", "OK"): sent,
+            calls(transport, "ValidateHand", "UNKNOWN_CARD"): 1,
+            key("naipes_request_duration_seconds_count", transport=transport, method="ValidateHand"): sent + 1 + (transport == "rest"),
+            calls(transport, "ValidateHands", "OK"): 1,
+            key("naipes_stream_records_total", transport=transport, code="OK"): 3,
+            key("naipes_stream_records_total", transport=transport, code="UNKNOWN_CARD"): 2,
+            key("naipes_streams_in_progress", transport=transport): 0,
+        }
+    for _ in range(4):  # whichever worker answers, it sums every process
+        assert shown(base, expected) == expected
+
+
+def test_a_made_up_path_makes_no_new_series(two_workers: tuple[int, int, int]) -> None:
+    base = f"http://127.0.0.1:{two_workers[1]}"
+    assert requests.get(f"{base}/no/such/route", timeout=10).status_code == 404
+    not_found = calls("rest", "other", "NOT_FOUND")
+    before = scrape(base)
+    paths = ["/v1/hands:nothing", "/metrics/x", "/v1/games/rentoy/rules/extra", "/" + "z" * 300, "/v2/%C3%B1"]
+    for path in paths:
+        assert requests.post(base + path, json={}, timeout=10).json()["code"] == "NOT_FOUND", path
+    assert shown(base, {not_found: before[not_found] + len(paths)}) == {not_found: before[not_found] + len(paths)}
+    after = requests.get(f"{base}/metrics", timeout=10).text
+    assert "nothing" not in after and "zzz" not in after and "v2" not in after
+    assert {k for k in parse(after) if k[0].startswith("naipes_")} == {k for k in before if k[0].startswith("naipes_")}
+
+
+def test_a_dead_worker_leaves_the_gauges_and_a_stopped_server_its_directory() -> None:
+    """A gunicorn worker killed in the middle of a stream no longer counts it in progress (the
+    ``child_exit`` hook marks it dead); ``naipes serve`` removes the metrics' directory at stop."""
+    server, rest_port, _ = serve(2)
+    held: socket.socket | None = None
+    try:
+        directory = metrics_dir(server.pid)
+        assert directory.is_dir() and directory.parent == Path("/dev/shm")
+        base = f"http://127.0.0.1:{rest_port}"
+        held = socket.create_connection(("127.0.0.1", rest_port), timeout=20)
+        line = (json.dumps(RECORD) + "\n").encode()
+        held.sendall(b"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+                     b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n" % (len(line), line))
+        answer = b""
+        while b"result" not in answer and (data := held.recv(65536)):
+            answer += data
+        in_progress = key("naipes_streams_in_progress", transport="rest")
+        assert shown(base, {in_progress: 1}) == {in_progress: 1}
+        (gauges,) = directory.glob("gauge_livesum_*.db")  # the worker serving the stream
+        worker = int(gauges.stem.rsplit("_", 1)[1])
+        pool = descendants(worker)
+        os.kill(worker, signal.SIGKILL)
+        for pid in pool:  # (its validation pool would outlive it)
+            os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while gauges.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not gauges.exists()
+        assert shown(base, {in_progress: 0}) == {in_progress: 0}
+    finally:
+        if held is not None:
+            held.close()
+        output = stop(server)
+    assert server.returncode == 0, output
+    assert not directory.exists()
+
+
+def test_without_naipes_serve_the_metrics_are_the_process_own(stub, rest_url: str) -> None:
+    """The in-process servers (create_server, create_app) count in this process's default registry."""
+    before = scrape(rest_url)
+    stub.ValidateHand(pb.ValidateHandRequest(record=json_format.ParseDict(RECORD, pb.HandRecord())), timeout=10)
+    assert requests.post(f"{rest_url}/v1/hands:validate", json=BAD, timeout=10).status_code == 400
+    counted = [calls("grpc", "ValidateHand", "OK"), calls("rest", "ValidateHand", "UNKNOWN_CARD")]
+    expected = {k: before.get(k, 0.0) + 1 for k in counted}
+    assert shown(rest_url, expected) == expected
