@@ -66,6 +66,14 @@ def test_the_manifest_is_valid_kubernetes() -> None:
     assert run.stdout.count("passed") == 2, run.stdout  # the Deployment and the Service
 
 
+def test_the_manifest_tells_prometheus_where_to_scrape() -> None:
+    """The pod's scrape annotations name the REST port, where GET /metrics is served."""
+    deployment = next(d for d in yaml.safe_load_all(MANIFEST.read_text()) if d["kind"] == "Deployment")
+    annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+    ports = {p["name"]: p["containerPort"] for p in container()["ports"]}
+    assert annotations == {"prometheus.io/scrape": "true", "prometheus.io/port": str(ports["http"]), "prometheus.io/path": "/metrics"}
+
+
 def test_the_dockerfile_passes_hadolint() -> None:
     run = subprocess.run([installed("hadolint"), str(DOCKERFILE)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
