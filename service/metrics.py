@@ -14,14 +14,18 @@ for its children), and ``/metrics``, answered by any gunicorn worker, sums them 
 Without it (a server made by ``create_app`` or ``create_server``, ``python -m
 service.grpc_server``), the metrics are the process's own, in prometheus_client's default registry.
 
-The instruments are made once per method, before any call, so that a call costs a clock read, a
-histogram's observation and a counter's increment (a few microseconds: bench/NOTES.md).
+The instruments are made once per method, before any call. A call is only noted (a clock read and
+a deque's append, under a microsecond), and written to the metrics by a thread of its process four
+times a second (``_Flusher``): /metrics may show a call a quarter of a second after its answer.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -48,26 +52,84 @@ STREAMS = Gauge("naipes_streams_in_progress", "ValidateHands streams being valid
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST  # /metrics' answer (Prometheus' text format)
 # The environ keys under which the REST app leaves the error code of its answer (``service.rest``)
-# and the endpoint of the route it took.
-CODE, ENDPOINT = "naipes.code", "naipes.endpoint"
+# and, for a request it routes itself, the endpoint it took; ``instrument``'s, Flask's request.
+CODE, ENDPOINT, _REQUEST = "naipes.code", "naipes.endpoint", "naipes.request"
 MULTIPROCESS = "PROMETHEUS_MULTIPROC_DIR" in os.environ  # (prometheus_client chose its mode by it at import)
+FLUSH_SECONDS = 0.25  # how often a process writes the calls it noted to its metrics (``_Flusher``)
 
 
 class Calls:
-    """The instruments of one method over one transport: ``done(code, started)`` counts a call
-    answered with ``code``, started at ``time.perf_counter()`` ``started``."""
+    """The instruments of one method over one transport. ``done(code, started)`` notes a call
+    answered with ``code``, started at ``time.perf_counter()`` ``started``; ``flush`` writes the
+    calls noted to the metrics, for the whole process (``_Flusher``)."""
 
     def __init__(self, transport: str, method: str) -> None:
         self.transport, self.method = transport, method
         self.duration = DURATION.labels(transport, method)
         self.codes = {"OK": REQUESTS.labels(transport, method, "OK")}  # each code's child, made on its first call
+        self.answered: deque[tuple[str, float]] = deque()  # (deque.append and popleft need no lock)
+        _FLUSHER.add(self)
 
     def done(self, code: str, started: float) -> None:
-        self.duration.observe(time.perf_counter() - started)
-        counter = self.codes.get(code)
-        if counter is None:
-            counter = self.codes.setdefault(code, REQUESTS.labels(self.transport, self.method, code))
-        counter.inc()
+        self.answered.append((code, time.perf_counter() - started))
+
+    def flush(self) -> None:
+        counts: dict[str, int] = {}
+        answered, observe = self.answered, self.duration.observe
+        while answered:  # (one flush at a time pops)
+            code, seconds = answered.popleft()
+            observe(seconds)
+            counts[code] = counts.get(code, 0) + 1
+        for code, calls in counts.items():
+            counter = self.codes.get(code)
+            if counter is None:
+                counter = self.codes.setdefault(code, REQUESTS.labels(self.transport, self.method, code))
+            counter.inc(calls)
+
+
+class _Flusher:
+    """Writes the calls each ``Calls`` of the process noted: a thread every FLUSH_SECONDS, and
+    /metrics before it answers, and at exit. The handler threads only note their calls:
+    prometheus_client's multiprocess mode writes every value of a process under one lock, and
+    written at each call by the handler threads the lock made convoys (a call's count took 33 us
+    of CPU with 16 threads against 3.3 us with one, and a gRPC call 16-34 us more under load:
+    bench/NOTES.md)."""
+
+    def __init__(self) -> None:
+        self.calls: list[Calls] = []
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+        os.register_at_fork(after_in_child=self.forked)
+
+    def add(self, calls: Calls) -> None:
+        with self.lock:
+            self.calls.append(calls)
+            if self.thread is None:
+                self.start()
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self.run, name="naipes-metrics", daemon=True)
+        self.thread.start()
+
+    def run(self) -> None:
+        while True:
+            time.sleep(FLUSH_SECONDS)
+            self.flush()
+
+    def flush(self) -> None:
+        with self.lock:
+            for calls in self.calls:
+                calls.flush()
+
+    def forked(self) -> None:
+        """In a child (gunicorn's worker of a preloaded app): its own lock, and its own thread."""
+        self.lock, self.thread = threading.Lock(), None
+        if self.calls:
+            self.start()
+
+
+_FLUSHER = _Flusher()
+atexit.register(_FLUSHER.flush)
 
 
 def stream_records(transport: str) -> Callable[[Mapping[str, int]], None]:
@@ -104,16 +166,14 @@ def instrument(app: Flask) -> None:
     under its route's endpoint if one of ``REST_METHODS`` (else ``other``, as a path that is no
     route), and the code the app left in the environ under ``CODE`` (``OK`` if none; ``INTERNAL``
     if none and the app raised, for the HTTP server to answer)."""
-    from flask import request
-
     calls = {method: Calls("rest", method) for method in REST_METHODS}
-    inner = app.wsgi_app
+    inner, make_context = app.wsgi_app, app.request_context
 
-    @app.teardown_request
-    def endpoint(_exc: BaseException | None) -> None:  # (Flask forgets the request's route after this)
-        rule = request.url_rule
-        if rule is not None:
-            request.environ[ENDPOINT] = rule.endpoint
+    def request_context(environ: dict[str, Any]) -> Any:
+        # Flask's request, kept for its route (Flask lets go of it before the answer is sent).
+        context = make_context(environ)
+        environ[_REQUEST] = context.request
+        return context
 
     def counted(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         started = time.perf_counter()
@@ -124,6 +184,7 @@ def instrument(app: Flask) -> None:
             raise
         return _Answer(body, calls, environ, started)
 
+    app.request_context = request_context  # type: ignore[method-assign]
     app.wsgi_app = counted  # type: ignore[method-assign]
 
 
@@ -148,13 +209,16 @@ class _Answer:
 
 
 def _count(calls: dict[str, Calls], environ: dict[str, Any], started: float, default: str) -> None:
-    call = calls.get(environ.get(ENDPOINT, "other")) or calls["other"]
-    call.done(environ.get(CODE, default), started)
+    request = environ.pop(_REQUEST, None)  # (the request holds the environ: no cycle left)
+    rule = getattr(request, "url_rule", None)  # (None: no route)
+    call = calls.get(environ.get(ENDPOINT) or (rule.endpoint if rule is not None else "other"))
+    (call or calls["other"]).done(environ.get(CODE, default), started)
 
 
 def exposition() -> bytes:
     """The metrics in Prometheus' text format (``CONTENT_TYPE``): summed over every process of
     ``naipes serve`` in multiprocess mode, else this process's."""
+    _FLUSHER.flush()
     registry = REGISTRY
     if MULTIPROCESS:
         registry = CollectorRegistry()  # (one a scrape, as prometheus_client's multiprocess mode asks)
