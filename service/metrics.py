@@ -26,7 +26,7 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess
@@ -35,6 +35,8 @@ from service.handlers import SERVICE
 
 if TYPE_CHECKING:
     from flask import Flask
+
+    from service.stream import Answers
 
 # The methods of REST's routes outside the schema, by their Flask endpoint; ``other``: no route.
 REST_EXTRAS = ("healthz", "metrics", "openapi", "other")
@@ -132,12 +134,12 @@ _FLUSHER = _Flusher()
 atexit.register(_FLUSHER.flush)
 
 
-def stream_records(transport: str) -> Callable[[Mapping[str, int]], None]:
-    """Counts a batch of a stream's records answered, ``{code: records}`` (``stream.Answers``)."""
+def stream_records(transport: str) -> Callable[[Answers], None]:
+    """Counts a batch of a stream's records answered, by code (``stream.Answers.codes``)."""
     counters: dict[str, Any] = {}
 
-    def count(codes: Mapping[str, int]) -> None:
-        for code, records in codes.items():
+    def count(answers: Answers) -> None:
+        for code, records in answers.codes.items():
             counter = counters.get(code)
             if counter is None:
                 counter = counters.setdefault(code, STREAM_RECORDS.labels(transport, code))

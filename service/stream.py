@@ -35,7 +35,7 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -61,7 +61,7 @@ BATCH = 32  # messages per round trip to a worker, at most
 BATCH_BYTES = 256 * 1024
 MAX_BATCH = 1000  # records in one message's batch, at most
 BATCHES_PER_WORKER = 2  # batches in flight per worker process: one running, one queued
-Counting = Callable[[Mapping[str, int]], None]  # counts a batch's records answered, {code: records} (service.metrics)
+Counting = Callable[["Answers"], None]  # counts a batch's records answered (its ``codes``, ``violations``: metrics, naipes audit)
 
 
 # ---- one record (runs in the worker processes) -----------------------------------------------
@@ -157,12 +157,14 @@ def _response(data: dict[str, Any]) -> pb.ValidateHandsResponse:
 
 class Answers(list[bytes]):
     """A batch's answers, as the pool sends them back: with ``codes``, how many records they
-    answer by code (``OK``, or the record's error's), for the metrics (``pipelined``'s ``count``).
-    An item of a message's batch is a record; a message answered whole by an error counts one."""
+    answer by code (``OK``, or the record's error's), and ``violations``, how many of the ``OK``
+    ones break a rule (``pipelined``'s ``count``: the metrics, ``naipes audit``). An item of a
+    message's batch is a record; a message answered whole by an error counts one."""
 
     def __init__(self) -> None:
         super().__init__()
         self.codes: dict[str, int] = {}
+        self.violations = 0
 
     def add(self, answer: bytes, data: dict[str, Any]) -> None:
         """Appends ``answer``, whose JSON is ``data``."""
@@ -171,6 +173,8 @@ class Answers(list[bytes]):
         for item in data.get("batch") or (data,):
             code = item["error"]["code"] if "error" in item else "OK"
             codes[code] = codes.get(code, 0) + 1
+            if code == "OK" and not item["result"].get("valid"):
+                self.violations += 1
 
 
 def answer_wire(batch: list[bytes]) -> Answers:
@@ -589,7 +593,7 @@ def _pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failur
                             _discard_pool(executor)
                             executor = pool()
                 if count is not None and isinstance(answers, Answers):
-                    count(answers.codes)
+                    count(answers)
                 for item, out in zip(chunk, answers, strict=True):
                     yield out
                     window.give(_size(item))
