@@ -364,12 +364,29 @@ _idle_due = 0.0  # when it looks
 POOL_GC_THRESHOLD = (50_000, 20, 100)
 
 
-def _start_worker() -> None:
-    """A pool process's start: import the engine and the schema once, then tune the collector."""
+def _start_worker(parent: int) -> None:
+    """A pool process's start: import the engine and the schema once, tune the collector, and
+    watch for the end of the process it serves (``parent``, its pid: the process may have been
+    killed while this one started)."""
     import service.handlers  # noqa: F401
 
     gc.freeze()
     gc.set_threshold(*POOL_GC_THRESHOLD)
+    threading.Thread(target=_orphaned, args=(parent,), name="naipes-pool-parent", daemon=True).start()
+
+
+# How often a pool process looks whether the process it serves is still there (seconds).
+PARENT_CHECK = 1.0
+
+
+def _orphaned(parent: int) -> None:
+    """Exit once the serving process is gone. A serving process that stops shuts its pool down; one
+    killed outright (SIGKILL, the kernel's OOM killer, gunicorn's timeout) cannot, and its pool's
+    processes would wait for work forever: each holds both ends of the pool's call queue, so the
+    queue never reports the other end closed. Orphaned, a process is given a new parent."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK)
+    os._exit(0)
 
 
 def _warm() -> int:
@@ -384,7 +401,7 @@ def pool() -> ProcessPoolExecutor:
         _last_used = time.monotonic()  # (not retired within pool_idle() of this)
         if _pool is None:
             size = _pool_processes = pool_size()
-            _pool = ProcessPoolExecutor(max_workers=size, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker)
+            _pool = ProcessPoolExecutor(max_workers=size, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker, initargs=(os.getpid(),))
             for done in [_pool.submit(_warm) for _ in range(size)]:
                 done.result()
             log.info("validation pool: %d worker processes", size)

@@ -175,11 +175,22 @@ def test_a_made_up_path_makes_no_new_series(two_workers: tuple[int, int, int]) -
     assert {k for k in parse(after) if k[0].startswith("naipes_")} == {k for k in before if k[0].startswith("naipes_")}
 
 
+def alive(pid: int) -> bool:
+    """The process runs (an exited process its new parent has not reaped yet is a zombie)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def test_a_dead_worker_leaves_the_gauges_and_a_stopped_server_its_directory() -> None:
     """A gunicorn worker killed in the middle of a stream no longer counts it in progress (the
-    ``child_exit`` hook marks it dead); ``naipes serve`` removes the metrics' directory at stop."""
+    ``child_exit`` hook marks it dead) and its validation pool's processes exit; ``naipes serve``
+    removes the metrics' directory at stop."""
     server, rest_port, _ = serve(2)
     held: socket.socket | None = None
+    pool: list[int] = []
     try:
         directory = metrics_dir(server.pid)
         assert directory.is_dir() and directory.parent == Path("/dev/shm")
@@ -195,18 +206,21 @@ def test_a_dead_worker_leaves_the_gauges_and_a_stopped_server_its_directory() ->
         assert shown(base, {in_progress: 1}) == {in_progress: 1}
         (gauges,) = directory.glob("gauge_livesum_*.db")  # the worker serving the stream
         worker = int(gauges.stem.rsplit("_", 1)[1])
-        pool = descendants(worker)
+        pool[:] = descendants(worker)
+        assert pool and all(alive(pid) for pid in pool)
         os.kill(worker, signal.SIGKILL)
-        for pid in pool:  # (its validation pool would outlive it)
-            os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 10
-        while gauges.exists() and time.monotonic() < deadline:
+        while (gauges.exists() or any(alive(pid) for pid in pool)) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not gauges.exists()
+        assert not [pid for pid in pool if alive(pid)]  # its validation pool exits on its own
         assert shown(base, {in_progress: 0}) == {in_progress: 0}
     finally:
         if held is not None:
             held.close()
+        for pid in pool:  # (one left would hold the server's output open: stop would wait for it)
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
         output = stop(server)
     assert server.returncode == 0, output
     assert not directory.exists()
