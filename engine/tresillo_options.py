@@ -50,7 +50,8 @@ class Options:
                                        "when the contra's first five tricks count against the Jugador in a puesta")
     contraestuche_mode: str = option("symmetric", ("symmetric", "flat"), "A23",
                                      "symmetric: 3 + the consecutive missing trumps below the basto; flat: always 3")
-    estuche_cap: int = option(5, (5, 9), "8.2", "the most estuches or contraestuches counted, unless bola is made")
+    estuche_cap: int = option(5, (5, 9, 12), "8.2",
+                              "the most estuches or contraestuches counted, unless bola is made (12: no cap)")
     favor_rounding: str = option("doubleOfRounded", ("doubleOfRounded", "roundedDouble"), "A21",
                                  "doubleOfRounded: 2 x roundUp5(x); roundedDouble: roundUp5(2x)")
     solo_codillo_no_puesta: str = option("reservedOnly", ("reservedOnly", "always", "off"), "A24",

@@ -148,6 +148,13 @@ def test_a23_contraestuche_mode_and_cap() -> None:
     assert estuches(nothing, Suit.BASTOS, False, capped9) == (0, 9)
     eight = cards("1e 7o 1b 1o 12o 11o 10o 2o 3c")
     assert estuches(eight, Suit.OROS, False, capped9) == (8, 0)
+    uncapped = Options(estuche_cap=12)  # no cap: the whole run, as in a made bola
+    assert estuches(nothing, Suit.BASTOS, False, uncapped) == (0, 11)
+    no_oros = cards("3c 4c 5c 6c 3e 4e 5e 6e 7c")  # none of oros's twelve trumps
+    assert estuches(no_oros, Suit.OROS, False, uncapped) == (0, 12)
+    assert estuches(no_oros, Suit.OROS, False, capped9) == (0, 9)
+    assert estuches(no_oros, Suit.OROS, False, DEFAULT) == (0, 5)
+    assert estuches(eight, Suit.OROS, False, uncapped) == (8, 0)
 
 
 # ---- TR-9: the nine-deal chain ------------------------------------------------------------------
