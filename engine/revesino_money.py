@@ -326,22 +326,28 @@ class _Ledger:
     def renew(self, why: str, trick: int | None, at_deal: bool) -> None:
         """Every player pays the stake (``fullStake``), or the players top the fondo up to
         ``renewBelow`` (``topUp``: the shortfall in equal shares, a remainder paid one tanto each
-        from the dealer in play order). At the deal, with ``dealerInitialStakeIncludesFee`` off,
-        the dealer's stake is one more (the 3 of the seeds on top of the fee)."""
+        from the dealer in play order). A full stake is the seeds' "2 each and 3 for the dealer".
+        At the deal the dealer's 3 is his stake and the fee that follows it, or, with
+        ``dealerInitialStakeIncludesFee`` off, his stake one more, the fee then on top. Renewed in
+        play (``renewTiming: immediately``), where no fee follows, the dealer's stake is the fee
+        more (on) or one more (off): the fondo is renewed to the seeds' 9, not to 8, which is
+        below 9 and which the next deal would renew a second time."""
         o = self.options
+        extra, note = 0, ""
         if o.renew_amount == "fullStake":
             shares = [o.stake] * SEATS  # in play order from the dealer
             reason = f"{why}: each player pays {o.stake}"
+            if not at_deal and o.dealer_initial_stake_includes_fee:
+                extra, note = o.dealer_fee, f" (the dealer's stake is the fee more: his {o.stake + o.dealer_fee})"
         else:
             base, rest = divmod(max(0, o.renew_below - self.fondo), SEATS)
             shares = [base + (1 if i < rest else 0) for i in range(SEATS)]
             reason = f"{why}: the players top it up to {o.renew_below}"
-        extra = at_deal and not o.dealer_initial_stake_includes_fee
-        if extra:
-            shares[0] += 1
+        if not o.dealer_initial_stake_includes_fee and (at_deal or o.renew_amount == "fullStake"):
+            extra, note = 1, " (the dealer's stake is one more: his 3 before the fee)"
+        shares[0] += extra
         for i in range(SEATS):
-            note = " (the dealer's stake is one more: his 3 before the fee)" if extra and i == 0 else ""
-            self.move((self.dealer + i) % SEATS, FONDO, shares[i], reason + note, trick)
+            self.move((self.dealer + i) % SEATS, FONDO, shares[i], reason + (note if extra and i == 0 else ""), trick)
 
     # -- the escrow (A6.4) --
 

@@ -477,12 +477,30 @@ def test_r5_resolve_trick_tops_up_from_the_dealer_given(dealer: int) -> None:
 def test_r5_r35_immediate_refill_and_escrow_reversal() -> None:
     tricks = _rv9_tricks([3, 3])  # S2 places the quínola in trick 4 and takes 17
     r4 = run(Course(dealer=0, fondo=16, tricks=tricks[:4]), renew_timing="immediately")
-    assert r4["escrow"] == 17 and r4["fondo"] == 8 and any(p["reason"].startswith("the fondo emptied in trick 4") for p in r4["payments"])
+    # renewed at once to the seeds' 9: 2 from each, and the dealer's 3 (his stake and the fee's 1)
+    assert r4["escrow"] == 17 and r4["fondo"] == 9
+    assert [(p["payer"], p["amount"]) for p in r4["payments"] if p["reason"].startswith("the fondo emptied in trick 4")] == [
+        ("seat 0", 3), ("seat 1", 2), ("seat 2", 2), ("seat 3", 2)]
     # announced: the escrow returns exactly 17; the refill stands
     r = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True), renew_timing="immediately")
     assert pay(r, "escrow", "fondo") == [17]
-    assert pay(r, "fondo", "seat 3") == [25]
-    assert fee_free(r) == [-18, -18, -18, -2 + 25 + 48]
+    assert pay(r, "fondo", "seat 3") == [26]
+    assert fee_free(r) == [-3 - 16, -2 - 16, -2 - 16, -2 + 26 + 48]
+
+
+def test_r5_a_renewal_in_play_is_not_renewed_again_at_the_next_deal() -> None:
+    # the quínola placed in trick 4 empties the fondo (16 + the fee); renewed at once to 9, it is
+    # not below 9 when the next hand is dealt: that deal adds only its fee
+    tricks = _rv9_tricks([3, 3])
+    r = run(Course(dealer=0, fondo=16, tricks=tricks[:4]), renew_timing="immediately")
+    assert r["fondo"] == 9
+    assert run(Course(dealer=1, fondo=r["fondo"], tricks=()))["fondo"] == 10
+    # with the dealer's 3 on top of the fee (R4 off), the renewal in play is 2 + 2 + 2 + 3 as well
+    off = run(Course(dealer=0, fondo=16, tricks=tricks[:4]), renew_timing="immediately", dealer_initial_stake_includes_fee=False)
+    assert off["fondo"] == 9
+    # a top-up renews to renewBelow whatever the dealer's stake
+    top = run(Course(dealer=0, fondo=16, tricks=tricks[:4]), renew_timing="immediately", renew_amount="topUp")
+    assert top["fondo"] == 9
 
 
 def test_r9_gergi() -> None:
