@@ -1,4 +1,5 @@
 # Naipes: make serve | make test (lint, then pytest) | make lint (buf lint, ruff, mypy) | make proto
+#         make js-types (the JavaScript client's TypeScript message types, from the proto: npm)
 #         make bench (the benchmark suite: bench/REPORT.md) | make bench-smoke (seconds; CI runs it)
 # The first run needs only python3: it creates .venv and installs the project (editable) into it.
 
@@ -17,7 +18,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 export BUF_CACHE_DIR := $(CURDIR)/build/buf-cache
 
-.PHONY: install build serve test lint buf-lint ruff mypy proto clean bench bench-smoke bench-tools
+.PHONY: install build serve test lint buf-lint ruff mypy proto js-tools js-types clean bench bench-smoke bench-tools
 
 install: $(INSTALLED) $(GEN) $(COMPILED)
 
@@ -54,6 +55,21 @@ proto: $(INSTALLED)
 
 $(IMAGE): $(PROTO) | $(INSTALLED)
 	$(PY) tools/protogen.py --descriptor-set $(IMAGE)
+
+# The JavaScript client's development tools (clients/js/package.json: ts-proto, TypeScript),
+# installed from the lockfile into build/js-tools; the client itself has no dependencies.
+JS_TOOLS := build/js-tools
+$(JS_TOOLS)/.installed: clients/js/package.json clients/js/package-lock.json
+	mkdir -p $(JS_TOOLS)
+	cp clients/js/package.json clients/js/package-lock.json $(JS_TOOLS)/
+	cd $(JS_TOOLS) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+js-tools: $(JS_TOOLS)/.installed
+
+# Regenerate the client's message types (clients/js/messages.d.mts) when the schema changes.
+js-types: install js-tools
+	$(PY) tools/jstypes.py
 
 serve: install
 	$(BIN)/naipes serve

@@ -9,6 +9,9 @@
 // JSON's code and field; besides, UNAVAILABLE (no server, or an answer that cannot be read),
 // DEADLINE_EXCEEDED (no answer within the timeout) and HTTP_<status> (HTTP_502) for an HTTP error
 // that is not the service's problem JSON (a proxy's page).
+//
+// TypeScript: naipes.d.mts types every method's request and answer as the REST API speaks them
+// (its messages, messages.d.mts, generated from the proto); `import type { HandRecord } from "./naipes.mjs"`.
 
 export class NaipesError extends Error {
   constructor(problem) {

@@ -1,0 +1,116 @@
+// The types of naipes.mjs, the REST client, for TypeScript: what each method takes and answers, in
+// the JSON of the REST API (protobuf's JSON mapping of protos/naipes/v1/naipes.proto, docs/api.md).
+// The messages are generated from the proto (messages.d.mts: make js-types); this file, by hand,
+// types the client itself.
+//
+//   import { Naipes, type HandRecord } from "./naipes.mjs";
+//   const result = await new Naipes("http://127.0.0.1:8080").validateHand(record);
+//   if (!result.valid) console.log(result.violation?.code);
+//
+// An answer's field that may be absent is optional (`violation?`): a field the proto marks
+// `optional` or a message is there when it applies, a plain string always; a list is there when
+// it is not empty, but for the lists every answer has (a result's `tricks` and `events`, `legal`
+// and `actions`). A request's fields may all be left out (the service answers MISSING_FIELD for
+// one it needs). Numbers are int32, JSON numbers (the API has no int64; the service also reads an
+// integer sent as a string, "4", which these types do not offer); cards, card lists and actions
+// are strings ("1e", "1e 7o 12c", "2 1e").
+
+import type * as M from "./messages.mjs";
+
+export type {
+  CartulinaEntry, Condicion, Contract, Deal, DealResponse, DescribeRulesResponse, Event, Forfeit,
+  LegalAction, LegalActionsResponse, NapolitanaOutcome, Next, Payment, Problem, Proposal,
+  ResolveTrickResponse, RevesinoOutcome, RuleOption, SettleHandResponse, Table, Trick,
+  ValidationResult, View, Violation,
+} from "./messages.mjs";
+
+/** A message as a client sends it: every field, at every depth, may be left out. */
+export type Sent<T> = T extends string | number | boolean | null | undefined ? T
+  : T extends readonly (infer Item)[] ? Sent<Item>[]
+  : { [K in keyof T]?: Sent<T[K]> };
+
+/** A hand record (docs/format.md section 3): the body of validateHand and legalActions. */
+export type HandRecord = Sent<M.HandRecord>;
+/** resolveTrick's request: {game, seats, leader, contract: {trump}, cards}. */
+export type ResolveTrickRequest = Sent<M.ResolveTrickRequest>;
+/** settleHand's request: a finished hand's summary and the table before it. */
+export type SettleHandRequest = Sent<M.SettleHandRequest>;
+/** deal's request: {game, seats, dealer, seed}. */
+export type DealRequest = Sent<M.DealRequest>;
+
+/** validateHands' answer to one record: its result (what validateHand answers), or the error
+ *  that kept it from being validated, as an NDJSON stream's entry gives it. */
+export type ValidateHandsAnswer =
+  | { result: M.ValidationResult; error?: undefined }
+  | { error: M.Problem; result?: undefined };
+
+/** The JSON of an error (RFC 9457 problem JSON, docs/api.md): the service's, or the client's own
+ *  for a failure to get an answer (UNAVAILABLE, DEADLINE_EXCEEDED, HTTP_<status>). */
+export interface ProblemJson {
+  type?: string;
+  title?: string;
+  /** The HTTP status; absent when no HTTP answer came (UNAVAILABLE, DEADLINE_EXCEEDED). */
+  status?: number;
+  detail?: string;
+  code: string;
+  field?: string;
+  fieldViolations?: { field: string; description: string }[];
+}
+
+/** Every failure of a call: a request the service rejects (the problem JSON's code and field),
+ *  UNAVAILABLE (no server, or an answer that cannot be read), DEADLINE_EXCEEDED (no answer within
+ *  the timeout) or HTTP_<status> (HTTP_502: an HTTP error that is not the service's problem JSON). */
+export class NaipesError extends Error {
+  constructor(problem: ProblemJson);
+  readonly name: "NaipesError";
+  /** The code of docs/api.md's error table, or UNAVAILABLE, DEADLINE_EXCEEDED, HTTP_<status>. */
+  code: string;
+  /** The HTTP status, when an HTTP answer came. */
+  status: number | undefined;
+  /** The offending field in the record's JSON spelling (deal.hands[3]), when one is at fault. */
+  field: string | undefined;
+  /** The whole problem JSON. */
+  problem: ProblemJson;
+}
+
+export interface NaipesOptions {
+  /** The fetch to call (default: globalThis.fetch). */
+  fetchImpl?: typeof fetch;
+  /** How long a call waits for its answer (DEADLINE_EXCEEDED after); for validateHands, how long
+   *  the stream may go without answering. Default 10,000. */
+  timeoutMs?: number;
+}
+
+export interface ValidateHandsOptions {
+  /** Records per NDJSON line (fewer when they are large: a line is at most 1 MiB). Default 50. */
+  batch?: number;
+  /** How many times a stream refused with TOO_MANY_STREAMS is sent again. Default 30. */
+  retries?: number;
+}
+
+/** The REST client. Every method throws a NaipesError for every failure. */
+export class Naipes {
+  /** `baseUrl` default "http://127.0.0.1:8080". */
+  constructor(baseUrl?: string, options?: NaipesOptions);
+  /** The base URL, without a trailing slash. */
+  baseUrl: string;
+  fetch: typeof fetch;
+  timeoutMs: number;
+
+  /** Replay a hand record: legality, next legal actions, tricks, settlement. */
+  validateHand(record: HandRecord): Promise<M.ValidationResult>;
+  /** Who acts and every legal action; with `seat`, that seat's view only. */
+  legalActions(record: HandRecord, seat?: number): Promise<M.LegalActionsResponse>;
+  /** The winner of one trick. */
+  resolveTrick(request: ResolveTrickRequest): Promise<M.ResolveTrickResponse>;
+  /** The settlement of a finished hand from its summary and the table before it. */
+  settleHand(request: SettleHandRequest): Promise<M.SettleHandResponse>;
+  /** A deterministic deal from a seed, with its commitment. */
+  deal(request: DealRequest): Promise<M.DealResponse>;
+  /** A game's house-rule options with their defaults. */
+  describeRules(game: string): Promise<M.DescribeRulesResponse>;
+  /** Validate many records (an array, or any iterable): a promise of one answer per record, in
+   *  order, once the whole stream has been answered (not an async iterator). A record JSON
+   *  cannot hold (NaN, a BigInt) is answered by an INVALID_FIELD error in its place. */
+  validateHands(records: Iterable<HandRecord>, options?: ValidateHandsOptions): Promise<ValidateHandsAnswer[]>;
+}
