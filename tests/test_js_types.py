@@ -1,0 +1,213 @@
+"""The TypeScript types of the JavaScript client (clients/js/naipes.d.mts, and messages.d.mts,
+generated from the proto): up to date with the proto, right about the client's methods, strict
+enough that a wrong use does not type-check, and true of what the real server answers (each answer
+written as a typed constant and checked by tsc, whose excess-property checks catch a field the
+types lack, as its required fields catch one they claim and the server leaves out).
+
+The tools (clients/js/package.json: ts-proto, TypeScript) are installed from the lockfile into
+build/js-tools by ``make js-tools`` (npm, the first time only)."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+
+from engine import api
+
+ROOT = Path(__file__).resolve().parents[1]
+JS = ROOT / "clients" / "js"
+TOOLS = ROOT / "build" / "js-tools" / "node_modules"
+CLIENT = json.dumps(str(JS / "naipes.mjs"))
+MESSAGES = json.dumps(str(JS / "messages.mjs"))
+EXAMPLES = sorted((ROOT / "clients" / "examples").glob("*-hand.json"))
+
+
+@pytest.fixture(scope="module")
+def tsc(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """``tsc(*files, node=False)``: tsc --strict --noEmit over the files (ES modules; with ``node``,
+    Node.js's types too), its exit code and output."""
+    assert shutil.which("npm"), "npm is needed to install the TypeScript tools (.ci/run installs it)"
+    make = subprocess.run(["make", "-s", "js-tools"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert make.returncode == 0, make.stdout + make.stderr
+    projects = tmp_path_factory.mktemp("tsc")
+
+    def run(*files: Path, node: bool = False) -> tuple[int, str]:
+        project = projects / f"tsconfig-{len(list(projects.iterdir()))}.json"
+        project.write_text(json.dumps({"compilerOptions": {
+            "strict": True, "noEmit": True, "module": "nodenext", "target": "es2022", "typeRoots": [str(TOOLS / "@types")],
+            "types": ["node"] if node else []}, "files": [str(f) for f in files]}))
+        done = subprocess.run([str(TOOLS / ".bin" / "tsc"), "-p", str(project)], cwd=ROOT, capture_output=True, text=True,
+                              timeout=300)
+        return done.returncode, done.stdout + done.stderr
+
+    yield run
+
+
+def test_message_types_are_generated_from_the_proto(tsc: Any, tmp_path: Path) -> None:
+    """clients/js/messages.d.mts is what tools/jstypes.py makes of the proto now (make js-types)."""
+    run = subprocess.run([sys.executable, str(ROOT / "tools" / "jstypes.py"), "--out", str(tmp_path)], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    fresh = (tmp_path / "messages.d.mts").read_text()
+    assert fresh == (JS / "messages.d.mts").read_text(), "clients/js/messages.d.mts is out of date: make js-types"
+    # Every list the server may leave out is optional; the lists every answer has are not.
+    assert re.search(r"(?m)^  tricks: Trick\[\];$", fresh) and re.search(r"(?m)^  net\?: number\[\] \| undefined;$", fresh)
+
+
+def test_declarations_name_the_clients_methods() -> None:
+    """naipes.d.mts declares every method of naipes.mjs's Naipes, and no other."""
+    source = (JS / "naipes.mjs").read_text()
+    body = source[source.index("export class Naipes {"):]
+    body = body[:body.index("\n}\n")]
+    methods = set(re.findall(r"(?m)^  (?:async )?([a-zA-Z]\w*)\(", body)) - {"constructor"}
+    declared = (JS / "naipes.d.mts").read_text()
+    declared = declared[declared.index("export class Naipes {"):]
+    assert set(re.findall(r"(?m)^  ([a-zA-Z]\w*)\(", declared)) - {"constructor"} == methods
+    assert "export class NaipesError extends Error" in (JS / "naipes.d.mts").read_text()
+
+
+def test_the_typescript_example_type_checks(tsc: Any) -> None:
+    """clients/examples/validate.mts, validate.mjs in TypeScript reading the result's fields."""
+    status, output = tsc(ROOT / "clients" / "examples" / "validate.mts", node=True)
+    assert status == 0, output
+
+
+# Wrong uses, each of which tsc must refuse, with a word of its message.
+WRONG = {
+    "misspelt_answer_field": ("const r = await naipes.validateHand(record); r.violaton;", "violaton"),
+    "misspelt_record_field": ("await naipes.validateHand({ ...record, dealr: 0 });", "dealr"),
+    "number_for_an_action": ('await naipes.validateHand({ ...record, actions: ["1 1e", 7] });', "number"),
+    "number_for_a_card": ("await naipes.validateHand({ ...record, deal: { hands: [1], stock: \"5c\" } });", "number"),
+    "number_for_cards": ('await naipes.resolveTrick({ game: "rentoy", seats: 2, contract: { trump: "oros" }, cards: 12 });', "number"),
+    "string_for_seats": ('await naipes.legalActions(record, "3");', "string"),
+    "number_for_a_game": ("await naipes.describeRules(3);", "number"),
+    "list_that_may_be_absent": ("const r = await naipes.validateHand(record); r.payments.length;", "undefined"),
+    "answer_not_narrowed": ("const [a] = await naipes.validateHands([record]); a.result.valid;", "undefined"),
+    "field_the_answer_lacks": ('const r: ValidationResult = { game: "rentoy", tricks: [], events: [], valide: true };', "valide"),
+    "field_the_answer_has": ('const r: ValidationResult = { game: "rentoy", tricks: [] };', "events"),
+    "error_code_as_number": ("try { await naipes.deal({}); } catch (e) { if (e instanceof NaipesError) { const n: number = e.code; } }", "string"),
+}
+
+
+def test_wrong_uses_do_not_type_check(tsc: Any, tmp_path: Path) -> None:
+    """A misspelt field, a number where a card or action string is expected, a list or an answer
+    read without the check its absence needs: each is a type error."""
+    files = {}
+    for name, (code, _) in WRONG.items():
+        files[name] = tmp_path / f"{name}.mts"
+        files[name].write_text(f"""import {{ Naipes, NaipesError, type HandRecord, type ValidationResult }} from {CLIENT};
+const naipes = new Naipes("http://127.0.0.1:8080");
+const record: HandRecord = {{ game: "rentoy", seats: 4, dealer: 0, deal: {{ hands: ["12e 7o 3b", "2c 1e 4o", "11o 6b 5e", "10c 1o 12b"], stock: "5c" }} }};
+{code}
+""")
+    right = tmp_path / "right.mts"  # the same preamble, used rightly
+    right.write_text(f"""import {{ Naipes, NaipesError, type HandRecord, type ValidationResult }} from {CLIENT};
+const naipes = new Naipes("http://127.0.0.1:8080", {{ timeoutMs: 5000 }});
+const record: HandRecord = {{ game: "rentoy", seats: 4, dealer: 0, deal: {{ hands: ["12e 7o 3b", "2c 1e 4o", "11o 6b 5e", "10c 1o 12b"], stock: "5c" }} }};
+const r: ValidationResult = await naipes.validateHand({{ ...record, actions: ["1 envite"] }});
+const paid: number = (r.payments ?? []).reduce((sum, p) => sum + (p.amount ?? 0), 0) + r.tricks.length + r.events.length;
+for (const answer of await naipes.validateHands([record], {{ batch: 10 }})) {{
+  if (answer.result) answer.result.valid; else answer.error.code;
+}}
+const view = await naipes.legalActions(record, 3);
+const legal: string[] = [...view.legal, ...view.actions.map((a) => a.notation), view.view?.hand ?? ""];
+const rules = await naipes.describeRules("tresillo");
+const names: string[] = (rules.options ?? []).map((o) => `${{o.name}}=${{o.default}}`);
+const trick = await naipes.resolveTrick({{ game: "rentoy", seats: 2, leader: 0, contract: {{ trump: "oros" }}, cards: "1e 2c" }});
+const dealt = await naipes.deal({{ game: "rentoy", seats: 2, dealer: 1, seed: "s" }});
+const settled = await naipes.settleHand({{ game: "rentoy", seats: 2, rentoy: {{ winner: 0, value: 1 }}, table: {{ score: [0, 0] }} }});
+try {{ await naipes.deal({{}}); }} catch (e) {{ if (e instanceof NaipesError) console.log(e.code, e.field, e.status, e.problem.detail); }}
+console.log(paid, legal, names, trick.card, trick.winner, dealt.commitment, dealt.deal?.hands, settled.points);
+""")
+    status, output = tsc(right, *files.values())
+    assert status != 0
+    lines = output.splitlines()
+    assert not [line for line in lines if f"/{right.name}(" in line], output
+    for name, (_, word) in WRONG.items():
+        errors = [line for line in lines if f"/{files[name].name}(4," in line]
+        assert errors and any(word in line for line in errors), f"{name} type-checked:\n{output}"
+
+
+def _post(http: requests.Session, url: str, body: Any, ok: bool = True) -> Any:
+    response = http.post(url, json=body, timeout=30)
+    assert (response.status_code == 200) is ok, response.text
+    return response.json()
+
+
+def test_real_answers_conform_to_the_types(tsc: Any, rest_url: str, http: requests.Session, tmp_path: Path) -> None:
+    """What the real REST server answers (the example records and every third step of them, each
+    game's playouts, errors, an NDJSON stream, every other call) is of the declared types."""
+    from test_service_revesino import settle_request as revesino_settle
+    from test_service_tresillo import settle_request as tresillo_settle
+
+    answers: list[tuple[str, Any]] = []
+    records = [json.loads(path.read_text()) for path in EXAMPLES]
+    assert len(records) == 3
+    rng = random.Random(7)
+    for game, seats in (("tresillo", 3), ("tresillo", 4), ("revesino", 4), ("rentoy", 2), ("rentoy", 6)):
+        request = {"game": game, "seats": seats, "dealer": seats - 1, "seed": f"ts-{game}-{seats}"}
+        answers.append(("DealResponse", _post(http, rest_url + "/v1/deals", request)))
+        record = {"game": game, "seats": seats, "dealer": seats - 1, "deal": answers[-1][1]["deal"], "actions": []}
+        while not (result := api.validate(record))["finished"]:
+            record = dict(record, actions=[*record["actions"], rng.choice(result["next"]["legal"])])
+        records.append(record)
+    for record in records:
+        for cut in sorted({*range(0, len(record["actions"]) + 1, 3), len(record["actions"])}):
+            prefix = dict(record, actions=record["actions"][:cut])
+            answers.append(("ValidationResult", _post(http, rest_url + "/v1/hands:validate", prefix)))
+            answers.append(("LegalActionsResponse", _post(http, rest_url + "/v1/hands:legalActions", prefix)))
+            answers.append(("LegalActionsResponse", _post(http, rest_url + "/v1/hands:legalActions?seat=1", prefix)))
+        result = api.validate(record)
+        assert result["valid"] and result["finished"]
+        if record["game"] != "rentoy":
+            settle = (tresillo_settle if record["game"] == "tresillo" else revesino_settle)(record, result)
+            answers.append(("SettleHandResponse", _post(http, rest_url + "/v1/hands:settle", settle)))
+        if record["game"] != "tresillo":  # (a Tresillo trick's trump is its lance's)
+            for trick in result["tricks"][:2]:
+                request = {"game": record["game"], "seats": record["seats"], "dealer": record["dealer"], "leader": trick["leader"],
+                           "cards": " ".join(trick["cards"]), **({"contract": {"trump": result["trump"]}} if "trump" in result else {})}
+                answers.append(("ResolveTrickResponse", _post(http, rest_url + "/v1/tricks:resolve", request)))
+    rentoy = records[[r["game"] for r in records].index("rentoy")]
+    answers.append(("SettleHandResponse", _post(http, rest_url + "/v1/hands:settle",
+                                                {"game": "rentoy", "seats": 4, "dealer": 0, "rentoy": {"winner": 1, "value": 3},
+                                                 "table": {"score": [5, 4]}})))
+    illegal = dict(rentoy, actions=[rentoy["actions"][1], *rentoy["actions"][1:]])
+    answers.append(("ValidationResult", violation := _post(http, rest_url + "/v1/hands:validate", illegal)))
+    assert violation["valid"] is False and "violation" in violation
+    for game in api.GAMES:
+        answers.append(("DescribeRulesResponse", http.get(f"{rest_url}/v1/games/{game}/rules", timeout=10).json()))
+    # Errors: a field's, one without a field, a route's; as NaipesError.problem holds them.
+    answers.append(("ProblemJson", _post(http, rest_url + "/v1/hands:validate", dict(rentoy, game="mus"), ok=False)))
+    answers.append(("ProblemJson", http.post(rest_url + "/v1/hands:validate", data="{", timeout=10,
+                                             headers={"Content-Type": "application/json"}).json()))
+    answers.append(("ProblemJson", http.get(rest_url + "/v1/nothing", timeout=10).json()))
+    # An NDJSON stream: a line per message, and a batch's answers as validateHands gives them.
+    body = "\n".join(json.dumps(line) for line in (
+        rentoy, {"id": "x", "record": dict(rentoy, seats="four")},
+        {"batch": [{"record": r} for r in records[:3]] + [{"record": dict(rentoy, game="mus")}]}, {"batch": [{}] * 1001}))
+    stream = http.post(rest_url + "/v1/hands:validateStream", data=body, headers={"Content-Type": "application/x-ndjson"}, timeout=30)
+    lines = [json.loads(line) for line in stream.text.splitlines()]
+    assert len(lines) == 4 and "error" in lines[1] and "error" in lines[3], lines
+    answers += [("M.ValidateHandsResponse", line) for line in lines]
+    answers += [("ValidateHandsAnswer", item) for item in lines[2]["batch"]]
+    assert {key for _, answer in answers for key in answer if key in ("violation", "payments", "condiciones", "error")} == \
+        {"violation", "payments", "condiciones", "error"}
+
+    types = sorted({kind for kind, _ in answers if not kind.startswith("M.")})
+    source = [f"import type {{ {', '.join(types)} }} from {CLIENT};", f"import type * as M from {MESSAGES};"]
+    source += [f"export const a{i}: {kind} = {json.dumps(answer)};" for i, (kind, answer) in enumerate(answers)]
+    path = tmp_path / "answers.mts"
+    path.write_text("\n".join(source) + "\n")
+    status, output = tsc(path)
+    assert status == 0, output[:5000]
+    assert len(answers) > 150
