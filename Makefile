@@ -25,12 +25,13 @@ install: $(INSTALLED) $(GEN) $(COMPILED)
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-# The build needs grpcio-tools and googleapis-common-protos (setup.py generates the protobuf
-# code), mypy (its mypyc compiles the engine) and Cython (the codec's wire encoder); they are
-# installed first so that the editable install can skip build isolation.
+# The build needs grpcio-tools, googleapis-common-protos and mypy-protobuf (setup.py generates the
+# protobuf code and the gRPC stub's types), mypy (its mypyc compiles the engine) and Cython (the
+# codec's wire encoder); they are installed first so that the editable install can skip build
+# isolation.
 $(INSTALLED): pyproject.toml setup.py tools/protogen.py | $(PY)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q "setuptools>=64" "grpcio-tools>=1.62" "googleapis-common-protos>=1.56" "mypy>=1.10" "cython>=3.0"
+	$(PY) -m pip install -q "setuptools>=64" "grpcio-tools>=1.62" "googleapis-common-protos>=1.56" "mypy>=1.10" "cython>=3.0" "mypy-protobuf>=5.1"
 	NAIPES_PURE=1 $(PY) -m pip install -q --no-build-isolation -e '.[dev]'
 	touch $@
 

@@ -3,7 +3,8 @@
 Everything else is declared in pyproject.toml. The generated package ``naipes.v1`` lives in
 ``service/gen/`` (never committed) and is installed as the top-level package ``naipes``, so that
 ``from naipes.v1 import naipes_pb2`` works wherever the project is installed, editable or not.
-Generation needs grpcio-tools and googleapis-common-protos, the build requirements.
+Generation needs grpcio-tools, googleapis-common-protos and mypy-protobuf (the gRPC stub's
+types), the build requirements.
 
 The engine's modules are also compiled with mypyc (part of mypy) when it and a C compiler are
 present and ``NAIPES_PURE`` is not ``1``: the same Python sources, about twice as fast. Without

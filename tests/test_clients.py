@@ -515,3 +515,36 @@ console.log(JSON.stringify(await naipes.validateHands([record, {{...record, seat
 """)
     assert out[0::2] == [{"result": api.validate(RECORD)}] * 3
     assert [(a["error"]["code"], a["error"]["field"]) for a in out[1::2]] == [("INVALID_FIELD", "seats"), ("INVALID_FIELD", "table.score[0]")]
+
+
+STUB_MISUSE = """
+import grpc
+from naipes.v1 import naipes_pb2, naipes_pb2_grpc
+
+stub = naipes_pb2_grpc.NaipesServiceStub(grpc.insecure_channel("127.0.0.1:1"))
+reveal_type(stub.ValidateHand)
+answer: naipes_pb2.ValidateHandResponse = stub.ValidateHand(naipes_pb2.ValidateHandRequest(), timeout=1)
+stub.ValidateHand(naipes_pb2.DealRequest())
+deal: naipes_pb2.DealResponse = stub.ValidateHand(naipes_pb2.ValidateHandRequest())
+"""
+
+
+def test_the_generated_stub_is_typed(tmp_path: Path) -> None:
+    """The generated package carries the stub's types (naipes_pb2_grpc.pyi, mypy-protobuf's, by
+    tools/protogen.py): mypy --strict sees each method's request and response messages, and
+    refuses a wrong request and a wrong use of the answer."""
+    stub = Path(naipes_pb2_grpc.__file__).with_suffix(".pyi")
+    assert "class NaipesServiceStub" in stub.read_text()
+    (tmp_path / "misuse.py").write_text(STUB_MISUSE)
+    checked = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-error-summary", "--cache-dir", str(tmp_path / "cache"),
+                              "misuse.py"], cwd=tmp_path, capture_output=True, text=True,
+                             env={"MYPYPATH": str(stub.parents[2]), "PATH": "/usr/bin:/bin"})
+    # (protoc's .pyi of the messages has bare Mappings, which --strict reports there: pyproject.toml's [tool.mypy])
+    assert "naipes_pb2_grpc.pyi" not in checked.stdout, checked.stdout
+    lines = [line for line in checked.stdout.splitlines() if line.startswith("misuse.py:")]
+    assert [line.split(": ", 1)[1] for line in lines if line.startswith("misuse.py:6:")] == [
+        'note: Revealed type is "grpc.UnaryUnaryMultiCallable[naipes.v1.naipes_pb2.ValidateHandRequest, '
+        'naipes.v1.naipes_pb2.ValidateHandResponse]"'], checked.stdout + checked.stderr
+    errors = [line for line in lines if ": error: " in line]
+    assert len(errors) == 2 and errors[0].startswith("misuse.py:8:") and "[arg-type]" in errors[0] and '"DealRequest"' in errors[0], checked.stdout
+    assert errors[1].startswith("misuse.py:9:") and "[assignment]" in errors[1], checked.stdout

@@ -1,7 +1,8 @@
 """Generate the Python code of the API schema (``protos/``) with grpcio-tools.
 
-The generated package ``naipes.v1`` (``naipes_pb2``, ``naipes_pb2_grpc``, the ``.pyi`` stubs, and
-``naipes.binpb``, the schema with its comments)
+The generated package ``naipes.v1`` (``naipes_pb2``, ``naipes_pb2_grpc``, the ``.pyi`` stubs:
+the messages' from protoc, the gRPC stub's from mypy-protobuf's ``protoc-gen-mypy_grpc`` plugin,
+and ``naipes.binpb``, the schema with its comments)
 goes to ``service/gen/naipes/v1/``, which is never committed: ``setup.py``'s build hook runs this
 on every install (``pip install .`` and ``pip install -e .``), and ``make proto`` runs it when the
 ``.proto`` changes. ``--descriptor-set PATH`` also writes a binary image of the schema (with
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -35,6 +37,17 @@ def include_paths() -> list[str]:
     return [str(PROTOS), str(googleapis), str(well_known)]
 
 
+def grpc_stub_plugin() -> str:
+    """mypy-protobuf's protoc plugin for the gRPC stub's types (``naipes_pb2_grpc.pyi``): next to
+    the running Python (a venv's bin/), else on PATH (pip's isolated build environment)."""
+    name = "protoc-gen-mypy_grpc" + (".exe" if os.name == "nt" else "")
+    beside = Path(sys.executable).parent / name
+    found = str(beside) if beside.is_file() else shutil.which(name)
+    if found is None:
+        raise SystemExit(f"protogen: {name} not found next to {sys.executable} or on PATH: pip install mypy-protobuf")
+    return found
+
+
 def protoc(args: list[str]) -> None:
     from grpc_tools import protoc as grpc_protoc
 
@@ -44,9 +57,15 @@ def protoc(args: list[str]) -> None:
 
 
 def generate(out: Path = OUT) -> list[Path]:
-    """Write naipes/v1/naipes_pb2{,_grpc}.py{,i} under ``out``, with package __init__ files."""
+    """Write naipes/v1/naipes_pb2{,_grpc}.py{,i} under ``out``, with package __init__ files and
+    naipes/py.typed.
+
+    The messages' ``.pyi`` is protoc's own (``--pyi_out``); the stub's (``naipes_pb2_grpc.pyi``:
+    each method a multi-callable typed with its request and response messages) is mypy-protobuf's
+    (``--mypy_grpc_out``), as grpcio-tools writes none."""
     out.mkdir(parents=True, exist_ok=True)
-    protoc([f"--python_out={out}", f"--pyi_out={out}", f"--grpc_python_out={out}", *PROTO_FILES])
+    protoc([f"--plugin=protoc-gen-mypy_grpc={grpc_stub_plugin()}", f"--python_out={out}", f"--pyi_out={out}",
+            f"--grpc_python_out={out}", f"--mypy_grpc_out=quiet:{out}", *PROTO_FILES])
     # The schema with its comments, for the generated OpenAPI document's descriptions.
     protoc([f"--descriptor_set_out={out / 'naipes' / 'v1' / 'naipes.binpb'}", "--include_source_info", *PROTO_FILES])
     written = []
@@ -55,6 +74,10 @@ def generate(out: Path = OUT) -> list[Path]:
         if not init.exists():
             init.write_text('"""Generated from protos/ by tools/protogen.py: do not edit."""\n')
         written.append(init)
+    # PEP 561: the installed package is typed (its .pyi stubs), for the type checkers of its users.
+    marker = out / "naipes" / "py.typed"
+    marker.touch()
+    written.append(marker)
     written += sorted((out / "naipes" / "v1").glob("naipes_pb2*"))
     return written
 
