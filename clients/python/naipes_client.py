@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # (imported when a GrpcClient is made: the REST client needs 
 JSON = dict[str, Any]
 T = TypeVar("T")
 M = TypeVar("M", bound="Message")
+Q = TypeVar("Q", bound="Message")  # a unary call's request and response messages (GrpcClient._call)
+R = TypeVar("R", bound="Message")
 BATCH = 50  # records per message of a ValidateHands stream
 REST_CHUNK = 2000  # records per REST request of validate_hands
 # A server process validates a few streams at a time and refuses more with TOO_MANY_STREAMS,
@@ -268,10 +270,11 @@ class GrpcClient:
         self._channel = grpc.insecure_channel(target)
         self._stub = naipes_pb2_grpc.NaipesServiceStub(self._channel)
 
-    def _call(self, method: str, request: Message) -> Any:
-        """The answer's message (Any: grpcio-tools writes the stub's methods without types)."""
+    def _call(self, method: grpc.UnaryUnaryMultiCallable[Q, R], request: Q) -> R:
+        """One unary call: ``method``, the stub's (``self._stub.Deal``), with the call's deadline;
+        the answer's message, typed by the stub (naipes_pb2_grpc.pyi), or its error as a NaipesError."""
         try:
-            return getattr(self._stub, method)(request, timeout=self.timeout)
+            return method(request, timeout=self.timeout)
         except self._grpc.RpcError as exc:
             raise _grpc_error(exc) from None
 
@@ -298,25 +301,25 @@ class GrpcClient:
 
     def validate_hand(self, record: JSON) -> JSON:
         request = self._pb.ValidateHandRequest(record=self._message(self._pb.HandRecord, record))
-        return self._json(self._call("ValidateHand", request).result)
+        return self._json(self._call(self._stub.ValidateHand, request).result)
 
     def legal_actions(self, record: JSON, seat: int | None = None) -> JSON:
         request = self._pb.LegalActionsRequest(record=self._message(self._pb.HandRecord, record))
         if seat is not None:
             request.seat = seat
-        return self._json(self._call("LegalActions", request))
+        return self._json(self._call(self._stub.LegalActions, request))
 
     def resolve_trick(self, request: JSON) -> JSON:
-        return self._json(self._call("ResolveTrick", self._message(self._pb.ResolveTrickRequest, request)))
+        return self._json(self._call(self._stub.ResolveTrick, self._message(self._pb.ResolveTrickRequest, request)))
 
     def settle_hand(self, request: JSON) -> JSON:
-        return self._json(self._call("SettleHand", self._message(self._pb.SettleHandRequest, request)))
+        return self._json(self._call(self._stub.SettleHand, self._message(self._pb.SettleHandRequest, request)))
 
     def deal(self, request: JSON) -> JSON:
-        return self._json(self._call("Deal", self._message(self._pb.DealRequest, request)))
+        return self._json(self._call(self._stub.Deal, self._message(self._pb.DealRequest, request)))
 
     def describe_rules(self, game: str) -> JSON:
-        return self._json(self._call("DescribeRules", self._pb.DescribeRulesRequest(game=game)))
+        return self._json(self._call(self._stub.DescribeRules, self._pb.DescribeRulesRequest(game=game)))
 
     def validate_hands(self, records: Iterable[JSON], batch: int = BATCH) -> Iterator[JSON]:
         """Validate many records over one ValidateHands stream, ``batch`` records per message
