@@ -76,6 +76,16 @@ def test_declarations_name_the_clients_methods() -> None:
     assert "export class NaipesError extends Error" in (JS / "naipes.d.mts").read_text()
 
 
+def test_error_codes_are_the_error_tables() -> None:
+    """naipes.d.mts's ServiceErrorCode is service/errors.py's table, code for code and in its order."""
+    from service.errors import ERRORS
+
+    declared = (JS / "naipes.d.mts").read_text()
+    union = declared[declared.index("export type ServiceErrorCode ="):]
+    union = union[:union.index(";")]
+    assert re.findall(r'\| "([A-Z_]+)"', union) == list(ERRORS)
+
+
 def test_the_typescript_example_type_checks(tsc: Any) -> None:
     """clients/examples/validate.mts, validate.mjs in TypeScript reading the result's fields."""
     status, output = tsc(ROOT / "clients" / "examples" / "validate.mts", node=True)
@@ -95,7 +105,9 @@ WRONG = {
     "answer_not_narrowed": ("const [a] = await naipes.validateHands([record]); a.result.valid;", "undefined"),
     "field_the_answer_lacks": ('const r: ValidationResult = { game: "rentoy", tricks: [], events: [], valide: true };', "valide"),
     "field_the_answer_has": ('const r: ValidationResult = { game: "rentoy", tricks: [] };', "events"),
-    "error_code_as_number": ("try { await naipes.deal({}); } catch (e) { if (e instanceof NaipesError) { const n: number = e.code; } }", "string"),
+    "error_code_as_number": ("try { await naipes.deal({}); } catch (e) { if (e instanceof NaipesError) { const n: number = e.code; } }", "number"),
+    "error_code_not_in_the_table": ('try { await naipes.deal({}); } catch (e) { if (e instanceof NaipesError && e.code === "TOO_MANY_STREAM") {} }',
+                                    "TOO_MANY_STREAM"),
 }
 
 
@@ -127,6 +139,9 @@ const trick = await naipes.resolveTrick({{ game: "rentoy", seats: 2, leader: 0, 
 const dealt = await naipes.deal({{ game: "rentoy", seats: 2, dealer: 1, seed: "s" }});
 const settled = await naipes.settleHand({{ game: "rentoy", seats: 2, rentoy: {{ winner: 0, value: 1 }}, table: {{ score: [0, 0] }} }});
 try {{ await naipes.deal({{}}); }} catch (e) {{ if (e instanceof NaipesError) console.log(e.code, e.field, e.status, e.problem.detail); }}
+try {{ await naipes.deal({{}}); }} catch (e) {{
+  if (e instanceof NaipesError && (e.code === "TOO_MANY_STREAMS" || e.code === "UNAVAILABLE" || e.code === "HTTP_502")) throw e;
+}}
 console.log(paid, legal, names, trick.card, trick.winner, dealt.commitment, dealt.deal?.hands, settled.points);
 """)
     status, output = tsc(right, *files.values())

@@ -44,6 +44,40 @@ export type ValidateHandsAnswer =
   | { result: M.ValidationResult; error?: undefined }
   | { error: M.Problem; result?: undefined };
 
+/** The codes of the service's error table (docs/api.md, service/errors.py), in its order. */
+export type ServiceErrorCode =
+  | "MALFORMED_JSON"
+  | "INVALID_FIELD"
+  | "MISSING_FIELD"
+  | "UNKNOWN_GAME"
+  | "INVALID_SEATS"
+  | "SEAT_OUT_OF_RANGE"
+  | "UNKNOWN_CARD"
+  | "DUPLICATE_CARD"
+  | "WRONG_HAND_SIZE"
+  | "UNKNOWN_OPTION"
+  | "INVALID_OPTION_VALUE"
+  | "INVALID_TABLE"
+  | "INVALID_DEAL"
+  | "PAYLOAD_TOO_LARGE"
+  | "TOO_MANY_STREAMS"
+  | "REQUEST_TIMEOUT"
+  | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "MALFORMED_REQUEST"
+  | "URI_TOO_LONG"
+  | "HEADERS_TOO_LARGE"
+  | "EXPECTATION_FAILED"
+  | "UNSUPPORTED_TRANSFER_CODING"
+  | "FORBIDDEN"
+  | "INTERNAL";
+
+/** A NaipesError's code: the service's, or the client's own when no answer of the service came:
+ *  UNAVAILABLE, DEADLINE_EXCEEDED, HTTP_<status> (HTTP_502: an HTTP error that is not the service's
+ *  problem JSON). */
+export type ErrorCode = ServiceErrorCode | "UNAVAILABLE" | "DEADLINE_EXCEEDED" | `HTTP_${number}`;
+
 /** The JSON of an error (RFC 9457 problem JSON, docs/api.md): the service's, or the client's own
  *  for a failure to get an answer (UNAVAILABLE, DEADLINE_EXCEEDED, HTTP_<status>). */
 export interface ProblemJson {
@@ -52,7 +86,7 @@ export interface ProblemJson {
   /** The HTTP status; absent when no HTTP answer came (UNAVAILABLE, DEADLINE_EXCEEDED). */
   status?: number;
   detail?: string;
-  code: string;
+  code: ErrorCode;
   field?: string;
   fieldViolations?: { field: string; description: string }[];
 }
@@ -64,7 +98,7 @@ export class NaipesError extends Error {
   constructor(problem: ProblemJson);
   readonly name: "NaipesError";
   /** The code of docs/api.md's error table, or UNAVAILABLE, DEADLINE_EXCEEDED, HTTP_<status>. */
-  code: string;
+  code: ErrorCode;
   /** The HTTP status, when an HTTP answer came. */
   status: number | undefined;
   /** The offending field in the record's JSON spelling (deal.hands[3]), when one is at fault. */
