@@ -76,14 +76,20 @@ def test_declarations_name_the_clients_methods() -> None:
     assert "export class NaipesError extends Error" in (JS / "naipes.d.mts").read_text()
 
 
-def test_error_codes_are_the_error_tables() -> None:
-    """naipes.d.mts's ServiceErrorCode is service/errors.py's table, code for code and in its order."""
+def test_codes_are_the_tables() -> None:
+    """messages.d.mts's ServiceErrorCode is service/errors.py's table and ViolationCode the engine's
+    violations, code for code and in their order; an error's and a violation's code are typed so."""
+    from engine.errors import VIOLATION_CODES
     from service.errors import ERRORS
 
-    declared = (JS / "naipes.d.mts").read_text()
-    union = declared[declared.index("export type ServiceErrorCode ="):]
-    union = union[:union.index(";")]
-    assert re.findall(r'\| "([A-Z_]+)"', union) == list(ERRORS)
+    declared = (JS / "messages.d.mts").read_text()
+    for name, table in (("ServiceErrorCode", ERRORS), ("ViolationCode", VIOLATION_CODES)):
+        union = declared[declared.index(f"export type {name} ="):]
+        union = union[:union.index(";")]
+        assert re.findall(r'\| "([A-Z_]+)"', union) == list(table), name
+    for interface, name in (("Violation", "ViolationCode"), ("Problem", "ServiceErrorCode")):
+        body = declared[declared.index(f"export interface {interface} {{"):]
+        assert f"  code: {name};" in body[:body.index("\n}")], interface
 
 
 def test_the_typescript_example_type_checks(tsc: Any) -> None:
@@ -106,6 +112,8 @@ WRONG = {
     "field_the_answer_lacks": ('const r: ValidationResult = { game: "rentoy", tricks: [], events: [], valide: true };', "valide"),
     "field_the_answer_has": ('const r: ValidationResult = { game: "rentoy", tricks: [] };', "events"),
     "error_code_as_number": ("try { await naipes.deal({}); } catch (e) { if (e instanceof NaipesError) { const n: number = e.code; } }", "number"),
+    "violation_code_not_in_the_table": ('const r = await naipes.validateHand(record); if (r.violation?.code === "MUST_FOLLOW") {}',
+                                        "MUST_FOLLOW"),
     "error_code_not_in_the_table": ('try { await naipes.deal({}); } catch (e) { if (e instanceof NaipesError && e.code === "TOO_MANY_STREAM") {} }',
                                     "TOO_MANY_STREAM"),
 }
@@ -142,6 +150,7 @@ try {{ await naipes.deal({{}}); }} catch (e) {{ if (e instanceof NaipesError) co
 try {{ await naipes.deal({{}}); }} catch (e) {{
   if (e instanceof NaipesError && (e.code === "TOO_MANY_STREAMS" || e.code === "UNAVAILABLE" || e.code === "HTTP_502")) throw e;
 }}
+if (r.violation?.code === "MUST_FOLLOW_SUIT") console.log(r.violation.message);
 console.log(paid, legal, names, trick.card, trick.winner, dealt.commitment, dealt.deal?.hands, settled.points);
 """)
     status, output = tsc(right, *files.values())

@@ -12,6 +12,9 @@ may be absent. The request types are these with every field optional (``naipes.d
 
 ts-proto's file is kept but for what depends on the machine or is not a type: the protoc
 version (grpcio-tools', unpinned) and its two constants (``naipes.mjs`` exports no such value).
+Two string fields whose values are closed lists get those lists as types, written from the tables
+that define them: a violation's ``code`` (``ViolationCode``: ``engine.errors.VIOLATION_CODES``) and
+an error's (``ServiceErrorCode``: ``service.errors.ERRORS``, a ValidateHands entry's ``Problem``).
 
 Usage: python tools/jstypes.py [--out DIR]   (make js-types)
 """
@@ -64,24 +67,52 @@ def rewrite(text: str) -> str:
     text, count = re.subn(r"(?m)^export const protobuf(Package|FileName) = .*\n\n?", "", text)
     if count != 2:
         raise SystemExit("jstypes: ts-proto's constants not found")
+    for interface, key, type_name in CODE_FIELDS:
+        text = _typed_code(text, interface, key, type_name)
     for message in naipes_pb2.DESCRIPTOR.message_types_by_name.values():
         always = codec.ALWAYS_PRINTED.get(message.full_name, frozenset())
         for field in message.fields:
             if not codec.is_repeated(field) or field.json_name in always:
                 continue
             text = _optional_list(text, message.name, field.json_name)
-    return text
+    return text + _codes()
+
+
+# The string fields typed as a closed list: (interface, key, the list's type).
+CODE_FIELDS = (("Violation", "code", "ViolationCode"), ("Problem", "code", "ServiceErrorCode"))
+
+
+def _codes() -> str:
+    """The closed lists' types, from their tables, in their order."""
+    from engine.errors import VIOLATION_CODES
+    from service.errors import ERRORS
+
+    def union(name: str, doc: str, codes: list[str]) -> str:
+        return f"\n/** {doc} */\nexport type {name} =\n" + "\n".join(f'  | "{code}"' for code in codes) + ";\n"
+
+    return (union("ViolationCode", "The codes of a violation (engine/errors.py, docs/format.md).", list(VIOLATION_CODES))
+            + union("ServiceErrorCode", "The codes of the service's error table (docs/api.md, service/errors.py).", list(ERRORS)))
+
+
+def _typed_code(text: str, interface: str, key: str, type_name: str) -> str:
+    """``key: string;`` of the interface as ``key: type_name;``."""
+    return _in_interface(text, interface, rf"(?m)^(  {re.escape(key)}): string;$", rf"\1: {type_name};", f"the string {key}")
 
 
 def _optional_list(text: str, interface: str, key: str) -> str:
     """``key: T[];`` of the interface as ``key?: T[] | undefined;``."""
+    return _in_interface(text, interface, rf"(?m)^(  {re.escape(key)}): (.+\[\]);$", r"\1?: \2 | undefined;", f"the list {key}")
+
+
+def _in_interface(text: str, interface: str, pattern: str, replacement: str, what: str) -> str:
+    """``text`` with the one line of the interface that matches ``pattern`` rewritten."""
     start = text.find(f"\nexport interface {interface} {{\n")
     end = text.find("\n}\n", start)
     if start < 0 or end < 0:
         raise SystemExit(f"jstypes: interface {interface} not found in ts-proto's output")
-    body, count = re.subn(rf"(?m)^(  {re.escape(key)}): (.+\[\]);$", r"\1?: \2 | undefined;", text[start:end])
+    body, count = re.subn(pattern, replacement, text[start:end])
     if count != 1:
-        raise SystemExit(f"jstypes: the list {interface}.{key} not found in ts-proto's output")
+        raise SystemExit(f"jstypes: {what} of {interface} not found in ts-proto's output")
     return text[:start] + body + text[end:]
 
 

@@ -338,7 +338,7 @@ export interface Violation {
    * MALFORMED_ACTION, NOT_YOUR_TURN, NOT_ALLOWED_NOW, CARD_NOT_IN_HAND, MUST_FOLLOW_SUIT,
    * MUST_PLAY_TRUMP.
    */
-  code: string;
+  code: ViolationCode;
   /** What was wrong, naming the seat, the cards and the rule. */
   message: string;
 }
@@ -485,7 +485,7 @@ export interface ValidateHandsResponse {
 /** An error answered inside a stream, for one of its items. */
 export interface Problem {
   /** The code of the error table (docs/api.md): the gRPC ErrorInfo reason, the REST problem code. */
-  code: string;
+  code: ServiceErrorCode;
   /** The offending field, in the record's JSON spelling (deal.hands[1]). */
   field?:
     | string
@@ -1066,3 +1066,41 @@ export interface DescribeRulesResponse {
   /** Every house-rule option. */
   options?: RuleOption[] | undefined;
 }
+
+/** The codes of a violation (engine/errors.py, docs/format.md). */
+export type ViolationCode =
+  | "MALFORMED_ACTION"
+  | "NOT_YOUR_TURN"
+  | "NOT_ALLOWED_NOW"
+  | "CARD_NOT_IN_HAND"
+  | "MUST_FOLLOW_SUIT"
+  | "MUST_PLAY_TRUMP";
+
+/** The codes of the service's error table (docs/api.md, service/errors.py). */
+export type ServiceErrorCode =
+  | "MALFORMED_JSON"
+  | "INVALID_FIELD"
+  | "MISSING_FIELD"
+  | "UNKNOWN_GAME"
+  | "INVALID_SEATS"
+  | "SEAT_OUT_OF_RANGE"
+  | "UNKNOWN_CARD"
+  | "DUPLICATE_CARD"
+  | "WRONG_HAND_SIZE"
+  | "UNKNOWN_OPTION"
+  | "INVALID_OPTION_VALUE"
+  | "INVALID_TABLE"
+  | "INVALID_DEAL"
+  | "PAYLOAD_TOO_LARGE"
+  | "TOO_MANY_STREAMS"
+  | "REQUEST_TIMEOUT"
+  | "NOT_FOUND"
+  | "METHOD_NOT_ALLOWED"
+  | "UNSUPPORTED_MEDIA_TYPE"
+  | "MALFORMED_REQUEST"
+  | "URI_TOO_LONG"
+  | "HEADERS_TOO_LARGE"
+  | "EXPECTATION_FAILED"
+  | "UNSUPPORTED_TRANSFER_CODING"
+  | "FORBIDDEN"
+  | "INTERNAL";

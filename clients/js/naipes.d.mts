@@ -20,8 +20,8 @@ import type * as M from "./messages.mjs";
 export type {
   CartulinaEntry, Condicion, Contract, Deal, DealResponse, DescribeRulesResponse, Event, Forfeit,
   LegalAction, LegalActionsResponse, NapolitanaOutcome, Next, Payment, Problem, Proposal,
-  ResolveTrickResponse, RevesinoOutcome, RuleOption, SettleHandResponse, Table, Trick,
-  ValidationResult, View, Violation,
+  ResolveTrickResponse, RevesinoOutcome, RuleOption, ServiceErrorCode, SettleHandResponse, Table, Trick,
+  ValidationResult, View, Violation, ViolationCode,
 } from "./messages.mjs";
 
 /** A message as a client sends it: every field, at every depth, may be left out. */
@@ -44,39 +44,10 @@ export type ValidateHandsAnswer =
   | { result: M.ValidationResult; error?: undefined }
   | { error: M.Problem; result?: undefined };
 
-/** The codes of the service's error table (docs/api.md, service/errors.py), in its order. */
-export type ServiceErrorCode =
-  | "MALFORMED_JSON"
-  | "INVALID_FIELD"
-  | "MISSING_FIELD"
-  | "UNKNOWN_GAME"
-  | "INVALID_SEATS"
-  | "SEAT_OUT_OF_RANGE"
-  | "UNKNOWN_CARD"
-  | "DUPLICATE_CARD"
-  | "WRONG_HAND_SIZE"
-  | "UNKNOWN_OPTION"
-  | "INVALID_OPTION_VALUE"
-  | "INVALID_TABLE"
-  | "INVALID_DEAL"
-  | "PAYLOAD_TOO_LARGE"
-  | "TOO_MANY_STREAMS"
-  | "REQUEST_TIMEOUT"
-  | "NOT_FOUND"
-  | "METHOD_NOT_ALLOWED"
-  | "UNSUPPORTED_MEDIA_TYPE"
-  | "MALFORMED_REQUEST"
-  | "URI_TOO_LONG"
-  | "HEADERS_TOO_LARGE"
-  | "EXPECTATION_FAILED"
-  | "UNSUPPORTED_TRANSFER_CODING"
-  | "FORBIDDEN"
-  | "INTERNAL";
-
 /** A NaipesError's code: the service's, or the client's own when no answer of the service came:
  *  UNAVAILABLE, DEADLINE_EXCEEDED, HTTP_<status> (HTTP_502: an HTTP error that is not the service's
  *  problem JSON). */
-export type ErrorCode = ServiceErrorCode | "UNAVAILABLE" | "DEADLINE_EXCEEDED" | `HTTP_${number}`;
+export type ErrorCode = M.ServiceErrorCode | "UNAVAILABLE" | "DEADLINE_EXCEEDED" | `HTTP_${number}`;
 
 /** The JSON of an error (RFC 9457 problem JSON, docs/api.md): the service's, or the client's own
  *  for a failure to get an answer (UNAVAILABLE, DEADLINE_EXCEEDED, HTTP_<status>). */
