@@ -333,18 +333,21 @@ class _Ledger:
         more (on) or one more (off): the fondo is renewed to the seeds' 9, not to 8, which is
         below 9 and which the next deal would renew a second time."""
         o = self.options
-        extra, note = 0, ""
-        if o.renew_amount == "fullStake":
+        full = o.renew_amount == "fullStake"
+        if full:
             shares = [o.stake] * SEATS  # in play order from the dealer
             reason = f"{why}: each player pays {o.stake}"
-            if not at_deal and o.dealer_initial_stake_includes_fee:
-                extra, note = o.dealer_fee, f" (the dealer's stake is the fee more: his {o.stake + o.dealer_fee})"
         else:
             base, rest = divmod(max(0, o.renew_below - self.fondo), SEATS)
             shares = [base + (1 if i < rest else 0) for i in range(SEATS)]
             reason = f"{why}: the players top it up to {o.renew_below}"
-        if not o.dealer_initial_stake_includes_fee and (at_deal or o.renew_amount == "fullStake"):
+        # The dealer's share beyond the others': his 3 (a top-up in play already reaches renewBelow).
+        if not o.dealer_initial_stake_includes_fee and (at_deal or full):
             extra, note = 1, " (the dealer's stake is one more: his 3 before the fee)"
+        elif full and not at_deal:
+            extra, note = o.dealer_fee, f" (the dealer's stake is the fee more: his {o.stake + o.dealer_fee})"
+        else:
+            extra, note = 0, ""
         shares[0] += extra
         for i in range(SEATS):
             self.move((self.dealer + i) % SEATS, FONDO, shares[i], reason + (note if extra and i == 0 else ""), trick)

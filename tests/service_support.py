@@ -31,6 +31,15 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent  # this environment's commands: naipes, buf, hadolint, ...
 
 
+def alive(pid: int) -> bool:
+    """The process runs (an exited process its new parent has not reaped yet is a zombie)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 def tool(name: str) -> str:
     """A command of this environment (installed with the project), else the one on PATH."""
     return str(BIN / name) if (BIN / name).exists() else name

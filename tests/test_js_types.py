@@ -119,37 +119,38 @@ WRONG = {
 }
 
 
+# Three lines before each use: the client, a client, a record.
+PREAMBLE = f"""import {{ Naipes, NaipesError, type HandRecord, type ValidationResult }} from {CLIENT};
+const naipes = new Naipes("http://127.0.0.1:8080");
+const record: HandRecord = {{ game: "rentoy", seats: 4, dealer: 0, deal: {{ hands: ["12e 7o 3b", "2c 1e 4o", "11o 6b 5e", "10c 1o 12b"], stock: "5c" }} }};
+"""
+
+
 def test_wrong_uses_do_not_type_check(tsc: Any, tmp_path: Path) -> None:
     """A misspelt field, a number where a card or action string is expected, a list or an answer
     read without the check its absence needs: each is a type error."""
     files = {}
     for name, (code, _) in WRONG.items():
         files[name] = tmp_path / f"{name}.mts"
-        files[name].write_text(f"""import {{ Naipes, NaipesError, type HandRecord, type ValidationResult }} from {CLIENT};
-const naipes = new Naipes("http://127.0.0.1:8080");
-const record: HandRecord = {{ game: "rentoy", seats: 4, dealer: 0, deal: {{ hands: ["12e 7o 3b", "2c 1e 4o", "11o 6b 5e", "10c 1o 12b"], stock: "5c" }} }};
-{code}
-""")
+        files[name].write_text(PREAMBLE + f"{code}\n")  # (the wrong use on line 4)
     right = tmp_path / "right.mts"  # the same preamble, used rightly
-    right.write_text(f"""import {{ Naipes, NaipesError, type HandRecord, type ValidationResult }} from {CLIENT};
-const naipes = new Naipes("http://127.0.0.1:8080", {{ timeoutMs: 5000 }});
-const record: HandRecord = {{ game: "rentoy", seats: 4, dealer: 0, deal: {{ hands: ["12e 7o 3b", "2c 1e 4o", "11o 6b 5e", "10c 1o 12b"], stock: "5c" }} }};
-const r: ValidationResult = await naipes.validateHand({{ ...record, actions: ["1 envite"] }});
+    right.write_text(PREAMBLE + """const timed = new Naipes("http://127.0.0.1:8080", { timeoutMs: 5000 });
+const r: ValidationResult = await timed.validateHand({ ...record, actions: ["1 envite"] });
 const paid: number = (r.payments ?? []).reduce((sum, p) => sum + (p.amount ?? 0), 0) + r.tricks.length + r.events.length;
-for (const answer of await naipes.validateHands([record], {{ batch: 10 }})) {{
+for (const answer of await naipes.validateHands([record], { batch: 10 })) {
   if (answer.result) answer.result.valid; else answer.error.code;
-}}
+}
 const view = await naipes.legalActions(record, 3);
 const legal: string[] = [...view.legal, ...view.actions.map((a) => a.notation), view.view?.hand ?? ""];
 const rules = await naipes.describeRules("tresillo");
-const names: string[] = (rules.options ?? []).map((o) => `${{o.name}}=${{o.default}}`);
-const trick = await naipes.resolveTrick({{ game: "rentoy", seats: 2, leader: 0, contract: {{ trump: "oros" }}, cards: "1e 2c" }});
-const dealt = await naipes.deal({{ game: "rentoy", seats: 2, dealer: 1, seed: "s" }});
-const settled = await naipes.settleHand({{ game: "rentoy", seats: 2, rentoy: {{ winner: 0, value: 1 }}, table: {{ score: [0, 0] }} }});
-try {{ await naipes.deal({{}}); }} catch (e) {{ if (e instanceof NaipesError) console.log(e.code, e.field, e.status, e.problem.detail); }}
-try {{ await naipes.deal({{}}); }} catch (e) {{
+const names: string[] = (rules.options ?? []).map((o) => `${o.name}=${o.default}`);
+const trick = await naipes.resolveTrick({ game: "rentoy", seats: 2, leader: 0, contract: { trump: "oros" }, cards: "1e 2c" });
+const dealt = await naipes.deal({ game: "rentoy", seats: 2, dealer: 1, seed: "s" });
+const settled = await naipes.settleHand({ game: "rentoy", seats: 2, rentoy: { winner: 0, value: 1 }, table: { score: [0, 0] } });
+try { await naipes.deal({}); } catch (e) { if (e instanceof NaipesError) console.log(e.code, e.field, e.status, e.problem.detail); }
+try { await naipes.deal({}); } catch (e) {
   if (e instanceof NaipesError && (e.code === "TOO_MANY_STREAMS" || e.code === "UNAVAILABLE" || e.code === "HTTP_502")) throw e;
-}}
+}
 if (r.violation?.code === "MUST_FOLLOW_SUIT") console.log(r.violation.message);
 console.log(paid, legal, names, trick.card, trick.winner, dealt.commitment, dealt.deal?.hands, settled.points);
 """)

@@ -23,7 +23,7 @@ from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CollectorRegistry, multiprocess
 from prometheus_client.parser import text_string_to_metric_families
-from service_support import load_example, rentoy_examples, stop
+from service_support import alive, load_example, rentoy_examples, stop
 from test_service_workers import children, command, serve
 
 from bench.run import descendants
@@ -173,15 +173,6 @@ def test_a_made_up_path_makes_no_new_series(two_workers: tuple[int, int, int]) -
     after = requests.get(f"{base}/metrics", timeout=10).text
     assert "nothing" not in after and "zzz" not in after and "v2" not in after
     assert {k for k in parse(after) if k[0].startswith("naipes_")} == {k for k in before if k[0].startswith("naipes_")}
-
-
-def alive(pid: int) -> bool:
-    """The process runs (an exited process its new parent has not reaped yet is a zombie)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def test_a_dead_worker_leaves_the_gauges_and_a_stopped_server_its_directory() -> None:

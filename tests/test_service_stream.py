@@ -25,6 +25,7 @@ import requests
 from google.protobuf import json_format
 from service_support import (
     ROOT,
+    alive,
     answerable_before,
     answered_while_sending,
     call_grpc,
@@ -358,14 +359,6 @@ def test_an_idle_pool_retires_and_the_next_stream_starts_a_fresh_one(monkeypatch
     while stream._pool is fresh and time.monotonic() < deadline:  # no retirement left pending
         time.sleep(0.05)
     assert stream._pool is None
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def test_the_pool_idle_time_is_set_by_naipes_pool_idle(monkeypatch: pytest.MonkeyPatch) -> None:

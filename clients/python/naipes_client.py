@@ -39,8 +39,7 @@ if TYPE_CHECKING:  # (imported when a GrpcClient is made: the REST client needs 
 JSON = dict[str, Any]
 T = TypeVar("T")
 M = TypeVar("M", bound="Message")
-Q = TypeVar("Q", bound="Message")  # a unary call's request and response messages (GrpcClient._call)
-R = TypeVar("R", bound="Message")
+R = TypeVar("R", bound="Message")  # a unary call's response message (GrpcClient._call; M, its request)
 BATCH = 50  # records per message of a ValidateHands stream
 REST_CHUNK = 2000  # records per REST request of validate_hands
 # A server process validates a few streams at a time and refuses more with TOO_MANY_STREAMS,
@@ -270,7 +269,7 @@ class GrpcClient:
         self._channel = grpc.insecure_channel(target)
         self._stub = naipes_pb2_grpc.NaipesServiceStub(self._channel)
 
-    def _call(self, method: grpc.UnaryUnaryMultiCallable[Q, R], request: Q) -> R:
+    def _call(self, method: grpc.UnaryUnaryMultiCallable[M, R], request: M) -> R:
         """One unary call: ``method``, the stub's (``self._stub.Deal``), with the call's deadline;
         the answer's message, typed by the stub (naipes_pb2_grpc.pyi), or its error as a NaipesError."""
         try:
