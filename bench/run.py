@@ -439,6 +439,23 @@ def cpu_seconds(pid: int) -> float:
         return 0.0
 
 
+def switches(pid: int) -> int:
+    """Context switches of a process's threads so far, voluntary and not (0 once it is gone; a
+    thread's own count goes with it when it ends)."""
+    total = 0
+    try:
+        tasks = list((Path("/proc") / str(pid) / "task").iterdir())
+    except OSError:
+        return 0
+    for task in tasks:
+        try:
+            lines = (task / "status").read_text().splitlines()
+            total += sum(int(line.split()[1]) for line in lines if "ctxt_switches:" in line)
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
 def busy_seconds() -> float:
     """CPU seconds the whole machine has spent busy (every core, /proc/stat)."""
     values = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:9]]
@@ -471,17 +488,20 @@ def accounted(root: int, run: Callable[[], Load]) -> Load:
     sharing the cores makes a run meaningless, and a ratio of two such runs unstable)."""
     pids = [root, *descendants(root)]
     before = {pid: cpu_seconds(pid) for pid in pids}
+    switched = {pid: switches(pid) for pid in pids}
     own0, busy0, start = os.times(), busy_seconds(), time.perf_counter()
     load = run()
     wall = time.perf_counter() - start
     own1, busy1 = os.times(), busy_seconds()
-    per = {pid: (cpu_seconds(pid) - before.get(pid, 0.0)) / wall for pid in [root, *descendants(root)]}
+    after = [root, *descendants(root)]
+    per = {pid: (cpu_seconds(pid) - before.get(pid, 0.0)) / wall for pid in after}
     server = sum(per.values())
+    server_switches = sum(switches(pid) - switched.get(pid, 0) for pid in after) / wall
     generator = (own1.children_user + own1.children_system - own0.children_user - own0.children_system) / wall
     suite = (own1.user + own1.system - own0.user - own0.system) / wall
     busy = (busy1 - busy0) / wall
     other = min(float(os.cpu_count() or 1), max(0.0, busy - server - generator - suite))  # clamped: /proc/stat can jump
-    load.cpu = {"server": server, "generator": generator, "suite": suite, "other": other,
+    load.cpu = {"server": server, "server_switches": server_switches, "generator": generator, "suite": suite, "other": other,
                 "busy": busy, "processes": sorted(([role(pid), round(c, 3)] for pid, c in per.items() if c >= 0.01), key=lambda x: -x[1])}
     return load
 
@@ -863,7 +883,7 @@ def bound(cfg: Config, work: Path) -> dict[str, Any]:
 
         def load(name: str, kind: str) -> Load:
             data = files["health.grpc"] if kind == "health" else files[f"ValidateHand/{name}"]["grpc"]
-            return h2load(base + urls[kind], data, cfg.service_seconds, cfg.warm_up, raw)
+            return accounted(process.pid, lambda: h2load(base + urls[kind], data, cfg.service_seconds, cfg.warm_up, raw))
 
         runs, cpu = bound_rounds(cfg, load, lambda name: handler_cpu().get(name, {"calls": 0, "cpu_seconds": 0.0}))
     finally:
@@ -924,7 +944,8 @@ def bound_rest(cfg: Config, files: dict[str, Any], raw: Path) -> dict[str, Any]:
         urls = {"health": "/healthz", "stored": "/bench/stored", "validate": "/v1/hands:validate"}
 
         def load(name: str, kind: str) -> Load:
-            return wrk(base + urls[kind], None if kind == "health" else files[f"ValidateHand/{name}"]["json"], cfg.service_seconds, raw)
+            body = None if kind == "health" else files[f"ValidateHand/{name}"]["json"]
+            return accounted(process.pid, lambda: wrk(base + urls[kind], body, cfg.service_seconds, raw))
 
         runs, cpu = bound_rounds(cfg, load, lambda _name: view_cpu())
     finally:
@@ -943,7 +964,9 @@ def bound_rounds(cfg: Config, load: Callable[[str, str], Load], spent: Callable[
                  ) -> tuple[dict[str, dict[str, list[float]]], dict[str, list[float]]]:
     """``cfg.service_repeats`` rounds of, per game, the health check, the stored answer and
     ValidateHand (``load(game, kind)``); their req/s by game and kind, and the calls and CPU
-    seconds ValidateHand's handler spent by game (``spent(game)``: since it was last asked)."""
+    seconds ValidateHand's handler spent by game (``spent(game)``: since it was last asked).
+    A load that was ``accounted`` also gives the server's CPU and context switches a call, by
+    game and kind (under ``"<kind> cpu_us"`` and ``"<kind> switches"``)."""
     runs: dict[str, dict[str, list[float]]] = {name: {"health": [], "stored": [], "validate": []} for name in api.GAMES}
     cpu = {name: [0.0, 0.0] for name in api.GAMES}
     for _ in range(cfg.service_repeats):
@@ -954,6 +977,9 @@ def bound_rounds(cfg: Config, load: Callable[[str, str], Load], spent: Callable[
                 if result.errors:
                     raise RuntimeError(f"bound: {result.errors} errors: {result.command}")
                 runs[name][kind].append(result.rps)
+                if result.cpu:
+                    runs[name].setdefault(f"{kind} cpu_us", []).append(result.cpu["server"] / result.rps * 1e6)
+                    runs[name].setdefault(f"{kind} switches", []).append(result.cpu["server_switches"] / result.rps)
                 if kind == "validate":
                     figures = spent(name)
                     cpu[name][0] += figures["calls"]
@@ -965,7 +991,9 @@ def bound_figures(runs: dict[str, list[float]], cpu: list[float], what: str) -> 
     """One game's figures of ``bound_rounds``: the medians, their ratios to the health check, the
     CPU of ``what`` (the handler, the view) per call under load, and the budget."""
     health, stored, validate = (median(runs[k]) for k in ("health", "stored", "validate"))
-    return {"health_rps": health, "stored_rps": stored, "validate_rps": validate, "runs": runs,
+    per_call = {f"{kind}_{figure}".replace(" ", "_"): median(runs[f"{kind} {figure}"])
+                for kind in ("health", "validate") for figure in ("cpu_us", "switches") if f"{kind} {figure}" in runs}
+    return {"health_rps": health, "stored_rps": stored, "validate_rps": validate, "runs": runs, **per_call,
             "stored_vs_health": stored / health, "validate_vs_health": validate / health,
             f"{what}_us_under_load": cpu[1] / max(1, cpu[0]) * 1e6, f"{what}_calls_under_load": int(cpu[0]),
             # the most a call may add to the health check's time and keep ValidateHand at the target
@@ -1212,6 +1240,15 @@ def scaling_report(results: dict[str, Any], lines: list[str]) -> None:
     lines += [""]
 
 
+def per_call(g: dict[str, Any]) -> str:
+    """A bound table's last two cells: the server's CPU and context switches a call, health check
+    and ValidateHand (blank in a report of a run that did not count them)."""
+    if "validate_switches" not in g:
+        return " | "
+    return (f"{g['health_cpu_us']:.0f} / {g['validate_cpu_us']:.0f} µs | "
+            f"{g['health_switches']:.1f} / {g['validate_switches']:.1f}")
+
+
 def profiles_report(results: dict[str, Any], lines: list[str]) -> None:
     prof = results["profiles"]
     lines += ["## Where the time goes", "", "Cost of each step of one ValidateHand request (in process, one core):", "",
@@ -1227,14 +1264,18 @@ def profiles_report(results: dict[str, Any], lines: list[str]) -> None:
                   f"in turn at {CONCURRENCY} requests in flight, medians of {len(next(iter(bound_['games'].values()))['runs']['health'])} "
                   "rounds; then the same handler (the request's wire bytes read, the engine, the response's written) in this process, called in a loop "
                   f"and with {bound_['evict_bytes'] >> 20} MiB written before each call (evicting it from the CPU's L1 and L2 "
-                  "caches). The budget is what a call may add to the health check's time for ValidateHand to stay at 0.85 of it.", "",
+                  "caches). The budget is what a call may add to the health check's time for ValidateHand to stay at 0.85 of it. "
+                  "The server's CPU and context switches a call are its process's (every thread: gRPC's own included) over "
+                  "the run, warm-up included, divided by the calls of its req/s over that time.", "",
                   "| game | health req/s | stored answer req/s (vs health) | ValidateHand req/s (vs health) | budget | "
-                  "handler under load | handler in a loop | handler, caches evicted |",
-                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
+                  "handler under load | handler in a loop | handler, caches evicted | server CPU a call: health / ValidateHand | "
+                  "context switches a call: health / ValidateHand |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for name, g in bound_["games"].items():
             lines.append(f"| {name} | {fmt(g['health_rps'])} | {fmt(g['stored_rps'])} ({g['stored_vs_health']:.2f}) | "
                          f"{fmt(g['validate_rps'])} ({g['validate_vs_health']:.2f}) | {g['budget_us']:.0f} µs | "
-                         f"{g['handler_us_under_load']:.0f} µs | {g['handler_us_warm']:.0f} µs | {g['handler_us_evicted']:.0f} µs |")
+                         f"{g['handler_us_under_load']:.0f} µs | {g['handler_us_warm']:.0f} µs | {g['handler_us_evicted']:.0f} µs | "
+                         f"{per_call(g)} |")
         if "rest" in bound_:
             rest = bound_["rest"]
             lines += ["", f"The same for REST: one gunicorn worker as `naipes serve --workers 1` runs it (`{rest['command']}`: "
@@ -1243,14 +1284,15 @@ def profiles_report(results: dict[str, Any], lines: list[str]) -> None:
                       f"at {CONCURRENCY} connections. The view's work in a loop is the sum of its steps above (JSON text to message, "
                       "message to dict, engine, answer to JSON text).", "",
                       "| game | health req/s | stored answer req/s (vs health) | ValidateHand req/s (vs health) | budget | "
-                      "view under load | its steps in a loop |",
-                      "|---|---:|---:|---:|---:|---:|---:|"]
+                      "view under load | its steps in a loop | server CPU a call: health / ValidateHand | "
+                      "context switches a call: health / ValidateHand |",
+                      "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
             for name, g in rest["games"].items():
                 steps = prof["request_steps"].get(name, {}).get("microseconds", {})
                 in_loop = sum(v for k, v in steps.items() if k.startswith("REST") or k.startswith("engine"))
                 lines.append(f"| {name} | {fmt(g['health_rps'])} | {fmt(g['stored_rps'])} ({g['stored_vs_health']:.2f}) | "
                              f"{fmt(g['validate_rps'])} ({g['validate_vs_health']:.2f}) | {g['budget_us']:.0f} µs | "
-                             f"{g['view_us_under_load']:.0f} µs | {in_loop:.0f} µs |")
+                             f"{g['view_us_under_load']:.0f} µs | {in_loop:.0f} µs | {per_call(g)} |")
     lines += ["", "Engine hot spots (cProfile of the random-hand driver, share of own time):", ""]
     for name, rows in prof["engine"].items():
         lines.append(f"- **{name}**: " + "; ".join(f"`{r['function']}` {r['own_share'] * 100:.0f}%" for r in rows[:8]))
