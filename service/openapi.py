@@ -177,10 +177,11 @@ def document(routes: list[Route]) -> dict[str, Any]:
         media = "application/x-ndjson" if route.streaming else "application/json"
         if route.body:
             body = method.input_type if route.body == "*" else _message_of(_field(method.input_type, route.body))
-            op["requestBody"] = {"required": True, "content": {media: {"schema": schemas.ref(body)}}}
+            # A stream's body may be empty: a stream of no messages, answered by none (as gRPC's).
+            op["requestBody"] = {"required": not route.streaming, "content": {media: {"schema": schemas.ref(body)}}}
             if route.streaming:
                 op["requestBody"]["description"] = (f"one {body.name} per line (or the bare {_message_of(body.fields[0]).name} "
-                                                    f"of its first field)")
+                                                    f"of its first field); an empty body is a stream of none, answered by none")
         answer = method.output_type
         if route.response_body:
             answer = _message_of(_field(answer, route.response_body))

@@ -636,6 +636,18 @@ def test_the_stream_is_in_the_openapi_document(http: requests.Session, rest_url)
     assert "application/x-ndjson" in op["requestBody"]["content"] and "application/x-ndjson" in op["responses"]["200"]["content"]
 
 
+def test_the_openapi_document_lets_a_stream_be_empty(http: requests.Session, rest_url) -> None:
+    """An empty body is a stream of no records, answered 200 with no lines (as gRPC answers a
+    stream of no messages): the document does not require a body (it did, and schemathesis found
+    the empty stream answered 200, a request the document refused)."""
+    doc = http.get(rest_url + "/v1/openapi.json", timeout=10).json()
+    assert doc["paths"]["/v1/hands:validateStream"]["post"]["requestBody"]["required"] is False
+    answer = http.post(rest_url + "/v1/hands:validateStream", timeout=10)
+    assert (answer.status_code, answer.text) == (200, "")
+    for path in ("/v1/hands:validate", "/v1/hands:legalActions", "/v1/tricks:resolve", "/v1/hands:settle", "/v1/deals"):
+        assert doc["paths"][path]["post"]["requestBody"]["required"] is True  # (an empty body is {}: MISSING_FIELD)
+
+
 def test_readme_documents_the_stream() -> None:
     text = (ROOT / "README.md").read_text()
     assert "ValidateHands" in text and "/v1/hands:validateStream" in text
