@@ -16,12 +16,12 @@ from service.handlers import SERVICE
 if TYPE_CHECKING:
     from service.rest import Route
 
-_SCALARS: dict[int, dict[str, str]] = {
+_SCALARS: dict[int, dict[str, str | int]] = {
     FieldDescriptor.TYPE_INT32: {"type": "integer", "format": "int32"},
     FieldDescriptor.TYPE_SINT32: {"type": "integer", "format": "int32"},
     FieldDescriptor.TYPE_SFIXED32: {"type": "integer", "format": "int32"},
-    FieldDescriptor.TYPE_UINT32: {"type": "integer", "format": "int64", "minimum": "0"},
-    FieldDescriptor.TYPE_FIXED32: {"type": "integer", "format": "int64"},
+    FieldDescriptor.TYPE_UINT32: {"type": "integer", "format": "int64", "minimum": 0, "maximum": 4294967295},
+    FieldDescriptor.TYPE_FIXED32: {"type": "integer", "format": "int64", "minimum": 0, "maximum": 4294967295},
     FieldDescriptor.TYPE_INT64: {"type": "string", "format": "int64"},
     FieldDescriptor.TYPE_SINT64: {"type": "string", "format": "int64"},
     FieldDescriptor.TYPE_SFIXED64: {"type": "string", "format": "int64"},
@@ -117,6 +117,8 @@ class _Schemas:
             schema = self.ref(_message_of(field))
         elif field.type == FieldDescriptor.TYPE_ENUM and field.enum_type is not None:
             schema = {"type": "string", "enum": [v.name for v in field.enum_type.values]}
+        elif field.full_name in CODES:
+            schema = {"type": "string", "enum": CODES[field.full_name]}
         else:
             schema = dict(_SCALARS[field.type])
         if is_repeated(field):
@@ -152,6 +154,22 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 }
 
 
+def _codes() -> dict[str, list[str]]:
+    from engine.errors import VIOLATION_CODES
+
+    return {_P + "Violation.code": list(VIOLATION_CODES), _P + "Problem.code": sorted(ERRORS)}
+
+
+# The string fields that hold a code of a table, by full name: a violation's (engine/errors.py) and a
+# stream entry's error (the error table, as a problem's `code`), as the JavaScript client types them.
+CODES = _codes()
+
+
+def _problem_answer() -> dict[str, Any]:
+    return {"description": "an error of the error table",
+            "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/ProblemDetails"}}}}
+
+
 def document(routes: list[Route]) -> dict[str, Any]:
     schemas = _Schemas()
     schemas.components["ProblemDetails"] = _PROBLEM
@@ -185,19 +203,21 @@ def document(routes: list[Route]) -> dict[str, Any]:
         answer = method.output_type
         if route.response_body:
             answer = _message_of(_field(answer, route.response_body))
-        problem = {"content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/ProblemDetails"}}}}
         op["responses"] = {
             "200": {"description": f"one {answer.name} per line, in order" if route.streaming else "OK",
                     "content": {media: {"schema": schemas.ref(answer)}}},
-            "default": {"description": "an error of the error table", **problem},
+            "default": _problem_answer(),
         }
         paths.setdefault(route.template, {})[route.verb.lower()] = op
+    # (These answer the errors of HTTP itself too, a wrong method or a request gunicorn cannot read.)
     paths["/v1/openapi.json"] = {"get": {"operationId": "OpenApi", "summary": "this document",
                                          "responses": {"200": {"description": "the OpenAPI document", "content": {
-                                             "application/json": {"schema": {"type": "object"}}}}}}}
+                                             "application/json": {"schema": {"type": "object"}}}},
+                                             "default": _problem_answer()}}}
     paths["/healthz"] = {"get": {"operationId": "Healthz", "summary": "liveness (gRPC: grpc.health.v1.Health)",
                                  "responses": {"200": {"description": "serving", "content": {"application/json": {
-                                     "schema": {"type": "object", "properties": {"status": {"type": "string"}}}}}}}}}
+                                     "schema": {"type": "object", "properties": {"status": {"type": "string"}}}}}},
+                                     "default": _problem_answer()}}}
     return {
         "openapi": "3.0.3",
         "info": {"title": "Naipes", "version": SERVICE.file.package,
