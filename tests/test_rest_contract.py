@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -47,8 +48,8 @@ from service.errors import ERRORS
 from service.openapi import document
 from service.rest import http_routes
 
-SEED = 20261201
-EXAMPLES = 60  # per operation and phase (fuzzing); the coverage phase adds its own, bounded by the schema
+SEED = int(os.environ.get("NAIPES_CONTRACT_SEED", "20261201"))
+EXAMPLES = int(os.environ.get("NAIPES_CONTRACT_EXAMPLES", "60"))  # per operation and phase (fuzzing); the coverage phase adds its own, bounded by the schema
 STREAM = "/v1/hands:validateStream"
 NDJSON = "application/x-ndjson"
 _DECIMAL = re.compile(r"-?[0-9]+")

@@ -193,6 +193,22 @@ def test_messages_speak_json_not_python(channel, http, rest_url) -> None:
     assert_healthy(channel, http, rest_url)
 
 
+def test_a_null_field_is_the_field_absent(http, rest_url) -> None:
+    """docs/api.md: a field given as ``null`` is read as the field absent (protobuf's JSON mapping),
+    which the OpenAPI document does not describe (tests/test_rest_contract.py reads a generated
+    request so before expecting it refused); a list's item is never null."""
+    record = {"game": "rentoy", "seats": 4, "dealer": 0, "deal": {"seed": "null"}}
+    plain = api.validate(record)
+    for field in ("table", "rules", "actions"):
+        answer = _post(http, rest_url, "/v1/hands:validate", json.dumps({**record, field: None}))
+        assert (answer.status_code, answer.json()) == (200, plain), field
+    for field in ("game", "seats", "deal"):
+        failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", json.dumps({**record, field: None})))
+        assert (failure.code, failure.field) == ("MISSING_FIELD", field)
+    failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", json.dumps({**record, "actions": [None]})))
+    assert (failure.code, failure.field) == ("INVALID_FIELD", "actions[0]")
+
+
 def test_an_empty_body_is_the_empty_request(http, rest_url) -> None:
     """docs/api.md (MALFORMED_JSON): an empty body is read as ``{}``, as gRPC's HTTP transcoding
     reads a request without a body: answered by what that request lacks, as an empty gRPC message is."""
