@@ -21,6 +21,22 @@ What the checks are told, and why (the service's documented decisions, not bent 
   the error table, and the stream goes on (docs/api.md). So an invalid line must get an ``error``,
   not a 4xx, and never a result.
 - No stateful phase: the API is stateless, and the document has no links between operations.
+  ``response_headers_conformance`` and ``missing_required_header`` pass vacuously: the document
+  declares no headers.
+
+What it found (each fixed, with its own test beside the area's): the document required the stream's
+body, which may be empty (a stream of no records, answered 200 with no lines); and, reading the
+document for what the checks could not reach, /healthz and /v1/openapi.json declared no error answer
+(a POST's 405), a stream entry's error code and a violation's code were any string, and uint32's
+``minimum`` was the string "0". No 5xx and no answer off its schema, in 400 examples per operation
+and phase under two more seeds (``NAIPES_CONTRACT_SEED``, ``NAIPES_CONTRACT_EXAMPLES``).
+
+Each check fails when the service breaks it (tried by breaking service/rest.py or service/openapi.py
+one way at a time): a 500 on /v1/games/revesino/rules (ST101); Deal without its ``default`` answer
+(ST103); the problem JSON as application/json (ST105); an extra property in an answer, a problem
+code off the table (ST108); UNKNOWN_GAME as 422 (ST202); ``actions: 5`` dropped silently (ST201);
+the stream's error lines left out (the stream check here), or each answer line twice (ST110); DELETE
+/healthz answered 200 (ST204), or allowed (ST205).
 """
 
 from __future__ import annotations
