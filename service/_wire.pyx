@@ -23,7 +23,7 @@ it in making each action's string through protobuf's Python objects; ``decode`` 
 dict in about 2. It reads only the canonical form the service's clients write: every field known
 and of its wire type, each singular field once, strings valid UTF-8, a Struct handed to protobuf
 (``Field.parse``). Anything else (an unknown field, a singular field twice, a group, a truncated
-message, invalid UTF-8, nesting deeper than 32) raises ``Doubt``, and the codec has protobuf parse
+message, invalid UTF-8, a tag or a length written in more than 5 bytes, nesting deeper than 32) raises ``Doubt``, and the codec has protobuf parse
 it, which then answers or refuses it exactly as it always did.
 """
 
@@ -338,8 +338,18 @@ cdef inline unsigned long long get_varint(Reader* r) except? 0xFFFFFFFFFFFFFFFF:
         shift += 7
 
 
+cdef inline unsigned long long get_varint32(Reader* r) except? 0xFFFFFFFFFFFFFFFF:
+    """A tag or a length: protobuf reads these in at most 5 bytes (a value's varint may take 10),
+    and refuses the message when one takes more, even if the bytes past the fifth are padding."""
+    cdef const unsigned char* start = r.at
+    cdef unsigned long long v = get_varint(r)
+    if r.at - start > 5 or v > 0xFFFFFFFF:
+        raise Doubt()
+    return v
+
+
 cdef inline Py_ssize_t get_length(Reader* r) except -1:
-    cdef unsigned long long n = get_varint(r)
+    cdef unsigned long long n = get_varint32(r)
     if n > <unsigned long long>(r.end - r.at):
         raise Doubt()
     return <Py_ssize_t>n
@@ -419,7 +429,7 @@ cdef dict get_fields(const unsigned char* at, Py_ssize_t n, Type t, int depth):
     values = [_UNSET] * len(t._fields)
     last = 0
     while r.at < r.end:
-        key = get_varint(&r)
+        key = get_varint32(&r)
         wire = key & 7
         if key < 8:  # field number 0: never valid
             raise Doubt()

@@ -211,6 +211,9 @@ READ: list[tuple[type[Message], bytes]] = [
     (pb.ValidateHandsRequest, delimited(2, b"") + delimited(3, delimited(3, delimited(3, delimited(2, b"deep"))))),
     (pb.LegalActionsRequest, delimited(1, delimited(1, b"rentoy")) + number(2, 0)),
     (pb.ValidationResult, number(2, 1) + number(4, 0)),  # bools (no request has one): false is not set
+    # a tag and a length in 5 bytes (padded with continuation bytes): the most protobuf reads
+    (pb.DescribeRulesRequest, b"\x8a\x80\x80\x80\x00" + b"\x81\x80\x80\x80\x00" + b"x"),
+    (pb.HandRecord, number(2, -1) + varint(3 << 3) + b"\x85\x80\x80\x80\x80\x80\x80\x80\x80\x00"),  # a value in 10
 ]
 
 
@@ -245,6 +248,13 @@ UNREAD: list[tuple[type[Message], bytes]] = [
     (pb.HandRecord, varint(1 << 3 | 2) + varint(100) + b"abc"),  # a length beyond the end
     (pb.HandRecord, delimited(4, b"\x0a\x03abc")),  # a Struct protobuf refuses (a map entry cut short)
     (pb.ValidateHandsRequest, DEEP_BATCH),  # nested deeper than the decoder goes
+    # a length or a tag in 6 bytes or more: protobuf refuses the message (a value's varint may
+    # take 10); the decoder read them (found by tests/test_codec_fuzz.py)
+    (pb.DescribeRulesRequest, b"\x0a" + b"\x80" * 5 + b"\x00"),
+    (pb.DescribeRulesRequest, b"\x0a" + b"\x81" + b"\x80" * 8 + b"\x00" + b"x"),
+    (pb.DescribeRulesRequest, b"\x8a" + b"\x80" * 4 + b"\x00" + varint(1) + b"x"),
+    (pb.HandRecord, delimited(7, b"a") + b"\xba\x80\x80\x80\x80\x00" + varint(1) + b"b"),  # a list's item, its tag overlong
+    (pb.ValidateHandsRequest, delimited(1, b"\x0a" + b"\x80" * 5 + b"\x00")),  # within a message
 ]
 
 
