@@ -292,6 +292,7 @@ def loads(text: bytes | str, what: str) -> Any:
         raise ServiceError("MALFORMED_JSON", f"{what} nests arrays or objects too deeply to be read") from None
     twice = _twice(data, "")
     if twice is not None:
+        twice = _escaped(twice)  # (a lone surrogate written \\ud800: the answer's text is UTF-8)
         raise ServiceError("INVALID_FIELD", f"{twice}: the key is given twice in one object of {what}", twice)
     return data
 
@@ -398,11 +399,14 @@ def dumps(data: Any) -> str:
 def dumps_bytes(data: Any) -> bytes:
     """The API's JSON text in UTF-8, by orjson (several times faster than the standard library's
     encoder on a hand's result), or by the standard library for what orjson refuses (integers
-    beyond 64 bits, keys that are not strings)."""
+    beyond 64 bits, keys that are not strings, a lone surrogate, which it writes as ``\\ud800``)."""
     try:
         return orjson.dumps(data)
     except TypeError:  # orjson.JSONEncodeError
-        return json.dumps(data, ensure_ascii=False).encode("utf-8")
+        try:
+            return json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (a client's, quoted): escaped, \ud800
+            return json.dumps(data).encode("utf-8")
 
 
 def to_json(message: Message) -> dict[str, Any]:
@@ -470,7 +474,61 @@ def from_json(data: Any, message: M, where: str = "") -> M:
         json_format.ParseDict(data, message, ignore_unknown_fields=False)
     except json_format.ParseError as exc:
         raise parse_error(data, str(exc), where, message.DESCRIPTOR) from None
+    except SystemError:
+        error = _name_not_utf8(data, message.DESCRIPTOR, where)
+        if error is None:
+            raise
+        raise error from None
     return message
+
+
+def _name_not_utf8(data: Any, descriptor: Any, where: str) -> ServiceError | None:
+    """The error of a key json_format cannot look up, the first on its way through ``data``: a
+    key with a lone surrogate (JSON's ``"\\ud800"``, or the UTF-8 bytes of one, which the standard
+    library reads), which protobuf's descriptors answer with a SystemError (an INTERNAL error), not
+    with "no field named". An unknown field, then, named with the surrogate escaped (``\\ud800``:
+    an answer's JSON text is UTF-8); a string or a list given for a message whose first character
+    or item is such a key is an object expected, as parse_error says of any other."""
+    if isinstance(data, (str, list)):  # json_format reads its characters, or items, as keys
+        first = next(iter(data), None)
+        if isinstance(first, str) and not _utf8(first):
+            return ServiceError("INVALID_FIELD", f"{where or 'the body'}: expected an object, not {json_kind(data)}", where or "body")
+        return None
+    if not isinstance(data, dict):
+        return None
+    for key, value in data.items():
+        if not _utf8(key):
+            named = f"{where}.{_escaped(key)}" if where else _escaped(key)
+            return ServiceError("INVALID_FIELD", f"{named}: unknown field {shown(key)} of {descriptor.name}", named)
+        field = _field_named(descriptor, key)
+        if field is None:
+            return None  # (json_format refused it before)
+        sub = field.message_type
+        if value is None or sub is None or sub.full_name in _OPAQUE or sub.GetOptions().map_entry:
+            continue
+        path = f"{where}.{key}" if where else key
+        if _is_list(field) and isinstance(value, list):
+            for i, item in enumerate(value):
+                if (error := _name_not_utf8(item, sub, f"{path}[{i}]")) is not None:
+                    return error
+        elif (error := _name_not_utf8(value, sub, path)) is not None:
+            return error
+    return None
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``text`` is valid Unicode for UTF-8 (no lone surrogate)."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
+
+def _escaped(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 _INTEGER = re.compile(r"-?[0-9]+")
@@ -608,8 +666,8 @@ def _said(value: Any) -> str:
 
 
 def _field_named(descriptor: Any, name: str) -> FieldDescriptor | None:
-    if descriptor is None:
-        return None
+    if descriptor is None or not _utf8(name):
+        return None  # (protobuf's lookup of a lone surrogate raises SystemError)
     field: FieldDescriptor | None = descriptor.fields_by_camelcase_name.get(name) or descriptor.fields_by_name.get(name)
     return field
 

@@ -675,3 +675,42 @@ def _fill(descriptor: Any, depth: int) -> dict[str, Any]:
             value = _fill(sub, depth + 1) if depth < 3 else {}
         out[field.json_name] = [value] if codec.is_repeated(field) else value
     return out
+
+
+# Keys protobuf's descriptors cannot look up, a lone surrogate (JSON's "\ud800", or its UTF-8
+# bytes, which the standard library reads): json_format met them with a SystemError, an INTERNAL
+# error; they are unknown fields, named with the surrogate escaped (an answer's JSON is UTF-8),
+# and a string or a list given for a message whose first character or item is one is an object
+# expected, as of any other string or list. Found by tests/test_codec_fuzz.py.
+UNLOOKABLE: list[tuple[type[Message], bytes, str, str]] = [
+    (pb.DealRequest, b'{"\\ud800": 1}', "\\ud800", "\\ud800: unknown field '\\ud800' of DealRequest"),
+    (pb.DealRequest, b'{"seed": "x", "a\xed\xb0\x80": 1}', "a\\udc00", "a\\udc00: unknown field 'a\\udc00' of DealRequest"),
+    (pb.DealRequest, b'{"dealer": "x", "\\ud800": 1}', "dealer", "dealer: expected an integer, not 'x'"),  # json_format's first
+    (pb.SettleHandRequest, b'{"rentoy": "\\ud800"}', "rentoy", "rentoy: expected an object, not a string"),
+    (pb.SettleHandRequest, b'{"rentoy": "\xed\xa0\x80"}', "rentoy", "rentoy: expected an object, not a string"),
+    (pb.SettleHandRequest, b'{"rentoy": ["\\ud800"]}', "rentoy", "rentoy: expected an object, not a list"),
+    (pb.SettleHandRequest, b'{"table": {"cartulina": [{}, {"x\\udc00": 1}]}}', "table.cartulina[1].x\\udc00",
+     "table.cartulina[1].x\\udc00: unknown field 'x\\udc00' of CartulinaEntry"),
+    (pb.DealRequest, b'{"\\ud800": 1, "\\ud800": 2}', "\\ud800", "\\ud800: the key is given twice in one object of the body"),
+]
+
+
+@pytest.mark.parametrize(("cls", "body", "field", "message"), UNLOOKABLE)
+def test_keys_protobuf_cannot_look_up(cls: type[Message], body: bytes, field: str, message: str) -> None:
+    from service.rest import create_app
+
+    assert codec.request_from_json(body, cls) is None  # (orjson refuses a lone surrogate)
+    with pytest.raises(ServiceError) as error:
+        codec.from_json(codec.loads(body, "the body"), cls())
+    assert (error.value.code, error.value.field, error.value.message) == ("INVALID_FIELD", field, message)
+    path = {pb.DealRequest: "/v1/deals", pb.SettleHandRequest: "/v1/hands:settle"}[cls]
+    answer = create_app().test_client().post(path, data=body, content_type="application/json")
+    assert answer.status_code == 400
+    assert (answer.json["code"], answer.json["field"]) == ("INVALID_FIELD", field)
+
+
+def test_a_lone_surrogate_is_written_escaped() -> None:
+    """The API's JSON text of a value holding a lone surrogate (a client's, quoted in an error):
+    ``\\ud800``, which orjson and UTF-8 refuse to write."""
+    assert codec.dumps_bytes({"a": "x\ud800"}) == b'{"a": "x\\ud800"}'
+    assert json.loads(codec.dumps_bytes({"a": "x\ud800", "b": "ñ"})) == {"a": "x\ud800", "b": "ñ"}
