@@ -1,6 +1,7 @@
 # Naipes: make serve | make test (lint, then pytest) | make lint (buf lint, ruff, mypy) | make proto
 #         make js-types (the JavaScript client's TypeScript message types, from the proto: npm)
 #         make bench (the benchmark suite: bench/REPORT.md) | make bench-smoke (seconds; CI runs it)
+#         make soak (a long soak of naipes serve under mixed load, by hand: bench/SOAK.md; SOAK_MINUTES=25)
 # The first run needs only python3: it creates .venv and installs the project (editable) into it.
 
 PYTHON ?= python3
@@ -18,7 +19,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 export BUF_CACHE_DIR := $(CURDIR)/build/buf-cache
 
-.PHONY: install build serve test lint buf-lint ruff mypy proto js-tools js-types clean bench bench-smoke bench-tools
+.PHONY: install build serve test lint buf-lint ruff mypy proto js-tools js-types clean bench bench-smoke bench-tools soak
 
 install: $(INSTALLED) $(GEN) $(COMPILED)
 
@@ -112,6 +113,15 @@ bench: install bench-tools $(BENCHED)
 
 bench-smoke: install bench-tools $(BENCHED)
 	$(PY) -m bench.run --smoke
+
+# A long soak of `naipes serve` under mixed load over both transports, every answer checked and every
+# server process sampled (bench/soak.py, bench/SOAK.md). By hand, not in CI; SOAK_ARGS passes more
+# (--clients, --rest-port, --grpc-port, --out).
+SOAK_MINUTES ?= 25
+SOAK_ARGS ?=
+
+soak: install
+	$(PY) -m bench.soak --minutes $(SOAK_MINUTES) $(SOAK_ARGS)
 
 clean:
 	rm -rf build service/gen *.egg-info
