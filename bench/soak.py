@@ -546,18 +546,11 @@ def check_entries(kind: str, got: list[JSON], cases: list[Case]) -> None:
 
 
 # grpcio shares one connection among the channels of a process that have the same target and
-# options (its global subchannel pool): every GrpcClient of the soak would talk to one gRPC server
+# options (its global subchannel pool): the raw channels here would all talk to one gRPC server
 # process over one connection. A channel of its own has its own connection, which the kernel gives
-# to one of the processes sharing the port (SO_REUSEPORT), as a client of its own would have.
+# to one of the processes sharing the port (SO_REUSEPORT), as a client of its own would have (and
+# as each GrpcClient has).
 OWN_CONNECTION = [("grpc.use_local_subchannel_pool", 1)]
-
-
-def own_connection(client: GrpcClient, target: str) -> GrpcClient:
-    """The client, on a channel to ``target`` with a connection of its own (``OWN_CONNECTION``)."""
-    client._channel.close()
-    client._channel = grpc.insecure_channel(target, options=OWN_CONNECTION)
-    client._stub = naipes_pb2_grpc.NaipesServiceStub(client._channel)
-    return client
 
 
 class Client:
@@ -567,7 +560,7 @@ class Client:
         self.soak, self.stats, self.corpus = soak, soak.stats, soak.corpus
         self.rng = random.Random(f"{soak.seed}-{index}")
         self.rest = RestClient(soak.rest_url, timeout=60)
-        self.grpc = own_connection(GrpcClient(soak.grpc_target, timeout=60), soak.grpc_target)
+        self.grpc = GrpcClient(soak.grpc_target, timeout=60)
         self.raw_channel = grpc.insecure_channel(soak.grpc_target, options=OWN_CONNECTION)  # (raw bytes, cancels, deadlines)
         self.raw_stream = self.raw_channel.stream_stream(SERVICE + "ValidateHands")
 
@@ -643,7 +636,7 @@ class Client:
         self.timed(f"{transport}.{rpc}", call)
 
     def grpc_new_channel(self) -> None:
-        with own_connection(GrpcClient(self.soak.grpc_target, timeout=60), self.soak.grpc_target) as client:
+        with GrpcClient(self.soak.grpc_target, timeout=60) as client:
             self.unary("grpc-new-channel", client)
 
     def rest_keepalive(self) -> None:

@@ -4,9 +4,11 @@ and gRPC, and the same error code and field; the JavaScript client speaks the sa
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -548,3 +550,53 @@ def test_the_generated_stub_is_typed(tmp_path: Path) -> None:
     errors = [line for line in lines if ": error: " in line]
     assert len(errors) == 2 and errors[0].startswith("misuse.py:8:") and "[arg-type]" in errors[0] and '"DealRequest"' in errors[0], checked.stdout
     assert errors[1].startswith("misuse.py:9:") and "[assignment]" in errors[1], checked.stdout
+
+
+def _connections_to(port: int) -> int:
+    """This process's established TCP connections to ``port`` (its sockets in /proc/net/tcp*)."""
+    sockets = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            link = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # (closed meanwhile)
+            continue
+        if link.startswith("socket:["):
+            sockets.add(link[len("socket:["):-1])
+    found = 0
+    for table in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            remote, state, inode = fields[2], fields[3], fields[9]
+            found += state == "01" and int(remote.rsplit(":", 1)[1], 16) == port and inode in sockets
+    return found
+
+
+def _settled(port: int, expected: int) -> int:
+    """The connections to ``port`` once they are ``expected`` (a closed channel's go a moment later), or after 5 s."""
+    deadline = time.monotonic() + 5
+    while (now := _connections_to(port)) != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return now
+
+
+def test_grpc_client_takes_its_connections_in_turn(grpc_target: str) -> None:
+    """GrpcClient(connections=N) opens N connections of its own and its calls take them in turn (a
+    channel connects at its first call: three calls on three connections); two clients of one
+    process have a connection each, where grpcio's channels would share one (the processes of
+    ``naipes serve --workers N`` are given connections, not calls)."""
+    port = int(grpc_target.rsplit(":", 1)[1])
+    before = _connections_to(port)
+    rules = None
+    with GrpcClient(grpc_target, connections=3) as client:
+        for _ in range(3):
+            answer = client.describe_rules("rentoy")
+            assert rules is None or answer == rules
+            rules = answer
+        assert _connections_to(port) - before == 3
+    assert _settled(port, before) == before
+    with GrpcClient(grpc_target) as one, GrpcClient(grpc_target) as other:
+        assert one.describe_rules("rentoy") == other.describe_rules("rentoy") == rules
+        assert _connections_to(port) - before == 2
+    assert _settled(port, before) == before
+    with pytest.raises(ValueError, match="connections must be at least 1, not 0"):
+        GrpcClient(grpc_target, connections=0)

@@ -27,14 +27,14 @@ import urllib.request
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from itertools import islice
+from itertools import count, islice
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:  # (imported when a GrpcClient is made: the REST client needs only the standard library)
     import grpc
     from google.protobuf.message import Message
 
-    from naipes.v1 import naipes_pb2
+    from naipes.v1 import naipes_pb2, naipes_pb2_grpc
 
 JSON = dict[str, Any]
 T = TypeVar("T")
@@ -258,16 +258,33 @@ class RestClient:
 
 class GrpcClient:
     """Naipes over gRPC; answers are converted to the same JSON the REST API gives. ``timeout``:
-    each call's deadline in seconds; a ValidateHands stream's bound on each message's answer."""
+    each call's deadline in seconds; a ValidateHands stream's bound on each message's answer.
 
-    def __init__(self, target: str = "127.0.0.1:50051", timeout: float = 10.0):
+    ``connections``: the HTTP/2 connections the client opens (each when first used), its calls
+    and streams taking them in turn. The processes of ``naipes serve --workers N`` share one port
+    and the kernel gives each a share of the connections, not of the calls: every call of one
+    connection is answered by one process. A client that sends many calls at once (from threads,
+    or streams side by side) opens as many connections as the server has processes, or more, to
+    spread them. The connections are the client's own: grpcio would otherwise give every channel
+    of a process to one target the same one."""
+
+    def __init__(self, target: str = "127.0.0.1:50051", timeout: float = 10.0, connections: int = 1):
         import grpc
 
         from naipes.v1 import naipes_pb2, naipes_pb2_grpc
 
+        if connections < 1:
+            raise ValueError(f"connections must be at least 1, not {connections}")
         self._grpc, self._pb, self.timeout = grpc, naipes_pb2, timeout
-        self._channel = grpc.insecure_channel(target)
-        self._stub = naipes_pb2_grpc.NaipesServiceStub(self._channel)
+        own = [("grpc.use_local_subchannel_pool", 1)]  # (a connection of this channel's own)
+        self._channels = [grpc.insecure_channel(target, options=own) for _ in range(connections)]
+        self._stubs = [naipes_pb2_grpc.NaipesServiceStub(channel) for channel in self._channels]
+        self._turns = count()  # (next() on it is atomic: threads may share the client)
+
+    @property
+    def _stub(self) -> naipes_pb2_grpc.NaipesServiceStub:
+        """The stub of the connection whose turn it is."""
+        return self._stubs[next(self._turns) % len(self._stubs)]
 
     def _call(self, method: grpc.UnaryUnaryMultiCallable[M, R], request: M) -> R:
         """One unary call: ``method``, the stub's (``self._stub.Deal``), with the call's deadline;
@@ -402,7 +419,8 @@ class GrpcClient:
             time.sleep(1)
 
     def close(self) -> None:
-        self._channel.close()
+        for channel in self._channels:
+            channel.close()
 
     def __enter__(self) -> GrpcClient:
         return self
