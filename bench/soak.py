@@ -74,6 +74,7 @@ from grpc_status import rpc_status  # noqa: E402
 from naipes_client import GrpcClient, NaipesError, RestClient  # noqa: E402
 
 from bench import engine_driver  # noqa: E402
+from bench.run import free_port, listening  # noqa: E402
 from engine import api  # noqa: E402
 from engine.errors import InvalidInput  # noqa: E402
 from naipes.v1 import naipes_pb2 as pb  # noqa: E402
@@ -258,20 +259,6 @@ def summarize_calls(calls: list[tuple[float, str, str, float]]) -> JSON:
 
 
 # ---- the server and its processes -------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-            return True
-    except OSError:
-        return False
 
 
 def process_table() -> dict[int, tuple[int, str]]:

@@ -53,6 +53,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from test_wire import varint
 
 from naipes.v1 import naipes_pb2 as pb
 from service import codec
@@ -151,16 +152,6 @@ def same(got: tuple[str, Any], want: tuple[str, Any], descriptor: Descriptor, da
 
 
 # ---- wire bytes --------------------------------------------------------------------------------
-
-
-def varint(value: int) -> bytes:
-    value &= 2**64 - 1
-    out = bytearray()
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def overlong(value: int, length: int) -> bytes:
