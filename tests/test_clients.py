@@ -600,3 +600,23 @@ def test_grpc_client_takes_its_connections_in_turn(grpc_target: str) -> None:
     assert _settled(port, before) == before
     with pytest.raises(ValueError, match="connections must be at least 1, not 0"):
         GrpcClient(grpc_target, connections=0)
+
+
+def test_grpc_client_takes_the_replicas_of_a_name_in_turn() -> None:
+    """A target of several addresses (as a headless Kubernetes Service's DNS name resolves) is a
+    replica each: the client connects to every one and its calls take them in turn, where grpcio's
+    default (pick_first) would send every call to the first."""
+    from service.grpc_server import create_server
+
+    servers = [create_server("127.0.0.1", 0, max_workers=2) for _ in range(2)]
+    try:
+        for server, _port in servers:
+            server.start()
+        ports = [port for _server, port in servers]
+        with GrpcClient("ipv4:" + ",".join(f"127.0.0.1:{port}" for port in ports), connections=1) as client:
+            answers = [client.describe_rules("revesino") for _ in range(4)]
+            assert answers == [answers[0]] * 4 and answers[0]["game"] == "revesino"
+            assert [_connections_to(port) for port in ports] == [1, 1]
+    finally:
+        for server, _port in servers:
+            server.stop(None)

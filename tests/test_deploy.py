@@ -63,7 +63,17 @@ def quantity(text: str) -> int:
 def test_the_manifest_is_valid_kubernetes() -> None:
     run = subprocess.run([installed("kubernetes-validate"), "--strict", str(MANIFEST)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.count("passed") == 2, run.stdout  # the Deployment and the Service
+    assert run.stdout.count("passed") == 3, run.stdout  # the Deployment and the two Services
+
+
+def test_the_grpc_service_gives_every_pod_to_a_balancing_client() -> None:
+    """gRPC's calls share a connection and a Service's virtual IP balances connections: the headless
+    Service naipes-grpc resolves to every pod, for clients that take them in turn (GrpcClient)."""
+    services = {d["metadata"]["name"]: d["spec"] for d in yaml.safe_load_all(MANIFEST.read_text()) if d["kind"] == "Service"}
+    deployment = next(d for d in yaml.safe_load_all(MANIFEST.read_text()) if d["kind"] == "Deployment")
+    assert services["naipes-grpc"]["clusterIP"] == "None"
+    assert services["naipes-grpc"]["selector"] == deployment["spec"]["selector"]["matchLabels"]
+    assert [(p["port"], p["targetPort"]) for p in services["naipes-grpc"]["ports"]] == [(50051, "grpc")]
 
 
 def test_the_manifest_tells_prometheus_where_to_scrape() -> None:

@@ -257,8 +257,11 @@ class RestClient:
 
 
 class GrpcClient:
-    """Naipes over gRPC; answers are converted to the same JSON the REST API gives. ``timeout``:
-    each call's deadline in seconds; a ValidateHands stream's bound on each message's answer.
+    """Naipes over gRPC; answers are converted to the same JSON the REST API gives. ``target``:
+    ``host:port``, or a gRPC name of several addresses, each a replica of the service, which the
+    calls take in turn (gRPC's ``round_robin``): ``dns:///naipes-grpc.games.svc:50051`` (a headless
+    Kubernetes Service: deploy/k8s), ``ipv4:10.0.0.1:50051,10.0.0.2:50051``. ``timeout``: each
+    call's deadline in seconds; a ValidateHands stream's bound on each message's answer.
 
     ``connections``: the HTTP/2 connections the client opens (each when first used), its calls
     and streams taking them in turn. The processes of ``naipes serve --workers N`` share one port
@@ -276,8 +279,9 @@ class GrpcClient:
         if connections < 1:
             raise ValueError(f"connections must be at least 1, not {connections}")
         self._grpc, self._pb, self.timeout = grpc, naipes_pb2, timeout
-        own = [("grpc.use_local_subchannel_pool", 1)]  # (a connection of this channel's own)
-        self._channels = [grpc.insecure_channel(target, options=own) for _ in range(connections)]
+        # Connections of this channel's own, to every address of the target, taken in turn.
+        options = [("grpc.use_local_subchannel_pool", 1), ("grpc.lb_policy_name", "round_robin")]
+        self._channels = [grpc.insecure_channel(target, options=options) for _ in range(connections)]
         self._stubs = [naipes_pb2_grpc.NaipesServiceStub(channel) for channel in self._channels]
         self._turns = count()  # (next() on it is atomic: threads may share the client)
 
