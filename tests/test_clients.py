@@ -387,6 +387,22 @@ console.log(JSON.stringify(out));
     assert out == [down, down, bad_gateway, bad_gateway]
 
 
+def test_javascript_client_calls_fetch_as_a_function(rest_url: str, tmp_path: Path) -> None:
+    """A browser's fetch called as a method of any other object than the window throws TypeError
+    "Illegal invocation": the client calls its fetch with no receiver (it called this.fetch(...),
+    and every call in a browser was UNAVAILABLE; Node's fetch does not care, hence this fetch
+    that does as a browser's does; tests/test_js_browser.py has the real browser)."""
+    out = _node(tmp_path, f"""
+function browserFetch(...args) {{
+  if (this !== undefined && this !== globalThis) throw new TypeError("Failed to execute 'fetch' on 'Window': Illegal invocation");
+  return fetch(...args);
+}}
+const naipes = new Naipes({json.dumps(rest_url)}, {{ fetchImpl: browserFetch }});
+console.log(JSON.stringify([await naipes.validateHand(record), await naipes.validateHands([record])]));
+""")
+    assert out == [api.validate(RECORD), [{"result": api.validate(RECORD)}]]
+
+
 class _SlowServicer(naipes_pb2_grpc.NaipesServiceServicer):
     """A NaipesService whose ValidateHands answers each message ``delay`` seconds after it came
     (every record valid), or never (``None``)."""

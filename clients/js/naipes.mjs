@@ -45,10 +45,13 @@ export class Naipes {
     return parse(text, this.baseUrl);
   }
 
-  /** fetch, its failures as NaipesError (UNAVAILABLE). */
+  /** fetch, its failures as NaipesError (UNAVAILABLE). It is called as a function, not as a
+   *  method of this client: a browser's fetch called on any other object than the window (or
+   *  undefined) throws TypeError "Illegal invocation", which made every call UNAVAILABLE there. */
   async #fetch(path, init) {
+    const fetch = this.fetch;
     try {
-      return await this.fetch(this.baseUrl + path, init);
+      return await fetch(this.baseUrl + path, init);
     } catch (error) {
       throw transportError(error, this.baseUrl);
     }
