@@ -47,8 +47,9 @@ class Browser:
             os.dup2(high_read, 3)
             os.dup2(high_write, 4)
 
+        self.log = tempfile.TemporaryFile()  # (its stderr: a pipe nobody reads would fill, and stop it)
         self.process = subprocess.Popen([executable, *FLAGS, f"--user-data-dir={self.profile}", "--remote-debugging-pipe", "about:blank"],
-                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log,
                                         preexec_fn=pipes_at_3_and_4, close_fds=False)
         os.close(commands_read)
         os.close(events_write)
@@ -78,6 +79,10 @@ class Browser:
     def wait(self, wanted: Any, timeout: float | None = None, what: str = "an event") -> dict[str, Any]:
         """The next message ``wanted(message)`` is true of."""
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
+        for event in self.events:  # (one that came while another answer was awaited)
+            if wanted(event):
+                self.events.remove(event)
+                return event
         while True:
             while b"\0" in self._buffer:
                 raw, self._buffer = self._buffer.split(b"\0", 1)
@@ -107,9 +112,8 @@ class Browser:
         return Tab(self, session, url)
 
     def _stderr(self) -> str:
-        if self.process.poll() is None or self.process.stderr is None:
-            return ""
-        return self.process.stderr.read().decode(errors="replace")[-2000:]
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")[-2000:]
 
     def close(self) -> None:
         try:
@@ -129,8 +133,7 @@ class Browser:
                     os.close(fd)
                 except OSError:
                     pass
-            if self.process.stderr is not None:
-                self.process.stderr.close()
+            self.log.close()
             shutil.rmtree(self.profile, ignore_errors=True)
 
 

@@ -203,9 +203,9 @@ def _archive() -> list[dict]:
 def test_validate_hands_answers_an_archive_with_bad_records_in_their_place(env: Env) -> None:
     """A few hundred records, in lines of 7 and of 50, with records the service refuses (an unknown
     game, seats that are no number) and records JSON cannot hold (NaN, a BigInt), each answered
-    in its place; then sixty large records (1.9 MB of NDJSON, in lines under the limit)."""
-    # (and records whose answers quote actions in UTF-8 of 2 to 4 bytes a character, which the
-    # answer's chunks may split: TextDecoder's stream mode puts them together again)
+    in its place, and records whose answers quote actions in characters of 2 to 4 bytes of UTF-8
+    (which TextDecoder's stream mode must put together again when a piece of the answer splits
+    one); then sixty large records (1.9 MB of NDJSON, in lines under the limit)."""
     unicode = [dict(RECORD, actions=["١ 1e"]), *(dict(RECORD, actions=[f"0 ñandú€😀{i}" * 40]) for i in range(20))]
     records = (_archive() + unicode) * 4
     want = [{"result": api.validate(r)} for r in records]
@@ -225,6 +225,18 @@ def test_validate_hands_answers_an_archive_with_bad_records_in_their_place(env: 
         assert answers == want, batch
         assert [(b["error"]["code"], b["error"].get("field")) for b in bad] == [
             ("INVALID_FIELD", "seats"), ("INVALID_FIELD", "seats"), ("UNKNOWN_GAME", "game"), ("INVALID_FIELD", "table.score[0]")]
+    # The same records, their answers read in pieces of 7 bytes, every character of 2 to 4 bytes
+    # split somewhere (the browser's reads of a stream came line by line here, but may come in any
+    # pieces a network gives).
+    env.page.run(f"window.unicode = {json.dumps(unicode)}; unicode.length")
+    answers = env.page.run(f"""outcome(() => new Naipes({json.dumps(env.api)}, {{ fetchImpl: async (url, init) => {{
+  const response = await fetch(url, init);
+  const pieces = new TransformStream({{ transform(chunk, out) {{
+    for (let i = 0; i < chunk.length; i += 7) out.enqueue(chunk.slice(i, i + 7));
+  }} }});
+  return new Response(response.body.pipeThrough(pieces), response);
+}} }}).validateHands(unicode, {{ batch: 5 }}))""")
+    assert answers == {"value": [{"result": api.validate(r)} for r in unicode]}
     big = dict(RECORD, actions=["0 " + "x" * 28] * 1000)
     answers = env.page.run(f"""outcome(() => new Naipes({json.dumps(env.api)}).validateHands(
   Array(60).fill({{...record, actions: Array(1000).fill("0 " + "x".repeat(28))}})))""")

@@ -63,7 +63,8 @@ export interface ProblemJson {
 }
 
 /** Every failure of a call: a request the service rejects (the problem JSON's code and field),
- *  UNAVAILABLE (no server, or an answer that cannot be read), DEADLINE_EXCEEDED (no answer within
+ *  UNAVAILABLE (no server, or an answer that cannot be read; in a browser also an answer the page
+ *  may not read, its origin not allowed by the server's CORS: "Failed to fetch"), DEADLINE_EXCEEDED (no answer within
  *  the timeout) or HTTP_<status> (HTTP_502: an HTTP error that is not the service's problem JSON). */
 export class NaipesError extends Error {
   constructor(problem: ProblemJson);
@@ -79,7 +80,8 @@ export class NaipesError extends Error {
 }
 
 export interface NaipesOptions {
-  /** The fetch to call (default: globalThis.fetch). */
+  /** The fetch to call (default: globalThis.fetch), called as a function, with no `this` (a
+   *  browser's own fetch refuses any other than the window). */
   fetchImpl?: typeof fetch;
   /** How long a call waits for its answer (DEADLINE_EXCEEDED after); for validateHands, how long
    *  the stream may go without answering. Default 10,000. */

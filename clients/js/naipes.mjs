@@ -6,7 +6,8 @@
 //
 // Every method takes and returns the JSON of docs/format.md and the API's proto messages.
 // Every failure throws a NaipesError with a `code`: a request the service rejects, the problem
-// JSON's code and field; besides, UNAVAILABLE (no server, or an answer that cannot be read),
+// JSON's code and field; besides, UNAVAILABLE (no server, or an answer that cannot be read: in a
+// browser, an answer the page may not read too, its origin not allowed by the server's CORS),
 // DEADLINE_EXCEEDED (no answer within the timeout) and HTTP_<status> (HTTP_502) for an HTTP error
 // that is not the service's problem JSON (a proxy's page).
 //
@@ -91,8 +92,10 @@ export class Naipes {
   /** Validate many records (an array): one answer per record, in order, `{result}` (what
    *  validateHand answers) or `{error: {code, field, message}}` (a record JSON cannot hold, with
    *  NaN or a BigInt, is INVALID_FIELD naming the field, answered here); sent as one NDJSON stream in
-   *  lines of `batch` records. A server process validates a few streams at a time and refuses
-   *  more (TOO_MANY_STREAMS): the stream is sent again after its Retry-After, `retries` times. */
+   *  lines of `batch` records (one body, built in memory: browsers cannot send a request body as
+   *  a stream over HTTP/1.1), the answers read as they come. A server process validates a few
+   *  streams at a time and refuses more (TOO_MANY_STREAMS): the stream is sent again after its
+   *  Retry-After, `retries` times. */
   async validateHands(records, { batch = 50, retries = 30 } = {}) {
     // Each record's JSON alone (one that JSON cannot hold is its own error), in lines of `batch`
     // records, fewer when they are large: a line is at most 1 MiB.
