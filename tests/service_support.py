@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import re
 import signal
+import socket
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -237,3 +239,32 @@ def answered_while_sending(base: str, records: list[dict], wanted: int, seconds:
         return received.count(b'"id":"w')
     finally:
         sock.close()
+
+
+class FakeHttp:
+    """A socket server on 127.0.0.1 that reads each request's head and answers ``answer``
+    (raw bytes), or nothing at all (``None``: the connection is held open, silent): a proxy's page,
+    a server that hangs, for the clients' tests."""
+
+    def __init__(self, answer: bytes | None):
+        self.answer, self.held = answer, []
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self.held.append(conn)
+            if self.answer is not None:
+                conn.recv(65536)
+                conn.sendall(self.answer)
+                conn.close()
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.held:
+            conn.close()

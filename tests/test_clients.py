@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "clients" / "python"))
 
 from naipes_client import GrpcClient, NaipesError, RestClient  # noqa: E402
+from service_support import FakeHttp  # noqa: E402
 
 RECORD = json.loads((ROOT / "clients" / "examples" / "rentoy-hand.json").read_text())
 
@@ -287,36 +288,6 @@ def test_python_clients_answer_a_record_over_the_limit_in_its_place(clients) -> 
         assert "field" not in answers[1]["error"]
 
 
-class _FakeHttp:
-    """A socket server on 127.0.0.1 that reads each request's head and answers ``answer``
-    (raw bytes), or nothing at all (``None``: the connection is held open, silent)."""
-
-    def __init__(self, answer: bytes | None):
-        import socket
-
-        self.answer, self.held = answer, []
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.held.append(conn)
-            if self.answer is not None:
-                conn.recv(65536)
-                conn.sendall(self.answer)
-                conn.close()
-
-    def close(self) -> None:
-        self.sock.close()
-        for conn in self.held:
-            conn.close()
-
-
 PROXY_502 = (b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: 44\r\nConnection: close\r\n\r\n"
              b"<html><body>502 Bad Gateway</body></html>\r\n\r\n")
 NOT_JSON_200 = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
@@ -333,7 +304,7 @@ def _free_port() -> int:
 def test_rest_client_raises_naipes_error_for_every_failure(answer: bytes | None, code: str) -> None:
     """A silent server, a proxy's HTML page and an answer that is not JSON are NaipesErrors with
     a code, as a rejected request is (they were TimeoutError, json.JSONDecodeError)."""
-    server = _FakeHttp(answer)
+    server = FakeHttp(answer)
     try:
         with RestClient(server.url, timeout=0.5) as rest:
             for call in (lambda: rest.validate_hand(RECORD), lambda: list(rest.validate_hands([RECORD]))):
@@ -368,7 +339,7 @@ def _node(tmp_path: Path, source: str, timeout: float = 60) -> Any:
 def test_javascript_client_throws_naipes_error_for_every_failure(tmp_path: Path) -> None:
     """A server that is down and a proxy's HTML page are NaipesErrors with a code (they were
     TypeError: fetch failed and SyntaxError)."""
-    proxy = _FakeHttp(PROXY_502)
+    proxy = FakeHttp(PROXY_502)
     try:
         out = _node(tmp_path, f"""
 const out = [];
@@ -463,7 +434,7 @@ def test_grpc_client_bounds_a_stream_by_its_progress() -> None:
 def test_javascript_client_has_a_timeout(tmp_path: Path) -> None:
     """A server that accepts and never answers is DEADLINE_EXCEEDED after timeoutMs, for a call
     and a stream alike (the client waited forever)."""
-    silent = _FakeHttp(None)
+    silent = FakeHttp(None)
     try:
         out = _node(tmp_path, f"""
 const naipes = new Naipes({json.dumps(silent.url)}, {{ timeoutMs: 500 }});

@@ -26,7 +26,7 @@ import pytest
 import requests
 from browser_support import Browser, Tab, chromium
 from examples_support import examples_dir, load_example
-from service_support import BIN, stop
+from service_support import BIN, FakeHttp, stop
 
 from bench.run import free_port, listening
 from engine import api
@@ -69,34 +69,6 @@ class _PageHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's name)
         pass
-
-
-class _RawHttp:
-    """A server on 127.0.0.1 that answers every request ``answer`` (raw bytes), or holds its
-    connection open without a word (``None``)."""
-
-    def __init__(self, answer: bytes | None) -> None:
-        self.answer, self.held = answer, []
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.held.append(conn)
-            if self.answer is not None:
-                conn.recv(65536)
-                conn.sendall(self.answer)
-                conn.close()
-
-    def close(self) -> None:
-        self.sock.close()
-        for conn in self.held:
-            conn.close()
 
 
 def _serve(env: dict[str, str]) -> tuple[subprocess.Popen[str], str, int, int]:
@@ -302,7 +274,7 @@ def test_a_refused_stream_is_retried_after_its_retry_after(env: Env) -> None:
 
 
 def test_a_server_that_never_answers_is_deadline_exceeded(env: Env) -> None:
-    silent = _RawHttp(None)
+    silent = FakeHttp(None)
     try:
         for method, args in (("validateHand", [RECORD]), ("describeRules", ["rentoy"]), ("validateHands", [[RECORD]])):
             start = time.monotonic()
@@ -345,7 +317,7 @@ def test_a_proxy_error_page(env: Env, cors: bool) -> None:
     network error, UNAVAILABLE (a POST's preflight answered 502 fails whatever its headers)."""
     head = "HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nConnection: close\r\n"
     head += "Access-Control-Allow-Origin: *\r\n" if cors else ""
-    proxy = _RawHttp(f"{head}Content-Length: {len(PROXY_502)}\r\n\r\n".encode() + PROXY_502)
+    proxy = FakeHttp(f"{head}Content-Length: {len(PROXY_502)}\r\n\r\n".encode() + PROXY_502)
     try:
         got = call(env.page, proxy.url, "describeRules", "rentoy")["error"]
         assert (got["naipesError"], got["code"], got["status"]) == ((True, "HTTP_502", 502) if cors else (True, "UNAVAILABLE", None)), got
