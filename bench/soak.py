@@ -1210,16 +1210,20 @@ class Soak:
         for thread in threads:
             thread.start()
         deadline = time.monotonic() + args.minutes * 60
-        try:
-            while time.monotonic() < deadline:
-                if self.server.process.poll() is not None:
-                    self.stats.fail("server", f"naipes serve exited ({self.server.process.returncode}): see serve.log")
-                    break
-                if args.stop_on_failure and self.stats.failures:
-                    break
-                time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
-        except KeyboardInterrupt:
-            print("soak: interrupted", flush=True)
+        # SIGINT or SIGTERM ends the soak early, with its summary, as its deadline would (set here:
+        # a soak started in the background by a shell ignores SIGINT otherwise).
+        ended = threading.Event()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, lambda number, _frame: ended.set())
+        while time.monotonic() < deadline and not ended.is_set():
+            if self.server.process.poll() is not None:
+                self.stats.fail("server", f"naipes serve exited ({self.server.process.returncode}): see serve.log")
+                break
+            if args.stop_on_failure and self.stats.failures:
+                break
+            ended.wait(min(1.0, max(0.0, deadline - time.monotonic())))
+        if ended.is_set():
+            print("soak: ended early by a signal", flush=True)
         self.stop.set()
         for thread in threads:
             thread.join(timeout=90)
