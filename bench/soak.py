@@ -68,10 +68,8 @@ for _path in (ROOT, ROOT / "clients" / "python"):
         sys.path.insert(0, str(_path))
 
 import grpc  # noqa: E402
-from google.rpc import error_details_pb2  # noqa: E402
 from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
-from grpc_status import rpc_status  # noqa: E402
-from naipes_client import GrpcClient, NaipesError, RestClient  # noqa: E402
+from naipes_client import GrpcClient, NaipesError, RestClient, _grpc_error  # noqa: E402
 
 from bench import engine_driver  # noqa: E402
 from bench.run import free_port, listening  # noqa: E402
@@ -505,15 +503,10 @@ def check_rest_problem(kind: str, status: int, headers: http.client.HTTPMessage,
 
 
 def grpc_code(exc: grpc.RpcError) -> tuple[str, str | None, str]:
-    """A gRPC error's code (ErrorInfo's reason, else the status's name), field and message."""
-    code, field_, message = exc.code().name, None, exc.details() or ""
-    status = rpc_status.from_call(exc) if isinstance(exc, grpc.Call) else None
-    if status is not None:
-        for detail in status.details:
-            info = error_details_pb2.ErrorInfo()
-            if detail.Unpack(info):
-                code, field_ = info.reason, info.metadata.get("field")
-    return code, field_, message
+    """A gRPC error's code (ErrorInfo's reason, else the status's name), field and message, read
+    as the project's client reads them."""
+    error = _grpc_error(exc)
+    return error.code, error.field, error.message
 
 
 def check_client_error(kind: str, error: NaipesError, expect: JSON) -> None:
