@@ -1,4 +1,4 @@
-# Naipes: make serve | make test (lint, then pytest) | make lint (buf lint, ruff, mypy) | make proto
+# Naipes: make serve | make test (lint, then pytest) | make lint (buf lint and breaking, ruff, mypy) | make proto
 #         make js-types (the JavaScript client's TypeScript message types, from the proto: npm)
 #         make bench (the benchmark suite: bench/REPORT.md) | make bench-smoke (seconds; CI runs it)
 #         make soak (a long soak of naipes serve under mixed load, by hand: bench/SOAK.md; SOAK_MINUTES=25)
@@ -19,7 +19,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 export BUF_CACHE_DIR := $(CURDIR)/build/buf-cache
 
-.PHONY: install build serve test lint buf-lint ruff mypy proto js-tools js-types clean bench bench-smoke bench-tools soak
+.PHONY: install build serve test lint buf-lint buf-breaking api-release ruff mypy proto js-tools js-types clean bench bench-smoke bench-tools soak
 
 install: $(INSTALLED) $(GEN) $(COMPILED)
 
@@ -80,6 +80,21 @@ serve: install
 buf-lint: $(IMAGE)
 	$(BIN)/buf lint $(IMAGE) --config buf.yaml --path naipes/v1/naipes.proto
 
+# The schema may grow but not break what clients of the released one have (tools/api_release.py):
+# buf breaking against protos/released/naipes-v1.json. `make api-release` makes the schema as it
+# is now the released one.
+RELEASED := protos/released/naipes-v1.json
+RELEASED_IMAGE := build/naipes-released.binpb
+
+$(RELEASED_IMAGE): $(RELEASED) $(IMAGE)
+	$(PY) tools/api_release.py against $(IMAGE) $@
+
+buf-breaking: $(IMAGE) $(RELEASED_IMAGE)
+	$(BIN)/buf breaking $(IMAGE) --against $(RELEASED_IMAGE) --config buf.yaml --path naipes/v1/naipes.proto
+
+api-release: $(IMAGE)
+	$(PY) tools/api_release.py record $(IMAGE)
+
 ruff: install
 	$(BIN)/ruff check engine service clients tools setup.py tests bench
 
@@ -90,7 +105,7 @@ mypy: install
 	$(BIN)/mypy --strict clients/python clients/examples
 	$(BIN)/mypy
 
-lint: buf-lint ruff mypy
+lint: buf-lint buf-breaking ruff mypy
 
 test: install lint
 	$(BIN)/pytest -q $(PYTEST_ARGS)
