@@ -129,7 +129,7 @@ def settle(record: dict, result: dict, **extra: Any) -> dict:
 def resolve(cards: str, leader: int, number: int, fondo: int, **extra: Any) -> list[tuple[str, str, int]]:
     out = api.resolve_trick({"game": "revesino", "seats": 4, "cards": cards, "leader": leader, "number": number,
                              "fondo": fondo, **extra})
-    return [(p["payer"], p["payee"], p["amount"]) for p in out["payments"]]
+    return [(p["payer"], p["payee"], p["amount"]) for p in out.get("payments", [])]  # none: no field
 
 
 # ---- the hands ---------------------------------------------------------------------------------
@@ -772,3 +772,85 @@ def test_r38_options_are_checked():
         with pytest.raises(InvalidInput) as err:
             api.validate(h1(rules={name: value}))
         assert (err.value.code, err.value.field) == ("INVALID_OPTION_VALUE", f"rules.{name}")
+
+
+# ---- A6.2: the aces -------------------------------------------------------------------------------
+
+# H6: each of the four aces pays once, by its kind, its suit and its trick. Out of play 8o 9o
+# 11b 10o (the three non-dealers keep; the dealer discards the quínola): 5 points, party 9.
+# Points / tricks: S0 17/5 (T2 7, T11 10), S1 7/2 (T3), S2 6/1 (T7), S3 8/3 (T1 7, T9 1).
+H6 = [
+    "5c 1e 12c 2c",    # 1 (m 2): S1 leads; S2, void in copas, places 1e: the winner S3 pays him 1 x 2
+    "12b 1b 4b 5b",    # 2: S3 leads; 1b is S0's only basto (forced, it wins): S0 pays the leader S3 1
+    "11c 1c 2o 3c",    # 3: S0 leads; 1c is S1's only copas left (forced): copas, S1 pays S0 2
+    "2e 3e 4e 5e",     # 4: S0
+    "6e 7e 8e 9e",     # 5: S3
+    "4c 6c 3o 4o",     # 6: S0
+    "10e 11e 12e 2b",  # 7: S2
+    "3b 6b 7o 7b",     # 8: S1
+    "8b 9b 10b 8c",    # 9: S3
+    "7c 9c 5o 6o",     # 10: S0
+    "10c 12o 11o 1o",  # 11 (m 2): S0 leads; S3's last card 1o is placed: oros, the winner S0 pays him 2 x 2
+]
+H6_WINNERS = [3, 0, 1, 0, 3, 0, 2, 1, 3, 0, 0]
+
+
+def h6(dealer: int = 0, **kw: Any) -> dict:
+    return scripted(H6, dealer=dealer, undealt="8o 9o 11b", exchange={0: "descarte 10o"}, **kw)
+
+
+@pytest.mark.parametrize("dealer", [0, 3])
+@pytest.mark.parametrize("rules, t1, t2, t3, t11", [
+    ({}, 2, 1, 2, 4),                                                      # literal: oros placed, copas forced double
+    ({"doubleAcePlaced": "copas"}, 2, 1, 2, 2),                            # R11: 1o placed pays 1 x m
+    ({"doubleAceForced": "oros"}, 2, 1, 1, 4),                             # R11: 1c forced pays 1 x m
+    ({"doubleAcePlaced": "copas", "doubleAceForced": "oros"}, 2, 1, 1, 2),
+])
+def test_a6_2_aces_placed_and_forced_pay_by_suit_and_trick(dealer: int, rules: dict, t1: int, t2: int, t3: int, t11: int):
+    """A6.2: a placed ace is paid by the trick's winner to its placer, 1 x m (2 x m the oros ace);
+    a forced ace pays the trick's leader 1 x m (2 x m the copas ace); m is 2 in tricks 1 and 11;
+    each is paid with its trick. R11's options swap the doubled suits."""
+    record = h6(dealer, rules=rules)
+    result = ok(record)
+    assert result["finished"] and winners(result) == [seat(dealer, k) for k in H6_WINNERS]
+
+    def s(k: int) -> str:
+        return f"seat {seat(dealer, k)}"
+
+    assert [(payer, payee, amount, p["trick"]) for p in result["payments"] if "trick" in p
+            for payer, payee, amount in [(p["payer"], p["payee"], p["amount"])]] == [
+        (s(3), s(2), t1, 1), (s(0), s(3), t2, 2), (s(1), s(0), t3, 3), (s(0), s(3), t11, 11)]
+    # Antes 2 each and the fee 1; the aces; S0 (most points) pays S2 (fewest) the party, 9.
+    assert result["net"] == rel([-3 - t2 + t3 - t11 - 9, -2 - t3, -2 + t1 + 9, -2 - t1 + t2 + t11], dealer)
+    assert result["table"] == {"fondo": 9}
+    assert settle(record, result)["net"] == result["net"]
+
+
+def test_a6_2_led_and_voluntary_aces_pay_nothing():
+    """A6.2: a led ace and an ace played in suit with other cards of it pay nothing (R9's gergi
+    off): H1 leads 1c and 1e, and plays 1b and 1o in suit; only the deal and the party move."""
+    result = ok(h1())
+    assert not [p for p in result["payments"] if "trick" in p]
+    assert moves(result)[5:] == [("seat 0", "seat 1", 4)]
+
+
+# ---- A6.3: the quínola ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("number, m", [(1, 2), (5, 1), (11, 2)])
+def test_a6_3_quinola_placed_forced_or_played_by_choice(number: int, m: int):
+    """A6.3: placed, the quínola takes the whole fondo and is paid 2 x m by the trick's winner and
+    1 x m by each other player; forced, its holder pays an amount equal to the fondo (never times
+    m) and nobody is paid for forcing it; led or played in suit by choice, nothing (ResolveTrick:
+    one trick, no escrow). R12 and R14 are the options."""
+    # S2 leads 6e, S3 8e (wins), S0 places the quínola, S1 2e; the fondo holds 14.
+    assert resolve("6e 8e 10o 2e", 2, number, 14) == [
+        ("fondo", "seat 0", 14), ("seat 3", "seat 0", 2 * m), ("seat 2", "seat 0", m), ("seat 1", "seat 0", m)]
+    assert resolve("6e 8e 10o 2e", 2, number, 14, rules={"quinolaPlacedWinnerPays": 3})[1] == ("seat 3", "seat 0", 3 * m)
+    # S1 leads 12o; the quínola is S2's only oros; the fondo holds 12.
+    assert resolve("12o 10o 4o 7o", 1, number, 12, forced="10o") == [("seat 2", "fondo", 12)]
+    assert resolve("12o 10o 4o 7o", 1, number, 12, forced="10o", rules={"quinolaForcedPaysForcer": True}) == [
+        ("seat 2", "fondo", 12), ("seat 2", "seat 1", 4 * m), ("seat 3", "seat 1", m), ("seat 0", "seat 1", m)]
+    # The same cards, the quínola not his only oros: played by choice; and led.
+    assert resolve("12o 10o 4o 7o", 1, number, 12) == []
+    assert resolve("10o 12o 4o 7o", 1, number, 12) == []
