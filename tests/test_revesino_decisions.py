@@ -1,6 +1,8 @@
 """The Revesino decisions of rules/revesino.md that had no test named after them: R3, R4, R6, R7,
-R8, R15, R24, R25, R28, R29-R31 and R38, each through whole hand records (``engine.api.validate``;
-SettleHand and ResolveTrick where they fit), default and OPTION where the spec says Configurable.
+R8, R15, R24, R25, R27, R28, R29-R31 and R38, and the money sections A6.2 (aces), A6.3 (the
+quínola), A6.7 (the hand winner) and A6.9 (the order of the settlement), each through whole hand
+records (``engine.api.validate``; SettleHand and ResolveTrick where they fit), default and OPTION
+where the spec says Configurable.
 
 Every hand here is scripted trick by trick (``scripted``): the cards of each trick in play order,
 the leader of trick 1 being S1 and of each next trick the winner of the last. The hands dealt
@@ -854,3 +856,95 @@ def test_a6_3_quinola_placed_forced_or_played_by_choice(number: int, m: int):
     # The same cards, the quínola not his only oros: played by choice; and led.
     assert resolve("12o 10o 4o 7o", 1, number, 12) == []
     assert resolve("10o 12o 4o 7o", 1, number, 12) == []
+
+
+# ---- A6.7: the hand winner and the party ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules, paid", [
+    ({}, [9, 0, 0]),                                          # partyFromMost: S0, the most points (17)
+    ({"handPayout": "partyFromEach"}, [9, 9, 9]),             # R1
+    ({"handPayout": "fixedFromEach", "fixedPayout": 5}, [5, 5, 5]),
+    ({"handPayout": "none"}, [0, 0, 0]),
+    ({"partyBonus": 0}, [5, 0, 0]),                           # R1: the party is the out-of-play points alone
+])
+def test_a6_7_hand_winner_collects_the_party_not_the_fondo(rules: dict, paid: list[int]):
+    """A6.7: with no revesino the hand winner is the fewest points (S2, 6); the party is the points
+    of the four cards out of play (11b 2, 10o 3) and partyBonus 4, paid by the most points (S0,
+    17) or by each other player per handPayout; the fondo is nobody's prize and is carried."""
+    record = h6(rules=rules)
+    result = ok(record)
+    assert result["cardPoints"] == [17, 7, 6, 8] and result["seatTricks"] == [5, 2, 1, 3]
+    assert (result["handWinner"], result["tiebreak"], result["party"]) == (2, "fewestPoints", 5 + rules.get("partyBonus", 4))
+    assert result.get("partyPayer") == (0 if "handPayout" not in rules else None)
+    party = sorted((p["payer"], p["amount"]) for p in result["payments"] if p["payee"] == "seat 2" and "trick" not in p)
+    assert party == [(f"seat {s}", a) for s, a in zip((0, 1, 3), paid, strict=True) if a]
+    assert [p for p in result["payments"] if p["payer"] == "fondo"] == []
+    # H6's money before the party: the deal (S0 3, the others 2) and the aces.
+    assert result["net"] == [-3 - 1 + 2 - 4 - paid[0], -2 - 2 - paid[1], -2 + 2 + sum(paid), -2 - 2 + 1 + 4 - paid[2]]
+    assert result["table"] == {"fondo": 9}
+    assert settle(record, result)["net"] == result["net"]
+
+
+# ---- A6.9: the order of the settlement ------------------------------------------------------------
+
+# H5F: H5 with S2's 12o for S1's 2o: the napolitana S2 must follow oros in trick 10 and takes it
+# with 12o (3 points): he fails. S3 takes trick 11 (11o). Points / tricks: S0 19/3, S1 11/2,
+# S2 3/1, S3 10/5; the hand winner among S0, S1, S3 is S3; party 4 (out of play 3c 4b 4o 5o).
+H5F = H5[:9] + [
+    "6o 12o 7o 8o",    # 10: S1 leads; S2's 12o wins: the napolitana fails
+    "3o 11o 9o 2o",    # 11: S3
+]
+
+
+def test_a6_9_settlement_order_deal_tricks_escrow_napolitana_then_the_party():
+    """A6.9: the deal's antes and fee; each trick's payments in trick order; the escrow made final
+    when trick 10 is led; at the end the failed napolitana's refunds (2 x what each player paid
+    him) and fondo payment (2 x the 9 his quínola took), then the party, which he pays (R21)."""
+    record = scripted(H5F, undealt="3c 4b 4o", exchange={0: "descarte 5o"}, calls=["2 napolitana"])
+    result = ok(record)
+    assert winners(result) == [0, 3, 0, 3, 1, 0, 3, 3, 1, 2, 3] and result["napolitana"] == {"seat": 2, "outcome": "failed"}
+    assert result["cardPoints"] == [19, 11, 3, 10] and (result["handWinner"], result["partyPayer"], result["party"]) == (3, 2, 4)
+    assert [(p["payer"], p["payee"], p["amount"], p.get("trick")) for p in result["payments"]] == [
+        ("seat 0", "fondo", 2, None), ("seat 1", "fondo", 2, None), ("seat 2", "fondo", 2, None), ("seat 3", "fondo", 2, None),
+        ("seat 0", "fondo", 1, None),
+        ("seat 0", "seat 2", 2, 1),                   # 1e placed in trick 1 (m 2)
+        ("fondo", "escrow", 9, 3), ("seat 0", "seat 2", 2, 3), ("seat 3", "seat 2", 1, 3), ("seat 1", "seat 2", 1, 3),
+        ("seat 1", "seat 2", 1, 5),                   # 1c placed
+        ("seat 3", "seat 2", 2, 7),                   # 1o placed
+        ("escrow", "seat 2", 9, None),                # trick 10 led, no revesino: the quínola keeps the 9
+        ("seat 2", "seat 3", 6, None), ("seat 2", "seat 0", 8, None), ("seat 2", "seat 1", 4, None),
+        ("seat 2", "fondo", 18, None),
+        ("seat 2", "seat 3", 4, None),                # the party
+    ]
+    assert result["net"] == [1, 0, -24, 5] and result["table"] == {"fondo": 18} and result["escrow"] == 0
+    assert sum(result["net"]) + result["table"]["fondo"] == 0  # antes and fee: nothing is created
+    assert settle(record, result)["payments"] == result["payments"]
+
+
+def test_a6_9_settlement_order_with_a_revesino():
+    """A6.9: after trick 9 the announcement returns the side payments and the escrow; the cut
+    revesino is settled at the end, and no party is paid."""
+    announced = h4(H4R, before={10: ["0 revesino"]})
+    result = ok(upto(announced, len(announced["actions"]) - 4))
+    assert moves(result)[5:] == [
+        ("fondo", "escrow", 9), ("seat 0", "seat 3", 2), ("seat 1", "seat 3", 1), ("seat 2", "seat 3", 1),   # trick 5
+        ("seat 3", "seat 0", 2), ("seat 3", "seat 1", 1), ("seat 3", "seat 2", 1), ("escrow", "fondo", 9),  # announced
+        ("seat 0", "seat 2", 64), ("seat 0", "fondo", 9),                                                   # cut in trick 10
+    ]
+    assert "partyPayer" not in result and sum(result["net"]) + result["table"]["fondo"] == 0
+
+
+# ---- R27: the napolitana's quínola forced "with an as, rey or caballo de oros" --------------------
+
+
+@pytest.mark.parametrize("number", [10, 11])
+def test_r27_the_high_oros_is_the_card_led(number: int):
+    """R27: the napolitana's 2/1/1 applies when the card led is 1o, 12o or 11o; a lower oros led
+    forces his quínola by the ordinary rule (A6.3: the fondo's amount only), even when a higher
+    oros is played after it in the trick. S1 leads; S2 the napolitana; fondo 12."""
+    for led in ("1o", "12o", "11o"):
+        assert resolve(f"{led} 10o 4o 7o", 1, number, 12, napolitana=2, forced="10o") == [
+            ("seat 2", "fondo", 12), ("seat 2", "seat 1", 2), ("seat 2", "seat 3", 1), ("seat 2", "seat 0", 1)], led
+    for cards in ("5o 10o 1o 7o", "5o 10o 12o 7o", "5o 10o 4o 11o", "9o 10o 4o 7o"):
+        assert resolve(cards, 1, number, 12, napolitana=2, forced="10o") == [("seat 2", "fondo", 12)], cards
