@@ -397,6 +397,8 @@ def h4(tricks: Sequence[str] = H4, **kw: Any) -> dict:
 
 
 def test_r15_quinola_placed_in_tricks_1_to_9_is_escrowed_until_trick_10_is_led():
+    """R15, A6.4: the fondo a quínola takes in tricks 1-9 waits in the escrow; made final when
+    trick 10 is led without an announcement."""
     record = h4()
     assert ok(through_trick(record, 4))["fondo"] == 9
     after5 = ok(through_trick(record, 5))
@@ -431,6 +433,8 @@ H4R = H4[:6] + [
 
 
 def test_r15_escrow_waits_for_the_revesino_decision():
+    """R15, A6.4: after trick 9 the escrow is made final if trick 10 is led without an
+    announcement, reversed (the taker returns it to the fondo) if another seat announces."""
     plain = h4(H4R)
     after9 = ok(through_trick(plain, 9))
     assert winners(after9) == [0] * 9 and "0 revesino" in legal(after9)
@@ -456,6 +460,7 @@ def test_r15_escrow_waits_for_the_revesino_decision():
 
 
 def test_r15_quinola_placed_in_trick_10_is_final_at_once():
+    """R15, A6.4: a quínola movement in trick 10 or 11 is applied at once and finally."""
     record = h4(H4B)
     before = ok(through_trick(record, 9, led=True))
     assert (before["fondo"], before["escrow"]) == (9, 0)

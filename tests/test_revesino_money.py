@@ -196,6 +196,8 @@ def test_rv6_quinola_placed_escrow_then_final() -> None:
 
 
 def test_rv7_quinola_forced_escrow_then_final_or_returned() -> None:
+    """RV-7, A6.4: a forced quínola's payment waits in the escrow; final after trick 9, or
+    returned to the payer when another seat announces."""
     # fondo 12 before trick 5: S1 leads 12o, S2's only oros is 10o, S3 4o, S0 7o
     specs: list[Any] = [1, 1, 1, 1, ("12o 10o 4o 7o", {"forced": "10o"})] + [1] * 6
     tricks = chain(specs)
@@ -613,6 +615,8 @@ def _own_quinola(last: list[Any]) -> tuple[PlayedTrick, ...]:
 
 
 def test_r19_announcers_own_quinola_won_extra_fondo() -> None:
+    """R19, A6.4, A6.5: the announcer's own forced quínola stays in the escrow until the revesino
+    is decided; won, it is returned to him, and extraFondo (or its options) pays the quínola."""
     tricks = _own_quinola([3, 3])
     assert tricks[0].plays[2].kind == "forced" and tricks[0].winner == 3
     r = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True))
@@ -626,6 +630,8 @@ def test_r19_announcers_own_quinola_won_extra_fondo() -> None:
 
 
 def test_r19_announcers_own_quinola_cut() -> None:
+    """R19, A6.4, A6.5: cut, the announcer's escrowed quínola payment goes into the fondo as part
+    of his quínola payment (3F; 4F under cut_quinola_base sequential)."""
     tricks = _own_quinola([("2b 3b 9b 4b", {})])  # S1 cuts in trick 10
     assert tricks[9].winner == 1
     r = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True))
