@@ -11,10 +11,45 @@ import pytest
 from rentoy_support import DEAL_A, DEAL_B, PLAY_A, PLAY_B, A, B, more, rec
 from results_support import cards_of, legal, legal_of, ok, violation, winners
 
-from engine import api
+from engine import api, shuffle
+from engine.cards import DECK_40
 from engine.errors import InvalidInput
 
 CLIMB = ["1 envite", "2 envite", "3 envite", "0 envite"]  # A 3, B 6, A 9, B 12 (default ladder)
+
+
+# ---- B2: seating, direction, deal ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("seats, dealer", [(4, 2), (6, 5)])
+def test_b2_seeded_deal_three_rounds_from_the_dealers_right_then_the_turn_up(seats, dealer):
+    """B2: each player gets 3 cards, one at a time in three rounds from the seat after the
+    dealer; the next card is turned up and its suit is trump; it belongs to nobody (T10)."""
+    out = api.deal({"game": "rentoy", "seats": seats, "dealer": dealer, "seed": f"b2-{seats}"})
+    pack = [str(c) for c in shuffle.shuffle(DECK_40.cards, f"b2-{seats}")]
+    assert out["deal"]["hands"] == [" ".join(pack[(s - dealer - 1) % seats:3 * seats:seats]) for s in range(seats)]
+    result = ok({"game": "rentoy", "seats": seats, "dealer": dealer, "deal": {"seed": f"b2-{seats}"}, "actions": []})
+    words = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
+    assert result["turnUp"] == pack[3 * seats] and result["trump"] == words[pack[3 * seats][-1]]
+    assert result["next"]["seat"] == (dealer + 1) % seats
+
+
+def test_b2_partners_alternate_play_goes_to_the_right_three_tricks_of_one_card_each():
+    """B2: partners alternate (even seats one team, odd seats the other); the dealer's right-hand
+    neighbour (S1, seat dealer + 1) leads, play goes on to seat + 1 and the trick's winner leads
+    the next; a hand has up to 3 tricks of one card from every player; the deal passes to S1."""
+    # Dealer 2: S1 = seat 3, S2 = seat 0, S3 = seat 1, S0 = seat 2. Trump oros; nobody holds one.
+    hands = ["3c 12e 6b", "4c 5e 12b", "5c 6e 7b", "12c 4e 5b"]
+    play = ["3 12c", "0 3c", "1 4c", "2 5c",    # seat 3 (team 1)
+            "3 4e", "0 12e", "1 5e", "2 6e",    # seat 0 (team 0)
+            "0 6b", "1 12b", "2 7b", "3 5b"]    # seat 1 (team 1): team 1 has two tricks
+    record = rec(hands, "1o", play, dealer=2)
+    turns = [ok({**record, "actions": play[:i]})["next"]["seat"] for i in range(len(play))]
+    assert turns == [int(a.split()[0]) for a in play]
+    result = ok(record)
+    assert winners(result) == [3, 0, 1] and [len(t["cards"]) for t in result["tricks"]] == [4, 4, 4]
+    assert result["teamTricks"] == [1, 2] and result["handWinner"] == 1 and result["points"] == [0, 1]
+    assert result["nextDealer"] == 3
 
 
 # ---- T1: the ladder -------------------------------------------------------------------------

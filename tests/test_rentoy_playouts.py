@@ -267,6 +267,11 @@ def substitutions(rng: random.Random, ref: Ref) -> list[tuple[str, str]]:
 @pytest.mark.parametrize("rules_name", list(OPTION_SETS))
 @pytest.mark.parametrize("seats", [2, 4, 6, 8])
 def test_random_playouts(seats: int, rules_name: str):
+    """B1, B3, B4, B5 against ``Ref``, the spec's own reading: at every action of random hands the
+    engine's legal actions, the seat to act, the value and the proposal follow B3's envite state
+    machine (ladder, accept, raise, fold, raise rights) and B4's legal cards and trick winners
+    (B1's rank orders); at the end one team scores the accepted value, a fold the proposer's
+    last accepted value, and the match is won at 12 (B5). Illegal actions substituted are caught."""
     rules = OPTION_SETS[rules_name]
     rng = random.Random(seed(f"rentoy-{seats}-{rules_name}"))
     ends: dict[str, int] = {}
