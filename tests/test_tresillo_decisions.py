@@ -1,7 +1,7 @@
 """The decisions of rules/tresillo.md for the auction, the exchange and the play: section 0
-(sequencing, codes) and the ambiguities A1-A14, A31-A33, A38-A40 of section 9, each default and
+(sequencing, codes), the ambiguities A1-A14, A31-A33, A38-A40 of section 9, each default and
 each option through the record's ``rules`` object (API names as in engine/tresillo.py's
-``Options``).
+``Options``), and Appendix B2 (the actions of each phase).
 
 Dealer 0 at 4 seats unless stated: mano 1, medio 2, postre 3, seat 0 is the alcalde. Favour suit
 bastos (the default) unless stated.
@@ -718,6 +718,61 @@ def test_a38_no_bola_decision_in_a_defended_hand():
     # By default the defender's five tricks decide the hand at once.
     result = ok({**cut(defended, first + 15), "rules": {}})
     assert result["finished"] is True and "net" in result
+
+
+# ---- Appendix B2: the actions of each phase, and the order of the phases (section 0) ------------------------
+
+
+def calls(record: dict) -> tuple[str, int | None, set[str]]:
+    """The phase, the seat to act, and what each listed action is: "seat call", or "seat card"."""
+    result = ok(record)
+    if result["finished"]:
+        assert "next" not in result
+        return result["phase"], None, set()
+    kinds = {f"{a.split()[0]} {'card' if a.split()[1][0].isdigit() else a.split()[1]}" for a in legal(result)}
+    return result["phase"], result["next"]["seat"], kinds
+
+
+def test_b2_actions_per_phase_and_their_order():
+    """Appendix B2 and section 0: auction (the seat on turn: paso, juego, mas), declare (the
+    Jugador: entrada, vuelta, solo), exchange of the Jugador right after declaring, contraOrder (the
+    opponent after the Jugador: contra or cedo), exchange of the primer contra then the mano pobre,
+    play (a card; the Jugador's rindo listed, out of turn too), surrender (the contra: bien or
+    defiendo), bolaDecision (the Jugador: bola or planto), over (nothing)."""
+    steps = [
+        ([], ("auction", 1, {"1 paso", "1 juego"})),
+        (["1 paso"], ("auction", 2, {"2 paso", "2 juego"})),
+        (["2 juego"], ("auction", 3, {"3 paso", "3 mas"})),
+        (["3 paso"], ("declare", 2, {"2 entrada", "2 vuelta", "2 solo"})),
+        (["2 entrada oros"], ("exchange", 2, {"2 descarte"})),
+        (["2 descarte 12e"], ("contraOrder", 3, {"3 contra", "3 cedo"})),
+        (["3 cedo"], ("exchange", 1, {"1 descarte"})),  # the mano pobre ceded: the other discards first
+        (["1 descarte 3c"], ("exchange", 3, {"3 descarte"})),
+        (["3 descarte"], ("play", 1, {"1 card", "2 rindo"})),  # the mano leads; the Jugador is the medio
+        (["1 1o"], ("play", 2, {"2 card", "2 rindo"})),
+        (["2 rindo"], ("surrender", 3, {"3 bien", "3 defiendo"})),
+        (["3 bien"], ("surrender", 1, {"1 bien", "1 defiendo"})),
+        (["1 bien"], ("over", None, set())),
+    ]
+    actions: list[str] = []
+    for more_actions, expected in steps:
+        actions += more_actions
+        assert calls(rec(STD, actions)) == expected, actions
+    # A solo: no exchange for the Jugador, the contra question right after the declaration.
+    solo = ["1 paso", "2 juego", "3 paso", "2 solo oros"]
+    assert calls(rec(STD, solo)) == ("contraOrder", 3, {"3 contra", "3 cedo"})
+    assert calls(rec(STD, [*solo, "3 contra"])) == ("exchange", 3, {"3 descarte"})
+    assert calls(rec(STD, [*solo, "3 contra", "3 descarte"])) == ("exchange", 1, {"1 descarte"})
+    # contraOrder turnOrder: no question, the opponent after the Jugador exchanges first.
+    entrada = ["1 paso", "2 juego", "3 paso", "2 entrada oros", "2 descarte"]
+    assert calls(rec(STD, entrada, rules={"contraOrder": "turnOrder"})) == ("exchange", 3, {"3 descarte"})
+    # A vuelta: the top stock card is turned and taken.
+    vuelta = ok(rec(STD, ["1 paso", "2 juego", "3 paso", "2 vuelta"]))
+    assert (vuelta["phase"], vuelta["turnUp"], vuelta["trump"]) == ("exchange", STD_STOCK.split()[0], "oros")
+    # The bola decision after the Jugador's first five tricks.
+    record, start = hand(([1] * 9, {}))
+    assert calls(cut(record, start + 15)) == ("bolaDecision", 1, {"1 bola", "1 planto"})
+    assert calls(swap(record, start + 15, "1 planto")) == ("over", None, set())
 
 
 # ---- Section 0: the alcalde never acts ----------------------------------------------------------------------
