@@ -27,7 +27,13 @@ def at(seat: int, calls: set[str]) -> set[str]:
 
 
 def test_tr01_auction_medio_reaches_vuelta():
+    """TR-1, with the level and holder the example writes after each voice (L1, S1 · L2, S2 · L2, S2
+    · L2, S1 · L3, S2): S2 is the Jugador at level 3."""
     voices = ["1 juego", "2 mas", "3 paso", "1 mas", "2 mas", "1 paso"]
+    levels = [(1, 1), (2, 2), (2, 2), (2, 1), (3, 2)]  # (level, holder) after voices 1..5
+    for n, (level, holder) in enumerate(levels, start=1):
+        result = ok(rec(STD, voices[:n]))
+        assert (result["phase"], result["level"], result["holder"]) == ("auction", level, holder), voices[:n]
     # Who may say what at each step: the mano equalises, the others raise by one.
     steps = [at(1, {"paso", "juego"}), at(2, {"paso", "mas"}), at(3, {"paso", "mas"}), at(1, {"paso", "mas"}),
              at(2, {"paso", "mas"}), at(1, {"paso", "mas"})]
@@ -37,6 +43,7 @@ def test_tr01_auction_medio_reaches_vuelta():
         assert result["next"]["seat"] == int(voices[n][0])
     result = ok(rec(STD, voices))
     assert result["next"]["seat"] == 2
+    assert (result["phase"], result["level"], result["jugador"]) == ("declare", 3, 2)
     # Level 3: the vuelta or any solo; no entrada, not even a favour one.
     assert legal(result) == at(2, {"vuelta"} | SOLOS)
     assert violation(rec(STD, [*voices, "2 entrada oros"])) == (6, "NOT_ALLOWED_NOW")
