@@ -300,6 +300,7 @@ def _rv11_course(**kw: Any) -> Course:
 
 
 def test_rv11_napolitana_fails() -> None:
+    """RV-11, A6.6: a failed napolitana pays back, into the fondo, and pays the party."""
     r = run(_rv11_course(finished=True))
     assert r["napolitana"] == {"seat": 2, "outcome": "failed"}
     assert pay(r, "seat 2", "seat 0")[-1] == 6 and pay(r, "seat 2", "seat 1")[-1] == 4 and pay(r, "seat 2", "seat 3")[-3:] == [1, 2, 7]
@@ -312,6 +313,7 @@ def test_rv11_napolitana_fails() -> None:
 
 
 def test_rv12_fondo_over_three_deals_with_a_revoke() -> None:
+    """RV-12, A6.1: the fondo kept over three deals: antes, the dealer's fee, renewal."""
     out = (C("12e"), C("5e"), C("7e"), C("9o"))
     # deal 1 (dealer P0): 0 -> antes 8 + fee 1 -> 9; P1 revokes in trick 2 -> 11, and collects
     # nothing more: not his placed ace of trick 4, not the party he wins

@@ -358,6 +358,7 @@ def test_seat_tricks_and_card_points_follow_the_tricks():
 
 
 def test_led_ace_and_led_quinola():
+    """A5.1: an ace or the quínola led is "led", and pays nothing."""
     r = build({1: "1o 10o 2c", 2: "3o 4o"}, [1, 1])
     n = len(r["actions"])
     assert kind_of(more(r, "1 1o"), n) == "led"
@@ -472,6 +473,8 @@ NAP_EXCHANGE = keep_all(0, NAP["deal"]["hands"][0].split()[0])
 
 
 def test_napolitana_is_listed_out_of_turn_after_the_dealers_discard():
+    """A4.1: a qualifying seat may declare the napolitana after the dealer's discard, out of turn,
+    before the first card."""
     result = ok(more(NAP, *NAP_EXCHANGE))
     assert result["next"]["seat"] == 1
     assert "2 napolitana" in legal(result)
@@ -567,6 +570,7 @@ SWEEP = build({1: "1o 1c", 2: "2o 2c", 3: "3o 3c", 0: "4o 4c"}, [1] * 9)
 
 
 def test_revesino_listed_for_the_leader_of_trick_10_who_won_tricks_1_to_9():
+    """A4.2: the leader of trick 10 who won tricks 1 to 9 may announce the revesino, then leads."""
     result = ok(SWEEP)
     assert winners(result) == [1] * 9
     assert result["next"]["seat"] == 1

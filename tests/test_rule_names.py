@@ -1,0 +1,68 @@
+"""Every rule of the specification has a test named after it (shared/rules/<game>.md): each ID the
+spec defines (a heading or a bold lead-in such as ``**A18.``, ``**R27**``, ``**RV-8 —``) is named
+by a test function of tests/, in its name (``test_a18_...``, ``test_a6_2_...``, ``test_rv02a_...``)
+or in its docstring (``R15, A6.4: ...``)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+from examples_support import examples_dir
+
+TESTS = Path(__file__).resolve().parent
+
+# IDs that name no rule to test, each with the reason.
+NOT_RULES = {
+    ("tresillo", "A34"): "a note that the seed lacks its sections 16 and 17",
+    ("revesino", "S0"): "a seat's name (the dealer), in a heading of the worked examples",
+    ("rentoy", "S2"): "a seat's name, in a heading of the worked examples",
+}
+
+
+def spec_ids(game: str) -> list[str]:
+    """The IDs the spec of ``game`` defines: at the start of a heading or of a bold lead-in."""
+    text = (examples_dir().parent.parent / "rules" / f"{game}.md").read_text()
+    found = re.findall(r"^(?:#+ |\*\*|[*-] \*\*)([A-Z]{1,2}-?\d+(?:\.\d+)?)\b", text, re.MULTILINE)
+    return sorted(set(found))
+
+
+def functions() -> list[tuple[str, str]]:
+    """Every test function's name and docstring, in every test module."""
+    out = []
+    for path in TESTS.glob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                out.append((node.name, ast.get_docstring(node) or ""))
+    return out
+
+
+def named(rule: str, tests: list[tuple[str, str]]) -> list[str]:
+    """The tests naming ``rule``: A6.2 as ``a6_2`` in the name or ``A6.2`` in the docstring; RV-8
+    as ``rv8``, ``rv08`` or ``rv08b`` in the name or ``RV-8`` in the docstring."""
+    letters, number = re.match(r"([A-Z]+)-?(\d+(?:\.\d+)?)", rule).groups()  # type: ignore[union-attr]
+    major, _, minor = number.partition(".")
+    in_name = re.compile(rf"(?:^|_){letters.lower()}0?{major}{'_' + minor if minor else ''}[a-z]?(?:_(?!\d)|$)")
+    in_doc = re.compile(rf"\b{re.escape(rule)}(?![\d.]*\d)")
+    return [name for name, doc in tests if in_name.search(name) or in_doc.search(doc)]
+
+
+@pytest.mark.parametrize("game", ["tresillo", "revesino", "rentoy"])
+def test_every_rule_of_the_spec_has_a_test_named_after_it(game: str) -> None:
+    ids = spec_ids(game)
+    assert len(ids) >= 30, ids  # the spec was read (each defines 30 to 80)
+    tests = functions()
+    missing = [rule for rule in ids if (game, rule) not in NOT_RULES and not named(rule, tests)]
+    assert missing == [], f"{game}: no test names {missing}"
+
+
+def test_the_names_are_read_as_ids() -> None:
+    tests = [("test_a6_2_aces", ""), ("test_r13_r27_napolitana", ""), ("test_rv02a_sweep", ""), ("test_x", "R15, A6.4: the escrow")]
+    assert named("A6.2", tests) == ["test_a6_2_aces"]
+    assert named("A6", tests) == []  # A6.2 is not its heading A6
+    assert named("R27", tests) == ["test_r13_r27_napolitana"]
+    assert named("R2", tests) == []  # not R27
+    assert named("RV-2", tests) == ["test_rv02a_sweep"]
+    assert named("A6.4", tests) == ["test_x"] and named("R15", tests) == ["test_x"] and named("A6", tests) == []
