@@ -1,5 +1,6 @@
 # Naipes: make serve | make test (lint, then pytest) | make lint (buf lint and breaking, ruff, mypy) | make proto
 #         make js-types (the JavaScript client's TypeScript message types, from the proto: npm)
+#         make node-grpc (the Node.js gRPC example's packages: npm)
 #         make bench (the benchmark suite: bench/REPORT.md) | make bench-smoke (seconds; CI runs it)
 #         make soak (a long soak of naipes serve under mixed load, by hand: bench/SOAK.md; SOAK_MINUTES=25)
 # The first run needs only python3: it creates .venv and installs the project (editable) into it.
@@ -19,7 +20,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 export BUF_CACHE_DIR := $(CURDIR)/build/buf-cache
 
-.PHONY: install build serve test lint buf-lint buf-breaking api-release ruff mypy proto js-tools js-types clean bench bench-smoke bench-tools soak
+.PHONY: install build serve test lint buf-lint buf-breaking api-release ruff mypy proto js-tools js-types node-grpc clean bench bench-smoke bench-tools soak
 
 install: $(INSTALLED) $(GEN) $(COMPILED)
 
@@ -68,6 +69,17 @@ $(JS_TOOLS)/.installed: clients/js/package.json clients/js/package-lock.json
 	touch $@
 
 js-tools: $(JS_TOOLS)/.installed
+
+# The Node.js gRPC example's packages (clients/examples/package.json: @grpc/grpc-js,
+# @grpc/proto-loader, google-proto-files for the google/api and google/rpc protos, protobufjs),
+# installed from its lockfile into clients/examples/node_modules, where Node.js finds them for
+# validate_grpc.mjs (npm's cache first: about 9 s, mostly google-proto-files' 8,000 files).
+NODE_GRPC := clients/examples/node_modules/.installed
+$(NODE_GRPC): clients/examples/package.json clients/examples/package-lock.json
+	cd clients/examples && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+	touch $@
+
+node-grpc: $(NODE_GRPC)
 
 # Regenerate the client's message types (clients/js/messages.d.mts) when the schema changes.
 js-types: install js-tools
@@ -139,4 +151,4 @@ soak: install
 	$(PY) -m bench.soak --minutes $(SOAK_MINUTES) $(SOAK_ARGS)
 
 clean:
-	rm -rf build service/gen *.egg-info
+	rm -rf build service/gen *.egg-info clients/examples/node_modules
