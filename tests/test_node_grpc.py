@@ -1,0 +1,207 @@
+"""The schema from another language's gRPC stack: the Node.js example (clients/examples/validate_grpc.mjs,
+@grpc/grpc-js and @grpc/proto-loader loading protos/naipes/v1/naipes.proto as shipped) against the
+real gRPC server (conftest's, on an ephemeral loopback port). It prints what validate_grpc.py
+prints, byte for byte, and exits as it does; a refused record's code, field and message come from
+the google.rpc.Status of the ``grpc-status-details-bin`` trailer, decoded by protobufjs; its
+``--stream`` answers each record of a ValidateHands stream in order.
+
+The packages (clients/examples/package.json) are installed from the lockfile by ``make node-grpc``
+(npm ci). Without node, npm or the packages the tests are skipped, but not in CI (CI=true), which
+installs node and npm (.ci/run)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from examples_support import examples_dir
+
+from engine import api
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "clients" / "examples"
+SCRIPT = EXAMPLES / "validate_grpc.mjs"
+sys.path.insert(0, str(ROOT / "clients" / "python"))
+
+from naipes_client import GrpcClient, NaipesError  # noqa: E402
+
+RECORD = json.loads((EXAMPLES / "rentoy-hand.json").read_text())
+HANDS = sorted(EXAMPLES.glob("*-hand.json"))
+ILLEGAL = examples_dir() / "tresillo-bad-09-must-follow-suit.json"
+BAD_CARD = dict(RECORD, deal=dict(RECORD["deal"], hands=[" ".join(["9c", *RECORD["deal"]["hands"][0].split()[1:]]),
+                                                        *RECORD["deal"]["hands"][1:]]))  # (no 9 in the Spanish deck)
+
+
+@pytest.fixture(scope="module")
+def node() -> list[str]:
+    """The command that runs the example, once its packages are installed (make node-grpc)."""
+    missing = [tool for tool in ("node", "npm") if shutil.which(tool) is None]
+    problem = f"no {' or '.join(missing)} here" if missing else None
+    if problem is None:
+        make = subprocess.run(["make", "-s", "node-grpc"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+        problem = None if make.returncode == 0 else f"make node-grpc failed:\n{make.stdout}{make.stderr}"
+    if problem is not None:
+        if os.environ.get("CI", "").lower() not in ("", "0", "false"):
+            pytest.fail(f"CI: the Node.js gRPC example needs node, npm and its packages (.ci/run, make node-grpc): {problem}")
+        pytest.skip(f"the Node.js gRPC example is left out: {problem}")
+    return ["node", str(SCRIPT)]
+
+
+def _run(command: list[str], *args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*command, *map(str, args)], capture_output=True, text=True, timeout=60)
+
+
+def _record(path: Path) -> Any:
+    data = json.loads(path.read_text())
+    return data["record"] if "record" in data and "game" not in data else data
+
+
+def _python_example(grpc_target: str, record: Any) -> tuple[int, str, str]:
+    """What clients/examples/validate_grpc.py prints and exits for a record (its exit code, stdout
+    and stderr), from the Python client it is made of, in this process."""
+    try:
+        with GrpcClient(grpc_target) as naipes:
+            result = naipes.validate_hand(record)
+    except NaipesError as error:
+        return 2, "", f"{error.code} ({error.field}): {error.message}\n"
+    return (0 if result["valid"] else 1), json.dumps(result, indent=2, ensure_ascii=False) + "\n", ""
+
+
+@pytest.mark.parametrize("case", ["valid", "illegal", "refused"])
+def test_node_example_prints_what_the_python_example_prints(case: str, node: list[str], grpc_target: str,
+                                                            tmp_path: Path) -> None:
+    """A valid record is its result and exit 0, an illegal one its result (the violation) and exit
+    1, a refused one the service's code, field and message (from the trailer's ErrorInfo) and exit 2."""
+    path = {"valid": examples_dir() / "tresillo-full-01-random.json", "illegal": ILLEGAL, "refused": tmp_path / "bad-card.json"}[case]
+    if case == "refused":
+        path.write_text(json.dumps(BAD_CARD))
+    record = _record(path)
+    run = _run(node, path, grpc_target)
+    assert (run.returncode, run.stdout, run.stderr) == _python_example(grpc_target, record)
+    assert run.returncode == {"valid": 0, "illegal": 1, "refused": 2}[case], run.stderr
+    if case == "refused":
+        assert run.stdout == "" and run.stderr == "UNKNOWN_CARD (deal.hands[0]): deal.hands[0]: 9c is not in the 40-card deck\n"
+        return
+    result = json.loads(run.stdout)
+    assert result == api.validate(record)
+    if case == "illegal":
+        assert result["violation"]["code"] == "MUST_FOLLOW_SUIT" and result["finished"] is False
+    else:
+        # (empty lists the service prints beside another field: a table's cartulina, a hand's condiciones)
+        assert result["finished"] is True and result["table"]["cartulina"] == [] and result["condiciones"] == []
+
+
+# Records no message can hold, refused by the example before sending as by the Python client
+# (INVALID_FIELD naming the field), and records the service refuses.
+REFUSED = {
+    "unknown_field": dict(RECORD, foo=1),
+    "string_for_seats": dict(RECORD, seats="four"),
+    "number_for_an_action": dict(RECORD, actions=[7]),
+    "string_for_the_deal": dict(RECORD, deal="1e 2e"),
+    "seats_out_of_range": dict(RECORD, seats=2**40),
+    "lone_surrogate": dict(RECORD, game="rentoy\ud800"),
+    "list_for_the_record": [RECORD],
+    "unknown_game": dict(RECORD, game="mus"),
+    "null_option": dict(RECORD, rules={"ladder": None}),
+    "wrong_option": dict(RECORD, rules={"ladder": "1-2-3"}),
+}
+
+
+def test_node_example_refuses_as_the_python_example(node: list[str], grpc_target: str, tmp_path: Path) -> None:
+    """Each refusal is the same line as validate_grpc.py's and exit 2: protobufjs writes what it
+    is given without a word ("four" as 0, an unknown field dropped), so the example checks the
+    record against the schema first, and the rest is the service's answer."""
+    for name, record in REFUSED.items():
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(record))
+        run = _run(node, path, grpc_target)
+        expected = _python_example(grpc_target, record)
+        assert expected[0] == 2 and (run.returncode, run.stdout, run.stderr) == expected, name
+    assert run.stderr.startswith("INVALID_OPTION_VALUE (rules.ladder): rules option ladder cannot be '1-2-3'")
+
+
+def test_node_example_exits_2_on_a_file_not_json_and_3_without_a_server(node: list[str], tmp_path: Path) -> None:
+    from bench.run import free_port
+
+    not_json = tmp_path / "not.json"
+    not_json.write_text("{not json")
+    for path, target, status, code in ((not_json, "127.0.0.1:1", 2, "MALFORMED_JSON"), (EXAMPLES / "rentoy-hand.json",
+                                                                                        f"127.0.0.1:{free_port()}", 3, "UNAVAILABLE")):
+        run = _run(node, path, target)
+        assert run.returncode == status, run.stderr
+        assert run.stdout == "" and len(run.stderr.strip().splitlines()) == 1 and run.stderr.startswith(code), run.stderr
+
+
+def test_node_example_streams_the_records_in_order(node: list[str], grpc_target: str, tmp_path: Path) -> None:
+    """--stream: one ValidateHands stream, each record sent once the one before is answered; a
+    line per record, in order, with the file as its id: the result, or the error entry (the
+    service's for a bad card, the example's for a field no message has). The exit code is the worst."""
+    bad_card, unknown = tmp_path / "bad-card.json", tmp_path / "unknown-field.json"
+    bad_card.write_text(json.dumps(BAD_CARD))
+    unknown.write_text(json.dumps(REFUSED["unknown_field"]))
+    files = [*HANDS, bad_card, *sorted(examples_dir().glob("*-*.json")), unknown, HANDS[0]]
+    run = _run(node, "--stream", *files, "--target", grpc_target)
+    assert run.returncode == 2 and run.stderr == "", run.stderr
+    lines = run.stdout.splitlines()
+    assert len(lines) == len(files)
+    for path, line in zip(files, lines, strict=True):
+        answer = json.loads(line)
+        if path == bad_card:
+            assert line == json.dumps({"id": str(bad_card), "error": {"code": "UNKNOWN_CARD", "field": "deal.hands[0]", "message":
+                                       "deal.hands[0]: 9c is not in the 40-card deck"}}, separators=(",", ":"))
+        elif path == unknown:
+            assert answer == {"id": str(unknown), "error": {"code": "INVALID_FIELD", "field": "foo",
+                                                            "message": "foo: unknown field 'foo' of HandRecord"}}
+        else:
+            assert list(answer) == ["result", "id"] and answer == {"id": str(path), "result": api.validate(_record(path))}, path
+    assert sum("violation" in json.loads(line).get("result", {}) for line in lines) == 3  # the shared bad samples
+    for chosen, status in (([*HANDS, ILLEGAL], 1), (HANDS, 0)):
+        run = _run(node, "--stream", *chosen, "--target", grpc_target)
+        assert run.returncode == status and len(run.stdout.splitlines()) == len(chosen), run.stderr
+
+
+def test_node_reads_every_error_detail(node: list[str], grpc_target: str) -> None:
+    """grpc-js and protobufjs read the whole google.rpc.Status of the trailer: its code is the
+    call's status and its message the call's grpc-message; an ErrorInfo (reason, domain
+    naipes.v1, metadata.field) and a BadRequest with the one field violation, as docs/api.md says."""
+    source = """
+import grpc from "@grpc/grpc-js";
+import protoLoader from "@grpc/proto-loader";
+import googleProtoFiles from "google-proto-files";
+import protobuf from "protobufjs";
+import { dirname } from "node:path";
+const google = dirname(googleProtoFiles.getProtoPath());
+const definition = protoLoader.loadSync("naipes/v1/naipes.proto", { includeDirs: ["../../protos", google] });
+const { NaipesService } = grpc.loadPackageDefinition(definition).naipes.v1;
+const root = protobuf.loadSync([`${google}/google/rpc/status.proto`, `${google}/google/rpc/error_details.proto`]);
+const client = new NaipesService(process.argv[1], grpc.credentials.createInsecure());
+const request = JSON.parse(process.argv[2]);
+client.Deal(request, { deadline: Date.now() + 10000 }, (error) => {
+  const [bytes] = error.metadata.get("grpc-status-details-bin");
+  const status = root.lookupType("google.rpc.Status").decode(bytes);
+  const details = status.details.map((any) => {
+    const type = root.lookupType(any.type_url.split("/").pop());
+    return { type: any.type_url, ...type.toObject(type.decode(any.value)) };
+  });
+  console.log(JSON.stringify({ code: error.code, details: error.details, status: { code: status.code, message: status.message, details } }));
+  client.close();
+});
+"""
+    request = {"game": "rentoy", "seats": 5, "dealer": 0, "seed": "s"}
+    run = subprocess.run(["node", "--input-type=module", "-e", source, grpc_target, json.dumps(request)], cwd=EXAMPLES,
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    with GrpcClient(grpc_target) as naipes, pytest.raises(NaipesError) as error:
+        naipes.deal(request)
+    code, field, message = error.value.code, error.value.field, error.value.message
+    assert (code, field) == ("INVALID_SEATS", "seats")
+    assert out == {"code": 3, "details": message, "status": {"code": 3, "message": message, "details": [
+        {"type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": code, "domain": "naipes.v1", "metadata": {"field": field}},
+        {"type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": [{"field": field, "description": message}]}]}}
