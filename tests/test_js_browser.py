@@ -1,12 +1,14 @@
-"""The JavaScript client (clients/js/naipes.mjs) in a real browser: headless Chromium loads a page
-of one origin (a small HTTP server of this test) that imports the client and calls a real
-``naipes serve`` on another origin, so every call goes through CORS as a web page's would: the
-preflight of a POST, the headers a page may read (Retry-After), the answer's stream read with
-TextDecoder, AbortSignal's timeouts, and the browser's own errors (TypeError "Failed to fetch").
+"""The JavaScript client (clients/js/naipes.mjs) in real browsers: headless Chromium and headless
+Firefox, two engines (Blink, Gecko), each load a page of one origin (a small HTTP server of this
+test) that imports the client and calls a real ``naipes serve`` on another origin, so every call
+goes through CORS as a web page's would: the preflight of a POST, the headers a page may read
+(Retry-After), the answer's stream read with TextDecoder, AbortSignal's timeouts, and the browser's
+own errors (TypeError "Failed to fetch", "NetworkError when attempting to fetch resource.").
 Every method is called and its answer compared with the engine's (tests/test_clients.py does the
-same under Node.js). Chromium is driven over the DevTools protocol on a pipe (tests/browser_support.py).
+same under Node.js). Chromium is driven over the DevTools protocol on a pipe, Firefox over
+WebDriver BiDi (tests/browser_support.py); each test runs in both.
 
-Without Chromium the test is skipped, but not in CI (CI=true), which installs it (.ci/run)."""
+Without a browser its tests are skipped, but not in CI (CI=true), which installs both (.ci/run)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from typing import Any
 
 import pytest
 import requests
-from browser_support import Browser, Tab, chromium
+from browser_support import BROWSERS, Browser, Tab
 from examples_support import examples_dir, load_example
 from service_support import BIN, FakeHttp, stop
 
@@ -89,43 +91,58 @@ class Env:
     listed: str  # naipes serve, NAIPES_CORS_ORIGINS: `page`'s origin and another, not `other_page`'s
 
 
-def _chromium() -> str:
-    found = chromium()
+def _executable(name: str) -> str:
+    find, _driver, package = BROWSERS[name]
+    found: str | None = find()
     if found is None:
         if os.environ.get("CI", "").lower() not in ("", "0", "false"):
-            pytest.fail("CI: chromium is needed for the JavaScript client's browser test (.ci/run installs it)")
-        pytest.skip("no chromium here (Debian: apt-get install chromium): the browser test is left out")
+            pytest.fail(f"CI: {name} is needed for the JavaScript client's browser test (.ci/run installs {package})")
+        pytest.skip(f"no {name} here (Debian: apt-get install {package}): its browser test is left out")
     return found
 
 
+@dataclass
+class Servers:
+    origins: list[str]  # the pages' two origins
+    api: str
+    listed: str
+
+
 @pytest.fixture(scope="module")
-def env() -> Iterator[Env]:
-    executable = _chromium()
+def servers() -> Iterator[Servers]:
+    """The pages' two origins, and two ``naipes serve`` (any origin; NAIPES_CORS_ORIGINS), for both browsers."""
     pages = [ThreadingHTTPServer(("127.0.0.1", 0), _PageHandler) for _ in range(2)]
     for page in pages:
         threading.Thread(target=page.serve_forever, daemon=True).start()
     origins = [f"http://127.0.0.1:{page.server_port}" for page in pages]
-    servers = [_serve({"NAIPES_STREAMS": "2"}), _serve({"NAIPES_CORS_ORIGINS": f"http://tables.example,{origins[0]}"})]
-    browser = None
+    started = [_serve({"NAIPES_STREAMS": "2"}), _serve({"NAIPES_CORS_ORIGINS": f"http://tables.example,{origins[0]}"})]
     try:
-        browser = Browser(executable)
         deadline = time.monotonic() + 60
-        for server, _base, rest_port, grpc_port in servers:
+        for server, _base, rest_port, grpc_port in started:
             while not (listening(rest_port) and listening(grpc_port)):
                 assert server.poll() is None and time.monotonic() < deadline, f"naipes serve did not come up: {stop(server)}"
                 time.sleep(0.1)
-        tabs = [browser.tab(origin + "/") for origin in origins]
-        for tab in tabs:
-            tab.run(f"window.record = {json.dumps(RECORD)}; typeof Naipes")
-        yield Env(browser, tabs[0], tabs[1], servers[0][1], servers[1][1])
+        yield Servers(origins, started[0][1], started[1][1])
     finally:
-        if browser is not None:
-            browser.close()
-        for server, *_ in servers:
+        for server, *_ in started:
             stop(server)
         for page in pages:
             page.shutdown()
             page.server_close()
+
+
+@pytest.fixture(scope="module", params=list(BROWSERS))
+def env(request: pytest.FixtureRequest, servers: Servers) -> Iterator[Env]:
+    """One browser (each test runs in each; pytest groups the tests by browser, so each starts once)."""
+    executable = _executable(request.param)
+    browser = BROWSERS[request.param][1](executable)
+    try:
+        tabs = [browser.tab(origin + "/") for origin in servers.origins]
+        for tab in tabs:
+            tab.run(f"window.record = {json.dumps(RECORD)}; typeof Naipes")
+        yield Env(browser, tabs[0], tabs[1], servers.api, servers.listed)
+    finally:
+        browser.close()
 
 
 def call(tab: Tab, base: str, method: str, *args: Any, options: dict[str, Any] | None = None, timeout: float | None = None) -> Any:
