@@ -302,6 +302,58 @@ def test_a_server_that_never_answers_is_deadline_exceeded(env: Env) -> None:
         silent.close()
 
 
+class _HeadOnly(BaseHTTPRequestHandler):
+    """A server that answers a preflight, then only the head of each answer (200, its CORS header),
+    and no body: the page may read the answer, which never comes."""
+
+    protocol_version = "HTTP/1.1"
+    ended: threading.Event  # (each server's own)
+
+    def do_OPTIONS(self) -> None:  # noqa: N802 (http.server's name)
+        self.send_response(204)
+        for name, value in (("Access-Control-Allow-Origin", "*"), ("Access-Control-Allow-Methods", "GET, POST"),
+                            ("Access-Control-Allow-Headers", "Content-Type"), ("Content-Length", "0")):
+            self.send_header(name, value)
+        self.end_headers()
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.send_response(200)
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.ended.wait(10)
+        self.close_connection = True
+
+    def do_POST(self) -> None:  # noqa: N802
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.do_GET()
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (http.server's name)
+        pass
+
+
+def test_an_answer_whose_body_never_comes_is_deadline_exceeded(env: Env) -> None:
+    """The head of the answer and no body. Chromium's fetch resolves with the head and the client's
+    read of the body is what times out; Firefox's resolves only with the body's first bytes (153 ESR;
+    docs/api.md), so there fetch itself times out: DEADLINE_EXCEEDED either way, for every method."""
+    handler = type("HeadOnly", (_HeadOnly,), {"ended": threading.Event()})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_port}"
+    try:
+        for method, args in (("validateHand", [RECORD]), ("describeRules", ["rentoy"]), ("validateHands", [[RECORD]])):
+            start = time.monotonic()
+            error = call(env.page, url, method, *args, options={"timeoutMs": 500})["error"]
+            assert (error["naipesError"], error["code"], error["status"]) == (True, "DEADLINE_EXCEEDED", None), (method, error)
+            assert time.monotonic() - start < 5, method
+    finally:
+        handler.ended.set()
+        server.shutdown()
+        server.server_close()
+
+
 def test_a_server_that_is_down_is_unavailable(env: Env) -> None:
     down = f"http://127.0.0.1:{free_port()}"
     for method, args in (("validateHand", [RECORD]), ("describeRules", ["rentoy"]), ("validateHands", [[RECORD]])):
