@@ -238,7 +238,9 @@ FIREFOX_PREFS: dict[str, bool | int | str] = {
     "browser.sessionstore.resume_from_crash": False, "toolkit.startup.max_resumed_crashes": -1,
 }
 
-# Firefox's environment: no crash reporter (a dialog, a minidump upload), headless.
+# Firefox's environment: no crash reporter (a dialog, a minidump upload), headless, and
+# services.settings.server above obeyed (a release build ignores it otherwise, and looks up
+# firefox.settings.services.mozilla.com at start: strace showed it, and nothing else, without this).
 FIREFOX_ENV = {"MOZ_CRASHREPORTER_DISABLE": "1", "MOZ_HEADLESS": "1", "MOZ_REMOTE_SETTINGS_DEVTOOLS": "1"}
 
 
