@@ -64,8 +64,9 @@ export interface ProblemJson {
 
 /** Every failure of a call: a request the service rejects (the problem JSON's code and field),
  *  UNAVAILABLE (no server, or an answer that cannot be read; in a browser also an answer the page
- *  may not read, its origin not allowed by the server's CORS: "Failed to fetch"), DEADLINE_EXCEEDED (no answer within
- *  the timeout) or HTTP_<status> (HTTP_502: an HTTP error that is not the service's problem JSON). */
+ *  may not read, its origin not allowed by the server's CORS: Chromium's "Failed to fetch",
+ *  Firefox's "NetworkError when attempting to fetch resource."), DEADLINE_EXCEEDED (no answer
+ *  within the timeout) or HTTP_<status> (HTTP_502: an HTTP error that is not the service's problem JSON). */
 export class NaipesError extends Error {
   constructor(problem: ProblemJson);
   readonly name: "NaipesError";
