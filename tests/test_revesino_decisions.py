@@ -953,3 +953,348 @@ def test_r27_the_high_oros_is_the_card_led(number: int):
             ("seat 2", "fondo", 12), ("seat 2", "seat 1", 2), ("seat 2", "seat 3", 1), ("seat 2", "seat 0", 1)], led
     for cards in ("5o 10o 1o 7o", "5o 10o 12o 7o", "5o 10o 4o 11o", "9o 10o 4o 7o"):
         assert resolve(cards, 1, number, 12, napolitana=2, forced="10o") == [("seat 2", "fondo", 12)], cards
+
+
+# ---- money the mutation tests of engine/revesino_money.py found unchecked -------------------------
+#
+# Each hand below is written so that a figure of the spec (or of docs/rules/revesino.md) differs if
+# one line of the money is changed: boundaries (trick 9 vs 10, trick 10 vs 11), the forfeits of a
+# revoker, the implicit napolitana's refund against a revesino, the announcer's own quínola.
+
+
+# H7: S2 (the napolitana: 1o 1c 1e 10o) fails at once, taking tricks 1-3 with 1c (played by
+# choice, trick 1-9), 1o and 1e led; S1 takes tricks 4-10 in single suits; in trick 11 S1 leads
+# 6o and the quínola, S2's last card, is forced; S3's 12o takes it. No ace pays (none placed or
+# forced). Out of play 2o 3o 4o 5o (0 points): party 4. Points / tricks: S0 0/0, S1 22/7,
+# S2 15/3, S3 6/1.
+H7 = [
+    "4c 1c 5c 6c",     # 1: S1 leads; S2's 1c (a napolitana's, in trick 1: by choice) wins: he fails
+    "1o 8o 9o 11o",    # 2: S2
+    "1e 2e 3e 4e",     # 3: S2
+    "2c 7c 8c 9c",     # 4: S2 leads: S1
+    "1b 2b 3b 4b",     # 5: S1
+    "12b 5b 6b 7b",    # 6: S1
+    "11b 8b 9b 10b",   # 7: S1
+    "12e 5e 6e 7e",    # 8: S1
+    "11e 8e 9e 10e",   # 9: S1
+    "12c 3c 10c 11c",  # 10: S1
+    "6o 10o 12o 7o",   # 11: S1 leads 6o; S2's quínola is forced; S3's 12o takes it
+]
+
+
+def h7(tricks: list[str], **kw: Any) -> dict:
+    return scripted(tricks, undealt="2o 3o 4o", exchange={0: "descarte 5o"}, calls=["2 napolitana"], **kw)
+
+
+# H7_TEN: H7 with its last two tricks swapped: the quínola forced by S1's 6o in trick 10 (S3's 12o
+# takes it), and S3 leads the copas of trick 11, which S1 takes.
+H7_TEN = [*H7[:9], "6o 10o 12o 7o", "10c 11c 12c 3c"]
+
+
+@pytest.mark.parametrize("tricks, forced_in", [(H7, 11), (H7_TEN, 10)])
+def test_r23_failed_napolitanas_quinola_forced_late_that_paid_nothing_doubles_the_fondo(tricks: list[str], forced_in: int):
+    """R23 / section 0 / A6.6: a quínola forced from the failed napolitana in trick 10 or 11 is his
+    one fondo doubling. Under quinolaPenaltyTrigger winsTrick the forced quínola that does not
+    take its trick pays nothing in play, so he doubles the fondo at the end (docs/rules/revesino.md,
+    "the napolitana's one doubling"): 9 into the fondo, after the deal, before the party. Under
+    the default trigger the quínola paid the fondo's 9 in its trick, and that is his one doubling."""
+    record = h7(tricks, rules={"quinolaPenaltyTrigger": "winsTrick"})
+    result = ok(record)
+    assert winners(result) == [2, 2, 2, 1, 1, 1, 1, 1, 1] + ([1, 3] if forced_in == 11 else [3, 1])
+    assert result["napolitana"] == {"seat": 2, "outcome": "failed"}
+    assert result["cardPoints"] == [0, 22, 15, 6] and result["seatTricks"] == [0, 7, 3, 1]
+    assert (result["handWinner"], result["partyPayer"], result["party"]) == (0, 2, 4)
+    assert moves(result)[5:] == [("seat 2", "fondo", 9), ("seat 2", "seat 0", 4)]
+    assert [p.get("trick") for p in result["payments"][5:]] == [None, None]
+    assert result["net"] == [1, -2, -15, -2] and result["table"] == {"fondo": 18}
+    assert settle(record, result)["payments"] == result["payments"]
+    # The default trigger: the forced quínola pays the fondo's 9 in its trick; no second doubling.
+    default = ok(h7(tricks))
+    assert moves(default)[5:] == [("seat 2", "fondo", 9), ("seat 2", "seat 0", 4)]
+    assert [p.get("trick") for p in default["payments"][5:]] == [forced_in, None]
+    assert default["net"] == [1, -2, -15, -2] and default["table"] == {"fondo": 18}
+
+
+# H8: S2 holds 1c 1e 1b 10o, the quínola his only oros. Trick 1: S1 leads 5o and the quínola,
+# forced (he is no napolitana yet), takes the trick; trick 3: S1 leads 7e and S2, holding 3e 4e,
+# renounces 1b: the napolitana from trick 3 (implicit), 1b placed (S0 pays him 1); trick 5 he
+# renounces 1e (S1 pays 1); trick 6 he takes with 1c. He fails: refunds 2 to S0 and 2 to S1 and
+# pays the party 6 + 4 = 10 to S0 (points / tricks S0 4/1, S1 14/4, S2 9/3, S3 10/3). Out of play
+# 1o 11o 9o 4o.
+H8 = [
+    "5o 10o 2o 3o",    # 1: S1 leads; S2's quínola, his only oros, is forced and takes the trick
+    "2e 5e 6e 12e",    # 2: S2 leads: S1
+    "7e 1b 8e 9e",     # 3: S2 renounces 1b holding 3e 4e: S0
+    "10e 11e 4e 2c",   # 4: S0 leads: S1
+    "12c 1e 6c 7c",    # 5: S2 renounces 1e: S1
+    "8c 1c 9c 10c",    # 6: S2 (1c by choice: the napolitana's, trick 6)
+    "3e 4b 5b 6b",     # 7: S2
+    "4c 11c 3c 7b",    # 8: S3
+    "12o 6o 7o 5c",    # 9: S3
+    "8b 9b 10b 2b",    # 10: S1
+    "11b 3b 12b 8o",   # 11: S3
+]
+
+
+def test_r24_implicit_refund_leaves_a_quinola_payment_for_taking_the_trick():
+    """R24 ``implicitNapolitanaRefund: refunded``: at his first renounce the napolitana gets back
+    what his forced aces and quínola paid, but "a quínola payment made under
+    quinolaPenaltyTrigger: winsTrick is owed for taking the trick, not for being forced, and
+    stands" (docs/rules/revesino.md). His forced quínola took trick 1: the fondo's 9 stays paid
+    under winsTrick and goes back to him at the renounce (trick 3) under the default trigger."""
+    rules = {"napolitanaDeclaration": "implicit", "implicitNapolitanaRefund": "refunded"}
+    record = scripted(H8, undealt="1o 11o 9o", exchange={0: "descarte 4o"}, rules={**rules, "quinolaPenaltyTrigger": "winsTrick"})
+    result = ok(record)
+    assert winners(result) == [2, 1, 0, 1, 1, 2, 2, 3, 3, 1, 3]
+    assert result["napolitana"] == {"seat": 2, "outcome": "failed"}
+    assert result["cardPoints"] == [4, 14, 9, 10] and (result["handWinner"], result["partyPayer"], result["party"]) == (0, 2, 10)
+    assert moves(result)[5:] == [
+        ("seat 2", "escrow", 9),                    # trick 1: his quínola took the trick
+        ("seat 0", "seat 2", 1), ("seat 1", "seat 2", 1),   # 1b and 1e placed (tricks 3, 5)
+        ("escrow", "fondo", 9),                     # trick 10 led, no revesino: the 9 stays in the fondo
+        ("seat 2", "seat 0", 2), ("seat 2", "seat 1", 2),   # the failed napolitana refunds 2 x
+        ("seat 2", "seat 0", 10),                   # the party
+    ]
+    assert not [p for p in result["payments"] if "renounces" in p["reason"]]
+    assert result["net"] == [8, -1, -23, -2] and result["table"] == {"fondo": 18}
+    assert settle(record, result)["payments"] == result["payments"]
+    # The default trigger: the quínola was forced; its 9 goes back to him from the escrow at trick 3.
+    forced_record = scripted(H8, undealt="1o 11o 9o", exchange={0: "descarte 4o"}, rules=rules)
+    forced = ok(forced_record)
+    assert [m for m in moves(forced) if "escrow" in m[:2]] == [("seat 2", "escrow", 9), ("escrow", "seat 2", 9)]
+    assert forced["net"] == [8, -1, -14, -2] and forced["table"] == {"fondo": 9}
+    # "The refund is made at the renounce, so it shows as soon as the renounce card is played":
+    # his 1b is the second card of trick 3, and the escrow drops before S3 and S0 play.
+    renounce = first_card_of_trick(forced_record, 3) + 1
+    assert forced_record["actions"][renounce] == "2 1b"
+    before, after = ok(upto(forced_record, renounce)), ok(upto(forced_record, renounce + 1))
+    assert (before["escrow"], before["fondo"], after["escrow"], after["fondo"]) == (9, 9, 0, 9)
+    assert ok(upto(record, renounce + 1))["escrow"] == 9  # (winsTrick: his payment stands)
+
+
+H4D = H4B[:8] + ["8e 10o 1e 5e", "12e 6e 9e 3o", H4B[10]]  # S3 places the quínola in trick 9
+
+
+def test_r15_quinola_placed_in_trick_9_is_escrowed():
+    """R15, A6.4: trick 9 is the last whose quínola movement is escrowed: the fondo S3's quínola
+    takes in trick 9 waits in the escrow (a revesino could still be announced) and becomes his
+    when trick 10 is led."""
+    record = h4(H4D)
+    after9 = ok(through_trick(record, 9))
+    assert winners(after9) == [0, 0, 0, 2, 2, 2, 0, 2, 0]
+    assert (after9["fondo"], after9["escrow"]) == (0, 9)
+    led = ok(through_trick(record, 9, led=True))
+    assert (led["fondo"], led["escrow"]) == (0, 0)
+    result = ok(record)
+    assert moves(result, 9) == [("fondo", "escrow", 9), ("seat 0", "seat 3", 2), ("seat 2", "seat 3", 1), ("seat 1", "seat 3", 1)]
+    assert ("escrow", "seat 3", 9) in moves(result) and not moves(result, 10)
+    assert result["net"] == [-9, 1, -3, 11] and result["table"] == {"fondo": 0}
+
+
+def test_a6_3_forced_quinola_pays_the_fondo_however_small():
+    """A6.3: the forced quínola's holder pays an amount equal to the fondo's content: 1 when it
+    holds 1; nothing when it is empty (A6.1: "a doubling of an empty fondo costs 0")."""
+    assert resolve("12o 10o 4o 7o", 1, 5, 1, forced="10o") == [("seat 2", "fondo", 1)]
+    assert resolve("12o 10o 4o 7o", 1, 5, 0, forced="10o") == []
+
+
+def test_a6_8_a_revoker_forfeits_the_fondo_and_every_tanto_of_his_placed_quinola():
+    """A6.8 / R28: the revoker "forfeits every payment he would otherwise receive": when his revoke
+    is the quínola placed on trick 4 (m 1), he pays the fine of 2 into the fondo and takes neither
+    the fondo (now 11) nor the 2 from the trick's winner and the 1 from each other player; each
+    is listed in ``forfeited``, the 1s too."""
+    out = api.resolve_trick({"game": "revesino", "seats": 4, "cards": "5e 10o 9e 2e", "leader": 1, "number": 4, "fondo": 9,
+                             "revoked": "10o", "rules": {"allowRevokes": True}})
+    assert out["winner"] == 3
+    assert [(p["payer"], p["payee"], p["amount"]) for p in out["payments"]] == [("seat 2", "fondo", 2)]
+    assert [(f["seat"], f["amount"], f["trick"]) for f in out["forfeited"]] == [(2, 11, 4), (2, 2, 4), (2, 1, 4), (2, 1, 4)]
+
+
+# H9: S1 takes every trick and announces after trick 9. S2 holds 1c 1e 1b 10o. Trick 1: S1 leads
+# 12o and forces the quínola, S2's only oros (he is no napolitana yet): under
+# quinolaForcedPaysForcer S2 pays the fondo's 9 (escrow) and 4 x 2 to S1, S3 and S0 1 x 2 each to
+# S1. Trick 2: S2 renounces 1b holding 2c: the napolitana from trick 2 (implicit); refunded, the
+# 8, 2, 2 and the 9 go back. He places 1e (trick 4) and 1c (trick 5): S1 pays him 1 each time.
+# Out of play 1o 8o 9c 10b.
+H9 = [
+    "12o 10o 2o 3o",   # 1: S1 forces the quínola
+    "12c 1b 3c 4c",    # 2: S2 renounces 1b (he holds 2c): 1 from S1
+    "11c 2c 5c 6c",    # 3
+    "10c 1e 7c 8c",    # 4: 1e placed: 1 from S1
+    "12e 1c 2e 3e",    # 5: 1c placed: 1 from S1
+    "11e 4e 5e 6e",    # 6
+    "10e 7e 8e 9e",    # 7
+    "12b 2b 3b 4b",    # 8
+    "11b 5b 6b 7b",    # 9
+    "11o 8b 4o 5o",    # 10
+    "9o 9b 6o 7o",     # 11
+]
+
+
+def test_r24_implicit_refund_is_not_returned_again_by_a_revesino():
+    """R24 ``implicitNapolitanaRefund: refunded`` with A6.5's cancellation: "a revesino announced
+    later returns only the side payments not already returned, so its cancellation nets the
+    same" (docs/rules/revesino.md). The forced quínola's 8/2/2 went back at S2's renounce; the
+    announcement returns only his placed aces' three 1s. S1 then takes the fondo (9) and 16 from
+    each: S1 -2 + 9 + 48 = +55."""
+    rules = {"napolitanaDeclaration": "implicit", "implicitNapolitanaRefund": "refunded", "quinolaForcedPaysForcer": True}
+    record = scripted(H9, undealt="1o 8o 9c", exchange={0: "descarte 10b"}, before={10: ["1 revesino"]}, rules=rules)
+    result = ok(record)
+    assert winners(result) == [1] * 11
+    assert result["revesino"] == {"seat": 1, "outcome": "won"} and result["napolitana"] == {"seat": 2, "outcome": "void"}
+    assert moves(result)[5:] == [
+        ("seat 2", "escrow", 9), ("seat 2", "seat 1", 8), ("seat 3", "seat 1", 2), ("seat 0", "seat 1", 2),   # trick 1
+        ("seat 1", "seat 2", 8), ("seat 1", "seat 3", 2), ("seat 1", "seat 0", 2), ("escrow", "seat 2", 9),   # the renounce
+        ("seat 1", "seat 2", 1), ("seat 1", "seat 2", 1), ("seat 1", "seat 2", 1),                            # 1b, 1e, 1c placed
+        ("seat 2", "seat 1", 1), ("seat 2", "seat 1", 1), ("seat 2", "seat 1", 1),                            # announced
+        ("fondo", "seat 1", 9), ("seat 2", "seat 1", 16), ("seat 3", "seat 1", 16), ("seat 0", "seat 1", 16),  # won
+    ]
+    assert result["net"] == [-19, 55, -18, -18] and result["table"] == {"fondo": 0}
+    assert settle(record, result, announcer=1)["payments"] == result["payments"]
+
+
+# H10: H9 with the napolitana called: S2 renounces 1b in trick 1 (1 x 2 from S1) and keeps the
+# quínola, his only oros, to trick 10, where S1's 11o forces it.
+H10 = ["12o 1b 2o 3o", "12c 8b 3c 4c", *H9[2:9], "11o 10o 4o 5o", H9[10]]
+
+
+def test_r36_napolitanas_quinola_forced_by_a_high_oros_after_an_announcement():
+    """A6.5 step 2 and R36: once a revesino is announced no quínola payment is made in tricks
+    10-11, and by default the napolitana's consequences are void: his quínola forced by S1's 11o
+    in trick 10 pays nothing (no 2/1/1, no doubling). With ``revesinoVoidsNapolitana: false`` it
+    doubles the fondo and pays 2 to S1, 1 to S3 and S0 "sea en la baza que sea", and S1's won
+    revesino takes the doubled fondo, 18."""
+    def hand(**rules: Any) -> dict:
+        return ok(scripted(H10, undealt="1o 8o 9c", exchange={0: "descarte 10b"}, calls=["2 napolitana"],
+                           before={10: ["1 revesino"]}, rules=rules))
+    void = hand()
+    assert winners(void) == [1] * 11 and void["revesino"] == {"seat": 1, "outcome": "won"}
+    assert void["napolitana"] == {"seat": 2, "outcome": "void"}
+    assert moves(void, 10) == []
+    assert moves(void)[5:] == [
+        ("seat 1", "seat 2", 2), ("seat 1", "seat 2", 1), ("seat 1", "seat 2", 1),   # 1b, 1e, 1c placed
+        ("seat 2", "seat 1", 2), ("seat 2", "seat 1", 1), ("seat 2", "seat 1", 1),   # announced
+        ("fondo", "seat 1", 9), ("seat 2", "seat 1", 16), ("seat 3", "seat 1", 16), ("seat 0", "seat 1", 16),
+    ]
+    assert void["net"] == [-19, 55, -18, -18] and void["table"] == {"fondo": 0}
+    kept = hand(revesinoVoidsNapolitana=False)
+    assert kept["napolitana"] == {"seat": 2, "outcome": "success"}
+    assert moves(kept, 10) == [("seat 2", "fondo", 9), ("seat 2", "seat 1", 2), ("seat 2", "seat 3", 1), ("seat 2", "seat 0", 1)]
+    assert ("fondo", "seat 1", 18) in moves(kept)
+    assert kept["net"] == [-18, 66, -31, -17] and kept["table"] == {"fondo": 0}
+
+
+# H11: S1 leads and takes every trick (his aces led: no payment). S3, void in bastos, places the
+# quínola on S1's 12b in trick 10, after S1's announcement. Out of play 8o 11o 9b 10b.
+H11 = ["1c 2c 3c 4c", "12c 5c 6c 7c", "11c 8c 9c 10c", "1e 2e 3e 4e", "12e 5e 6e 7e", "11e 8e 9e 10e",
+       "1o 2o 3o 4o", "12o 5o 6o 7o", "1b 2b 3b 4b", "12b 5b 10o 6b", "11b 7b 9o 8b"]
+
+
+@pytest.mark.parametrize("voids", [True, False])
+def test_a6_5_no_quinola_payment_in_tricks_10_and_11_once_announced(voids: bool):
+    """A6.5 step 2 (A6.3: "if a revesino is announced by another player, the quínola becomes an
+    ordinary sota"): S3's quínola placed in trick 10 after S1's announcement takes no fondo and
+    collects nothing, whether or not the revesino voids the napolitana's consequences (R36: only
+    his are kept). S1 wins the revesino: the fondo 9 and 16 from each."""
+    record = scripted(H11, undealt="8o 11o 9b", exchange={0: "descarte 10b"}, before={10: ["1 revesino"]},
+                      rules={"revesinoVoidsNapolitana": voids})
+    result = ok(record)
+    assert winners(result) == [1] * 11 and result["revesino"] == {"seat": 1, "outcome": "won"}
+    assert moves(result, 10) == []
+    assert moves(result)[5:] == [("fondo", "seat 1", 9), ("seat 2", "seat 1", 16), ("seat 3", "seat 1", 16), ("seat 0", "seat 1", 16)]
+    assert result["net"] == [-19, 55, -18, -18] and result["table"] == {"fondo": 0}
+    assert settle(record, result, announcer=1)["payments"] == result["payments"]
+
+
+# H12: S1 leads and takes every trick, his aces led (no payment), and leads his own quínola in
+# trick 9 (S0, void in oros, throws 2b). Out of play 11o 9b 10b 11b. H12_LATE: the same with
+# tricks 9 and 10 swapped: the quínola led in trick 10, after the announcement.
+H12 = ["1c 2c 3c 4c", "12c 5c 6c 7c", "11c 8c 9c 10c", "1e 2e 3e 4e", "12e 5e 6e 7e", "11e 8e 9e 10e",
+       "1o 2o 3o 4o", "12o 5o 6o 7o", "10o 8o 9o 2b", "1b 3b 4b 5b", "12b 6b 7b 8b"]
+H12_LATE = [*H12[:8], H12[9], H12[8], H12[10]]
+
+
+def test_a6_5_the_announcers_own_quinola_is_one_he_played_in_tricks_1_to_9():
+    """A6.5 / R19: the announcer's own quínola counts when he played it in tricks 1-9 (led here,
+    in trick 9): his won revesino also collects an amount equal to the fondo (9) from the other
+    three in equal shares, 3 each (extraFondo). Led in trick 10, after the announcement, it is
+    an ordinary sota: no bonus."""
+    def hand(tricks: list[str]) -> dict:
+        record = scripted(tricks, undealt="11o 9b 10b", exchange={0: "descarte 11b"}, before={10: ["1 revesino"]})
+        result = ok(record)
+        assert winners(result) == [1] * 11 and result["revesino"] == {"seat": 1, "outcome": "won"}
+        assert settle(record, result, announcer=1)["payments"] == result["payments"]
+        return result
+    own = hand(H12)
+    assert moves(own)[5:] == [("fondo", "seat 1", 9), ("seat 2", "seat 1", 16), ("seat 3", "seat 1", 16), ("seat 0", "seat 1", 16),
+                              ("seat 2", "seat 1", 3), ("seat 3", "seat 1", 3), ("seat 0", "seat 1", 3)]
+    assert own["net"] == [-22, 64, -21, -21] and own["table"] == {"fondo": 0}
+    late = hand(H12_LATE)
+    assert moves(late)[5:] == moves(own)[5:9]
+    assert late["net"] == [-19, 55, -18, -18] and late["table"] == {"fondo": 0}
+
+
+# H13: S2's quínola, his only oros, is forced by S1's 2o in trick 1 and takes it (the fondo's 9
+# into the escrow); S2 then leads and takes every trick and announces. Out of play 1o 9o 11o 12o.
+H13 = ["2o 10o 3o 4o", "1c 2c 3c 4c", "12c 5c 6c 7c", "11c 8c 9c 5o", "10c 6o 7o 8o", "1e 2e 3e 4e", "12e 5e 6e 7e",
+       "11e 8e 9e 10e", "1b 2b 3b 4b", "12b 5b 6b 7b", "11b 8b 9b 10b"]
+
+
+def test_a6_4_the_announcers_own_quinola_payment_waits_in_the_escrow():
+    """A6.4: when the announcer himself was forced to play the quínola (and won that trick), his
+    fondo payment is kept in escrow until the revesino is decided, not returned at the
+    announcement: the escrow holds his 9 through trick 10 and the won revesino returns it to him
+    (then he takes the fondo, 9, the 16s and his quínola's 9 in shares of 3)."""
+    record = scripted(H13, undealt="1o 9o 11o", exchange={0: "descarte 12o"}, before={10: ["2 revesino"]})
+    announced = ok(through_trick(record, 9))
+    assert announced["revesino"] == {"seat": 2, "outcome": "pending"}
+    assert (announced["fondo"], announced["escrow"]) == (9, 9)
+    ten = ok(through_trick(record, 10))
+    assert (ten["fondo"], ten["escrow"]) == (9, 9)
+    result = ok(record)
+    assert winners(result) == [2] * 11 and result["revesino"] == {"seat": 2, "outcome": "won"}
+    assert moves(result)[5:] == [
+        ("seat 2", "escrow", 9),                    # trick 1: forced
+        ("escrow", "seat 2", 9), ("fondo", "seat 2", 9),
+        ("seat 3", "seat 2", 16), ("seat 0", "seat 2", 16), ("seat 1", "seat 2", 16),
+        ("seat 3", "seat 2", 3), ("seat 0", "seat 2", 3), ("seat 1", "seat 2", 3),
+    ]
+    assert result["net"] == [-22, -21, 64, -21] and result["table"] == {"fondo": 0}
+    assert settle(record, result, announcer=2)["payments"] == result["payments"]
+
+
+def test_r20_napolitana_fails_by_winning_trick_10_under_last_two_only():
+    """R20 ``napolitanaFailLastTwoOnly``: winning trick 10 counts as much as trick 11. In H5F the
+    napolitana S2 takes trick 10 alone (12o): he fails under the option as by default, with the
+    same settlement (refunds, twice the fondo his quínola took, the party)."""
+    for rules in ({}, {"napolitanaFailLastTwoOnly": True}):
+        record = scripted(H5F, undealt="3c 4b 4o", exchange={0: "descarte 5o"}, calls=["2 napolitana"], rules=rules)
+        result = ok(record)
+        assert winners(result) == [0, 3, 0, 3, 1, 0, 3, 3, 1, 2, 3]
+        assert result["napolitana"] == {"seat": 2, "outcome": "failed"}, rules
+        assert (result["handWinner"], result["partyPayer"]) == (3, 2)
+        assert result["net"] == [1, 0, -24, 5] and result["table"] == {"fondo": 18}
+
+
+# H5F_REVOKE: H5F where S1 throws 2o on S0's 7c in trick 2 while holding 6c (a renuncio), and
+# 8c, void in oros by then, in trick 11.
+H5F_REVOKE = [H5F[0], "7c 2o 2c 9c", *H5F[2:10], "3o 11o 9o 8c"]
+
+
+def test_a6_8_a_revoker_gets_back_only_his_own_money_from_a_failed_napolitana():
+    """A6.8 with A6.6: the failed napolitana refunds twice what each player paid him, but a
+    revoker "forfeits every payment he would otherwise receive": S1, who revoked in trick 2 and
+    paid S2 2 (the quínola's 1 in trick 3, 1c placed in trick 5), gets back his own 2 and forfeits
+    the other 2: S1 0 - 2 (the fine) - 2 = -4. (The fine made the fondo 11 before S2's quínola took
+    it in trick 3: his failure pays 22 into it.)"""
+    record = scripted(H5F_REVOKE, undealt="3c 4b 4o", exchange={0: "descarte 5o"}, calls=["2 napolitana"],
+                      rules={"allowRevokes": True})
+    result = ok(record)
+    assert winners(result) == [0, 3, 0, 3, 1, 0, 3, 3, 1, 2, 3] and result["napolitana"] == {"seat": 2, "outcome": "failed"}
+    assert moves(result, 2) == [("seat 1", "fondo", 2)]
+    refunds = [m for m in moves(result) if m[0] == "seat 2" and m[1] != "fondo"]
+    assert refunds == [("seat 2", "seat 3", 6), ("seat 2", "seat 0", 8), ("seat 2", "seat 1", 2), ("seat 2", "seat 3", 4)]
+    assert [(f["seat"], f["amount"]) for f in result["forfeited"]] == [(1, 2)]
+    assert ("seat 2", "fondo", 22) in moves(result)
+    assert result["net"] == [1, -4, -24, 5] and result["table"] == {"fondo": 22}
+
