@@ -1298,3 +1298,33 @@ def test_a6_8_a_revoker_gets_back_only_his_own_money_from_a_failed_napolitana():
     assert ("seat 2", "fondo", 22) in moves(result)
     assert result["net"] == [1, -4, -24, 5] and result["table"] == {"fondo": 22}
 
+
+# SettleHand checks the announcer against the tricks (A4.2): H11 where S0 takes trick 9 with 1b.
+H11_LOST9 = [*H11[:8], "4b 2b 3b 1b", "6b 12b 5b 10o", "11b 7b 9o 8b"]
+
+
+def test_a4_2_settle_hand_refuses_an_announcer_who_did_not_win_trick_9():
+    """A4.2 / section 0: only the leader of trick 10 who won tricks 1-9 may announce. S1 won
+    tricks 1-8, S0 trick 9: SettleHand refuses S1 as the announcer; without him the hand settles."""
+    tricks = [{"cards": t} for t in H11_LOST9]
+    request = {"game": "revesino", "seats": 4, "dealer": 0, "revesino": {"tricks": tricks, "announcer": 1}}
+    with pytest.raises(InvalidInput) as err:
+        api.settle_hand(request)
+    assert (err.value.code, err.value.field) == ("INVALID_FIELD", "revesino.announcer")
+    assert "did not win tricks 1-9" in err.value.message
+    plain = api.settle_hand({**request, "revesino": {"tricks": tricks}})
+    assert [t["winner"] for t in plain["tricks"]] == [1] * 8 + [0, 1, 1] and "revesino" not in plain
+
+
+def test_a5_1_settle_hand_refuses_a_forced_card_its_player_could_follow_with_another():
+    """A5.1: an ace is forced only when it is its player's only card of the suit led. In H1's
+    trick 7 S2 plays 1b on 8b holding 12b and 11b (by choice): SettleHand refuses it named as
+    forced, saying he still held bastos."""
+    record = h1()
+    result = ok(record)
+    request = {"game": "revesino", "seats": 4, "dealer": 0, "revesino": {
+        "tricks": [{"cards": " ".join(t["cards"]), **({"forced": "1b"} if i == 6 else {})} for i, t in enumerate(result["tricks"])]}}
+    with pytest.raises(InvalidInput) as err:
+        api.settle_hand(request)
+    assert (err.value.code, err.value.field) == ("INVALID_FIELD", "revesino.tricks[6].forced")
+    assert err.value.message == "1b was not forced in trick 7: seat 2 still held bastos after it"

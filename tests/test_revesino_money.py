@@ -842,6 +842,11 @@ def test_settle_summary_cut_hand_needs_forced_list_for_trick_10_only() -> None:
     assert len(course.tricks) == 10
     r = settle_summary(Options(), 5, _summary(course))
     assert r["net"] == [-2, -3, -80, 62] and "outOfPlay" in r
+    # A cut hand names no hand winner and pays no party: outOfPlay may be left out.
+    bare = _summary(course)
+    del bare["revesino"]["outOfPlay"]
+    b = settle_summary(Options(), 5, bare)
+    assert (b["net"], b["payments"], b["table"]) == (r["net"], r["payments"], r["table"]) and "outOfPlay" not in b
 
 
 # A hand cut in trick 10 under allowRevokes: seat 1 announces, seat 2 cuts with 1c; each seat's last
