@@ -1328,3 +1328,31 @@ def test_a5_1_settle_hand_refuses_a_forced_card_its_player_could_follow_with_ano
         api.settle_hand(request)
     assert (err.value.code, err.value.field) == ("INVALID_FIELD", "revesino.tricks[6].forced")
     assert err.value.message == "1b was not forced in trick 7: seat 2 still held bastos after it"
+
+
+# H14: S1 takes tricks 1-9 and announces; S2 (the napolitana, called) places the quínola in trick
+# 2 (the fondo 9 into the escrow; S1 pays him 2, S3 and S0 1 each) and 1b, 1c in tricks 4 and 5
+# (1 each from S1); S3 revokes in trick 3 (6o on copas, holding 7c). S2 cuts the revesino with
+# 1e in trick 10, and with ``revesinoVoidsNapolitana: false`` he also fails. The last card of
+# each hand is never played (8o, 5c, 9c, 7e); out of play 1o 9o 10b 7o.
+H14 = ["12o 8b 2o 3o", "12c 10o 3c 4c", "11c 2c 6o 6c", "10c 1b 7c 8c", "12e 1c 2e 3e", "11e 4e 5e 6e",
+       "11o 9b 4o 5o", "12b 2b 3b 4b", "11b 5b 6b 7b", "10e 1e 8e 9e"]
+
+
+def test_a6_8_a_revoker_forfeits_a_failed_napolitanas_refund_beyond_what_a_revesino_returned():
+    """A6.8 with A6.6 and R36 ``revesinoVoidsNapolitana: false``: the announcement returned every
+    side payment (docs/rules/revesino.md: a failed napolitana then pays only the rest, (factor - 1)
+    x); S3, a revoker, paid S2 1 and got it back at the announcement, so the rest, 1, is a gain he
+    forfeits; S0 gets his 1, S1 his 4. S2 also pays the 9 his quínola took once more (the
+    announcement returned the take). S1 pays the cutter 64 and doubles the fondo (11)."""
+    record = scripted(H14, undealt="1o 9o 10b", exchange={0: "descarte 7o"}, calls=["2 napolitana"], before={10: ["1 revesino"]},
+                      rules={"allowRevokes": True, "revesinoVoidsNapolitana": False})
+    result = ok(record)
+    assert winners(result) == [1] * 9 + [2] and result["finished"]
+    assert result["revesino"] == {"seat": 1, "outcome": "cut", "cutter": 2}
+    assert result["napolitana"] == {"seat": 2, "outcome": "failed"}
+    assert moves(result)[-5:] == [("seat 1", "seat 2", 64), ("seat 1", "fondo", 11),
+                                  ("seat 2", "seat 0", 1), ("seat 2", "seat 1", 4), ("seat 2", "fondo", 9)]
+    assert [(f["seat"], f["amount"]) for f in result["forfeited"]] == [(3, 1)]
+    assert result["net"] == [-2, -73, 48, -4] and result["table"] == {"fondo": 31}
+    assert settle(record, result, announcer=1)["payments"] == result["payments"]
