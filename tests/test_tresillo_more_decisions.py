@@ -179,6 +179,23 @@ def test_a16_defenders_puesta_goes_to_the_cartulina_alone():
     assert result["table"] == {"plate": 35, "plateHolds": "primera", "cartulina": [{"seat": 3, "amount": 55}]}
 
 
+def test_a16_defended_hand_ends_as_soon_as_only_d_codillo_r_is_left():
+    """7.3 with the classes of 7.4: a defended hand ends once every split of the tricks left gives
+    the same defended class. The A16 deal, its last two tricks played first: after trick 8 the
+    rendido has 4, the mano pobre 3 and the defender 1, and the last trick gives D-CODILLO-R
+    whoever takes it (2-4-3, 1-5-3, or the A16 edge 1-4-4). By the undefended classes of 7.1 it
+    would still be open (codillo, or a puesta real at 1-4-4), so the hand must not wait for trick 9."""
+    record = {**A16, "actions": A16["actions"][:-9] + ["2 6o", "3 1e", "1 5o", "3 4o", "1 7o", "2 3o"]}
+    result = finished(record)
+    assert winners(result) == [1, 2, 1, 2, 1, 2, 3, 1]
+    assert result["seatTricks"] == [0, 4, 3, 1]
+    assert result["outcome"] == "dCodilloR"
+    assert "codilloTo" not in result
+    assert paid_by(result, "seat 1") == [] and paid_by(result, "seat 3") == [("plate", 25)]
+    assert result["net"] == [-5, 0, 0, -25]
+    assert result["table"] == {"plate": 30, "plateHolds": "primera", "cartulina": []}
+
+
 # ---- A22: estuches on the Jugador's hand when play starts --------------------------------------
 
 
