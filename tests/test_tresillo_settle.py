@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from examples_support import examples_dir
 
+from engine import api
 from engine.cards import DECK_40, Card, Suit
 from engine.errors import InvalidInput
 from engine.tresillo import Options
@@ -226,6 +227,29 @@ def test_tr10_favour_rounding_and_vuelta_in_the_favour_suit() -> None:
     assert any(p["reason"] == "puesta to the plate: 45 = plate 5 + 40" for p in out["payments"])
     out = run(table(), lost, Options(favor_rounding="roundedDouble"))
     assert out["net"] == [5 - 5, -15 - 45, 5, 5]
+
+
+@pytest.mark.parametrize(("lance", "trump", "rounding", "each", "reckoning"), [
+    ("vuelta", "oros", "doubleOfRounded", 10, "vuelta 2 + jugar 5 = 7, rounded up 10"),
+    ("entrada", "oros", "doubleOfRounded", 5, "jugar 5 = 5"),
+    ("vuelta", "bastos", "doubleOfRounded", 20, "vuelta 2 + jugar 5 = 7, rounded up 10, x2 a favor = 20"),
+    ("vuelta", "bastos", "roundedDouble", 15, "vuelta 2 + jugar 5 = 7 x2 a favor = 14, rounded up 15"),
+    ("entrada", "bastos", "doubleOfRounded", 10, "jugar 5 = 5, x2 a favor = 10"),
+    ("entrada", "bastos", "roundedDouble", 10, "jugar 5 = 5 x2 a favor = 10"),
+])
+def test_tr10_a21_each_payment_states_its_rounding(lance: str, trump: str, rounding: str, each: int, reckoning: str) -> None:
+    """TR-10 / A21 through SettleHand: the condiciones each other player pays on a win, and the
+    reason that states how the figure was reached (8.1 rounding up to fives; a favor, the double
+    of the rounded amount or the rounding of the double), for a plain and a favour vuelta and
+    entrada won 5-2-2 with nothing else to count."""
+    out = api.settle_hand({"game": "tresillo", "seats": 4, "dealer": 0, "rules": {"favorRounding": rounding},
+                           "tresillo": {"jugador": 1, "lance": lance, "trump": trump, "jugadorHand": PLAIN,
+                                        "tricks": WIN_NO_PRIMERAS}})
+    assert out["favor"] is (trump == "bastos")
+    reason = f"condiciones of the {lance} won: {reckoning}"
+    assert [p for p in out["payments"] if p["payee"] == "seat 1" and p["payer"] != "plate"] == [
+        {"payer": f"seat {s}", "payee": "seat 1", "amount": each, "reason": reason} for s in (0, 2, 3)]
+    assert out["net"] == [-5 - each, 3 * each + 5, -each, -each]
 
 
 def defended(d: int, r: int, p: int) -> list[int]:
