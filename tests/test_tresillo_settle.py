@@ -523,6 +523,31 @@ def test_annulled_hand_keeps_the_plate_kind_and_cartulina() -> None:
     assert out["payments"] == [{"payer": "seat 1", "payee": "plate", "amount": 5, "reason": "the dealer's 5 into the plate"}]
 
 
+def test_8_7_surrendered_defended_and_annulled_hands_count_no_estuches() -> None:
+    """8.7 (no condiciones in a surrender beyond the vuelta's, none in a defended hand), 0 (an
+    annulled hand moves only the dealer's 5) and our reading of the reported fields
+    (docs/rules/tresillo.md): such a hand reports 0 estuches and 0 contraestuches whatever the
+    rendido held, no primeras and no condiciones. The entrada is in bastos, the favour suit: a
+    holding of all three matadores, or of none, would count 5 if the hand were played out."""
+    def settled(summary: dict[str, Any]) -> dict[str, Any]:
+        return api.settle_hand({"game": "tresillo", "seats": 4, "dealer": 0, "tresillo": summary})
+
+    quiet = {"estuches": 0, "contraestuches": 0, "primeras": False, "primerasContra": False, "condiciones": []}
+    out = settled({"annulled": True})
+    assert {k: out[k] for k in quiet} == quiet and out["outcome"] == "annulled" and out["favor"] is False
+    assert out["net"] == [-5, 0, 0, 0]
+    entrada = {"jugador": 1, "lance": "entrada", "trump": "bastos"}
+    for held in ("1e 2b 1b 12b 11b 10b 7b 3c 4c", "3o 4o 5o 6o 3c 4c 5c 6c 7c"):
+        out = settled({**entrada, "jugadorHand": held, "surrender": "accepted"})
+        assert {k: out[k] for k in quiet} == quiet and out["outcome"] == "rendida" and out["favor"] is True
+        assert out["net"] == [-5, -45, 0, 0]  # the puesta 5 + 40 into the plate, nothing else
+        out = settled({**entrada, "jugadorHand": held, "surrender": "defended", "defender": 2, "tricks": defended(2, 2, 5)})
+        assert {k: out[k] for k in quiet} == quiet and out["outcome"] == "dCodilloP" and out["favor"] is True
+        assert out["net"] == [-5, -45, -45, 45]  # the rendido's puesta; the defender's codillo to the mano pobre
+    real = settle(DEFAULT, Table(), hand(trump="bastos", held="1e 2b 1b 12b 11b 10b 7b 3c 4c", tricks=WIN_NO_PRIMERAS))
+    assert real["estuches"] == 5  # the same holding played out
+
+
 def test_result_keys() -> None:
     out = run(table(), hand(tricks=WIN_NO_PRIMERAS))
     assert set(out) == {"net", "payments", "table", "outcome", "favor", "primeras", "primerasContra",
