@@ -294,6 +294,17 @@ def test_tr13_failed_bola() -> None:
     assert out["net"] == [-10 - 5, 35, -10, -10]
 
 
+def test_tr13_failed_bola_through_settle_hand() -> None:
+    """TR-13 / A18 through SettleHand: roundUp5(5 + 3 + 1) = 10 from each, the plate, then 100 to
+    each other player, each payment of the bola saying so."""
+    out = api.settle_hand({"game": "tresillo", "seats": 4, "dealer": 0, "tresillo": {
+        "jugador": 1, "lance": "entrada", "trump": "oros", "jugadorHand": "1e 7o 1b 12o 3c 4c 5c 6c 2e",
+        "tricks": [1] * 6 + [2], "bola": "failed"}})
+    assert out["outcome"] == "bolaFailed" and out["net"] == [85, -265, 90, 90]
+    assert [(p["payee"], p["amount"], p["reason"]) for p in out["payments"] if p["payer"] == "seat 1"] == [
+        (f"seat {s}", 100, "failed bola: 100 to each other player") for s in (0, 2, 3)]
+
+
 def test_tr15_three_seats() -> None:
     h = hand(seats=3, dealer=0, jugador=1, lance="solo", trump="oros", tricks=[1, 2, 1, 1, 1, 0, 0, 1, 2])
     out = run(table(), h)
@@ -328,6 +339,21 @@ def test_a9_vuelta_solera() -> None:
     assert out["outcome"] == "codillo" and out["table"]["cartulina"] == [] and out["net"][1] == -60 - 35
     out = run(table(30, "reservada"), lost, Options(vuelta_solera_allowed=False))
     assert out["table"]["cartulina"] == [{"seat": 1, "amount": 35}] and out["net"][1] == -15 - 35
+
+
+def test_a9_vuelta_solera_won_and_surrendered_through_settle_hand() -> None:
+    """A9 through SettleHand: a vuelta solera won counts the solo's 20 (+ jugar 5 = 25 from each
+    other player), surrendered it pays the vuelta's 2, rounded up 5 (soleraSurrender asVuelta);
+    the payments name it a vuelta solera."""
+    summary = {"jugador": 1, "lance": "vuelta", "trump": "oros", "solera": True, "jugadorHand": PLAIN}
+    out = api.settle_hand({"game": "tresillo", "seats": 4, "dealer": 0, "tresillo": {**summary, "tricks": WIN_NO_PRIMERAS}})
+    assert out["net"] == [-30, 80, -25, -25] and out["condiciones"] == [{"item": "solo", "tantos": 20}, {"item": "jugar", "tantos": 5}]
+    assert {p["reason"] for p in out["payments"] if p["payee"] == "seat 1" and p["payer"] != "plate"} == {
+        "condiciones of the vuelta solera won: solo 20 + jugar 5 = 25"}
+    out = api.settle_hand({"game": "tresillo", "seats": 4, "dealer": 0, "tresillo": {**summary, "surrender": "accepted"}})
+    assert out["outcome"] == "rendida" and out["net"] == [0, -40, 5, 5]  # 5 to each, the puesta 5 + 20 into the plate
+    assert {p["reason"] for p in out["payments"] if p["payer"] == "seat 1" and p["payee"] != "plate"} == {
+        "condiciones of the vuelta solera surrendered: vuelta 2 = 2, rounded up 5"}
 
 
 def test_a9_solera_surrender_forbidden_is_rejected() -> None:
