@@ -714,6 +714,8 @@ def test_settle_summary_matches_settle() -> None:
     ({"tresillo": []}, "INVALID_FIELD", "tresillo"),
     ({"t.jugador": 0}, "INVALID_FIELD", "tresillo.jugador"),  # the alcalde
     ({"t.jugador": 7}, "SEAT_OUT_OF_RANGE", "tresillo.jugador"),
+    ({"t.jugador": 4}, "SEAT_OUT_OF_RANGE", "tresillo.jugador"),  # the first seat past a 4-seat table
+    ({"t.jugador": -1}, "SEAT_OUT_OF_RANGE", "tresillo.jugador"),
     ({"t.jugador": None}, "MISSING_FIELD", "tresillo.jugador"),
     ({"t.lance": "bola"}, "INVALID_FIELD", "tresillo.lance"),
     ({"t.trump": "hearts"}, "INVALID_FIELD", "tresillo.trump"),
