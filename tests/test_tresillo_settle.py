@@ -733,12 +733,15 @@ def test_settle_summary_matches_settle() -> None:
     ({"t.tricks": [1] * 6}, "INVALID_FIELD", "tresillo.tricks"),  # planto after five
     ({"t.bola": "made"}, "INVALID_FIELD", "tresillo.bola"),
     ({"t.bola": "failed"}, "INVALID_FIELD", "tresillo.bola"),
+    ({"t.bola": "failed", "t.tricks": [1] * 5 + [2, 3]}, "INVALID_FIELD", "tresillo.bola"),  # 7.2: it ends at the first lost trick
     ({"t.bola": "maybe"}, "INVALID_FIELD", "tresillo.bola"),
     ({"t.surrender": "accepted", "t.lance": "solo"}, "INVALID_FIELD", "tresillo.surrender"),
     ({"t.surrender": "defended", "t.lance": "vuelta", "t.defender": 2}, "INVALID_FIELD", "tresillo.surrender"),
     ({"t.surrender": "defended", "t.defender": 1}, "INVALID_FIELD", "tresillo.defender"),
     ({"t.surrender": "defended", "t.defender": 0}, "INVALID_FIELD", "tresillo.defender"),
     ({"t.surrender": "defended"}, "MISSING_FIELD", "tresillo.defender"),
+    # 7.3 with 7.4: 1-3-4 with a trick to play is D-CODILLO-P, or D-CODILLO-R at the A16 edge 1-4-4: not over
+    ({"t.surrender": "defended", "t.defender": 2, "t.tricks": defended(1, 3, 4)}, "INVALID_FIELD", "tresillo.tricks"),
     ({"t.surrender": "accepted", "t.tricks": [1, 2, 3, 1]}, "INVALID_FIELD", "tresillo.tricks"),
     ({"t.defender": 2}, "INVALID_FIELD", "tresillo.defender"),
     ({"t.extra": 1}, "INVALID_FIELD", "tresillo.extra"),
