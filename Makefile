@@ -59,13 +59,18 @@ proto: $(INSTALLED)
 $(IMAGE): $(PROTO) | $(INSTALLED)
 	$(PY) tools/protogen.py --descriptor-set $(IMAGE)
 
+# npm ci, bounded and tried three times: npm has no timeout on a download's body, and once a
+# tarball's connection stalled after its head (in a CI run here) npm waited for it forever.
+NPM_CI = for try in 1 2 3; do timeout 180 npm ci --no-audit --no-fund --loglevel=error $(1) && break; \
+	  [ $$try -lt 3 ] || exit 1; echo "npm ci failed or stalled for 3 minutes: again ($$try of 3 done)" >&2; done
+
 # The JavaScript client's development tools (clients/js/package.json: ts-proto, TypeScript),
 # installed from the lockfile into build/js-tools; the client itself has no dependencies.
 JS_TOOLS := build/js-tools
 $(JS_TOOLS)/.installed: clients/js/package.json clients/js/package-lock.json
 	mkdir -p $(JS_TOOLS)
 	cp clients/js/package.json clients/js/package-lock.json $(JS_TOOLS)/
-	cd $(JS_TOOLS) && npm ci --no-audit --no-fund --loglevel=error
+	cd $(JS_TOOLS) && $(call NPM_CI)
 	touch $@
 
 js-tools: $(JS_TOOLS)/.installed
@@ -77,7 +82,7 @@ js-tools: $(JS_TOOLS)/.installed
 # 8,000 files, 88 MB unpacked, of which the example reads a handful).
 NODE_GRPC := clients/examples/node_modules/.installed
 $(NODE_GRPC): clients/examples/package.json clients/examples/package-lock.json
-	cd clients/examples && npm ci --prefer-offline --no-audit --no-fund --loglevel=error
+	cd clients/examples && $(call NPM_CI,--prefer-offline)
 	touch $@
 
 node-grpc: $(NODE_GRPC)
