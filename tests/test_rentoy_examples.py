@@ -57,6 +57,19 @@ def test_rt02_arrastre_and_the_two_of_trumps():
     assert violation(more(record, "2 2e", "3 3b")) == (2, "MUST_PLAY_TRUMP")
 
 
+def test_rt02_through_resolve_trick_the_seat_after_the_leader_wins_with_the_two():
+    """RT-2's trick through ResolveTrick: led by S1, its second card (S2's 2e) wins, and S2 is the
+    seat after the leader in order of play (B2, T9), not the one before; the event says trump."""
+    out = api.resolve_trick({"game": "rentoy", "cards": "12e 2e 11e 5c", "contract": {"trump": "espadas"},
+                             "seats": 4, "leader": 1})
+    assert (out["winnerIndex"], out["winner"], out["card"], out["complete"]) == (1, 2, "2e", True)
+    assert out["events"] == [{"kind": "trick", "card": "2e", "seat": 2, "text": "seat 2 wins with 2e (trump)"}]
+    # At six seats, led by S5: the third card (S1's 2e) wins.
+    out = api.resolve_trick({"game": "rentoy", "cards": "12e 4e 2e 5c 3e 1e", "contract": {"trump": "espadas"},
+                             "seats": 6, "leader": 5})
+    assert (out["winnerIndex"], out["winner"]) == (2, 1)
+
+
 def test_rt03_free_play_on_a_plain_lead():
     # The spec gives S0 the 5c that it also puts in S2's hand; S0 plays 6c here (off-suit, not
     # trump: the same role in the trick).
@@ -99,6 +112,31 @@ def test_rt06_base_hand_early_end():
     assert "matchWinner" not in result
     # Anything after the deciding trick is too late.
     assert violation(rec(DEAL_A, "1o", [*PLAY_A, "1 3c"])) == (8, "NOT_ALLOWED_NOW")
+
+
+def test_rt06_the_events_name_each_tricks_winner_and_the_hands():
+    """RT-6, B4: validation reports each trick with the seat and team that took it and the card
+    that won, then the hand, after the card that decides it."""
+    events = api.validate(rec(DEAL_A, "1o", PLAY_A))["events"]
+    assert [e["kind"] for e in events] == ["card"] * 4 + ["trick"] + ["card"] * 4 + ["trick", "hand"]
+    assert [e for e in events if e["kind"] != "card"] == [
+        {"kind": "trick", "seat": 1, "team": A, "card": "2o", "trick": 1, "text": "trick 1 to seat 1 (team 1) with 2o", "action": 3},
+        {"kind": "trick", "seat": 1, "team": A, "card": "12o", "trick": 2, "text": "trick 2 to seat 1 (team 1) with 12o", "action": 7},
+        {"kind": "hand", "team": A, "value": 1, "text": "team 1 wins 2 tricks: the hand, worth 1", "action": 7},
+    ]
+
+
+def test_rt06_once_the_hand_is_won_or_folded_nobody_is_to_act():
+    """RT-6, T5: after the deciding trick, or a refused envite, LegalActions names no seat to act
+    and lists nothing, for the table and for every seat."""
+    for actions in (PLAY_A, ["1 envite", "2 no-quiero"]):
+        record = rec(DEAL_A, "1o", actions)
+        out = api.legal_actions(record)
+        assert out["finished"] is True and out["valid"] is True
+        assert "seat" not in out and out["legal"] == [] and out["actions"] == []
+        for seat in range(4):
+            out = api.legal_actions(record, seat)
+            assert "seat" not in out and out["legal"] == []
 
 
 def test_rt07_fold_after_a_reraise():
