@@ -218,6 +218,18 @@ def test_t07_a_hand_worth_twelve_always_decides_the_match():
     assert result["table"] == {"score": [11, 12]} and result["matchWinner"] == A
 
 
+def test_b5_the_table_carries_only_the_score_another_games_field_is_accepted_only_empty():
+    """B5 and FORMAT.md section 5: a Rentoy table is its score; a field of another game's table is
+    read as that game's fresh table (0, empty, none) and refused with a value."""
+    for empty in ({"fondo": 0}, {"plate": 0, "plateHolds": "none", "cartulina": []}, {"fondo": None}):
+        result = ok(rec(DEAL_A, "1o", PLAY_A) | {"table": {"score": [4, 5], **empty}})
+        assert result["table"] == {"score": [4, 6]}
+    for name, value in (("fondo", 1), ("plate", 5), ("fondo", -1), ("cartulina", [{"seat": 0, "amount": 5}])):
+        with pytest.raises(InvalidInput) as err:
+            api.validate(rec(DEAL_A, "1o") | {"table": {"score": [4, 5], name: value}})
+        assert (err.value.code, err.value.field) == ("INVALID_TABLE", f"table.{name}")
+
+
 # ---- T8: partners alternate -----------------------------------------------------------------
 
 
@@ -403,6 +415,16 @@ def test_t15_no_bet_once_decided():
     # Undecided at one trick each: the bet is still open to the seat to play.
     one_each = ok(rec(DEAL_A, "1o", ["1 2o", "2 4e", "3 7c", "0 10c", "1 3c", "2 5e", "3 4b", "0 11c"]))
     assert winners(one_each) == [1, 0] and "envite" in legal_of(one_each, 0)
+
+
+def test_t15_t06_the_refusals_say_which_rule_applies():
+    """T15 and T6 through the violation's message: a bet once a team has two tricks is refused
+    because the hand is decided; a quiero with no envite pending, because there is none."""
+    decided = api.validate(rec(DEAL_A, "1o", [*PLAY_A, "1 envite"], rules={"playAllTricks": True}))["violation"]
+    assert decided == {"action": 8, "code": "NOT_ALLOWED_NOW",
+                       "message": "action 8 ('1 envite'): the hand is decided: a team already has two tricks, so no more bets"}
+    nothing = api.validate(rec(DEAL_A, "1o", ["1 quiero"]))["violation"]
+    assert nothing == {"action": 0, "code": "NOT_ALLOWED_NOW", "message": "action 0 ('1 quiero'): there is no envite for seat 1 to answer"}
 
 
 def test_t15_the_trick_winner_may_bet_before_leading():
