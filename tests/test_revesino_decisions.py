@@ -1356,3 +1356,39 @@ def test_a6_8_a_revoker_forfeits_a_failed_napolitanas_refund_beyond_what_a_reves
     assert [(f["seat"], f["amount"]) for f in result["forfeited"]] == [(3, 1)]
     assert result["net"] == [-2, -73, 48, -4] and result["table"] == {"fondo": 31}
     assert settle(record, result, announcer=1)["payments"] == result["payments"]
+
+
+# S2 qualifies (1c 1e 1b 10o) under implicit and holds no other oros or copas. Trick 1: S1 leads 12o and
+# the quínola is forced; trick 2: S1 leads oros again and S2, void, discards 2b (no renounce); trick
+# 3: S1 leads 2c and the 1c is forced from S2 (2 to S1); trick 5: S3 leads 6e and S2, holding
+# espadas, renounces 1b: the napolitana from trick 5, not from trick 2 (where he held no oros).
+VOID_BEFORE_RENOUNCE = {
+    "game": "revesino", "seats": 4, "dealer": 0, "rules": {"napolitanaDeclaration": "implicit"},
+    "deal": FORCED_THEN_RENOUNCES["deal"],
+    "actions": ["1 quedo", "2 quedo", "3 quedo", "0 descarte 5o", "1 12o", "2 10o", "3 2o", "0 3o", "1 6o", "2 2b", "3 6b", "0 4o",
+                "1 2c", "2 1c", "3 3c", "0 4c", "2 3b", "3 12b", "0 10b", "1 7o", "3 6e", "0 5e", "1 7c", "2 1b"]}
+
+
+def test_r24_implicit_a_discard_while_void_is_no_renounce_the_privilege_starts_later():
+    """R24 implicit: the napolitana's privilege starts at the trick of his first renounce, a card off
+    the suit led while he holds it. Discarding while void (trick 2, oros led after his only oros was
+    forced in trick 1) is no renounce, so his 1c forced in trick 3 pays the leader 2 as anyone's,
+    and ResolveTrick, told the napolitana from trick 5 only, agrees."""
+    record = dict(VOID_BEFORE_RENOUNCE)
+    result = ok(record)
+    assert result["napolitana"] == {"seat": 2, "outcome": "failed"} and winners(result) == [1, 1, 2, 3, 3]  # he won trick 3
+    while not result["finished"]:  # played out with the first legal card of the seat to act
+        seat = result["next"]["seat"]
+        record["actions"] = [*record["actions"], f"{seat} " + sorted(a for a in legal_of(result, seat) if a[0].isdigit())[0]]
+        result = ok(record)
+    assert moves(result, 1) == [("seat 2", "escrow", 9)]
+    assert moves(result, 2) == []
+    assert moves(result, 3) == [("seat 2", "seat 1", 2)]
+    assert settle(record, result)["net"] == result["net"]
+    assert resolve("2c 1c 3c 4c", 1, 3, 9, forced="1c") == [("seat 2", "seat 1", 2)]
+    # implicitNapolitanaRefund refunded: both forced payments, tricks 1 and 3, go back at trick 5.
+    refunded = ok({**record, "rules": REFUNDED})
+    refunds = [p for p in refunded["payments"] if "renounces" in p["reason"]]
+    assert [(p["payer"], p["payee"], p["amount"]) for p in refunds] == [("seat 1", "seat 2", 2), ("escrow", "seat 2", 9)]
+    assert refunds[0]["reason"] == ("seat 2 renounces in trick 5, the napolitana: returned "
+                                    "(1c forced in trick 3: pays the trick's leader 2)")
