@@ -439,6 +439,18 @@ def test_quinola_escrow_is_final_once_trick_10_is_led_without_an_announcement():
     assert (result["fondo"], result["escrow"]) == (24, 0)
 
 
+def test_a6_4_r15_the_lead_to_trick_9_leaves_the_quinola_escrow_pending():
+    """A6.4, R15: only the lead to trick 10 (without an announcement) makes the escrow final; with
+    trick 9 led and not complete, RV-7's forced quínola payment is still in the escrow."""
+    r = build({1: "12o 2c", 2: "10o 3c", 3: "4o 5c", 0: "7o 6c"}, [3, 0, 2, 1], voids={2: "o"}, table={"fondo": 11})
+    record = more(r, "1 12o", "2 10o", "3 4o", "0 7o")
+    while len(winners(ok(record))) < 8:
+        record = more(record, first_card(ok(record)))
+    result = ok(more(record, first_card(ok(record))))
+    assert len(result["tricks"]) == 9 and "winner" not in result["tricks"][-1]
+    assert (result["fondo"], result["escrow"]) == (12, 12)
+
+
 def test_quinola_in_suit_with_other_oros_is_voluntary():
     r = build({1: "12o 2c", 2: "10o 2o", 3: "4o 5c", 0: "7o 6c"}, [3, 0, 2, 1])
     assert kind_of(more(r, "1 12o", "2 10o"), len(r["actions"]) + 1) == "voluntary"
@@ -681,6 +693,24 @@ def test_napolitana_cannot_announce_a_revesino_unless_the_option():
     result = ok(with_rules(r, napolitanaMayAnnounce=True))
     assert "1 revesino" in legal(result)
     ok(more(with_rules(r, napolitanaMayAnnounce=True), "1 revesino"))
+
+
+def test_a4_1_a4_2_a_refused_call_says_which_rule_refuses_it():
+    """A4.1 and A4.2 (section 0) through the violation's message: a second napolitana call, a call
+    by a seat that does not qualify, and a napolitana's revesino are each refused for their own
+    reason."""
+    def message(record: dict) -> str:
+        return api.validate(record)["violation"]["message"]
+
+    record = more(NAP, *NAP_EXCHANGE)
+    n = len(record["actions"])
+    assert message(more(record, "2 napolitana", "2 napolitana")).endswith("seat 2 has already declared the napolitana")
+    assert message(more(record, "0 napolitana")) == (f"action {n} ('0 napolitana'): seat 0 does not hold three aces and the "
+                                                     "quínola, or the four aces: no napolitana")
+    r = build({1: "12o 12c"}, [1] * 9, aces=True, calls=["1 napolitana"])
+    assert message(more(r, "1 revesino")).endswith("seat 1 plays a napolitana and cannot announce a revesino")
+    r = build({1: "12o 12c"}, [1] * 8 + [2])
+    assert message(more(r, "2 revesino")).endswith("seat 2 has not won all of tricks 1-9: no revesino")
 
 
 def test_a_napolitana_elsewhere_does_not_stop_the_revesino():
