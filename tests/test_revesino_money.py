@@ -468,6 +468,17 @@ def test_r5_renewal_trigger_amount_and_r38_stakes() -> None:
     assert r["fondo"] == 3 + 12 + 2 and r["net"] == [-3, -3, -5, -3]
 
 
+@pytest.mark.parametrize("fondo", [-1, "9", 9.5, 100_000_001])
+def test_a6_1_resolve_trick_reads_the_fondo_as_whole_tantos_a_table_may_carry(fondo: object) -> None:
+    # A6.1/A6.3 through ResolveTrick: the fondo a quínola takes is a whole number of tantos, at
+    # least 0 and at most MAX_TANTOS (100,000,000), as a table's fondo is; anything else is INVALID_FIELD.
+    request = {"game": "revesino", "cards": "6e 8e 10o 12e", "seats": 4, "leader": 2, "number": 3}
+    assert api.resolve_trick({**request, "fondo": 100_000_000})["winner"] == 1
+    with pytest.raises(InvalidInput) as err:
+        api.resolve_trick({**request, "fondo": fondo})
+    assert (err.value.code, err.value.field) == ("INVALID_FIELD", "fondo")
+
+
 @pytest.mark.parametrize("dealer", range(4))
 def test_r5_resolve_trick_tops_up_from_the_dealer_given(dealer: int) -> None:
     # ResolveTrick of a trick that empties the fondo, with an immediate top-up to 10: the 10 is
