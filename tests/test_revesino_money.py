@@ -479,6 +479,23 @@ def test_a6_1_resolve_trick_reads_the_fondo_as_whole_tantos_a_table_may_carry(fo
     assert (err.value.code, err.value.field) == ("INVALID_FIELD", "fondo")
 
 
+def test_a6_2_resolve_trick_reads_the_trick_number_1_to_11_and_the_napolitana_as_a_seat() -> None:
+    # A6.2 (first and last tricks doubled) needs the trick's number, 1 to 11; the napolitana is a
+    # seat, 0 to 3. The edges: 0 and 12 are no trick's number, 4 and -1 no seat.
+    request = {"game": "revesino", "cards": "6e 8e 10o 12e", "seats": 4, "leader": 2, "fondo": 9}
+    for number in (1, 11):
+        assert api.resolve_trick({**request, "number": number})["winner"] == 1
+    for number in (0, 12):
+        with pytest.raises(InvalidInput) as err:
+            api.resolve_trick({**request, "number": number})
+        assert (err.value.code, err.value.field) == ("INVALID_FIELD", "number")
+    assert api.resolve_trick({**request, "number": 3, "napolitana": 3})["winner"] == 1
+    for napolitana in (4, -1):
+        with pytest.raises(InvalidInput) as err:
+            api.resolve_trick({**request, "number": 3, "napolitana": napolitana})
+        assert (err.value.code, err.value.field) == ("SEAT_OUT_OF_RANGE", "napolitana")
+
+
 @pytest.mark.parametrize("dealer", range(4))
 def test_r5_resolve_trick_tops_up_from_the_dealer_given(dealer: int) -> None:
     # ResolveTrick of a trick that empties the fondo, with an immediate top-up to 10: the 10 is
