@@ -477,6 +477,16 @@ def test_napolitana_single_card_of_the_suit_in_tricks_1_to_9_is_not_forced():
     assert kind_of(more(r, "1 5c", "2 1o"), n + 1) == "placed"
 
 
+def test_rv02a_the_napolitanas_only_card_of_the_suit_in_trick_9_is_still_not_forced():
+    """Section 0, A5.1: a napolitana's in-suit play in tricks 1-9 is never forced, trick 9 included
+    (he could still renounce); from trick 10 it is (test_napolitana_forced_in_trick_10)."""
+    r = build({1: "5c", 2: "1c 1o 2b"}, [3, 1, 3, 1, 3, 1, 3, 1], calls=["2 napolitana"], voids={2: "c"},
+              renounce={2: "1e 10o"})
+    n = len(r["actions"])
+    assert len(winners(ok(r))) == 8
+    assert kind_of(more(r, "1 5c", "2 1c"), n + 1) == "voluntary"
+
+
 # ---- section 0, A4.1, R24: the napolitana window -------------------------------------------------------
 
 # S2 is dealt three aces and the quínola.
@@ -659,6 +669,8 @@ def test_revesino_first_cutter_is_kept_when_trick_11_goes_to_another():
     result = ok(more(r, "1 revesino", "1 5c", "2 12c", "3 3c", "0 4c", "2 3b", "3 1b", "0 4b", "1 2b"))
     assert result["finished"] and winners(result)[-2:] == [2, 3]
     assert result["revesino"] == {"seat": 1, "outcome": "cut", "cutter": 2}
+    # One cut: trick 11, won by S3, cuts nothing more.
+    assert [(e["seat"], e["trick"]) for e in result["events"] if e["kind"] == "cut"] == [(2, 10)]
 
 
 def test_revesino_cut_in_trick_11():
@@ -711,6 +723,9 @@ def test_a4_1_a4_2_a_refused_call_says_which_rule_refuses_it():
     assert message(more(r, "1 revesino")).endswith("seat 1 plays a napolitana and cannot announce a revesino")
     r = build({1: "12o 12c"}, [1] * 8 + [2])
     assert message(more(r, "2 revesino")).endswith("seat 2 has not won all of tricks 1-9: no revesino")
+    implicit = {**record, "rules": {"napolitanaDeclaration": "implicit"}}
+    assert message(more(implicit, "2 napolitana")).endswith(
+        "under napolitanaDeclaration implicit the napolitana is declared by its first renounce, not called")
 
 
 def test_a_napolitana_elsewhere_does_not_stop_the_revesino():
