@@ -12,7 +12,7 @@ from engine import options as options_mod
 from engine import rentoy, revesino, shuffle, tresillo
 from engine.cards import Suit, cards_str
 from engine.errors import IllegalAction, InvalidInput, shown
-from engine.record import Game, check_seats, read_dealer, read_seats, read_setup, replay, require
+from engine.record import Game, check_seats, json_int, read_dealer, read_seats, read_setup, replay, require
 
 GAMES: dict[str, ModuleType] = {"tresillo": tresillo, "revesino": revesino, "rentoy": rentoy}
 
@@ -128,16 +128,18 @@ def resolve_trick(request: Any) -> dict[str, Any]:
             raise InvalidInput("WRONG_HAND_SIZE", "cards", f"a trick at a {seats}-seat {game.NAME} table has {size} cards, not {len(cards)}")
     index = game.trick_winner_index(cards, trump)
     out: dict[str, Any] = {"winnerIndex": index, "card": str(cards[index]), "complete": len(cards) == size}
-    leader = request.get("leader")
+    given = request.get("leader")
     players: list[int] | None = None
-    if leader is not None:
+    if given is not None:
         if seats is None:
             raise InvalidInput("MISSING_FIELD", "seats", "seats is required with leader, to name the winning seat")
-        if not isinstance(leader, int) or not 0 <= leader < seats:
-            raise InvalidInput("SEAT_OUT_OF_RANGE", "leader", f"leader {shown(leader)} is not a seat of this {seats}-seat table")
-        dealer = request.get("dealer")
-        if dealer is not None and (not isinstance(dealer, int) or not 0 <= dealer < seats):
-            raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {shown(dealer)} is not a seat of this {seats}-seat table")
+        leader = json_int(given)  # (not a bool: JSON's true is no seat)
+        if leader is None or not 0 <= leader < seats:
+            raise InvalidInput("SEAT_OUT_OF_RANGE", "leader", f"leader {shown(given)} is not a seat of this {seats}-seat table")
+        given = request.get("dealer")
+        dealer = json_int(given)
+        if given is not None and (dealer is None or not 0 <= dealer < seats):
+            raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {shown(given)} is not a seat of this {seats}-seat table")
         players = game.trick_players(seats, dealer, leader, len(cards))
         out["winner"] = players[index]
     who = f"seat {out['winner']}" if "winner" in out else f"card {index + 1} of the trick"

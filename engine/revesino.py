@@ -24,6 +24,7 @@ from engine.record import (
     call_actions,
     check_tantos,
     fields_repr,
+    json_int,
     remember_last,
     replaced,
     with_item,
@@ -71,16 +72,19 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
     ``forced`` the aces and quínola that were their player's only card of the suit led, and
     ``revoked`` the cards played off the suit led by a seat that held it (A6.8, under
     ``allowRevokes``: 2 into the fondo, and the revoker collects nothing more this hand)."""
-    number = request.get("number", 2)
-    if not isinstance(number, int) or not 1 <= number <= 11:
-        raise InvalidInput("INVALID_FIELD", "number", f"number is the trick's number, 1 to 11, not {shown(number)}")
-    fondo = request.get("fondo", 0)
-    if not isinstance(fondo, int) or fondo < 0:
-        raise InvalidInput("INVALID_FIELD", "fondo", f"fondo must be a whole number of tantos, not {shown(fondo)}")
+    given = request.get("number", 2)
+    number = json_int(given)  # (not a bool: JSON's true is no number)
+    if number is None or not 1 <= number <= 11:
+        raise InvalidInput("INVALID_FIELD", "number", f"number is the trick's number, 1 to 11, not {shown(given)}")
+    given = request.get("fondo", 0)
+    fondo = json_int(given)
+    if fondo is None or fondo < 0:
+        raise InvalidInput("INVALID_FIELD", "fondo", f"fondo must be a whole number of tantos, not {shown(given)}")
     check_tantos(fondo, "fondo", f"fondo {fondo:,}", "INVALID_FIELD")
-    napolitana = request.get("napolitana")
-    if napolitana is not None and (not isinstance(napolitana, int) or not 0 <= napolitana < 4):
-        raise InvalidInput("SEAT_OUT_OF_RANGE", "napolitana", f"napolitana {shown(napolitana)} is not a seat")
+    given = request.get("napolitana")
+    napolitana = json_int(given)
+    if given is not None and (napolitana is None or not 0 <= napolitana < 4):
+        raise InvalidInput("SEAT_OUT_OF_RANGE", "napolitana", f"napolitana {shown(given)} is not a seat")
     forced = set(DECK.parse_cards(request.get("forced") or "", "forced"))
     revoked = set(DECK.parse_cards(request.get("revoked") or "", "revoked"))
     for name, named in (("forced", forced), ("revoked", revoked)):

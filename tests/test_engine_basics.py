@@ -401,6 +401,20 @@ def test_bad_resolve_trick_requests(request_, code, field):
     assert (err.code, err.field) == (code, field)
 
 
+@pytest.mark.parametrize("field, code", [("leader", "SEAT_OUT_OF_RANGE"), ("dealer", "SEAT_OUT_OF_RANGE"),
+                                         ("number", "INVALID_FIELD"), ("fondo", "INVALID_FIELD"),
+                                         ("napolitana", "SEAT_OUT_OF_RANGE")])
+@pytest.mark.parametrize("value", [True, False])
+def test_resolve_trick_refuses_a_boolean_for_a_number(field, code, value):
+    """JSON's true and false are no numbers, though Python's bool is an int: the engine's API
+    refuses them by the field, as REST and gRPC do before it."""
+    request = {"game": "revesino", "seats": 4, "cards": "1c 2c 3c 4c", "leader": 1, "dealer": 0, "number": 2, "fondo": 5}
+    assert api.resolve_trick(request)["winner"] == 1
+    err = invalid(api.resolve_trick, {**request, field: value})
+    assert (err.code, err.field) == (code, field)
+    assert ("true" if value else "false") in err.message
+
+
 def settle(score, winner, value, end="tricks", rules=None):
     request = {"game": "rentoy", "seats": 4, "table": {"score": score},
                "rentoy": {"winner": winner, "value": value, "end": end}}
