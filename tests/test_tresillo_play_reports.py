@@ -1,0 +1,66 @@
+"""What the play of a Tresillo hand reports while it goes on and as it ends, through
+``engine.api.validate``: the public fields of a hand in play (the lance's ``favor``, A8 and A40)
+and the events of the bola (7.2), and the rules of the play a mutation pass over
+engine/tresillo.py found no test checking.
+
+Dealer 0 at 4 seats: mano 1, medio 2, postre 3, seat 0 is the alcalde. Favour suit bastos (the
+default) unless stated.
+"""
+
+from __future__ import annotations
+
+from results_support import legal, ok
+from test_tresillo_decisions import cut, hand
+
+
+def kinds(result: dict, first: int) -> list[tuple[str, int | None]]:
+    """The events caused by the actions from index ``first`` on: (kind, seat)."""
+    return [(e["kind"], e.get("seat")) for e in result["events"] if e["action"] >= first]
+
+
+# ---- A8, A40: is the hand in play a favour hand ------------------------------------------------------
+
+
+def test_a40_a8_favor_reported_while_the_hand_is_in_play():
+    """A40: an entrada in the favour suit is a favour hand from its declaration; another suit is
+    not. A8: a vuelta turning the favour suit is one too, unless ``vueltaFavor`` is off. The field
+    is read from the unfinished hand (a finished hand's comes from the settlement)."""
+    for lance, favor in (("entrada oros", False), ("entrada bastos", True), ("solo copas", False), ("solo bastos", True)):
+        record, start = hand(([1, 2], {}), lance=lance)
+        result = ok(cut(record, start))
+        assert result["finished"] is False and (result["lance"], result["favor"]) == (lance.split()[0], favor), lance
+        assert ok(cut(record, start + 3))["favor"] is favor
+    vuelta, start = hand(([1, 2], {1: "5o"}), lance="vuelta", stock_top="4b", discards={1: "5o"})
+    result = ok(cut(vuelta, start))
+    assert (result["lance"], result["trump"], result["turnUp"], result["favor"]) == ("vuelta", "bastos", "4b", True)
+    off = ok({**cut(vuelta, start), "rules": {"vueltaFavor": False}})
+    assert (off["lance"], off["trump"], off["favor"]) == ("vuelta", "bastos", False)
+    plain, start = hand(([1, 2], {1: "5b"}), lance="vuelta", stock_top="4o", discards={1: "5b"})
+    assert ok(cut(plain, start))["favor"] is False
+
+
+# ---- 7.2: the bola's events ---------------------------------------------------------------------------
+
+
+def test_7_2_bola_events_decision_attempt_failure_and_bola():
+    """7.2: after the Jugador's fifth straight trick the events say ``primeras`` (the decision is
+    his); ``bola`` says he goes on; the first trick he loses is followed by ``bolaFailed`` and the
+    hand ends there; nine tricks are followed by ``bolaMade``."""
+    record, start = hand(([1, 1, 1, 1, 1, 2, 1, 1, 1], {}))
+    after5 = start + 15
+    decided = ok(cut(record, after5))
+    assert kinds(decided, after5 - 1) == [("card", 3), ("trick", 1), ("primeras", 1)]
+    assert legal(decided) == {"1 bola", "1 planto"}
+    failed = {**record, "actions": [*record["actions"][:after5], "1 bola", *record["actions"][after5:after5 + 3]]}
+    result = ok(failed)
+    assert result["finished"] is True and result["outcome"] == "bolaFailed"
+    assert kinds(result, after5) == [("bola", 1), ("card", 1), ("card", 2), ("card", 3), ("trick", 2), ("bolaFailed", 1)]
+    record, start = hand(([1] * 9, {}))
+    made = {**record, "actions": [*record["actions"][:after5], "1 bola", *record["actions"][after5:]]}
+    result = ok(made)
+    assert result["finished"] is True and result["outcome"] == "bola"
+    last = len(made["actions"]) - 1
+    assert kinds(result, last) == [("card", 3), ("trick", 1), ("bolaMade", 1)]
+    assert [e["kind"] for e in result["events"]].count("bolaFailed") == 0
+    planto = ok({**record, "actions": [*record["actions"][:after5], "1 planto"]})
+    assert kinds(planto, after5) == [("planto", 1)] and planto["outcome"] == "primeras"
