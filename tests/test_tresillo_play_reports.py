@@ -11,11 +11,34 @@ from __future__ import annotations
 
 from results_support import legal, ok
 from test_tresillo_decisions import cut, hand
+from tresillo_support import rec
+
+STD = ["", "1e 7o 1b 1o 12o 11o 3c 4e 5b", "2o 3o 4o 12c 11c 10c 12e 11e 12b", "5o 6o 1c 2c 10e 7e 2b 3b 11b"]
 
 
 def kinds(result: dict, first: int) -> list[tuple[str, int | None]]:
     """The events caused by the actions from index ``first`` on: (kind, seat)."""
     return [(e["kind"], e.get("seat")) for e in result["events"] if e["action"] >= first]
+
+
+# ---- 3.3: the auction's state as the hand reports it --------------------------------------------
+
+
+def test_3_3_level_zero_before_any_bid_and_no_level_in_an_annulled_hand():
+    """3.3: the auction starts at ``level = 0``, ``holder = null``, the mano to speak; the public
+    fields say so (level 0, no holder). The holder is reported only while the auction goes on; an
+    annulled hand (everybody passed) reached no level and reports none."""
+    result = ok(rec(STD, []))
+    assert (result["phase"], result["level"], result["next"]["seat"]) == ("auction", 0, 1) and "holder" not in result
+    result = ok(rec(STD, ["1 paso"]))
+    assert (result["level"], result["next"]["seat"]) == (0, 2) and "holder" not in result
+    result = ok(rec(STD, ["1 paso", "2 juego"]))
+    assert (result["phase"], result["level"], result["holder"]) == ("auction", 1, 2)
+    declare = ok(rec(STD, ["1 paso", "2 juego", "3 paso"]))
+    assert (declare["phase"], declare["level"], declare["jugador"]) == ("declare", 1, 2) and "holder" not in declare
+    annulled = ok(rec(STD, ["1 paso", "2 paso", "3 paso"]))
+    assert (annulled["phase"], annulled["outcome"]) == ("over", "annulled")
+    assert "level" not in annulled and "holder" not in annulled and "jugador" not in annulled
 
 
 # ---- A8, A40: is the hand in play a favour hand ------------------------------------------------------
