@@ -9,9 +9,11 @@ default) unless stated.
 
 from __future__ import annotations
 
-from results_support import legal, ok
+from results_support import legal, legal_of, ok, violation
 from test_tresillo_decisions import cut, hand
 from tresillo_support import rec
+
+from engine import api
 
 STD = ["", "1e 7o 1b 1o 12o 11o 3c 4e 5b", "2o 3o 4o 12c 11c 10c 12e 11e 12b", "5o 6o 1c 2c 10e 7e 2b 3b 11b"]
 
@@ -87,3 +89,36 @@ def test_7_2_bola_events_decision_attempt_failure_and_bola():
     assert [e["kind"] for e in result["events"]].count("bolaFailed") == 0
     planto = ok({**record, "actions": [*record["actions"][:after5], "1 planto"]})
     assert kinds(planto, after5) == [("planto", 1)] and planto["outcome"] == "primeras"
+
+
+# ---- 2.2: the seats of a trick at four seats ----------------------------------------------------------
+
+
+def test_2_2_resolve_trick_at_four_seats_skips_the_alcalde_whoever_deals():
+    """2.2: at four seats the dealer is the alcalde; a trick is played by the three seats after
+    him, from its leader round the table without him. Oros led under copas, the 12o second wins:
+    the winner is the active seat after the leader, for every dealer and leader."""
+    for dealer in range(4):
+        order = [(dealer + k) % 4 for k in (1, 2, 3)]
+        for leader in order:
+            second = order[(order.index(leader) + 1) % 3]
+            request = {"game": "tresillo", "seats": 4, "dealer": dealer, "leader": leader,
+                       "contract": {"trump": "copas"}, "cards": "4o 12o 5o"}
+            answer = api.resolve_trick(request)
+            assert (answer["winnerIndex"], answer["winner"], answer["card"], answer["complete"]) == (1, second, "12o", True), (dealer, leader)
+
+
+# ---- A12: a vuelta discards at least one card ------------------------------------------------------------
+
+
+def test_a12_vuelta_discards_at_least_one_card():
+    """A12 and section 0: the Jugador of a vuelta holds ten cards with the turned one and discards
+    k >= 1 of the nine others (511 descartes); discarding nothing is NOT_ALLOWED_NOW. The entrada's
+    Jugador may discard nothing (512 descartes)."""
+    vuelta = rec(STD, ["1 juego", "2 paso", "3 paso", "1 vuelta"], stock_top="4b")
+    listed = {a for a in legal_of(ok(vuelta), 1) if a.startswith("descarte")}
+    assert len(listed) == 511 and "descarte" not in listed and "descarte 5b" in listed
+    assert violation({**vuelta, "actions": [*vuelta["actions"], "1 descarte"]}) == (4, "NOT_ALLOWED_NOW")
+    entrada = rec(STD, ["1 juego", "2 paso", "3 paso", "1 entrada oros"], stock_top="4b")
+    listed = {a for a in legal_of(ok(entrada), 1) if a.startswith("descarte")}
+    assert len(listed) == 512 and "descarte" in listed
