@@ -122,3 +122,22 @@ def test_a12_vuelta_discards_at_least_one_card():
     entrada = rec(STD, ["1 juego", "2 paso", "3 paso", "1 entrada oros"], stock_top="4b")
     listed = {a for a in legal_of(ok(entrada), 1) if a.startswith("descarte")}
     assert len(listed) == 512 and "descarte" in listed
+
+
+# ---- A14: everybody passed, the espada forced --------------------------------------------------------------
+
+
+def test_a14_if_all_pass_events_name_the_forced_seat_or_the_annulment():
+    """A14 ``ifAllPass``: when the last seat passes, the events say ``espadaForzada`` with the seat
+    holding 1e, who must now declare an entrada; by default (off), or with 1e in the baceta, the
+    events say the hand is ``annulled``."""
+    passes = ["1 paso", "2 paso", "3 paso"]
+    forced = ok(rec(STD, passes, rules={"espadaForzada": "ifAllPass"}))
+    assert kinds(forced, 2) == [("paso", 3), ("espadaForzada", 1)]
+    assert (forced["phase"], forced["jugador"], forced["level"]) == ("declare", 1, 1)
+    assert legal(forced) == {"1 entrada oros", "1 entrada copas", "1 entrada espadas", "1 entrada bastos"}
+    annulled = ok(rec(STD, passes))
+    assert kinds(annulled, 2) == [("paso", 3), ("annulled", None)] and annulled["outcome"] == "annulled"
+    sleeping = ["", "10o 7o 1b 1o 12o 11o 3c 4e 5b", STD[2], STD[3]]  # 1e sleeps in the baceta
+    annulled = ok(rec(sleeping, passes, rules={"espadaForzada": "ifAllPass"}, stock_top="1e"))
+    assert kinds(annulled, 2) == [("paso", 3), ("annulled", None)] and annulled["outcome"] == "annulled"
