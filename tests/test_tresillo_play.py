@@ -301,3 +301,23 @@ def test_tr14_surrender_possible_earlier_in_and_out_of_turn():
         assert ok(more(part, "3 rindo"))["next"]["seat"] == 1
     # Before the last exchange it is not yet possible.
     assert violation({**record, "actions": [*record["actions"][:start - 1], "3 rindo"]}) == (start - 1, "NOT_ALLOWED_NOW")
+
+
+def test_section_6_the_trick_tables_decide_as_the_strength_rule():
+    """Section 6 as one pure function (``tresillo.strength``: the lowest trump rank wins, else the
+    best card of the suit led) and the precomputed tables the play decides tricks by
+    (``trick_winner_index``, as ResolveTrick and ValidateHand use it) name the same winner: every
+    trick of 20,000 random ones of one to three cards, under each trump."""
+    import random
+
+    from engine import tresillo
+    from engine.cards import SUIT_BY_WORD, Card
+    from engine.tricks import winning_index
+
+    rng = random.Random(6)
+    cards = [Card.parse(code) for code in DECK]
+    for _ in range(20_000):
+        trump = SUIT_BY_WORD[rng.choice(["oros", "copas", "espadas", "bastos"])]
+        trick = rng.sample(cards, rng.randint(1, 3))
+        by_rule = winning_index(trick, lambda c, led, trump=trump: tresillo.strength(c, led, trump))
+        assert tresillo.trick_winner_index(trick, trump) == by_rule, (trick, trump)
