@@ -50,12 +50,32 @@ class Browser:
     ``version`` names it (Chromium/156.0..., firefox 153.8.0esr)."""
 
     version: str
+    process: subprocess.Popen[bytes]
+    log: Any  # a temporary file: the browser's output
+    profile: str
 
     def tab(self, url: str) -> Tab:
         raise NotImplementedError
 
     def close(self) -> None:
         raise NotImplementedError
+
+    def _stderr(self) -> str:
+        self.log.seek(0)
+        return str(self.log.read().decode(errors="replace"))[-2000:]
+
+    def _reap(self) -> None:
+        """Wait for the browser to exit (killed after 10 s)."""
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+    def _forget(self) -> None:
+        """Drop its output and its profile."""
+        self.log.close()
+        shutil.rmtree(self.profile, ignore_errors=True)
 
 
 class Tab:
@@ -151,10 +171,6 @@ class Chromium(Browser):
         self.wait(lambda m: m.get("method") == "Page.loadEventFired" and m.get("sessionId") == session, what=f"load of {url}")
         return ChromiumTab(self, session, url)
 
-    def _stderr(self) -> str:
-        self.log.seek(0)
-        return self.log.read().decode(errors="replace")[-2000:]
-
     def close(self) -> None:
         try:
             if self.process.poll() is None:
@@ -162,19 +178,14 @@ class Chromium(Browser):
                     self.send("Browser.close", timeout=5)
                 except (BrowserError, OSError):
                     pass
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            self._reap()
         finally:
             for fd in (self._commands, self._events):
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-            self.log.close()
-            shutil.rmtree(self.profile, ignore_errors=True)
+            self._forget()
 
 
 class ChromiumTab(Tab):
@@ -320,10 +331,6 @@ class Firefox(Browser):
         self.send("browsingContext.navigate", {"context": context, "url": url, "wait": "complete"})
         return FirefoxTab(self, context, url)
 
-    def _stderr(self) -> str:
-        self.log.seek(0)
-        return self.log.read().decode(errors="replace")[-2000:]
-
     def close(self) -> None:
         try:
             if self._socket is not None and self.process.poll() is None:
@@ -331,15 +338,10 @@ class Firefox(Browser):
                     self.send("browser.close", timeout=5)
                 except BrowserError:
                     pass
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            self._reap()
         finally:
             self._connection.close()
-            self.log.close()
-            shutil.rmtree(self.profile, ignore_errors=True)
+            self._forget()
 
 
 class FirefoxTab(Tab):
