@@ -62,15 +62,11 @@ def _record(path: Path) -> Any:
     return data["record"] if "record" in data and "game" not in data else data
 
 
-def _python_example(grpc_target: str, record: Any) -> tuple[int, str, str]:
-    """What clients/examples/validate_grpc.py prints and exits for a record (its exit code, stdout
-    and stderr), from the Python client it is made of, in this process."""
-    try:
-        with GrpcClient(grpc_target) as naipes:
-            result = naipes.validate_hand(record)
-    except NaipesError as error:
-        return 2, "", f"{error.code} ({error.field}): {error.message}\n"
-    return (0 if result["valid"] else 1), json.dumps(result, indent=2, ensure_ascii=False) + "\n", ""
+def _python_example(grpc_target: str, path: Path) -> tuple[int, str, str]:
+    """What clients/examples/validate_grpc.py prints and exits for a record file (its exit code,
+    stdout and stderr)."""
+    run = _run([sys.executable, str(EXAMPLES / "validate_grpc.py")], path, grpc_target)
+    return run.returncode, run.stdout, run.stderr
 
 
 @pytest.mark.parametrize("case", ["valid", "illegal", "refused"])
@@ -83,7 +79,7 @@ def test_node_example_prints_what_the_python_example_prints(case: str, node: lis
         path.write_text(json.dumps(BAD_CARD))
     record = _record(path)
     run = _run(node, path, grpc_target)
-    assert (run.returncode, run.stdout, run.stderr) == _python_example(grpc_target, record)
+    assert (run.returncode, run.stdout, run.stderr) == _python_example(grpc_target, path)
     assert run.returncode == {"valid": 0, "illegal": 1, "refused": 2}[case], run.stderr
     if case == "refused":
         assert run.stdout == "" and run.stderr == "UNKNOWN_CARD (deal.hands[0]): deal.hands[0]: 9c is not in the 40-card deck\n"
@@ -121,7 +117,7 @@ def test_node_example_refuses_as_the_python_example(node: list[str], grpc_target
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(record))
         run = _run(node, path, grpc_target)
-        expected = _python_example(grpc_target, record)
+        expected = _python_example(grpc_target, path)
         assert expected[0] == 2 and (run.returncode, run.stdout, run.stderr) == expected, name
     assert run.stderr.startswith("INVALID_OPTION_VALUE (rules.ladder): rules option ladder cannot be '1-2-3'")
 
