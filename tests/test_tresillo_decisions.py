@@ -13,12 +13,11 @@ from math import comb
 
 import pytest
 from results_support import cards_of, legal, legal_of, ok, violation, winners
-from tresillo_support import WORD, build, flat, more, opening, rec, trick7
+from tresillo_support import STD, WORD, build, flat, more, opening, rec, trick7
 
 from engine import api
 from engine.errors import InvalidInput
 
-STD = ["", "1e 7o 1b 1o 12o 11o 3c 4e 5b", "2o 3o 4o 12c 11c 10c 12e 11e 12b", "5o 6o 1c 2c 10e 7e 2b 3b 11b"]
 STD_STOCK = "10o 4c 5c 6c 7c 2e 3e 5e 6e 4b 6b 7b 10b"  # the rest of the deck, canonical order
 # The same cards with the espada in the medio's hand.
 STD2 = ["", STD[2], STD[1], STD[3]]

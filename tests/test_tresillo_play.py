@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import pytest
 from results_support import cards_of, legal, ok, violation, winners
-from tresillo_support import DECK, LETTER, build, filler_winners, flat, is_trump, more, opening, rec, trick7
+from tresillo_support import DECK, LETTER, STD, build, filler_winners, flat, is_trump, more, opening, rec, trick7
 
 from engine import api
 
-# A 4-seat deal (dealer 0) for the auction examples; the stock is the other 13 cards.
-STD = ["", "1e 7o 1b 1o 12o 11o 3c 4e 5b", "2o 3o 4o 12c 11c 10c 12e 11e 12b", "5o 6o 1c 2c 10e 7e 2b 3b 11b"]
 SOLOS = {"solo oros", "solo copas", "solo espadas", "solo bastos"}
 ENTRADAS = {"entrada oros", "entrada copas", "entrada espadas", "entrada bastos"}
 

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 from results_support import legal, legal_of, ok, violation
 from test_tresillo_decisions import cut, hand
-from tresillo_support import rec
+from tresillo_support import STD, rec
 
 from engine import api
-
-STD = ["", "1e 7o 1b 1o 12o 11o 3c 4e 5b", "2o 3o 4o 12c 11c 10c 12e 11e 12b", "5o 6o 1c 2c 10e 7e 2b 3b 11b"]
 
 
 def kinds(result: dict, first: int) -> list[tuple[str, int | None]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from results_support import ok
+from results_support import ok, winners
 from tresillo_support import DECK, LETTER, TRUMP_ORDER, active, opening
 
 FRESH = {"plate": 0, "plateHolds": "none", "cartulina": []}
@@ -86,10 +86,6 @@ def under(record: dict[str, Any], rules: dict[str, Any] | None = None, table: di
     if table is not None:
         out["table"] = dict(table)
     return finished(out)
-
-
-def winners(result: dict[str, Any]) -> list[int]:
-    return [t["winner"] for t in result["tricks"] if "winner" in t]
 
 
 def paid(result: dict[str, Any]) -> list[tuple[str, str, int]]:

@@ -22,6 +22,9 @@ SUITS = "oceb"
 WORD = {"o": "oros", "c": "copas", "e": "espadas", "b": "bastos"}
 LETTER = {w: s for s, w in WORD.items()}
 DECK = [r + s for s in SUITS for r in RANKS]  # canonical order: suits o, c, e, b, ranks ascending
+# A 4-seat deal (dealer 0, the alcalde dealt nothing) for the auction and play examples; the stock
+# is the other 13 cards.
+STD = ["", "1e 7o 1b 1o 12o 11o 3c 4e 5b", "2o 3o 4o 12c 11c 10c 12e 11e 12b", "5o 6o 1c 2c 10e 7e 2b 3b 11b"]
 
 # Spec section 1.3, highest first.
 TRUMP_ORDER = {
