@@ -36,8 +36,7 @@ def breaking(image: Path, released: Path) -> subprocess.CompletedProcess[str]:
 def changed(image: Path, out: Path, change: object) -> Path:
     """A copy of ``image`` with ``change`` applied to the schema's file descriptor."""
     images = descriptor_pb2.FileDescriptorSet.FromString(image.read_bytes())
-    (schema,) = [f for f in images.file if f.name == api_release.SCHEMA]
-    change(schema)  # type: ignore[operator]
+    change(api_release.schema_file(images))  # type: ignore[operator]
     out.write_bytes(images.SerializeToString())
     return out
 

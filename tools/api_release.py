@@ -31,9 +31,15 @@ def _image(path: Path) -> descriptor_pb2.FileDescriptorSet:
     return descriptor_pb2.FileDescriptorSet.FromString(path.read_bytes())
 
 
+def schema_file(images: descriptor_pb2.FileDescriptorSet) -> descriptor_pb2.FileDescriptorProto:
+    """The schema's file among an image's (its imports are the others)."""
+    (schema,) = [f for f in images.file if f.name == SCHEMA]
+    return schema
+
+
 def record(image: Path, released: Path = RELEASED) -> None:
     """Write the schema of ``image`` as the released one (without its comments)."""
-    (schema,) = [f for f in _image(image).file if f.name == SCHEMA]
+    schema = schema_file(_image(image))
     schema.ClearField("source_code_info")
     released.parent.mkdir(parents=True, exist_ok=True)
     released.write_text(json_format.MessageToJson(schema, indent=1) + "\n")
