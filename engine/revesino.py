@@ -29,7 +29,7 @@ from engine.record import (
     replaced,
     with_item,
 )
-from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Course, Money, Play, PlayedTrick, is_special, qualifies_mask, strength
+from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Money, Play, PlayedTrick, is_special, qualifies_mask, strength
 from engine.revesino_options import Options
 from engine.tricks import Trick, winning_index
 
@@ -182,11 +182,6 @@ class State:
     def trick(self) -> Trick:
         """The trick in progress."""
         return Trick(self.trick_leader, self.trick_cards)
-
-    @property
-    def tricks(self) -> tuple[Trick, ...]:
-        """The complete tricks."""
-        return tuple([_as_trick(t) for t in self.played])
 
     @property
     def finished(self) -> bool:
@@ -609,13 +604,6 @@ def tricks(state: State) -> list[Trick]:
     if state.plays:
         out.append(state.trick)
     return out
-
-
-def course(state: State) -> Course:
-    """The course of the hand for the money (``money_mod.Course``)."""
-    return Course(dealer=state.dealer, fondo=state.fondo, tricks=_course_tricks(state), napolitana=state.napolitana,
-                  announcer=state.announcer, out_of_play=state.out_of_play if state.phase != EXCHANGE else (),
-                  finished=state.finished, napolitana_from=napolitana_from(state))
 
 
 def napolitana_from(state: State) -> int:

@@ -61,6 +61,26 @@ def test_is_legal_is_membership_in_the_legal_list(game_name: str, seats: int, ru
     assert checked > 1000  # enough states and near misses to mean something
 
 
+@pytest.mark.parametrize("game_name,seats,rules", [("tresillo", 3, None), ("tresillo", 4, None), ("revesino", 4, None),
+                                                   ("revesino", 4, {"napolitanaDeclaration": "implicit"}),
+                                                   ("rentoy", 4, None), ("rentoy", 2, None)])
+def test_playable_is_the_legal_lists_cards(game_name: str, seats: int, rules: dict | None) -> None:
+    """Each game's ``playable`` (its follow-suit rule as one function: Tresillo section 5,
+    Revesino A5, Rentoy B4/T11) names exactly the cards the legal list lets the seat to play play,
+    in a state where a card is due."""
+    checked = restricted = 0
+    for seed in range(24):
+        for game, state in states(game_name, seats, seed, rules):
+            cards = [a.card for a in game.legal_actions(state) if a.card is not None]
+            if not cards:
+                continue
+            seat = game.to_act(state)
+            assert sorted(game.playable(state, seat), key=str) == sorted(cards, key=str), state
+            checked += 1
+            restricted += len(cards) < len(state.hands[seat])
+    assert checked > 50 and restricted >= 5, (checked, restricted)  # and states where the rule bars cards held
+
+
 @pytest.mark.parametrize(("size", "low", "high"), [(9, 0, 8), (9, 1, 4), (10, 0, 9), (8, 2, 2), (3, 0, 3), (5, 5, 5)])
 def test_tresillo_descartes_are_the_listed_subsets_in_order(size: int, low: int, high: int) -> None:
     """The exchange's lazy legal list is exactly every subset of ``low`` to ``high`` cards in

@@ -379,6 +379,27 @@ def check_end(record: dict, result: dict, ref: Ref) -> None:
     assert result.get("escrow", 0) == 0
     if ref.cutter is not None and not ref.rules["playOutAfterCut"]:
         assert len(ref.tricks) < 11 or ref.tricks[-1]["winner"] == ref.cutter
+    check_party_payer(record, result)
+
+
+def check_party_payer(record: dict, result: dict) -> str | None:
+    """R2 over a whole hand: the party (default ``partyFromMost``) is paid by the seat with most
+    card points among the others, then the one with more tricks, then the later seat from the
+    dealer in play order (R3's default; from the dealer to his left under ``tiebreakOrder:
+    dealerThenLeft``); a failed napolitana pays it alone (R21). Returns how the
+    payer was found ("points", "tricks" or "seat"), or None when no one seat pays it."""
+    payer = result.get("partyPayer")
+    nap = result.get("napolitana") or {}
+    if payer is None or nap.get("outcome") == "failed":
+        return None
+    winner, points, tricks = result["handWinner"], result["cardPoints"], result["seatTricks"]
+    step = -1 if (record.get("rules") or {}).get("tiebreakOrder") == "dealerThenLeft" else 1
+    others = [(record["dealer"] + step * k) % 4 for k in range(4)]
+    others.remove(winner)
+    most = [s for s in others if points[s] == max(points[o] for o in others)]
+    more = [s for s in most if tricks[s] == max(tricks[o] for o in most)]
+    assert payer == more[-1], (points, tricks, winner, payer)
+    return "points" if len(most) == 1 else "tricks" if len(more) == 1 else "seat"
 
 
 def play_hand(rng: random.Random, record: dict, rigged: int | None, rig: str) -> tuple[dict, Ref]:
@@ -484,6 +505,33 @@ def test_playouts_reach_napolitanas_and_revesinos():
         if len(ref.tricks) == 11 and len({t["winner"] for t in ref.tricks}) == 1 and ref.announcer is None:
             seen.add("sweep")
     assert {"napolitana-success", "napolitana-failed", "revesino-won", "revesino-cut"} <= seen, seen
+
+
+@pytest.mark.parametrize("order", ["playOrder", "dealerThenLeft"])
+def test_r2_party_payer_ties_through_whole_hands(order: str):
+    """R2 (and R3's order) through whole random hands validated by the engine: the payer of the
+    party is found by points alone, by tricks among tied points, and by seat among tied points
+    and tricks, each seen in the hands played."""
+    rng = random.Random(f"revesino-r2-{order}")
+    seen: dict[str, int] = {}
+    for i in range(600):
+        dealer = i % 4
+        deal = api.deal({"game": "revesino", "seats": 4, "dealer": dealer, "seed": f"r2-{order}-{i}"})["deal"]
+        record = {"game": "revesino", "seats": 4, "dealer": dealer, "deal": deal, "actions": [],
+                  "rules": {"tiebreakOrder": order}}
+        ref = Ref(record)
+        while not ref.over:
+            action = rng.choice([a for a in ref.legal() if not a.endswith(("napolitana", "revesino"))])
+            record["actions"].append(action)
+            ref.apply(action)
+        result = api.validate(record)
+        assert result["valid"] and result["finished"], result.get("violation")
+        how = check_party_payer(record, result)
+        if how:
+            seen[how] = seen.get(how, 0) + 1
+        if len(seen) == 3:
+            break
+    assert set(seen) == {"points", "tricks", "seat"}, seen
 
 
 def test_reference_trick_winner_on_random_tricks():
