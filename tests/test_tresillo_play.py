@@ -87,8 +87,9 @@ def test_tr03_all_pass_annulled():
     assert result["tricks"] == []
     assert result["net"] == [-5, 0, 0, 0]  # only the dealer's 5 moves, into the plate
     assert result["table"] == {"plate": 5, "plateHolds": "none", "cartulina": []}
-    if "nextDealer" in result:
-        assert result["nextDealer"] == 1
+    assert result["nextDealer"] == 1  # the deal passes: S1 deals the next hand, and S2 is its mano
+    assert ok({**record, "dealer": 1, "deal": {"hands": [STD[3], "", STD[1], STD[2]], "stock": record["deal"]["stock"]},
+               "actions": []})["next"]["seat"] == 2
     # Nothing is legal after the end, whoever acts (the alcalde too).
     for late in ("1 juego", "2 paso", "0 juego", "1 1e"):
         assert violation(more(record, late)) == (3, "NOT_ALLOWED_NOW")

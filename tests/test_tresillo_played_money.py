@@ -1,7 +1,8 @@
 """The accounting decisions of rules/tresillo.md section 9 played out: A8, A15, A17-A21, A23, A25,
-A26, A28-A30 and A36 (with TR-13 and TR-15), each through complete hand records in card notation
-and ``engine.api.validate``, under the default and under every option the decision names, with
-the figures the spec gives. tests/test_tresillo_settle.py checks the same decisions on the
+A26, A28-A30 and A36 (with TR-13 and TR-15), and the accounting examples of section 10 (TR-7,
+TR-8, TR-10, TR-11, TR-12), each through complete hand records in card notation and
+``engine.api.validate``, under the default and under every option the decision names, with the
+figures the spec gives. tests/test_tresillo_settle.py checks the same decisions on the
 accounting module alone (``settle`` with a hand summary); these check that the play hands the
 accounting the hand the cards describe (who won which trick, the bola, the surrender and the
 defence, the Jugador's cards when play starts) and that the record's ``rules`` and ``table`` reach
@@ -12,15 +13,19 @@ bastos (the default) unless stated; a fresh table unless stated. Every trick is 
 play order; in each the three cards are of one plain suit (or all trumps), so every card is legal
 whatever else its seat holds, and the best of them wins. A seat's cards are the cards it plays
 plus ``hold`` (cards it holds and never plays), filled up to nine with plain cards nobody plays;
-the stock is the rest of the deck.
+the stock is the rest of the deck. (TR-7 and TR-11, nine tricks for each of many splits, deal
+with tresillo_support.build instead: tricks of one suit each, won by the seats asked for.)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from results_support import ok, winners
-from tresillo_support import DECK, LETTER, TRUMP_ORDER, active, opening
+import pytest
+from results_support import ok, violation, winners
+from tresillo_support import DECK, LETTER, TRUMP_ORDER, active, build, flat, opening, rec
+
+from engine import api
 
 FRESH = {"plate": 0, "plateHolds": "none", "cartulina": []}
 PRIMERA_30 = {"plate": 30, "plateHolds": "primera", "cartulina": []}
@@ -283,9 +288,10 @@ def test_a19_bola_collects_the_primeras_too():
     assert without["net"] == [-110, 3 * 105 + 5, -105, -105]  # 105 each
 
 
-# S1's entrada in bastos (a favor): tricks 1-5 and planto; he holds 1e (no estuches).
-PLANTO_FAVOR = hand("entrada bastos", ["1 12c, 2 7c, 3 6c", "1 12e, 2 3e, 3 4e", "1 12o, 2 7o, 3 6o",
-                                       "1 11c, 2 5c, 3 4c", "1 11e, 2 5e, 3 6e", "1 planto"], hold={1: "1e"})
+# S1's entrada in bastos (a favor): tricks 1-5 with plain cards and planto; he holds 1e (no estuches).
+FIRST_FIVE_BASTOS = ["1 12c, 2 7c, 3 6c", "1 12e, 2 3e, 3 4e", "1 12o, 2 7o, 3 6o", "1 11c, 2 5c, 3 4c",
+                     "1 11e, 2 5e, 3 6e"]
+PLANTO_FAVOR = hand("entrada bastos", [*FIRST_FIVE_BASTOS, "1 planto"], hold={1: "1e"})
 
 
 def test_a21_favour_rounding_double_of_rounded_or_rounded_double():
@@ -439,3 +445,174 @@ def test_a36_tr15_three_seats():
                                             "2 3c, 0 10c, 1 2c"], jugador=0, seats=3, hold={0: "1e"}))
     assert dealer["jugador"] == 0 and dealer["outcome"] == "sacada" and winners(dealer) == [0, 0, 1, 0, 0, 2, 0]
     assert dealer["net"] == [10 + 5 - 5, -5, -5]
+
+
+# ---- section 10's accounting examples played out: TR-7, TR-8, TR-10, TR-11, TR-12 -------------------
+
+
+def played_to(record: dict[str, Any]) -> dict[str, Any]:
+    """The result of a record under the default ``stopWhenDecided``: the hand may end before its
+    last action; the record is then cut where it ended (the next action is refused as too late)."""
+    result = api.validate(record)
+    if result["valid"]:
+        assert result["finished"] is True
+        return result
+    late = result["violation"]["action"]
+    assert result["violation"]["code"] == "NOT_ALLOWED_NOW"
+    return finished({**record, "actions": record["actions"][:late]})
+
+
+def built(winners_: list[int], calls: tuple[str, ...] = (), rules: dict[str, Any] | None = None) -> dict[str, Any]:
+    """S1's entrada in oros on a fresh table, ``calls`` before the first lead, then nine tricks of
+    one suit each (tresillo_support.build) won by ``winners_``."""
+    hands, tricks = build("o", {}, winners_)
+    return rec(hands, [*opening(1, "entrada oros"), *calls, *flat(tricks)], rules=rules, table=dict(FRESH))
+
+
+# TR-7: (Jugador S1, S2, S3) tricks -> the class and the codillo giver; no trick order gives S1
+# tricks 1-5 (no bola decision).
+TR7 = {
+    (5, 3, 1): ([2, 1, 1, 1, 1, 2, 3, 2, 1], "sacada", None),
+    (4, 3, 2): ([1, 2, 1, 3, 2, 1, 3, 2, 1], "sacada", None),
+    (4, 4, 1): ([2, 1, 2, 1, 2, 1, 2, 1, 3], "puesta", None),
+    (4, 5, 0): ([2, 2, 1, 2, 1, 2, 1, 2, 1], "codillo", 2),
+    (3, 3, 3): ([1, 2, 3] * 3, "puesta", None),
+    (3, 4, 2): ([2, 1, 2, 3, 2, 1, 3, 2, 1], "codillo", 2),
+    (2, 4, 3): ([2, 3, 2, 1, 3, 2, 3, 2, 1], "codillo", 2),
+    (1, 4, 4): ([2, 3, 2, 3, 2, 3, 2, 3, 1], "puestaReal", None),
+    (1, 5, 3): ([2, 2, 3, 2, 3, 2, 3, 2, 1], "codillo", 2),
+    (0, 5, 4): ([2, 3, 2, 3, 2, 3, 2, 3, 2], "codillo", 2),
+}
+
+
+@pytest.mark.parametrize("split", list(TR7), ids=lambda s: "-".join(map(str, s)))
+def test_tr07_each_split_played_out(split: tuple[int, int, int]):
+    """TR-7 (7.1): each split of the example, played to the ninth trick (``stopWhenDecided:
+    false``), has the example's class and codillo giver; with the default the hand ends as soon
+    as the class is certain, with the same class and the same money."""
+    order, outcome, giver = TR7[split]
+    record = built(order, rules={"stopWhenDecided": False})
+    result = finished(record)
+    assert winners(result) == order
+    assert result["seatTricks"] == [0, *split]
+    assert result["outcome"] == outcome
+    assert result.get("codilloTo") == giver
+    early = played_to({**record, "rules": {}})
+    assert (early["outcome"], early.get("codilloTo"), early["net"], early["table"]) == (outcome, giver, result["net"], result["table"])
+
+
+# TR-8: S1's entrada in oros holding 1e 7o 1b 1o 12o, not 11o: tricks 1-5 and planto.
+TR8_FIVE = hand("entrada oros", ["1 1e, 2 3o, 3 4o", "1 7o, 2 5o, 3 6o", "1 12c, 2 7c, 3 6c", "1 12e, 2 3e, 3 4e",
+                                 "1 12b, 2 3b, 3 4b", "1 planto"], hold={1: "1b 1o 12o"})
+# S1 holds the eight trumps in sequence 1e 7o 1b 1o 12o 11o 10o 2o, and 3b; S2 and S3 two small
+# trumps each, which they give to his first two tricks. He goes on for the bola and takes all nine.
+TR8_RUN = hand("entrada oros", ["1 1e, 2 3o, 3 4o", "1 7o, 2 5o, 3 6o", "1 1b, 2 12c, 3 12e", "1 1o, 2 11c, 3 11e",
+                                "1 12o, 2 10c, 3 10e", "1 bola", "1 11o, 2 12b, 3 7c", "1 10o, 2 11b, 3 6c",
+                                "1 2o, 2 10b, 3 5c", "1 3b, 2 2b, 3 4c"])
+
+
+def test_tr08_estuches_played():
+    """TR-8 (8.2) in played hands: 1e 7o 1b 1o 12o without 11o count 5; eight trumps in sequence
+    count 5 on a stop after the first five, 8 in a bola made; in bastos, holding none of 1e 2b 1b
+    but 12b is a contraestuche of 3, without 12b but with 11b of 4; 1e and 1b without the mala
+    count nothing."""
+    five = finished(TR8_FIVE)
+    assert (five["outcome"], five["estuches"], five["contraestuches"]) == ("primeras", 5, 0)
+    assert five["net"] == [-20, 50, -15, -15]  # 5 + primeras 1 + jugar 5 = 11 -> 15 each
+    stop = finished({**TR8_RUN, "actions": [*TR8_RUN["actions"][:-13], "1 planto"]})
+    assert winners(stop) == [1] * 5 and (stop["outcome"], stop["estuches"]) == ("primeras", 5)
+    assert stop["net"] == [-20, 50, -15, -15]
+    bola = finished(TR8_RUN)
+    assert winners(bola) == [1] * 9 and (bola["outcome"], bola["estuches"]) == ("bola", 8)
+    assert bola["net"] == [-120, 3 * 115 + 5, -115, -115]  # 8 + 1 + 100 + 5 = 114 -> 115 each
+    for held, count in (("12b", 3), ("11b", 4)):
+        contra = finished(hand("entrada bastos", [*FIRST_FIVE_BASTOS, "1 planto"], hold={1: held}))
+        assert (contra["outcome"], contra["estuches"], contra["contraestuches"]) == ("primeras", 0, count), held
+        assert contra["net"] == [-25, 65, -20, -20]  # 3 or 4 + 1 + 5 -> 10, x2 a favor = 20 each
+    partial = finished(hand("entrada oros", [*FIRST_FIVE, "1 planto"], hold={1: "1e 1b"}))
+    assert (partial["estuches"], partial["contraestuches"]) == (0, 0)
+    assert partial["net"] == [-15, 35, -10, -10]  # primeras 1 + jugar 5 = 6 -> 10 each
+
+
+def test_tr10_vuelta_turning_the_favour_suit_played():
+    """TR-10 (A8, A21) played: a vuelta turning 4b (bastos = F) on a plate of 5, won with nothing
+    extra: 5 + 2 = 7 -> 10, x2 = 20 from each (``favorRounding: roundedDouble``: roundUp5(14) =
+    15); lost by a puesta: 2 -> 5, x2 = 10 to each, and the puesta 5 + 40 = 45 into the plate."""
+    won = finished(VUELTA_WIN)
+    assert (won["turnUp"], won["favor"], won["outcome"]) == ("4b", True, "sacada")
+    assert won["net"] == [-25, 3 * 20 + 5, -20, -20]
+    rounded = under(VUELTA_WIN, {"favorRounding": "roundedDouble"})
+    assert rounded["net"] == [-20, 3 * 15 + 5, -15, -15]
+    assert sorted(paid(rounded)) == sorted([("seat 0", "plate", 5), ("seat 0", "seat 1", 15), ("seat 2", "seat 1", 15),
+                                            ("seat 3", "seat 1", 15), ("plate", "seat 1", 5)])
+    lost = finished(VUELTA_PUESTA)
+    assert (lost["outcome"], lost["favor"]) == ("puesta", True)
+    assert sorted(paid(lost)) == sorted([("seat 0", "plate", 5), ("seat 1", "seat 0", 10), ("seat 1", "seat 2", 10),
+                                         ("seat 1", "seat 3", 10), ("seat 1", "plate", 45)])
+    assert lost["table"] == {"plate": 50, "plateHolds": "primera", "cartulina": []}
+
+
+# TR-11: S1's entrada in oros surrendered before the first lead, S2 bien, S3 defiendo: the defender
+# S3 (d), the rendido S1 (r), the mano pobre S2 (p). Tricks in order, the split, net, plate after,
+# and the payments besides the dealer's 5.
+TR11 = {
+    "dWin": ([3, 1, 3, 2, 3, 1, 3, 2, 3], (5, 2, 2), [-5, -25, 0, 25], (5, "none"), [("seat 1", "seat 3", 25)]),
+    "dPuesta": ([3, 1, 3, 1, 3, 1, 3, 1, 2], (4, 4, 1), [-5, -25, 0, -25], (55, "primera"),
+                [("seat 1", "plate", 25), ("seat 3", "plate", 25)]),
+    "dCodilloR": ([1, 2, 1, 3, 2, 1, 2, 1, 3], (2, 4, 3), [-5, 0, 0, -25], (30, "primera"), [("seat 3", "plate", 25)]),
+    "dCodilloP": ([2, 1, 2, 3, 2, 1, 2, 3, 2], (2, 2, 5), [-5, -25, 25, -25], (30, "primera"),
+                  [("seat 1", "plate", 25), ("seat 3", "seat 2", 25)]),
+}
+DEFENDED_BY_3 = ("1 rindo", "2 bien", "3 defiendo")
+
+
+def test_tr11_entrada_rendida_accepted_played():
+    """TR-11 (8.7): plate 5 (none), entrada sencilla, P = 5 + 20 = 25: both say bien, the rendido
+    pays 25 into the plate, which then holds a puesta primera of 30."""
+    result = finished(built([], calls=("1 rindo", "2 bien", "3 bien")))
+    assert (result["outcome"], result["rendido"]) == ("rendida", 1) and result["tricks"] == []
+    assert paid(result) == [("seat 0", "plate", 5), ("seat 1", "plate", 25)]
+    assert result["net"] == [-5, -25, 0, 0] and result["condiciones"] == []
+    assert result["table"] == {"plate": 30, "plateHolds": "primera", "cartulina": []}
+
+
+@pytest.mark.parametrize("outcome", list(TR11))
+def test_tr11_entrada_rendida_defended_played(outcome: str):
+    """TR-11 (7.4, 8.7): the four defended outcomes at the example's splits (d, r, p), played to
+    the ninth trick, no condiciones: D-WIN, the rendido pays 25 to the defender, plate 5 none;
+    D-PUESTA, both pay 25 into the plate (55 primera); D-CODILLO-R, the defender pays 25 into it
+    (30 primera); D-CODILLO-P, the rendido pays 25 into it (30 primera) and the defender 25 to the
+    mano pobre. With the default ``stopWhenDecided`` the hand ends earlier with the same money."""
+    order, (d, r, p), net, (plate, holds), moved = TR11[outcome]
+    record = built(order, calls=DEFENDED_BY_3, rules={"stopWhenDecided": False})
+    result = finished(record)
+    assert (result["rendido"], result["defender"]) == (1, 3)
+    assert winners(result) == order and result["seatTricks"] == [0, r, p, d]
+    assert result["outcome"] == outcome and result.get("codilloTo") == (2 if outcome == "dCodilloP" else None)
+    assert sorted(paid(result)) == sorted([("seat 0", "plate", 5), *moved])
+    assert result["net"] == net and result["condiciones"] == []
+    assert result["table"] == {"plate": plate, "plateHolds": holds, "cartulina": []}
+    early = played_to({**record, "rules": {}})
+    assert (early["outcome"], early["net"], early["table"]) == (outcome, net, result["table"])
+
+
+# TR-12: S1's vuelta turns 2o; holding 1e 7o 1b 1o 12o he discards 6b 7b and draws 5c; he wins
+# tricks 1 and 2, then surrenders.
+TR12 = hand("vuelta", ["1 12c, 2 7c, 3 6c", "1 12e, 2 3e, 3 4e", "1 rindo"], hold={1: "1e 7o 1b 1o 12o 2o 5c"},
+            vuelta=("2o", "5c", "6b 7b"), table=PRIMERA_30)
+
+
+def test_tr12_vuelta_rendida_played():
+    """TR-12 (8.7): on a plate of 35 holding a puesta primera, a vuelta (turned 2o, not favour)
+    surrendered after trick 2 pays the vuelta's 2 -> 5 to each other player, estuches ignored,
+    and its puesta 35 + 20 = 55 goes onto the cartulina; the hand ends, nobody may defend it."""
+    result = finished(TR12)
+    assert (result["lance"], result["turnUp"], result["favor"], result["outcome"]) == ("vuelta", "2o", False, "rendida")
+    assert "solera" not in result and winners(result) == [1, 1]
+    assert result["estuches"] == 0 and result["condiciones"] == [{"item": "vuelta", "tantos": 2}]
+    assert sorted(paid(result)) == sorted([("seat 0", "plate", 5), ("seat 1", "seat 0", 5), ("seat 1", "seat 2", 5),
+                                           ("seat 1", "seat 3", 5)])
+    assert result["net"] == [0, -15, 5, 5]
+    assert result["table"] == {"plate": 35, "plateHolds": "primera", "cartulina": [{"seat": 1, "amount": 55}]}
+    for answer in ("2 bien", "2 defiendo"):
+        assert violation({**TR12, "actions": [*TR12["actions"], answer]}) == (len(TR12["actions"]), "NOT_ALLOWED_NOW")
