@@ -20,72 +20,12 @@ from typing import Any
 
 import pytest
 from results_support import legal, legal_of, ok, violation, winners
-from revesino_support import DECK, card_points, more, rec, trick_winner, upto
+from revesino_support import DECK, card_points, first_card_of_trick, more, moves, scripted, seat, through_trick, upto
 
 from engine import api
 from engine.errors import InvalidInput
 
 # ---- scripted hands ----------------------------------------------------------------------------
-
-
-def seat(dealer: int, k: int) -> int:
-    """The absolute seat of Sk when ``dealer`` deals."""
-    return (dealer + k) % 4
-
-
-def scripted(tricks: Sequence[str], *, dealer: int = 0, undealt: str, exchange: dict[int, str] | None = None,
-             calls: Sequence[str] = (), before: dict[int, Sequence[str]] | None = None,
-             rules: dict[str, Any] | None = None, table: dict[str, Any] | None = None) -> dict:
-    """A whole hand record from its tricks.
-
-    ``tricks``: the cards of each trick in play order from its leader. ``undealt``: S1's, S2's
-    and S3's undealt cards. ``exchange``: by relative seat, ``"quedo"`` (default for S1-S3),
-    ``"cambio <card>"`` or, for S0, ``"descarte <card>"`` (required): the hands dealt are the
-    hands the tricks show, with a cambio's discard in place of the undealt card taken and the
-    dealer's discard added. ``calls``: actions (relative seat first, e.g. ``"2 napolitana"``)
-    made after the exchange; ``before[n]``: actions made just before the first card of trick n.
-    """
-    exchange = dict(exchange or {})
-    stock = undealt.split()
-    assert len(stock) == 3, "test bug: three undealt cards"
-    held: list[list[str]] = [[] for _ in range(4)]
-    plays: list[list[str]] = []
-    leader = seat(dealer, 1)
-    for text in tricks:
-        cards = text.split()
-        assert len(cards) == 4, f"test bug: {text!r}"
-        plays.append([f"{(leader + k) % 4} {c}" for k, c in enumerate(cards)])
-        for k, c in enumerate(cards):
-            held[(leader + k) % 4].append(c)
-        leader = (leader + trick_winner(cards)) % 4
-    dealt = [list(h) for h in held]
-    actions = []
-    for k in (1, 2, 3):
-        s = seat(dealer, k)
-        choice = exchange.get(k, "quedo")
-        if choice.startswith("cambio "):
-            out = choice.split()[1]
-            assert stock[k - 1] in dealt[s], f"test bug: S{k} takes {stock[k - 1]} but never plays it"
-            dealt[s].remove(stock[k - 1])
-            dealt[s].append(out)
-        actions.append(f"{s} {choice}")
-    discard = exchange[0].split()[1]
-    dealt[dealer].append(discard)
-    actions.append(f"{dealer} descarte {discard}")
-
-    def absolute(action: str) -> str:
-        k, rest = action.split(" ", 1)
-        return f"{seat(dealer, int(k))} {rest}"
-
-    actions += [absolute(a) for a in calls]
-    for n, trick in enumerate(plays, start=1):
-        actions += [absolute(a) for a in (before or {}).get(n, ())]
-        actions += trick
-    record = rec([" ".join(h) for h in dealt], actions, undealt=undealt, dealer=dealer, rules=rules, table=table)
-    assert record["deal"]["stock"].split() == stock
-    return record
-
-
 
 
 def view(record: dict, s: int) -> dict:
@@ -94,28 +34,6 @@ def view(record: dict, s: int) -> dict:
 
 def hand(record: dict, s: int) -> set[str]:
     return set(view(record, s)["hand"].split())
-
-
-def first_card_of_trick(record: dict, n: int) -> int:
-    """The index of the action that plays the first card of trick ``n``."""
-    count = 0
-    for i, a in enumerate(record["actions"]):
-        if a.split()[1][0].isdigit():
-            if count == 4 * (n - 1):
-                return i
-            count += 1
-    raise AssertionError(f"no trick {n}")
-
-
-def through_trick(record: dict, n: int, led: bool = False) -> dict:
-    """The record cut after trick ``n`` (and the lead to trick n + 1 when ``led``)."""
-    end = first_card_of_trick(record, n + 1) if n < 11 else len(record["actions"])
-    return upto(record, end + (1 if led else 0))
-
-
-def moves(result: dict, trick: int | None = None) -> list[tuple[str, str, int]]:
-    """The payments as (payer, payee, amount), in order; those of one trick when ``trick``."""
-    return [(p["payer"], p["payee"], p["amount"]) for p in result["payments"] if trick is None or p.get("trick") == trick]
 
 
 def settle(record: dict, result: dict, **extra: Any) -> dict:

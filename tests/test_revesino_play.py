@@ -5,8 +5,9 @@ announcement and its cut), R6, R10, R24, R25, R28, R32, R37, the violation codes
 records/FORMAT.md section 6, and what a seat may see.
 
 Dealer 0 unless stated, so the spec's Sn is seat n: S1 leads trick 1, then S2, S3 and the dealer.
-The money of a hand is engine/revesino_money.py's (tests/test_revesino_money.py); here only the
-fondo and escrow of the quínola examples RV-6/RV-7 are read, as the play makes them.
+The money of a hand is engine/revesino_money.py's (tests/test_revesino_money.py); here the
+single-trick examples RV-3 ... RV-7 are played and the transfers of their trick read, with the
+fondo and the escrow as the play makes them.
 """
 
 from __future__ import annotations
@@ -341,8 +342,19 @@ def test_rv03_placed_ace_in_trick_4():
     assert winners(result)[-1] == 2
     assert kind_of(record, n + 2) == "placed"
     assert result["cardPoints"] == points_by_seat(result)
-    assert result["cardPoints"][2] >= 7
+    assert result["cardPoints"][2] - ok(r)["cardPoints"][2] == 3 + 4  # 12e and 1b
     assert trick_money(record, 4) == [(2, 3, 1)]  # the winner S2 pays the placer S3 1
+
+
+def test_rv04_oros_ace_placed_in_trick_1_doubled():
+    # Trick 1 (m = 2): S1 4c, S2 1o (void in copas), S3 11c, S0 2c. Winner S3 with 4 + 2 points.
+    r = build({1: "4c", 2: "1o", 3: "11c", 0: "2c"}, [], voids={2: "c"})
+    record = more(r, "1 4c", "2 1o", "3 11c", "0 2c")
+    result = ok(record)
+    assert winners(result) == [3] and result["cardPoints"] == [0, 0, 0, 6]
+    assert kind_of(record, len(r["actions"]) + 1) == "placed"
+    assert trick_money(record, 1) == [(3, 2, 4)]  # oros ace placed: 2 x m = 4, paid by the winner S3
+    assert trick_money(with_rules(record, doubleAcePlaced="copas"), 1) == [(3, 2, 2)]  # 1 x 2
 
 
 def test_seat_tricks_and_card_points_follow_the_tricks():
@@ -408,7 +420,26 @@ def test_rv06_quinola_placed_takes_the_fondo_into_escrow():
     assert winners(result)[-1] == 3
     assert (result["fondo"], result["escrow"]) == (0, 14)
     # Side payments: the winner S3 pays S0 2, S1 and S2 1 each.
-    assert {(3, 0, 2), (1, 0, 1), (2, 0, 1)} <= set(trick_money(record, 3))
+    assert trick_money(record, 3) == sorted([("fondo", "escrow", 14), (3, 0, 2), (1, 0, 1), (2, 0, 1)], key=str)
+    # No revesino after trick 9: S0 keeps the 14 (the escrow's); the next deal finds an empty
+    # fondo: four antes of 2 and the fee make it 9.
+    played = ok(play_out(record))
+    assert ("escrow", "seat 0", 14) in [(p["payer"], p["payee"], p["amount"]) for p in played["payments"]]
+    assert played["table"] == {"fondo": 0}
+    assert ok(rec(["", "", "", ""], dealer=played["nextDealer"], table=played["table"]))["fondo"] == 9
+
+
+def test_rv06_quinola_placed_in_trick_11_pays_double_and_takes_the_fondo_at_once():
+    # The same trick as trick 11 (m = 2), the fondo 14: the side payments are 4/2/2, the fondo
+    # goes to S0 at once (no escrow).
+    r = build({2: "6e", 3: "8e", 0: "10o", 1: "2e"}, [1, 2, 3, 0, 1, 2, 3, 0, 1, 2], voids={0: "e"}, table={"fondo": 13})
+    record = more(r, "2 6e", "3 8e", "0 10o", "1 2e")
+    result = ok(record)
+    assert result["finished"] and winners(result)[-1] == 3
+    assert kind_of(record, len(r["actions"]) + 2) == "placed"
+    assert trick_money(record, 11) == sorted([("fondo", 0, 14), (3, 0, 4), (1, 0, 2), (2, 0, 2)], key=str)
+    assert not [p for p in result["payments"] if "escrow" in (p["payer"], p["payee"])]
+    assert result["table"] == {"fondo": 0}
 
 
 def test_rv07_quinola_forced_pays_the_fondo_into_escrow():

@@ -565,6 +565,51 @@ def test_settle_hand_worked_examples(case, hand, net, fondo, figures, stub, http
     assert (result["net"], result["table"], result["payments"]) == (answer["net"], answer["table"], answer["payments"])
 
 
+def played(case: str) -> dict:
+    """ValidateHand's result (the engine's) for the record of a WORKED case."""
+    _request, record = next(hand for name, hand, *_ in WORKED if name == case)
+    result = api.validate(record)
+    assert result["valid"] is True and result["finished"] is True, result.get("violation")
+    return result
+
+
+def transfers(result: dict, party: str | None = None) -> list[tuple[str, str, int]]:
+    """The payments as (payer, payee, amount), sorted; only those ``party`` pays or receives."""
+    return sorted((p["payer"], p["payee"], p["amount"]) for p in result["payments"] if party in (None, p["payer"], p["payee"]))
+
+
+def test_rv09_played_the_cancellation_and_the_revesino_won() -> None:
+    """RV-9 played: trick 2, S3 pays S1 1 for the placed 1e; trick 4, S2 places the quínola: 17
+    from the fondo into escrow, S3 pays him 2, S0 and S1 1 each. S3 announces: S1 returns 1 to S3,
+    S2 returns the 17 to the fondo and 2 to S3, 1 to S0, 1 to S1. S3 wins: the fondo (17) and 16
+    from each."""
+    result = played("RV-9 revesino won")
+    assert transfers(result) == sorted([
+        ("seat 0", "fondo", 1), ("seat 3", "seat 1", 1),
+        ("fondo", "escrow", 17), ("seat 3", "seat 2", 2), ("seat 0", "seat 2", 1), ("seat 1", "seat 2", 1),
+        ("seat 1", "seat 3", 1), ("escrow", "fondo", 17), ("seat 2", "seat 3", 2), ("seat 2", "seat 0", 1), ("seat 2", "seat 1", 1),
+        ("fondo", "seat 3", 17), ("seat 0", "seat 3", 16), ("seat 1", "seat 3", 16), ("seat 2", "seat 3", 16)])
+    assert "handWinner" not in result and "partyPayer" not in result  # no party is paid
+
+
+def test_rv11_played_the_failed_napolitanas_payments() -> None:
+    """RV-11 played: S2 takes the fondo (12) and 2/1/1 for the quínola in trick 3, 1 from S1 for
+    1c in trick 5, 1 from S0 for 1e in trick 7, keeps the 12 after trick 9; his 1o is forced in
+    trick 10 (1 to S3, the leader) and wins: he refunds twice what he was paid (S0 6, S1 4, S3 2),
+    pays twice the 12 into the fondo (24), and the party (7) to the hand winner S3. Before the
+    party his net is +4 + 12 + 2 - 1 - 12 - 24 = -19."""
+    result = played("RV-11 napolitana fails")
+    assert transfers(result, "seat 2") == sorted([
+        ("seat 0", "seat 2", 2), ("seat 1", "seat 2", 1), ("seat 3", "seat 2", 1), ("escrow", "seat 2", 12),
+        ("seat 1", "seat 2", 1), ("seat 0", "seat 2", 1), ("seat 2", "seat 3", 1),
+        ("seat 2", "seat 0", 6), ("seat 2", "seat 1", 4), ("seat 2", "seat 3", 2), ("seat 2", "fondo", 24),
+        ("seat 2", "seat 3", 7)])
+    assert ("fondo", "escrow", 12) in transfers(result)
+    assert result["net"][2] + 7 == -19
+    assert (result["handWinner"], result["partyPayer"], result["party"]) == (3, 2, 7)
+    assert result["table"] == {"fondo": 24}
+
+
 def settle_request(record: dict, result: dict) -> dict:
     """SettleHand's request for a finished record: the tricks' cards, the napolitana's seat, the
     announcer and the cards out of play, from the record replayed here (the forced aces and
