@@ -77,19 +77,30 @@ class IllegalAction(NaipesError):
 SHOWN_AT_MOST = 60  # characters of a bad value quoted in a message (an action or a card may be any size)
 
 
+def _single_quoted(text: str) -> str:
+    """``text`` in single quotes, escaped as ``repr`` escapes it (a backslash, a control character)
+    and a single quote inside as ``\\'``: ``repr`` itself switches to double quotes for a string
+    holding a single quote (``"o'clock"``), which a message's JSON would show as ``\\"o'clock\\"``."""
+    quoted = repr(text)
+    if quoted.startswith('"'):  # (then ``text`` holds a ' and no ", and repr escaped neither)
+        quoted = "'" + quoted[1:-1].replace("'", "\\'") + "'"
+    return quoted
+
+
 def shown(value: object) -> str:
-    """A value of a request quoted in a message: a string in quotes as ``repr`` writes it
-    (``'2 1e'``, readable inside a JSON message's text), anything else as JSON writes it (``null``,
-    ``true``, ``[1, 2]``: a message speaks JSON, not Python), cut short when long: a 900 KB action
-    is quoted by its start."""
+    """A value of a request quoted in a message: a string in single quotes (``'2 1e'``,
+    ``'o\\'clock'``: readable inside a JSON message's text), anything else as JSON writes it
+    (``null``, ``true``, ``[1, 2]``: a message speaks JSON, not Python), cut short when long: a
+    900 KB action is quoted by its first 60 characters, in quotes, and its length
+    (``'xxx...x'... (900,003 characters)``)."""
     if isinstance(value, str):
+        if len(value) <= SHOWN_AT_MOST:
+            return _single_quoted(value)
+        return f"{_single_quoted(value[:SHOWN_AT_MOST])}... ({len(value):,} characters)"
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not a JSON value (a Python object or a cycle): its repr
         text = repr(value)
-    else:
-        try:
-            text = json.dumps(value, ensure_ascii=False)
-        except (TypeError, ValueError):  # not a JSON value (a Python object or a cycle): its repr
-            text = repr(value)
     if len(text) <= SHOWN_AT_MOST:
         return text
-    size = len(value) if isinstance(value, str) else len(text)
-    return f"{text[:SHOWN_AT_MOST]}... ({size:,} characters)"
+    return f"{text[:SHOWN_AT_MOST]}... ({len(text):,} characters)"

@@ -283,6 +283,19 @@ def test_a_long_bad_action_is_quoted_by_its_start():
     assert len(err.value.message) < 300 and "(100,000 characters)" in err.value.message  # the bad token
 
 
+def test_a_string_in_a_message_is_in_single_quotes_and_cut_after_its_60th_character():
+    """docs/api.md: a message quotes a string in single quotes, to read plainly inside the JSON of
+    its text, a long one by its first 60 characters and its length. A string holding a quote was
+    in double quotes (Python's repr: "o'clock", \\"o'clock\\" in JSON), and a long one lost its
+    closing quote and its 60th character."""
+    with pytest.raises(InvalidInput) as err:
+        api.validate({"game": "o'clock"})
+    assert err.value.message.startswith("unknown game 'o\\'clock': ")
+    action = "1 " + "x" * 98
+    message = api.validate(rec(DEAL_A, "1o", [action]))["violation"]["message"]
+    assert message.startswith(f"action 0 ('1 {'x' * 58}'... (100 characters)): ")
+
+
 def test_non_canonical_actions_are_read_and_results_are_canonical():
     result = ok(rec(DEAL_A, "1o", ["1  2O", " 2 4E ", "3 ENVITE"]))
     assert result["tricks"][0]["cards"] == ["2o", "4e"]

@@ -98,6 +98,11 @@ def test_node_example_prints_what_the_python_example_prints(case: str, node: lis
 REFUSED = {
     "unknown_field": dict(RECORD, foo=1),
     "string_for_seats": dict(RECORD, seats="four"),
+    # a string quoted as the service quotes it: single quotes whatever it holds, Python's escapes,
+    # a long one by its first 60 characters (a code point each) and its length
+    "quote_in_a_string": dict(RECORD, seats="o'clock"),
+    "escapes_in_a_string": dict(RECORD, seats="a\\b\tc\u200b\x7f\U0001f0a1 é"),
+    "long_string": dict(RECORD, dealer="\U0001f0a1" + "x" * 1500),
     "number_for_an_action": dict(RECORD, actions=[7]),
     "string_for_the_deal": dict(RECORD, deal="1e 2e"),
     "seats_out_of_range": dict(RECORD, seats=2**40),
@@ -119,6 +124,10 @@ def test_node_example_refuses_as_the_python_example(node: list[str], grpc_target
         run = _run(node, path, grpc_target)
         expected = _python_example(grpc_target, path)
         assert expected[0] == 2 and (run.returncode, run.stdout, run.stderr) == expected, name
+        if name == "quote_in_a_string":
+            assert run.stderr == "INVALID_FIELD (seats): seats: expected an integer, not 'o\\'clock'\n"
+        if name == "long_string":
+            assert run.stderr.endswith("x" * 59 + "'... (1,501 characters)\n"), run.stderr
     assert run.stderr.startswith("INVALID_OPTION_VALUE (rules.ladder): rules option ladder cannot be '1-2-3'")
 
 

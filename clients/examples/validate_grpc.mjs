@@ -62,7 +62,24 @@ class NaipesError extends Error {
 // record is checked here first and refused, as the service refuses it over REST: INVALID_FIELD
 // naming the field.
 const INT32 = new Set(["int32", "sint32", "sfixed32"]);
-const what = (value) => typeof value === "string" ? `'${value.length > 60 ? `${value.slice(0, 60)}... (${value.length} characters)` : value}'`
+// A string is quoted as the service quotes it (engine/errors.py, shown): in single quotes, escaped
+// as Python's repr escapes a character (a backslash, a quote, one Python does not print), and a
+// long one by its first 60 characters and its length.
+const UNPRINTED = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;  // (str.isprintable's, but for " ")
+const ESCAPES = { "\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+const escape = (char) => {
+  if (ESCAPES[char] !== undefined) return ESCAPES[char];
+  if (char === " " || !UNPRINTED.test(char)) return char;
+  const point = char.codePointAt(0);
+  const [prefix, width] = point < 0x100 ? ["x", 2] : point < 0x10000 ? ["u", 4] : ["U", 8];
+  return `\\${prefix}${point.toString(16).padStart(width, "0")}`;
+};
+const quoted = (chars) => `'${chars.map(escape).join("")}'`;
+const shown = (text) => {
+  const chars = [...text];  // (characters, as Python counts them: a code point each)
+  return chars.length > 60 ? `${quoted(chars.slice(0, 60))}... (${chars.length.toLocaleString("en-US")} characters)` : quoted(chars);
+};
+const what = (value) => typeof value === "string" ? shown(value)
   : Array.isArray(value) ? "a list" : value !== null && typeof value === "object" ? "an object" : JSON.stringify(value);
 const kind = (value) => typeof value === "number" ? "a number" : typeof value === "string" ? "a string" : what(value);
 
