@@ -257,7 +257,8 @@ def test_example_scripts_exit_as_the_cli(example: str, rest_url: str, grpc_targe
 def test_example_scripts_exit_2_on_a_file_not_json_and_3_without_a_server(example: str, tmp_path: Path) -> None:
     """A file that is not JSON is one line on stderr and exit 2, as ``naipes validate``; a server
     that cannot be reached is exit 3, no answer (both were a traceback and exit 1, the code of a
-    violation)."""
+    violation), its code and message without a field ("UNAVAILABLE (None)" was Python's word for
+    none); no file at all is a usage line and exit 2 (a traceback and exit 1 in Python)."""
     script = ROOT / "clients" / "examples" / example
     command = [sys.executable, str(script)] if example.endswith(".py") else ["node", str(script)]
     port = _free_port()
@@ -266,10 +267,12 @@ def test_example_scripts_exit_2_on_a_file_not_json_and_3_without_a_server(exampl
     not_json.write_text("{not json")
     valid = tmp_path / "valid.json"
     valid.write_text(json.dumps(RECORD))
-    for path, status, code in ((not_json, 2, "MALFORMED_JSON"), (valid, 3, "UNAVAILABLE")):
+    for path, status, code in ((not_json, 2, "MALFORMED_JSON"), (valid, 3, "UNAVAILABLE: ")):
         run = subprocess.run([*command, str(path), target], capture_output=True, text=True, timeout=60)
         assert run.returncode == status, run.stderr
         assert run.stdout == "" and len(run.stderr.strip().splitlines()) == 1 and run.stderr.startswith(code), run.stderr
+    run = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout) == (2, "") and run.stderr.startswith(f"usage: {example} RECORD.json"), run.stderr
 
 
 # The README's oversized record: 999 actions of 1,100 characters, over 1 MiB in any encoding.

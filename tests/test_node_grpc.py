@@ -137,10 +137,12 @@ def test_node_example_exits_2_on_a_file_not_json_and_3_without_a_server(node: li
     not_json = tmp_path / "not.json"
     not_json.write_text("{not json")
     for path, target, status, code in ((not_json, "127.0.0.1:1", 2, "MALFORMED_JSON"), (EXAMPLES / "rentoy-hand.json",
-                                                                                        f"127.0.0.1:{free_port()}", 3, "UNAVAILABLE")):
+                                                                                        f"127.0.0.1:{free_port()}", 3, "UNAVAILABLE: ")):
         run = _run(node, path, target)
         assert run.returncode == status, run.stderr
         assert run.stdout == "" and len(run.stderr.strip().splitlines()) == 1 and run.stderr.startswith(code), run.stderr
+    run = _run(node)  # no file: a usage line, not a MALFORMED_JSON of "undefined"
+    assert (run.returncode, run.stdout) == (2, "") and run.stderr.startswith("usage: validate_grpc.mjs RECORD.json"), run.stderr
 
 
 def test_node_example_streams_the_records_in_order(node: list[str], grpc_target: str, tmp_path: Path) -> None:

@@ -7,7 +7,12 @@ import { readFile } from "node:fs/promises";
 import { Naipes, NaipesError } from "../js/naipes.mjs";
 
 const NO_ANSWER = new Set(["UNAVAILABLE", "DEADLINE_EXCEEDED", "INTERNAL"]);
-const [file, baseUrl = "http://127.0.0.1:8080"] = process.argv.slice(2);
+const args = process.argv.slice(2);
+if (args.length < 1 || args.length > 2) {
+  console.error("usage: validate.mjs RECORD.json [http://HOST:PORT]");
+  process.exit(2);
+}
+const [file, baseUrl = "http://127.0.0.1:8080"] = args;
 let record;
 try {
   record = JSON.parse(await readFile(file, "utf8"));
@@ -22,6 +27,6 @@ try {
   process.exitCode = result.valid ? 0 : 1;
 } catch (error) {
   if (!(error instanceof NaipesError)) throw error;
-  console.error(`${error.code} (${error.field}): ${error.message}`);
+  console.error(`${error.code}${error.field ? ` (${error.field})` : ""}: ${error.message}`);
   process.exitCode = NO_ANSWER.has(error.code) || /^HTTP_5/.test(error.code) ? 3 : 2;
 }

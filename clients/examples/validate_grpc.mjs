@@ -279,6 +279,10 @@ try {
     }
     process.exitCode = status;
   } else {
+    if (args.length < 1 || args.length > 2) {
+      console.error("usage: validate_grpc.mjs RECORD.json [HOST:PORT] | --stream RECORD.json... [--target HOST:PORT]");
+      process.exit(2);
+    }
     const [file, target = "127.0.0.1:50051"] = args;
     const record = await readRecord(file);
     const naipes = client(target);
@@ -292,6 +296,6 @@ try {
   }
 } catch (error) {
   if (!(error instanceof NaipesError)) throw error;
-  console.error(`${error.code} (${error.field}): ${error.message}`);
+  console.error(`${error.code}${error.field ? ` (${error.field})` : ""}: ${error.message}`);
   process.exitCode = NO_ANSWER.has(error.code) ? 3 : 2;
 }

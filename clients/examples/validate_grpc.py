@@ -22,6 +22,9 @@ def no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
 
+if len(sys.argv) not in (2, 3):
+    print("usage: validate_grpc.py RECORD.json [HOST:PORT]", file=sys.stderr)
+    sys.exit(2)
 try:
     record = json.loads(Path(sys.argv[1]).read_bytes(), parse_constant=no_constant)
 except (OSError, ValueError) as error:  # (a file not in UTF-8 included)
@@ -33,7 +36,7 @@ try:
     with GrpcClient(sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1:50051") as naipes:
         result = naipes.validate_hand(record)
 except NaipesError as error:
-    print(f"{error.code} ({error.field}): {error.message}", file=sys.stderr)
+    print(f"{error.code}{f' ({error.field})' if error.field else ''}: {error.message}", file=sys.stderr)
     sys.exit(3 if error.code in NO_ANSWER else 2)
 print(json.dumps(result, indent=2, ensure_ascii=False))
 sys.exit(0 if result["valid"] else 1)
