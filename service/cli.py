@@ -4,7 +4,7 @@
       REST under gunicorn (N workers) and gRPC (N processes on one port), until SIGINT or SIGTERM.
       Defaults from NAIPES_HOST, NAIPES_REST_PORT, NAIPES_GRPC_PORT, NAIPES_WORKERS.
   naipes validate FILE|-      replay a hand record (or {"record": ..., "expect": ...});
-                              exit 0 valid, 1 a rule is broken, 2 invalid input
+                              exit 0 valid, 1 a rule is broken, 2 invalid input, 3 an internal error
   naipes audit FILE|-         validate an archive: NDJSON, one record (or {"id": ..., "record": ...}, or
                               {"id": ..., "batch": [...]}) per line, on every core; each line answered
                               as POST /v1/hands:validateStream answers it, a count on stderr; exit 0
@@ -270,36 +270,42 @@ def rules(game: str) -> int:
 
 def _integer(text: str) -> int:
     """An integer argument, in ASCII digits as the API reads an integer given as a string
-    (``int()`` alone reads '٣' and '４' too)."""
-    from service.codec import integer_text_error
+    (``int()`` alone reads '٣' and '４' too), and within an int32 as the fields it fills (seats,
+    dealer, seat): protobuf refused a wider one with a ValueError, an INTERNAL error (exit 3)."""
+    from service.codec import integer_text_error, out_of_range
 
     error = integer_text_error(text, "value")
-    if error is not None:
-        raise argparse.ArgumentTypeError(error.message)
-    return int(text)
+    if error is None:
+        value = int(text)
+        if -(2**31) <= value < 2**31:
+            return value
+        error = out_of_range(value, "value")
+    # (argparse names the argument: "argument --seats: expected an integer, not 'four'")
+    raise argparse.ArgumentTypeError(error.message.removeprefix("value: "))
 
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="naipes", description="Naipes: rules-as-a-service for Spanish card games")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="serve REST (gunicorn) and gRPC until SIGINT/SIGTERM")
-    s.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"))
-    s.add_argument("--rest-port", type=_integer, default=_env_int("NAIPES_REST_PORT", 8080))
-    s.add_argument("--grpc-port", type=_integer, default=_env_int("NAIPES_GRPC_PORT", 50051))
-    s.add_argument("--workers", type=_integer, default=_env_int("NAIPES_WORKERS", 2), help="gRPC server processes and gunicorn workers")
-    v = sub.add_parser("validate", help="replay a hand record; exit 0 valid, 1 violation, 2 invalid input")
+    s.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"), help="default: NAIPES_HOST, else 127.0.0.1")
+    s.add_argument("--rest-port", type=_integer, default=_env_int("NAIPES_REST_PORT", 8080), help="default: NAIPES_REST_PORT, else 8080")
+    s.add_argument("--grpc-port", type=_integer, default=_env_int("NAIPES_GRPC_PORT", 50051), help="default: NAIPES_GRPC_PORT, else 50051")
+    s.add_argument("--workers", type=_integer, default=_env_int("NAIPES_WORKERS", 2),
+                   help="gRPC server processes and gunicorn workers; default: NAIPES_WORKERS, else 2")
+    v = sub.add_parser("validate", help="replay a hand record; exit 0 valid, 1 violation, 2 invalid input, 3 internal error")
     v.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
     a = sub.add_parser("audit", help="validate an archive of hand records (NDJSON) on every core; exit 0 all valid, "
-                                     "1 a violation, 2 a record not well formed")
+                                     "1 a violation, 2 a record not well formed, 3 an internal error")
     a.add_argument("file", help="NDJSON: one record, {\"id\": ..., \"record\": ...} or {\"id\": ..., \"batch\": [...]} a line; "
                                 "- for stdin")
-    lg = sub.add_parser("legal", help="who acts and every legal action of a hand in progress")
-    lg.add_argument("file")
+    lg = sub.add_parser("legal", help="who acts and every legal action of a hand in progress; exit as validate")
+    lg.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
     lg.add_argument("--seat", type=_integer, help="the view of this seat only")
     d = sub.add_parser("deal", help="a deterministic deal from a seed")
-    d.add_argument("--game", default="rentoy")
-    d.add_argument("--seats", type=_integer, default=4)
-    d.add_argument("--dealer", type=_integer, default=0)
+    d.add_argument("--game", default="rentoy", help="default: rentoy")
+    d.add_argument("--seats", type=_integer, default=4, help="default: 4")
+    d.add_argument("--dealer", type=_integer, default=0, help="default: 0")
     d.add_argument("--seed", default=None, help="default: a fresh random seed")
     r = sub.add_parser("rules", help="a game's house-rule options")
     r.add_argument("game")

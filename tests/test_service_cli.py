@@ -169,9 +169,17 @@ def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
 
 
 def test_integer_arguments_are_ascii_digits() -> None:
-    """As the API reads an integer given as a string: int() alone read '٣' as 3."""
+    """As the API reads an integer given as a string: int() alone read '٣' as 3. The message names
+    the argument once (it read "argument --seats: value: expected an integer", a field "value"
+    that no argument has)."""
     record, _ = load_example(rentoy_examples()[0])
     for args in (("legal", "-", "--seat", "٣"), ("deal", "--seats", "４"), ("deal", "--dealer", "+1")):
         done = naipes(*args, stdin=json.dumps(record))
-        assert done.returncode == 2 and "expected an integer, not" in done.stderr, done.stderr
+        assert done.returncode == 2 and f"error: argument {args[-2]}: expected an integer, not '{args[-1]}'\n" in done.stderr, done.stderr
+    # beyond an int32 (the fields they fill): an INTERNAL error and exit 3, from protobuf's ValueError
+    for args in (("legal", "-", "--seat", "100000000000"), ("deal", "--seats", "100000000000"), ("deal", "--dealer", "-2147483649")):
+        done = naipes(*args, stdin=json.dumps(record))
+        assert done.returncode == 2 and done.stderr.endswith(f"error: argument {args[-2]}: {args[-1]} is out of range\n"), done.stderr
+    done = naipes("deal", "--seats", "1" + "0" * 30)
+    assert done.returncode == 2 and "error: argument --seats: " in done.stderr and " is out of range" in done.stderr, done.stderr
     assert naipes("deal", "--seats", "4", "--dealer", "-0", "--seed", "x").returncode == 0
