@@ -32,3 +32,27 @@ def test_rentoy_doc_lists_every_option_with_its_default() -> None:
         default = option["default"]
         shown = str(default).lower() if isinstance(default, bool) else f'"{default}"'
         assert rows.get(option["name"]) == shown, option["name"]
+
+
+def test_format_doc_is_the_shared_contract_with_its_decisions_marked() -> None:
+    """docs/format.md is records/FORMAT.md of the shared specification: each of its paragraphs
+    (tables and examples included) is there, and each paragraph of the project's copy that is not
+    the contract's is its title comment, a link to the project's rules docs where the contract
+    points at ../rules/, or a Naipes decision saying so."""
+    from examples_support import examples_dir
+
+    shared = (examples_dir().parent / "FORMAT.md").read_text().split("\n\n")
+    ours = (DOCS / "format.md").read_text().split("\n\n")
+    missing = [p for p in shared if p not in ours and "../rules/" not in p]
+    assert missing == []
+    added = [p for p in ours if p not in shared and not p.startswith("<!--") and "](rules/" not in p and "(A Naipes decision" not in p]
+    assert added == []
+
+
+def test_api_doc_names_every_media_type_the_rest_api_reads() -> None:
+    from service import rest
+
+    text = (DOCS / "api.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| `UNSUPPORTED_MEDIA_TYPE` |"))
+    assert all(f"`{media}`" in row for media in rest._NDJSON_TYPES), row
+    assert rest._JSON_TYPES.match("application/problem+json") and "`application/*+json`" in row
