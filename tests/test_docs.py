@@ -56,3 +56,9 @@ def test_api_doc_names_every_media_type_the_rest_api_reads() -> None:
     row = next(line for line in text.splitlines() if line.startswith("| `UNSUPPORTED_MEDIA_TYPE` |"))
     assert all(f"`{media}`" in row for media in rest._NDJSON_TYPES), row
     assert rest._JSON_TYPES.match("application/problem+json") and "`application/*+json`" in row
+
+
+def test_deal_doc_gives_the_algorithm_as_a_deal_answer_names_it() -> None:
+    text = " ".join((DOCS / "deal.md").read_text().split())
+    algorithm = api.deal({"game": "rentoy", "seats": 4, "dealer": 0, "seed": "s"})["algorithm"]
+    assert f"`{algorithm}`" in text and f"`{algorithm.split(':')[0]}`" in text
