@@ -5,7 +5,7 @@ in progress. Served at ``GET /metrics`` on the REST port, in Prometheus' text fo
 Every label value comes from a closed set, whatever a client sends: ``transport`` is ``grpc`` or
 ``rest``; ``method`` an RPC's name in the service descriptor, ``Check`` (the gRPC health check),
 or for REST's routes outside the schema ``healthz``, ``metrics``, ``openapi``, and ``other`` for
-any path that is no route; ``code`` is ``OK``, a code of the error table (``service.errors``) or
+any path that is no route and any CORS preflight (``OPTIONS``); ``code`` is ``OK``, a code of the error table (``service.errors``) or
 ``CANCELLED`` (a gRPC stream whose client went away).
 
 Under ``naipes serve`` its processes write their metrics to files in one directory
@@ -166,7 +166,7 @@ def streaming(transport: str, release: Callable[[], None]) -> Callable[[], None]
 def instrument(app: Flask) -> None:
     """Counts each request of the REST app once its answer has been sent (a stream's, to its end):
     under its route's endpoint if one of ``REST_METHODS`` (else ``other``, as a path that is no
-    route), and the code the app left in the environ under ``CODE`` (``OK`` if none; ``INTERNAL``
+    route, and an ``OPTIONS`` request, a browser's CORS preflight, which calls nothing), and the code the app left in the environ under ``CODE`` (``OK`` if none; ``INTERNAL``
     if none and the app raised, for the HTTP server to answer)."""
     calls = {method: Calls("rest", method) for method in REST_METHODS}
     inner, make_context = app.wsgi_app, app.request_context
@@ -213,6 +213,8 @@ class _Answer:
 def _count(calls: dict[str, Calls], environ: dict[str, Any], started: float, default: str) -> None:
     request = environ.pop(_REQUEST, None)  # (the request holds the environ: no cycle left)
     rule = getattr(request, "url_rule", None)  # (None: no route)
+    if environ.get("REQUEST_METHOD") == "OPTIONS":  # a CORS preflight (Flask answers it): no call of the route's method
+        rule = None
     call = calls.get(environ.get(ENDPOINT) or (rule.endpoint if rule is not None else "other"))
     (call or calls["other"]).done(environ.get(CODE, default), started)
 

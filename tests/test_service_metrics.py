@@ -225,3 +225,19 @@ def test_without_naipes_serve_the_metrics_are_the_process_own(stub, rest_url: st
     counted = [calls("grpc", "ValidateHand", "OK"), calls("rest", "ValidateHand", "UNKNOWN_CARD")]
     expected = {k: before.get(k, 0.0) + 1 for k in counted}
     assert shown(rest_url, expected) == expected
+
+
+def test_a_cors_preflight_is_no_call_of_the_route(rest_url: str) -> None:
+    """A browser's preflight (OPTIONS, answered without calling anything) is ``other``: it was
+    counted as a ValidateHand or DescribeRules call answered OK, with its duration."""
+    preflight = {"Origin": "https://tables.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"}
+    routed = [calls("rest", "ValidateHand", "OK"), calls("rest", "DescribeRules", "OK"),
+              key("naipes_request_duration_seconds_count", transport="rest", method="ValidateHand")]
+    other = calls("rest", "other", "OK")
+    before = scrape(rest_url)
+    for path in ("/v1/hands:validate", "/v1/hands:validate", "/v1/games/rentoy/rules"):
+        answer = requests.options(rest_url + path, headers=preflight, timeout=10)
+        assert answer.status_code == 200 and answer.headers["Access-Control-Max-Age"] == "600"
+    assert shown(rest_url, {other: before.get(other, 0.0) + 3}) == {other: before.get(other, 0.0) + 3}
+    after = scrape(rest_url)
+    assert {k: after.get(k, 0.0) for k in routed} == {k: before.get(k, 0.0) for k in routed}
