@@ -73,6 +73,12 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
     workers = max(1, workers)
     if grpc_port == 0 and workers > 1:
         raise SystemExit("naipes serve: several gRPC workers share one port: give --grpc-port (not 0)")
+    # Both servers bind with SO_REUSEPORT (their processes share a port), which lets them bind a port
+    # another server of this user listens on with it too (another naipes serve): the kernel would
+    # share the connections between the two, silently. A port something listens on is refused.
+    for name, port in (("--rest-port", rest_port), ("--grpc-port", grpc_port)):
+        if port and _listening(host, port):
+            raise SystemExit(f"naipes serve: {host}:{port} ({name}) is in use: something listens there already")
     # The metrics of every process, summed at /metrics (service/metrics.py): prometheus_client's
     # multiprocess mode, in a fresh directory of this server's own, in memory where /dev/shm is
     # (else in the temporary directory: an in-memory emptyDir under deploy/k8s), removed at stop.

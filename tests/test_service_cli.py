@@ -168,6 +168,28 @@ def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
             s.bind(("127.0.0.1", port))
 
 
+def test_serve_refuses_a_port_another_server_listens_on() -> None:
+    """Another server listening with SO_REUSEPORT, as a second ``naipes serve`` does: gunicorn and
+    grpcio bound the port beside it and the kernel shared the connections between the two servers,
+    which started without a word ("naipes ready"). Now ``naipes serve`` names the port and exits 1."""
+    for flag in ("--rest-port", "--grpc-port"):
+        with socket.socket() as other:
+            other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+            other.bind(("127.0.0.1", 0))
+            other.listen()
+            taken = other.getsockname()[1]
+            ports = {"--rest-port": _free_port(), "--grpc-port": _free_port(), flag: taken}
+            server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--workers", "1", *(str(x) for item in ports.items() for x in item)],
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                pass
+            output = stop(server) if server.returncode is None else server.communicate()[0]
+        assert server.returncode == 1, output
+        assert output.strip() == f"naipes serve: 127.0.0.1:{taken} ({flag}) is in use: something listens there already", output
+
+
 def test_integer_arguments_are_ascii_digits() -> None:
     """As the API reads an integer given as a string: int() alone read '٣' as 3. The message names
     the argument once (it read "argument --seats: value: expected an integer", a field "value"
