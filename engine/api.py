@@ -144,7 +144,8 @@ def resolve_trick(request: Any) -> dict[str, Any]:
         out["winner"] = players[index]
     who = f"seat {out['winner']}" if "winner" in out else f"card {index + 1} of the trick"
     how = "trump" if trump is not None and game.is_trump(cards[index], trump) else f"highest {cards[0].suit.word}, the suit led"
-    out["events"] = [{"kind": "trick", "card": str(cards[index]), "text": f"{who} wins with {cards[index]} ({how})"}]
+    wins = "is winning so far" if size is not None and not out["complete"] else "wins"  # (a trick short of its size)
+    out["events"] = [{"kind": "trick", "card": str(cards[index]), "text": f"{who} {wins} with {cards[index]} ({how})"}]
     if "winner" in out:
         out["events"][0]["seat"] = out["winner"]
     if players is not None and out["complete"]:

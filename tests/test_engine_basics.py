@@ -389,10 +389,11 @@ def test_resolve_trick_figures():
     out = api.resolve_trick({"game": "rentoy", "cards": "12e 2e 3c 1e", "contract": {"trump": "copas"},
                              "seats": 4, "leader": 1})
     assert (out["winnerIndex"], out["card"], out["winner"], out["complete"]) == (2, "3c", 3, True)
-    assert "3c" in out["events"][0]["text"]
-    # The two of trumps over the rey of trumps; a trick so far.
-    out = api.resolve_trick({"game": "rentoy", "cards": "12e 2e", "contract": {"trump": "espadas"}, "seats": 4})
-    assert (out["winnerIndex"], out["complete"]) == (1, False)
+    assert out["events"][0]["text"] == "seat 3 wins with 3c (trump)"
+    # The two of trumps over the rey of trumps; a trick so far, which no one has won yet.
+    out = api.resolve_trick({"game": "rentoy", "cards": "12e 2e", "contract": {"trump": "espadas"}, "seats": 4, "leader": 0})
+    assert (out["winnerIndex"], out["winner"], out["complete"]) == (1, 1, False)
+    assert out["events"][0]["text"] == "seat 1 is winning so far with 2e (trump)"
     # Off-suit, non-trump cards never win, however high.
     out = api.resolve_trick({"game": "rentoy", "cards": "2c 12e 12o", "contract": {"trump": "bastos"}})
     assert out["winnerIndex"] == 0
