@@ -41,8 +41,15 @@ def _words(seed: str) -> Iterator[int]:
 
 
 def shuffle(items: Sequence[T], seed: str) -> list[T]:
+    """``items`` shuffled by ``seed`` (steps 1-4)."""
+    return fisher_yates(items, _words(seed))
+
+
+def fisher_yates(items: Sequence[T], words: Iterator[int]) -> list[T]:
+    """Step 3 over a stream of 32-bit words. (A function of its own so that the rejection can be
+    checked with chosen words: a seed whose stream has a rejected word is one in ten or
+    fifteen million, by the size of the pack.)"""
     pack = list(items)
-    words = _words(seed)
     for i in range(len(pack) - 1, 0, -1):
         bound = i + 1
         limit = 2**32 - (2**32 % bound)

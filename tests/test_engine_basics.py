@@ -4,8 +4,10 @@ section 6, seeded deals (docs/deal.md), ResolveTrick and SettleHand, and the eng
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
+import pickle
 import random
 import re
 from pathlib import Path
@@ -29,6 +31,7 @@ def invalid(request_or_call, *args) -> InvalidInput:
         else:
             api.validate(request_or_call)
     assert err.value.code in INPUT_CODES
+    assert str(err.value) == err.value.message
     return err.value
 
 
@@ -43,18 +46,36 @@ def test_card_parse_and_print():
     assert str(Card.parse("1e")) == "1e" and Card.parse("1e").name == "as de espadas"
     assert Card.parse("12C") == Card.of(12, Suit.COPAS)  # input may be upper case; output is canonical
     assert eval(repr(card)) == card  # noqa: S307 - the repr pastes back into Python
+    assert pickle.loads(pickle.dumps(card)) is card  # noqa: S301 - one object per card, unpickled too
+    assert copy.copy(card) is card and copy.deepcopy([card])[0] is card
 
 
 def test_every_card_round_trips():
     for card in DECK_48.cards:
         assert Card.parse(str(card)) == card
     assert len({str(c) for c in DECK_48.cards}) == 48
+    assert len({c.name for c in DECK_48.cards}) == 48 and Card.parse("7b").name == "siete de bastos"
 
 
 @pytest.mark.parametrize("text", ["13o", "0o", "1x", "", "10", "o10", "1 o", "01o", "1oo", "-1o"])
 def test_not_a_card(text):
     with pytest.raises(ValueError):
         Card.parse(text)
+
+
+def test_cards_in_order_are_distinct():
+    from engine.cards import in_order, sorted_cards
+
+    hand = (Card.parse("12b"), Card.parse("1e"), Card.parse("7o"))
+    assert [str(c) for c in in_order(hand)] == ["7o", "1e", "12b"] == [str(c) for c in sorted_cards(hand)]
+    with pytest.raises(ValueError, match="a card given twice: 7o 7o"):
+        in_order((hand[2], hand[0], hand[2]))
+
+
+@pytest.mark.parametrize("rank", [0, 8.5, 13])
+def test_no_card_of_that_rank(rank):
+    with pytest.raises(ValueError):
+        Card.of(rank, Suit.OROS)
 
 
 def test_decks():
@@ -84,9 +105,11 @@ def test_a_list_of_cards_reads_alike_in_every_spelling():
             canonical = (" " * rng.randint(1, 3)).join(codes)
             other = "\t".join(c.upper() if rng.random() < 0.5 else c for c in codes) + " \n"
             assert deck.parse_cards(canonical, "f") == cards == deck.parse_cards(other, "f")
+            assert deck._canonical(canonical) == cards  # by character codes, not token by token
             assert deck.parse_cards(f" {canonical} ", "f") == cards
-    for text in ("1o 13o", "1o 01o", "1oo", "1 o", "1o2o", "1o 10", "1o,2o", "1x", "8o"):
-        err = invalid(DECK_40.parse_cards, text, "deal.hands[1]")
+    bad = ("1o 13o", "1o 01o", "1oo", "1 o", "1o2o", "1o 10", "1o 1", "1o,2o", "1x", "1p", "20o", "31e", "1/o")
+    for deck, text in [*((DECK_40, text) for text in (*bad, "8o")), *((DECK_48, text) for text in bad)]:
+        err = invalid(deck.parse_cards, text, "deal.hands[1]")
         assert (err.code, err.field) == ("UNKNOWN_CARD", "deal.hands[1]")
         assert err.message.startswith("deal.hands[1]: ")
 
@@ -136,6 +159,83 @@ def test_option_values_as_the_rules_specs_spell_them(game: str) -> None:
         assert (made.tiebreak_order, made.hand_payout) == ("dealerThenLeft", "partyFromEach")
         err = invalid(parse_options, cls, {"tiebreakOrder": "dealer_then_lef"})
         assert (err.code, err.field) == ("INVALID_OPTION_VALUE", "rules.tiebreakOrder")
+
+
+def test_the_action_reader_remembers_what_it_read_within_a_bound():
+    """A record's actions are read by lookup (record.ActionReader): an action read once is the
+    same object when read again, among others, and the memory is bounded: full, it starts again."""
+    from engine.record import ACTION_CACHE_SIZE, ActionReader
+
+    reader = ActionReader(4, DECK_40, {"envite": ""})
+    played, called = reader.read("1 2o"), reader.read("2 envite")
+    assert reader.read("1 2o") is played and reader.read("2 envite") is called
+    for k in range(ACTION_CACHE_SIZE - 2):  # other spellings of one action: the memory is then full
+        reader.read("1" + " " * (k + 2) + "2o")
+    assert len(reader.known) == ACTION_CACHE_SIZE
+    assert str(reader.read(" 1 2o")) == "1 2o"
+    assert len(reader.known) == 1
+
+
+def test_the_options_made_from_rules_are_remembered_within_a_bound():
+    """parse_options keeps the options it made by the rules (shared, as they are frozen), up to
+    a bound: a table's rules repeat from hand to hand, but a service reads any number of them."""
+    from engine import options as options_mod
+    from engine.revesino_options import Options
+
+    first = options_mod.parse_options(Options, {"stake": 3})
+    second = options_mod.parse_options(Options, {"stake": 4})
+    assert options_mod.parse_options(Options, {"stake": 3}) is first
+    assert options_mod.parse_options(Options, {"stake": 4}) is second
+    for each in range(1, 101):
+        for stake in range(1, 11):
+            made = options_mod.parse_options(Options, {"revesinoWinEach": each, "stake": stake})
+            assert (made.revesino_win_each, made.stake) == (each, stake)
+            assert len(options_mod._MADE) <= options_mod._MADE_AT_MOST
+
+
+
+def test_an_option_number_is_read_as_json_sent_it():
+    """Protobuf's Struct gives every JSON number as a double: an integral one is the integer the
+    client wrote (3.0 is 3, in a list too), any other number is no integer option's value, and a
+    number beyond a double's exact integers stays the number it became (1e+30, not 31 digits).
+    The message lists the allowed values as JSON writes them."""
+    from engine.options import parse_options
+    from engine.revesino_options import Options
+
+    assert parse_options(Options, {"stake": 3.0}).stake == 3
+    for bad, quoted in ((2.5, "2.5"), (1e30, "1e+30"), ([1.0, 2.0], "[1, 2]"), ({"a": 2.0}, '{"a": 2}')):
+        err = invalid(parse_options, Options, {"stake": bad})
+        assert (err.code, err.field) == ("INVALID_OPTION_VALUE", "rules.stake")
+        assert f"cannot be {quoted}; allowed: 1, 2, 3," in err.message
+    err = invalid(parse_options, Options, {"napolitanaMayAnnounce": "yes"})
+    assert err.message.endswith("cannot be 'yes'; allowed: false, true")
+    err = invalid(parse_options, Options, {"napolitanaDeclaration": True})
+    assert err.message.endswith("cannot be true; allowed: 'explicit', 'implicit'")
+
+
+def test_an_unknown_option_is_named_with_the_options_of_the_game():
+    """Of several unknown options the first by name is named (docs/api.md), and the message
+    lists the game's options."""
+    from engine.options import parse_options
+    from engine.revesino_options import Options
+
+    err = invalid(parse_options, Options, {"xyz": 1, "abc": 2})
+    assert (err.code, err.field) == ("UNKNOWN_OPTION", "rules.abc")
+    assert err.message.startswith("unknown rules option 'abc'; this game's options are: allowRevokes, cutQuinolaBase, ")
+
+
+
+def test_a_trick_is_a_value():
+    """A trick (engine.tricks.Trick) equals and hashes as its leader, cards and winner."""
+    from engine.tricks import Trick
+
+    one, two = Card.parse("1o"), Card.parse("2o")
+    trick = Trick(1, (one, two), 2)
+    assert trick == Trick(1, (one, two), 2) and hash(trick) == hash(Trick(1, (one, two), 2))
+    assert len({trick, Trick(1, (one, two), 2), Trick(1, (one, two))}) == 2
+    for other in (Trick(1, (one, two)), Trick(2, (one, two), 2), Trick(1, (two, one), 2), (1, (one, two), 2)):
+        assert trick != other
+    assert Trick(1).with_card(one).with_card(two) == Trick(1, (one, two))
 
 
 # ---- records that are not well formed --------------------------------------------------------
@@ -296,6 +396,18 @@ def test_a_string_in_a_message_is_in_single_quotes_and_cut_after_its_60th_charac
     assert message.startswith(f"action 0 ('1 {'x' * 58}'... (100 characters)): ")
 
 
+def test_a_value_is_quoted_as_json_writes_it_and_cut_short_when_long():
+    """errors.shown: a string in single quotes, anything else as JSON writes it (non-ASCII letters
+    as they are), and a value of more than SHOWN_AT_MOST characters by its start and its length."""
+    from engine.errors import SHOWN_AT_MOST, shown
+
+    assert (shown("2 1e"), shown(None), shown(True), shown(["año", 1.5])) == ("'2 1e'", "null", "true", '["año", 1.5]')
+    at_most = "x" * SHOWN_AT_MOST
+    assert shown(at_most) == f"'{at_most}'"
+    assert shown(at_most + "y") == f"'{at_most}'... ({SHOWN_AT_MOST + 1} characters)"
+    assert shown([1] * 30) == json.dumps([1] * 30)[:SHOWN_AT_MOST] + "... (90 characters)"
+
+
 def test_non_canonical_actions_are_read_and_results_are_canonical():
     result = ok(rec(DEAL_A, "1o", ["1  2O", " 2 4E ", "3 ENVITE"]))
     assert result["tricks"][0]["cards"] == ["2o", "4e"]
@@ -306,24 +418,30 @@ def test_non_canonical_actions_are_read_and_results_are_canonical():
 # ---- seeded deals (docs/deal.md) --------------------------------------------------------------
 
 
-def reference_shuffle(cards: list[str], seed: str) -> list[str]:
-    """docs/deal.md, steps 2-4, written again from the document."""
+def reference_words(seed: str):
+    """docs/deal.md, step 2, written again from the document."""
+    counter = 0
+    while True:
+        block = hashlib.sha256(seed.encode() + counter.to_bytes(8, "big")).digest()
+        yield from (int.from_bytes(block[k:k + 4], "big") for k in range(0, 32, 4))
+        counter += 1
 
-    def words():
-        counter = 0
-        while True:
-            block = hashlib.sha256(seed.encode() + counter.to_bytes(8, "big")).digest()
-            yield from (int.from_bytes(block[k:k + 4], "big") for k in range(0, 32, 4))
-            counter += 1
 
-    pack, stream = list(cards), words()
+def reference_fisher_yates(cards: list, words) -> list:
+    """docs/deal.md, step 3, written again from the document."""
+    pack = list(cards)
     for i in range(len(pack) - 1, 0, -1):
-        x = next(stream)
+        x = next(words)
         while x >= 2**32 - (2**32 % (i + 1)):
-            x = next(stream)
+            x = next(words)
         j = x % (i + 1)
         pack[i], pack[j] = pack[j], pack[i]
     return pack
+
+
+def reference_shuffle(cards: list[str], seed: str) -> list[str]:
+    """docs/deal.md, steps 2-4, written again from the document."""
+    return reference_fisher_yates(cards, reference_words(seed))
 
 
 CANONICAL_40 = [f"{r}{s}" for s in "oceb" for r in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)]
@@ -342,6 +460,24 @@ def test_the_shuffle_is_the_documented_algorithm_and_is_pinned():
         assert [str(c) for c in shuffle.shuffle(DECK_40.cards, seed)] == reference_shuffle(CANONICAL_40, seed)
     canonical_48 = [str(c) for c in DECK_48.cards]
     assert [str(c) for c in shuffle.shuffle(DECK_48.cards, "naipes")] == reference_shuffle(canonical_48, "naipes")
+
+
+def test_the_shuffle_reads_a_word_again_at_and_above_the_limit():
+    """docs/deal.md, step 3: a word at or above 2**32 - (2**32 mod (i+1)) is read again and the
+    first word below that limit is taken (no modulo bias). A seed's stream holds such a word once
+    in ten million shuffles or so, so the words are chosen here: at every i of a 48-card pack the
+    limit itself and 2**32 - 1, both read again where the limit is below 2**32, then a word just
+    below the limit."""
+    words = []
+    for i in range(47, 0, -1):
+        limit = 2**32 - (2**32 % (i + 1))
+        if limit < 2**32:
+            words += [limit, 2**32 - 1]
+        words.append(limit - 1 - i % 5)
+    assert len(words) == 47 + 2 * 42  # every size but the five powers of two rejects
+    stream = iter(words)
+    assert shuffle.fisher_yates(range(48), stream) == reference_fisher_yates(list(range(48)), iter(words))
+    assert next(stream, None) is None  # every word read, and none beyond
 
 
 def test_the_deal_from_a_seed():
