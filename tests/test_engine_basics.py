@@ -5,6 +5,7 @@ section 6, seeded deals (docs/deal.md), ResolveTrick and SettleHand, and the eng
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import json
 import pickle
@@ -160,6 +161,17 @@ def test_option_values_as_the_rules_specs_spell_them(game: str) -> None:
         err = invalid(parse_options, cls, {"tiebreakOrder": "dealer_then_lef"})
         assert (err.code, err.field) == ("INVALID_OPTION_VALUE", "rules.tiebreakOrder")
 
+
+
+@pytest.mark.parametrize("game", sorted(api.GAMES))
+def test_options_cannot_be_changed(game: str) -> None:
+    """A game's options are frozen: the options made from the same rules are one shared object."""
+    from engine.options import parse_options
+
+    options = parse_options(api.GAMES[game].Options, None)
+    for field in dataclasses.fields(options):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(options, field.name, getattr(options, field.name))
 
 def test_the_action_reader_remembers_what_it_read_within_a_bound():
     """A record's actions are read by lookup (record.ActionReader): an action read once is the

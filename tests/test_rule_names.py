@@ -66,3 +66,16 @@ def test_the_names_are_read_as_ids() -> None:
     assert named("R2", tests) == []  # not R27
     assert named("RV-2", tests) == ["test_rv02a_sweep"]
     assert named("A6.4", tests) == ["test_x"] and named("R15", tests) == ["test_x"] and named("A6", tests) == []
+
+
+@pytest.mark.parametrize("game", ["tresillo", "revesino", "rentoy"])
+def test_every_option_names_a_rule_of_the_spec(game: str) -> None:
+    """Each rules option names the rule it changes (DescribeRules' ``rule``): an ID the spec
+    defines, or the number of one of its sections (Tresillo's 4 and 8.2)."""
+    from engine import api
+
+    text = (examples_dir().parent.parent / "rules" / f"{game}.md").read_text()
+    ids = set(spec_ids(game))
+    for option in api.describe_rules(game)["options"]:
+        rule = option["rule"]
+        assert rule in ids or re.search(rf"^#+ {re.escape(rule)}\.? ", text, re.MULTILINE), (option["name"], rule)
