@@ -635,6 +635,20 @@ def test_a_seat_sees_its_own_hand_only():
     assert invalid(api.legal_actions, record, 4).code == "SEAT_OUT_OF_RANGE"
 
 
+
+def test_legal_actions_of_a_hand_in_play_over_and_after_a_violation():
+    """LegalActions says whether the record is valid and the hand finished, as Validate does:
+    after an illegal action (one after the end included) it is neither, with the violation and
+    nothing legal."""
+    playing = api.legal_actions(rec(DEAL_A, "1o", ["1 2o"]))
+    assert (playing["valid"], playing["finished"], playing["seat"], len(playing["legal"])) == (True, False, 2, 4)
+    over = api.legal_actions(rec(DEAL_A, "1o", PLAY_A))
+    assert (over["valid"], over["finished"], over["legal"], over["actions"]) == (True, True, [], [])
+    late = api.legal_actions(rec(DEAL_A, "1o", [*PLAY_A, "1 3c"]))
+    assert late == {"game": "rentoy", "valid": False, "finished": False, "legal": [], "actions": [],
+                    "violation": {"action": 8, "code": "NOT_ALLOWED_NOW",
+                                  "message": "action 8 ('1 3c'): seat 1 cannot act: the hand is over"}}
+
 def test_the_engine_does_no_io():
     transports = re.compile(r"^\s*(import|from)\s+(grpc|flask|fastapi|requests|socket|http|google\.protobuf|service)\b",
                             re.MULTILINE)

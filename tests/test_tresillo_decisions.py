@@ -396,6 +396,15 @@ def test_a12_opponents_limited_by_the_stock():
     ok(more(record, "3 descarte", "1 6e", "2 12e"))
 
 
+
+def test_a_lance_names_one_suit_or_cannot_be_read():
+    """FORMAT.md section 4: entrada and solo name one suit, spelled out; anything else is an
+    action that cannot be read (MALFORMED_ACTION), not a lance the phase refuses."""
+    record = rec(STD, MANO_WINS)
+    assert ok(more(record, "1 entrada oros"))["valid"] and ok(more(record, "1 SOLO  Copas"))["valid"]
+    for bad in ("1 entrada", "1 entrada oro", "1 entrada o", "1 solo oros copas", "1 solo 1o", "1 vuelta oros"):
+        assert violation(more(record, bad)) == (3, "MALFORMED_ACTION"), bad
+
 def test_descarte_codes_and_card_order():
     record = rec(STD, [*MANO_WINS, "1 entrada oros"])
     assert record["deal"]["stock"] == STD_STOCK
