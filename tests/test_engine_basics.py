@@ -257,6 +257,14 @@ def test_a_well_formed_record_for_reference():
     assert ok(rec(DEAL_A, "1o"))["next"]["seat"] == 1
 
 
+def test_an_integer_field_may_be_written_as_a_whole_number():
+    """An integer field given as a whole JSON number (4.0, as protobuf's Struct carries every
+    number) is that integer; any other number is no integer."""
+    assert ok({**rec(DEAL_A, "1o", ["1 2o"]), "seats": 4.0, "dealer": 0.0})["next"]["seat"] == 2
+    err = invalid({**rec(DEAL_A, "1o"), "dealer": 0.5})
+    assert (err.code, err.field) == ("INVALID_FIELD", "dealer")
+
+
 @pytest.mark.parametrize("change, code, field", [
     (lambda r: r["deal"]["hands"].__setitem__(1, "2o 12o 13c"), "UNKNOWN_CARD", "deal.hands[1]"),
     (lambda r: r["deal"]["hands"].__setitem__(2, "4e 5e 8e"), "UNKNOWN_CARD", "deal.hands[2]"),
@@ -495,6 +503,7 @@ def test_the_shuffle_reads_a_word_again_at_and_above_the_limit():
 def test_the_deal_from_a_seed():
     out = api.deal({"game": "rentoy", "seats": 4, "dealer": 0, "seed": "naipes"})
     assert out["commitment"] == hashlib.sha256(b"naipes").hexdigest()
+    assert (out["game"], out["seats"], out["dealer"], out["seed"]) == ("rentoy", 4, 0, "naipes")
     assert out["algorithm"].startswith("naipes-shuffle-v1")
     # One card at a time, three rounds, from the seat after the dealer; then the turn-up.
     pack = NAIPES_40
@@ -557,10 +566,28 @@ def test_resolve_trick_figures():
     ({"cards": "1o 2o", "contract": {"trump": "oros"}, "leader": 1}, "MISSING_FIELD", "seats"),
     ({"cards": "1o 2o", "contract": {"trump": "oros"}, "seats": 4, "leader": 4}, "SEAT_OUT_OF_RANGE", "leader"),
     ({"cards": "1o 2o", "contract": {"trump": "oros"}, "rules": {"xyz": 1}}, "UNKNOWN_OPTION", "rules.xyz"),
+    # A Rentoy trick moves no money: the fields of a Revesino trick's payments are refused, the first named.
+    ({"cards": "1o 2o", "contract": {"trump": "oros"}, "seats": 4, "leader": 1, "revoked": "1o", "fondo": 0}, "INVALID_FIELD", "fondo"),
 ])
 def test_bad_resolve_trick_requests(request_, code, field):
     err = invalid(api.resolve_trick, {"game": "rentoy", **request_})
     assert (err.code, err.field) == (code, field)
+
+
+
+def test_resolve_trick_of_a_game_without_trumps_or_money():
+    """Revesino has no trumps, and a trick's payments go from seat to seat (its leader is
+    required with them); a Rentoy trick moves no money, and a field of no cards is no field."""
+    trick = {"game": "revesino", "seats": 4, "cards": "1c 2c 3c 4c"}
+    assert api.resolve_trick(trick)["winnerIndex"] == 0
+    for request, code, field in (({**trick, "contract": {"trump": "oros"}}, "INVALID_FIELD", "contract.trump"),
+                                 ({**trick, "number": 2}, "MISSING_FIELD", "leader"),
+                                 ({**trick, "revoked": "2c"}, "MISSING_FIELD", "leader")):
+        err = invalid(api.resolve_trick, request)
+        assert (err.code, err.field) == (code, field)
+    assert api.resolve_trick({**trick, "contract": {}, "revoked": ""})["winnerIndex"] == 0
+    rentoy = {"game": "rentoy", "cards": "1o 2o", "contract": {"trump": "oros"}, "seats": 4, "leader": 1}
+    assert api.resolve_trick({**rentoy, "revoked": "", "forced": None})["winner"] == 2
 
 
 @pytest.mark.parametrize("field, code", [("leader", "SEAT_OUT_OF_RANGE"), ("dealer", "SEAT_OUT_OF_RANGE"),
