@@ -285,6 +285,8 @@ def test_an_integer_field_may_be_written_as_a_whole_number():
     (lambda r: r.pop("game"), "MISSING_FIELD", "game"),
     (lambda r: r.pop("deal"), "MISSING_FIELD", "deal"),
     (lambda r: r["deal"].__setitem__("seed", "s"), "INVALID_DEAL", "deal.seed"),
+    (lambda r: r.__setitem__("deal", {"seed": ""}), "INVALID_FIELD", "deal.seed"),
+    (lambda r: r.__setitem__("deal", {"seed": 5}), "INVALID_FIELD", "deal.seed"),
     (lambda r: r["deal"].__setitem__("cards", "1o"), "INVALID_FIELD", "deal.cards"),
     (lambda r: r.__setitem__("table", {"score": [12, 0]}), "INVALID_TABLE", "table.score"),
     (lambda r: r.__setitem__("table", {"score": [3, 15]}), "INVALID_TABLE", "table.score"),
@@ -308,6 +310,16 @@ def test_every_game_is_served_and_a_record_must_be_an_object():
     assert set(api.GAMES) == {"tresillo", "revesino", "rentoy"}
     assert invalid({**rec(DEAL_A, "1o"), "game": "mus"}).code == "UNKNOWN_GAME"
     assert invalid("not a record").code == "INVALID_FIELD"
+
+
+def test_a_table_carries_at_most_max_tantos():
+    from engine.record import MAX_TANTOS
+
+    record = json.loads((ENGINE.parent / "clients" / "examples" / "revesino-hand.json").read_text())
+    assert ok({**record, "table": {"fondo": MAX_TANTOS}})["finished"]
+    err = invalid({**record, "table": {"fondo": MAX_TANTOS + 1}})
+    assert (err.code, err.field) == ("INVALID_TABLE", "table.fondo")
+    assert err.message == "table.fondo 100,000,001 is more than a table carries: at most 100,000,000 tantos"
 
 
 def test_a_fresh_table_is_all_zeros():
@@ -546,7 +558,10 @@ def test_resolve_trick_figures():
     out = api.resolve_trick({"game": "rentoy", "cards": "12e 2e 3c 1e", "contract": {"trump": "copas"},
                              "seats": 4, "leader": 1})
     assert (out["winnerIndex"], out["card"], out["winner"], out["complete"]) == (2, "3c", 3, True)
-    assert out["events"][0]["text"] == "seat 3 wins with 3c (trump)"
+    assert out["events"] == [{"kind": "trick", "card": "3c", "seat": 3, "text": "seat 3 wins with 3c (trump)"}]
+    for leader, dealer, winner in ((0, 3, 2), (1.0, None, 3), (3, 0.0, 1)):  # (a whole number is the integer)
+        request = {"game": "rentoy", "cards": "12e 2e 3c 1e", "contract": {"trump": "copas"}, "seats": 4, "leader": leader}
+        assert api.resolve_trick({**request, "dealer": dealer})["winner"] == winner
     # The two of trumps over the rey of trumps; a trick so far, which no one has won yet.
     out = api.resolve_trick({"game": "rentoy", "cards": "12e 2e", "contract": {"trump": "espadas"}, "seats": 4, "leader": 0})
     assert (out["winnerIndex"], out["winner"], out["complete"]) == (1, 1, False)
@@ -565,6 +580,9 @@ def test_resolve_trick_figures():
     ({"cards": "1o 2o 3o", "contract": {"trump": "oros"}, "seats": 2}, "WRONG_HAND_SIZE", "cards"),
     ({"cards": "1o 2o", "contract": {"trump": "oros"}, "leader": 1}, "MISSING_FIELD", "seats"),
     ({"cards": "1o 2o", "contract": {"trump": "oros"}, "seats": 4, "leader": 4}, "SEAT_OUT_OF_RANGE", "leader"),
+    ({"cards": "1o 2o", "contract": {"trump": "oros"}, "seats": 4, "leader": -1}, "SEAT_OUT_OF_RANGE", "leader"),
+    ({"cards": "1o 2o", "contract": {"trump": "oros"}, "seats": 4, "leader": 0, "dealer": 4}, "SEAT_OUT_OF_RANGE", "dealer"),
+    ({"cards": "1o 2o", "contract": {"trump": "oros"}, "seats": 4, "leader": 0, "dealer": -1}, "SEAT_OUT_OF_RANGE", "dealer"),
     ({"cards": "1o 2o", "contract": {"trump": "oros"}, "rules": {"xyz": 1}}, "UNKNOWN_OPTION", "rules.xyz"),
     # A Rentoy trick moves no money: the fields of a Revesino trick's payments are refused, the first named.
     ({"cards": "1o 2o", "contract": {"trump": "oros"}, "seats": 4, "leader": 1, "revoked": "1o", "fondo": 0}, "INVALID_FIELD", "fondo"),
@@ -643,6 +661,8 @@ def test_bad_settle_hand_requests(hand, rules, field):
     err = invalid(api.settle_hand, request)
     assert (err.code, err.field) == ("INVALID_FIELD", field)
     assert invalid(api.settle_hand, {"game": "rentoy", "seats": 4}).code == "MISSING_FIELD"
+    other = invalid(api.settle_hand, {**request, "rentoy": {"winner": 0, "value": 1}, "tresillo": {}})
+    assert (other.code, other.field) == ("INVALID_FIELD", "tresillo")
     assert invalid(api.settle_hand, {"game": "rentoy", "seats": 4, "table": {"score": [12, 0]},
                                      "rentoy": {"winner": 0, "value": 1}}).code == "INVALID_TABLE"
 
