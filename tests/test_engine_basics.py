@@ -306,6 +306,26 @@ def test_records_that_are_not_well_formed(change, code, field):
     assert field.split("[")[0].split(".")[-1] in err.message or field == "deal.seed"
 
 
+def test_a_card_dealt_twice_is_named_with_where_it_is():
+    record = rec(DEAL_A, "1o", rest="5c 6c")
+    record["deal"]["hands"][2] = "4e 5e 2o"
+    assert invalid(record).message == "2o appears twice: in deal.hands[2] and in deal.hands[1]"
+    record["deal"]["hands"][2] = "4e 5e 5e"
+    assert invalid(record).message == "5e appears twice: in deal.hands[2]"
+
+
+def test_the_check_of_a_legal_action_passes():
+    """record.check raises the violation of an action that is not legal, and passes a legal one
+    (the benchmark's driver checks every action it picks so)."""
+    from engine import rentoy
+    from engine.record import check, read_setup
+
+    setup, _ = read_setup(rentoy, rec(DEAL_A, "1o"))
+    state = rentoy.start(setup)
+    for action in rentoy.legal_actions(state):
+        check(rentoy, state, action)
+
+
 def test_every_game_is_served_and_a_record_must_be_an_object():
     assert set(api.GAMES) == {"tresillo", "revesino", "rentoy"}
     assert invalid({**rec(DEAL_A, "1o"), "game": "mus"}).code == "UNKNOWN_GAME"
