@@ -102,9 +102,14 @@ def call_both(stub: Any, http: requests.Session, base: str, rpc: str, request: d
 
 
 def grpc_failure(exc: grpc.RpcError) -> Failure:
+    """The error of a failed call. A status with the error table's details (the rich error model,
+    docs/api.md) holds one ``ErrorInfo``; when it names a field, one ``BadRequest`` with that one
+    field's violation, described by the status's message; and no ``BadRequest`` otherwise."""
     status = rpc_status.from_call(exc)  # type: ignore[arg-type]
     code, field, retry_after = "", None, None
+    violations: list[tuple[str, str]] | None = None
     if status is not None:
+        infos = 0
         for detail in status.details:
             if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
                 retry = error_details_pb2.RetryInfo()
@@ -114,11 +119,16 @@ def grpc_failure(exc: grpc.RpcError) -> Failure:
                 info = error_details_pb2.ErrorInfo()
                 detail.Unpack(info)
                 assert info.domain == "naipes.v1"
+                assert set(info.metadata) <= {"field"}, dict(info.metadata)
                 code, field = info.reason, info.metadata.get("field")
+                infos += 1
             elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+                assert violations is None, "two BadRequest details"
                 bad = error_details_pb2.BadRequest()
                 detail.Unpack(bad)
-                assert [v.field for v in bad.field_violations] == [field] or field is None
+                violations = [(v.field, v.description) for v in bad.field_violations]
+        assert infos == 1, status
+        assert violations == (None if field is None else [(field, status.message)]), status
     return Failure(code, field, exc.details() or "", exc.code(), retry_after)
 
 

@@ -622,6 +622,19 @@ def test_printing_values_json_format_refuses() -> None:
         assert read == number or (math.isnan(read) and math.isnan(number))
 
 
+def test_from_json_reads_a_number_beyond_a_double_in_a_copy() -> None:
+    """An option's integer beyond a double's range, which a Struct holds as an infinite double, is
+    made infinite in a copy of the client's JSON: the caller's objects keep what the client sent
+    (the same dict, the same integer), whichever of the record's fields is read so."""
+    huge = 10**400
+    rules = {"ladder": huge}
+    data = {"game": "tresillo", "seats": 4, "rules": rules, "table": {"score": [1, 2]}}
+    message = codec.from_json(data, pb.HandRecord())
+    assert math.isinf(message.rules["ladder"])
+    assert data == {"game": "tresillo", "seats": 4, "rules": {"ladder": huge}, "table": {"score": [1, 2]}}
+    assert data["rules"] is rules and rules["ladder"] is huge
+
+
 def test_from_json_into_a_request_part() -> None:
     """REST fills the body's field of a request, then the query parameters into the request."""
     for body in ({}, {"actions": []}, {"rules": {}}, RECORD, {"foo": 1}):
