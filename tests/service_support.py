@@ -26,6 +26,7 @@ from grpc_status import rpc_status
 from engine import api
 from engine.errors import InvalidInput
 from service.codec import to_json
+from service.errors import ERRORS
 from service.handlers import SERVICE
 from service.rest import http_routes
 
@@ -137,6 +138,7 @@ def rest_failure(response: requests.Response) -> Failure:
     body = response.json()
     assert body["status"] == response.status_code
     assert {"type", "title", "status", "detail", "code"} <= set(body)
+    assert (body["type"], body["title"]) == (f"urn:naipes:error:{body['code']}", ERRORS[body["code"]].title), body
     if "field" in body:
         assert body["fieldViolations"] == [{"field": body["field"], "description": body["detail"]}]
     retry_after = response.headers.get("Retry-After")
@@ -146,8 +148,6 @@ def rest_failure(response: requests.Response) -> Failure:
 def assert_same_error(stub: Any, http: requests.Session, base: str, rpc: str, request: dict, code: str, field: str) -> None:
     """The request fails over both transports with the same code, field and message, and each
     transport's status is the one the error table gives the code."""
-    from service.errors import ERRORS
-
     with pytest.raises(grpc.RpcError) as raised:
         call_grpc(stub, rpc, request)
     over_grpc = grpc_failure(raised.value)
