@@ -218,11 +218,6 @@ def build(final: dict[int, str], winners: Sequence[int] = (), *, dealer: int = 0
     return record
 
 
-def seat(dealer: int, k: int) -> int:
-    """The absolute seat of Sk when ``dealer`` deals."""
-    return (dealer + k) % 4
-
-
 def scripted(tricks: Sequence[str], *, dealer: int = 0, undealt: str, exchange: dict[int, str] | None = None,
              calls: Sequence[str] = (), before: dict[int, Sequence[str]] | None = None,
              rules: dict[str, Any] | None = None, table: dict[str, Any] | None = None) -> dict:
@@ -240,7 +235,7 @@ def scripted(tricks: Sequence[str], *, dealer: int = 0, undealt: str, exchange: 
     assert len(stock) == 3, "test bug: three undealt cards"
     held: list[list[str]] = [[] for _ in range(4)]
     plays: list[list[str]] = []
-    leader = seat(dealer, 1)
+    leader = seat_after(dealer, 1)
     for text in tricks:
         cards = text.split()
         assert len(cards) == 4, f"test bug: {text!r}"
@@ -251,7 +246,7 @@ def scripted(tricks: Sequence[str], *, dealer: int = 0, undealt: str, exchange: 
     dealt = [list(h) for h in held]
     actions = []
     for k in (1, 2, 3):
-        s = seat(dealer, k)
+        s = seat_after(dealer, k)
         choice = exchange.get(k, "quedo")
         if choice.startswith("cambio "):
             out = choice.split()[1]
@@ -265,7 +260,7 @@ def scripted(tricks: Sequence[str], *, dealer: int = 0, undealt: str, exchange: 
 
     def absolute(action: str) -> str:
         k, rest = action.split(" ", 1)
-        return f"{seat(dealer, int(k))} {rest}"
+        return f"{seat_after(dealer, int(k))} {rest}"
 
     actions += [absolute(a) for a in calls]
     for n, trick in enumerate(plays, start=1):

@@ -8,7 +8,7 @@ Every hand here is scripted trick by trick (``scripted``): the cards of each tri
 the leader of trick 1 being S1 and of each next trick the winner of the last. The hands dealt
 are derived from the tricks and the exchange, so every figure below (points, tricks, payments,
 net, fondo, escrow) is computed by hand from the spec and written out. Seats are written
-relative to the dealer (S0 = dealer, S1 = the seat after him, ...); ``seat(d, k)`` is the
+relative to the dealer (S0 = dealer, S1 = the seat after him, ...); ``seat_after(d, k)`` is the
 absolute seat of Sk when seat d deals. Fresh table (fondo 0) unless stated: the deal's antes
 2 each and the fee 1 make the fondo 9.
 """
@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 from results_support import legal, legal_of, ok, violation, winners
-from revesino_support import DECK, card_points, first_card_of_trick, more, moves, scripted, seat, through_trick, upto
+from revesino_support import DECK, card_points, first_card_of_trick, more, moves, scripted, seat_after, through_trick, upto
 
 from engine import api
 from engine.errors import InvalidInput
@@ -82,7 +82,7 @@ def rel(values: list[int], dealer: int) -> list[int]:
     """A list by relative seat (S0, S1, S2, S3) as a list by absolute seat."""
     out = [0] * 4
     for k, v in enumerate(values):
-        out[seat(dealer, k)] = v
+        out[seat_after(dealer, k)] = v
     return out
 
 
@@ -94,10 +94,10 @@ def test_r03_tiebreak_play_order_by_default(dealer: int):
     # S1 and S3 tie on points (0) and tricks (0): dealer, S1, S2, S3 -> S1 wins. S0 has most
     # points (26) and pays him the party, 4. Antes 2 each, the dealer's fee 1.
     result = ok(h1(dealer))
-    assert result["finished"] and winners(result) == [seat(dealer, k) for k in H1_WINNERS]
+    assert result["finished"] and winners(result) == [seat_after(dealer, k) for k in H1_WINNERS]
     assert result["cardPoints"] == rel([26, 0, 17, 0], dealer) and result["seatTricks"] == rel([6, 0, 5, 0], dealer)
-    assert result["handWinner"] == seat(dealer, 1) and result["tiebreak"] == "seat"
-    assert result["party"] == 4 and result["partyPayer"] == seat(dealer, 0)
+    assert result["handWinner"] == seat_after(dealer, 1) and result["tiebreak"] == "seat"
+    assert result["party"] == 4 and result["partyPayer"] == seat_after(dealer, 0)
     assert result["net"] == rel([-7, 2, -2, -2], dealer)
     assert result["table"] == {"fondo": 9}
     assert settle(h1(dealer), result)["net"] == result["net"]
@@ -108,10 +108,10 @@ def test_r03_tiebreak_dealer_then_left_option(dealer: int):
     # dealer, S3, S2, S1: S3 wins the same tie.
     record = h1(dealer, rules={"tiebreakOrder": "dealerThenLeft"})
     result = ok(record)
-    assert result["handWinner"] == seat(dealer, 3) and result["tiebreak"] == "seat"
-    assert result["partyPayer"] == seat(dealer, 0)
+    assert result["handWinner"] == seat_after(dealer, 3) and result["tiebreak"] == "seat"
+    assert result["partyPayer"] == seat_after(dealer, 0)
     assert result["net"] == rel([-7, -2, -2, 2], dealer)
-    assert settle(record, result)["handWinner"] == seat(dealer, 3)
+    assert settle(record, result)["handWinner"] == seat_after(dealer, 3)
 
 
 # ---- R4: does the dealer's 3 include the fee? ---------------------------------------------------
@@ -737,10 +737,10 @@ def test_a6_2_aces_placed_and_forced_pay_by_suit_and_trick(dealer: int, rules: d
     each is paid with its trick. R11's options swap the doubled suits."""
     record = h6(dealer, rules=rules)
     result = ok(record)
-    assert result["finished"] and winners(result) == [seat(dealer, k) for k in H6_WINNERS]
+    assert result["finished"] and winners(result) == [seat_after(dealer, k) for k in H6_WINNERS]
 
     def s(k: int) -> str:
-        return f"seat {seat(dealer, k)}"
+        return f"seat {seat_after(dealer, k)}"
 
     assert [(payer, payee, amount, p["trick"]) for p in result["payments"] if "trick" in p
             for payer, payee, amount in [(p["payer"], p["payee"], p["amount"])]] == [

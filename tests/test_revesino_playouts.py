@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from revesino_support import ACES, DECK, QUINOLA, card_points, cards_in, qualifies, strength, suit, trick_winner
+from revesino_support import ACES, DECK, QUINOLA, card_points, cards_in, qualifies, seat_after, strength, suit, trick_winner
 from soak import SOAK, seed
 
 from engine import api
@@ -394,7 +394,7 @@ def check_party_payer(record: dict, result: dict) -> str | None:
         return None
     winner, points, tricks = result["handWinner"], result["cardPoints"], result["seatTricks"]
     step = -1 if (record.get("rules") or {}).get("tiebreakOrder") == "dealerThenLeft" else 1
-    others = [(record["dealer"] + step * k) % 4 for k in range(4)]
+    others = [seat_after(record["dealer"], step * k) for k in range(4)]
     others.remove(winner)
     most = [s for s in others if points[s] == max(points[o] for o in others)]
     more = [s for s in most if tricks[s] == max(tricks[o] for o in most)]
