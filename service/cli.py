@@ -278,12 +278,13 @@ def _integer(text: str) -> int:
     """An integer argument, in ASCII digits as the API reads an integer given as a string
     (``int()`` alone reads '٣' and '４' too), and within an int32 as the fields it fills (seats,
     dealer, seat): protobuf refused a wider one with a ValueError, an INTERNAL error (exit 3)."""
-    from service.codec import integer_text_error, out_of_range
+    from service.codec import INT32_RANGE, integer_text_error, out_of_range
 
     error = integer_text_error(text, "value")
     if error is None:
         value = int(text)
-        if -(2**31) <= value < 2**31:
+        low, high = INT32_RANGE
+        if low <= value <= high:
             return value
         error = out_of_range(value, "value")
     # (argparse names the argument: "argument --seats: expected an integer, not 'four'")

@@ -793,8 +793,9 @@ _WELL_KNOWN = "google/protobuf/"
 # Field kinds. _PLAIN values are the same in Python and JSON (int32, uint32, bool, string).
 _PLAIN, _CONVERTED, _MESSAGE, _STRUCT, _VALUE, _UNSUPPORTED = range(6)
 _C = FieldDescriptor
+INT32_RANGE = (-(2**31), 2**31 - 1)  # (the CLI's integer arguments fill int32 fields)
 _INT_RANGES = {
-    _C.CPPTYPE_INT32: (-(2**31), 2**31 - 1),
+    _C.CPPTYPE_INT32: INT32_RANGE,
     _C.CPPTYPE_UINT32: (0, 2**32 - 1),
     _C.CPPTYPE_INT64: (-(2**63), 2**63 - 1),
     _C.CPPTYPE_UINT64: (0, 2**64 - 1),
