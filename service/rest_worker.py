@@ -38,6 +38,14 @@ other connection that closes after its answer (the client's ``Connection: close`
 gunicorn answered) lingers the same way: gunicorn's graceful close waited for the client's end on
 the event loop, up to two seconds, and every other connection of the worker waited with it.
 
+The 100 Continue a request's ``Expect: 100-continue`` asks for goes out when the app first reads
+the request's body (``_OwedContinue``), not before the app sees the request as gunicorn sends it: a
+request the app answers without its body (a body over the limit, 413; a wrong route; a refused
+stream) is answered at once, without the 100, and its client does not send a body that would be
+discarded (RFC 9110, 10.1.1: a server may answer with the final status instead). Such a connection
+closes after the answer (lingering, as above), since its client may or may not send the body it was
+not asked for; the app's answers of that kind say ``Connection: close`` already.
+
 Also here, as it reads gunicorn's body readers: ``ArrivedBody``, gunicorn's request body read as
 it arrives, through which the NDJSON stream answers each line as soon as it has come.
 """
@@ -188,6 +196,31 @@ def request_head(req: Any, exc: BaseException) -> tuple[str | None, Callable[[st
     return getattr(request, "method", None), lambda name: fields.get(name.lower())
 
 
+class _OwedContinue:
+    """The 100 Continue a request expects, sent when the app first reads its body: it stands, while
+    the request is served, for the ``chunk`` of the connection's reader (gunicorn's
+    ``SocketUnreader``, the one place its body readers read the socket from), sends the 100 before
+    that first read and withdraws (``sent``). gunicorn would send it before the app sees the request
+    (``gunicorn.http.wsgi.create``, for a request whose ``_expected_100_continue`` is set), which
+    ``ProblemWorker.handle_request`` unsets."""
+
+    CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+
+    def __init__(self, unreader: Any, sock: socket.socket) -> None:
+        self.unreader, self.sock, self.sent = unreader, sock, False
+        unreader.chunk = self
+
+    def __call__(self, size_hint: int | None = None) -> bytes:
+        self.withdraw()
+        self.sent = True
+        self.sock.sendall(self.CONTINUE)
+        data: bytes = self.unreader.chunk(size_hint)
+        return data
+
+    def withdraw(self) -> None:
+        self.unreader.__dict__.pop("chunk", None)  # (the class's chunk again)
+
+
 class ProblemWorker(ThreadWorker):  # type: ignore[misc]  # (gunicorn has no type hints)
     """gunicorn's gthread worker, its errors answered as problem JSON (the module's docstring)."""
 
@@ -229,13 +262,21 @@ class ProblemWorker(ThreadWorker):  # type: ignore[misc]  # (gunicorn has no typ
 
     def handle_request(self, req: Any, conn: Any) -> Any:
         self.serving.request, self.serving.close_at_once = req, False
+        owed = None
+        if getattr(req, "_expected_100_continue", False):  # (gunicorn's: Expect: 100-continue, HTTP/1.1)
+            req._expected_100_continue = False  # sent when the app reads the body, if it does
+            owed = _OwedContinue(req.unreader, conn.sock)
         try:
             keepalive = super().handle_request(req, conn)
         finally:
             if self.serving.close_at_once:
                 conn.naipes_close_at_once = self.serving.close_at_once
             self.serving.request, self.serving.close_at_once = None, False
+            if owed is not None:
+                owed.withdraw()
         self.answered.request = req  # (its answer has been written)
+        if owed is not None and not owed.sent:
+            return False  # answered without asking for the body: the connection closes (the module's docstring)
         return keepalive
 
     def finish_request(self, conn: Any, fs: Any) -> None:

@@ -3,7 +3,8 @@ body whose chunks cannot be read), are problem JSON with a code of the error tab
 gunicorn chose, as every other error of the service: they were gunicorn's HTML pages, and they
 carry the CORS headers of the request's Origin once gunicorn has come to its headers. Through a
 real ``naipes serve`` on ephemeral ports, the requests written on raw sockets; after each, the
-server still answers its health check. Also here, as the request target must be sent as it is
+server still answers its health check. Also: ``Expect: 100-continue`` (the 100 Continue only
+once the app reads the body, none for a body over the limit). Also here, as the request target must be sent as it is
 written: the game of ``/v1/games/{game}/rules`` read from the path as sent, under both servers."""
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from service_support import ROOT, stop
+from service_support import ROOT, load_example, rentoy_examples, stop
 from test_service_cli import _free_port
 from test_service_workers import _listening, serve
 
 from engine import api
 from engine.errors import InvalidInput
 from service.cli import REST_WORKER_CLASS
-from service.errors import ERRORS
+from service.errors import ERRORS, MAX_REQUEST_BYTES
 from service.rest_worker import CODES
 
 RECORD = b'{"game": "rentoy", "seats": 4, "dealer": 0}'
@@ -235,3 +236,55 @@ def test_an_unexpected_failure_is_internal_and_logged(tmp_path) -> None:
         server.wait(timeout=30)
     logged = log.read_text()
     assert "Error handling request GET /fails" in logged and "RuntimeError: boom" in logged, logged
+
+
+def head_of(sock: socket.socket) -> bytes:
+    """What the server writes until the end of an answer's head (or the connection's end)."""
+    received = b""
+    while b"\r\n\r\n" not in received and (chunk := sock.recv(1)):
+        received += chunk
+    return received
+
+
+def test_a_body_over_the_limit_is_refused_before_it_is_sent(rest_port) -> None:
+    """``Expect: 100-continue`` (curl sends it for a body over 1 KiB) with a Content-Length over
+    the limit: the answer is the 413 problem at once, without a 100 Continue first, so the client
+    does not send a body that would be discarded; CORS headers as every answer; the connection
+    closes after it. (The 100 Continue was sent first, and the 413 after the body.)"""
+    head = (b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\n" + JSON + b"Expect: 100-continue\r\n"
+            b"Content-Length: %d\r\n\r\n" % (MAX_REQUEST_BYTES + 1))
+    with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as sock:
+        sock.sendall(with_origin(head))
+        received = b""
+        while chunk := sock.recv(65536):  # (no body sent: the server answers and closes all the same)
+            received += chunk
+    assert received.startswith(b"HTTP/1.1 413 "), received
+    answered, headers, problem = problem_of(received)
+    assert (answered, problem["code"], headers["connection"]) == (413, "PAYLOAD_TOO_LARGE", "close")
+    assert headers["content-type"] == "application/problem+json"
+    assert (headers["access-control-allow-origin"], headers["access-control-expose-headers"]) == ("*", "Retry-After"), headers
+    assert_serving(rest_port)
+
+
+HAND = json.dumps(load_example(rentoy_examples()[0])[0]).encode()
+
+
+@pytest.mark.parametrize(("target", "media_type", "body", "answer"), [
+    (b"/v1/hands:validate", b"application/json", HAND, b'{"game":"rentoy","valid":'),
+    (b"/v1/hands:validateStream", b"application/x-ndjson", b'{"id": "e1", "record": ' + HAND + b"}\n", b'"id":"e1"'),
+], ids=["unary", "stream"])
+def test_a_body_within_the_limit_gets_100_continue(target, media_type, body, answer, rest_port) -> None:
+    """``Expect: 100-continue`` with a body the service reads (within the limit; a stream's, which
+    has none): the 100 Continue comes before the body is sent, then the answer, and the connection
+    serves its next request."""
+    head = b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Type: %s\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n" % (target, media_type, len(body))
+    with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as sock:
+        sock.sendall(head)
+        assert head_of(sock) == b"HTTP/1.1 100 Continue\r\n\r\n"
+        sock.sendall(body)
+        received = head_of(sock)
+        assert received.startswith(b"HTTP/1.1 200 ") and b"connection: close" not in received.lower(), received
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")  # (the same connection)
+        while chunk := sock.recv(65536):
+            received += chunk
+    assert answer in received and received.count(b"HTTP/1.1 200 ") == 2 and received.endswith(b'{"status":"SERVING"}\n'), received
