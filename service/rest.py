@@ -385,11 +385,23 @@ def _cors(origins: list[str] | str) -> Callable[[Response], Response]:
     return add_headers
 
 
+class _App(Flask):
+    """Flask, its answer to an ``OPTIONS`` request (a browser's CORS preflight: ``service.cors``)
+    the 204 of an answer without a body: no ``Content-Type`` (Flask's is a 200 that says
+    ``text/html`` of its empty body), the route's methods in ``Allow`` as Flask gives them."""
+
+    def make_default_options_response(self) -> Response:
+        response = super().make_default_options_response()
+        response.status_code = 204
+        del response.headers["Content-Type"]
+        return response
+
+
 def create_app() -> Flask:
     """The WSGI app (gunicorn: ``service.rest:create_app()``)."""
     from service.openapi import document
 
-    app = Flask("naipes")
+    app = _App("naipes")
     app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     # An exception on_error raises again goes to the HTTP server rather than to Flask's 500 page.
     app.config["PROPAGATE_EXCEPTIONS"] = True

@@ -15,9 +15,11 @@ RECORD = json.loads((Path(__file__).resolve().parent.parent / "clients" / "examp
 
 
 def test_a_preflight_is_answered_for_a_json_post(http, rest_url) -> None:
+    """A 204, without a body or a Content-Type (it was a 200 saying ``text/html`` of its empty body)."""
     answer = http.options(f"{rest_url}/v1/hands:validate", timeout=10, headers={
         "Origin": ORIGIN, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type"})
-    assert answer.status_code == 200
+    assert answer.status_code == 204 and answer.content == b""
+    assert "Content-Type" not in answer.headers
     assert answer.headers["Access-Control-Allow-Origin"] == "*"
     assert "POST" in answer.headers["Access-Control-Allow-Methods"]
     assert "content-type" in answer.headers["Access-Control-Allow-Headers"].lower()
@@ -50,3 +52,12 @@ def test_the_origins_are_a_setting(monkeypatch, setting, allowed, refused) -> No
         answer = client.get("/healthz", headers={"Origin": allowed})
         assert answer.headers["Access-Control-Allow-Origin"] == allowed and "Origin" in answer.headers.getlist("Vary")
     assert "Access-Control-Allow-Origin" not in client.get("/healthz", headers={"Origin": refused}).headers
+
+
+@pytest.mark.parametrize("path", ["/v1/games/rentoy/rules", "/healthz", "/v1/openapi.json"])
+def test_any_options_request_is_a_204_without_a_body(path) -> None:
+    """Every route's OPTIONS (an Origin or not, CORS on or not) is the same empty 204 with the
+    route's methods in Allow."""
+    answer = rest.create_app().test_client().options(path)
+    assert (answer.status_code, answer.data, answer.headers.get("Content-Type")) == (204, b"", None)
+    assert set(answer.headers["Allow"].split(", ")) == {"GET", "HEAD", "OPTIONS"}
