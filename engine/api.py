@@ -120,14 +120,26 @@ def resolve_trick(request: Any) -> dict[str, Any]:
     elif (request.get("contract") or {}).get("trump"):
         raise InvalidInput("INVALID_FIELD", "contract.trump", f"{game.NAME} has no trumps")
     seats = request.get("seats")
-    size = None
     if seats is not None:
         check_seats(game, seats)
         size = game.trick_size(seats)
         if len(cards) > size:
             raise InvalidInput("WRONG_HAND_SIZE", "cards", f"a trick at a {seats}-seat {game.NAME} table has {size} cards, not {len(cards)}")
+        sizes = [size]
+    else:
+        # Without seats, the sizes a trick has at the tables the game is played at: one for
+        # Tresillo (3 cards, at 3 seats or 4) and Revesino (4), one a table size for Rentoy.
+        sizes = sorted({game.trick_size(table) for table in game.SEATS})
+        if len(cards) > sizes[-1]:
+            most = f"{sizes[-1]} cards" if len(sizes) == 1 else f"at most {sizes[-1]} cards (at its largest table)"
+            raise InvalidInput("WRONG_HAND_SIZE", "cards", f"a {game.NAME} trick has {most}, not {len(cards)}")
+    # Complete: as large as a trick is at every table it can be at. Short: smaller than at any of
+    # them. Neither: complete at one table size and short at another (Rentoy without seats).
+    fitting = [size for size in sizes if size >= len(cards)]
+    complete = fitting == [len(cards)]
+    short = len(cards) not in fitting
     index = game.trick_winner_index(cards, trump)
-    out: dict[str, Any] = {"winnerIndex": index, "card": str(cards[index]), "complete": len(cards) == size}
+    out: dict[str, Any] = {"winnerIndex": index, "card": str(cards[index]), "complete": complete}
     given = request.get("leader")
     players: list[int] | None = None
     if given is not None:
@@ -144,7 +156,7 @@ def resolve_trick(request: Any) -> dict[str, Any]:
         out["winner"] = players[index]
     who = f"seat {out['winner']}" if "winner" in out else f"card {index + 1} of the trick"
     how = "trump" if trump is not None and game.is_trump(cards[index], trump) else f"highest {cards[0].suit.word}, the suit led"
-    wins = "is winning so far" if size is not None and not out["complete"] else "wins"  # (a trick short of its size)
+    wins = "wins" if complete else "is winning so far" if short else "is ahead"  # (the last: complete or not, unknown)
     out["events"] = [{"kind": "trick", "card": str(cards[index]), "text": f"{who} {wins} with {cards[index]} ({how})"}]
     if "winner" in out:
         out["events"][0]["seat"] = out["winner"]

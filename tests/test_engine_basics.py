@@ -591,6 +591,46 @@ def test_resolve_trick_figures():
     assert out["winnerIndex"] == 0
 
 
+# A trick without seats: (game, cards, complete, the event's verb). Tresillo's trick has 3 cards at
+# either table, Revesino's 4: complete or short, known without seats (both were complete: false,
+# and "wins"). A Rentoy trick has as many cards as seats (2, 4, 6 or 8): 3 cards are short at every
+# table, 8 complete at the one table they fit, 2, 4 or 6 complete at one table and short at another.
+TRICKS_WITHOUT_SEATS = [
+    ("tresillo", "1e 2e 3o", True, "wins"),
+    ("tresillo", "1e 2e", False, "is winning so far"),
+    ("tresillo", "1e", False, "is winning so far"),
+    ("revesino", "1e 2e 3e 4e", True, "wins"),
+    ("revesino", "1e 2e 3e", False, "is winning so far"),
+    ("rentoy", "1e 2e 3e", False, "is winning so far"),
+    ("rentoy", "1e 2e 3e 4e 5e 6e 7e 10e", True, "wins"),
+    ("rentoy", "1e 2e", False, "is ahead"),
+    ("rentoy", "1e 2e 3e 4e", False, "is ahead"),
+    ("rentoy", "1e 2e 3e 4e 5e 6e", False, "is ahead"),
+]
+
+
+@pytest.mark.parametrize(("game", "cards", "complete", "verb"), TRICKS_WITHOUT_SEATS)
+def test_a_trick_without_seats_is_complete_where_the_game_fixes_its_size(game, cards, complete, verb):
+    request = {"game": game, "cards": cards, **({} if game == "revesino" else {"contract": {"trump": "oros"}})}
+    out = api.resolve_trick(request)
+    index, played = out["winnerIndex"], cards.split()
+    assert (out["complete"], out["card"]) == (complete, played[index])
+    assert out["events"][0]["text"].startswith(f"card {index + 1} of the trick {verb} with {played[index]} (")
+    assert "winner" not in out and "payments" not in out
+
+
+@pytest.mark.parametrize(("game", "cards", "message"), [
+    ("tresillo", "1e 2e 3e 4e", "a tresillo trick has 3 cards, not 4"),
+    ("revesino", "1e 2e 3e 4e 5e", "a revesino trick has 4 cards, not 5"),
+    ("rentoy", "1e 2e 3e 4e 5e 6e 7e 10e 11e", "a rentoy trick has at most 8 cards (at its largest table), not 9"),
+])
+def test_a_trick_without_seats_larger_than_the_game_has_is_refused(game, cards, message):
+    """It was answered, as the trick of a table of that many seats (the game has none)."""
+    request = {"game": game, "cards": cards, **({} if game == "revesino" else {"contract": {"trump": "oros"}})}
+    err = invalid(api.resolve_trick, request)
+    assert (err.code, err.field, str(err)) == ("WRONG_HAND_SIZE", "cards", message)
+
+
 @pytest.mark.parametrize("request_, code, field", [
     ({"cards": "", "contract": {"trump": "oros"}}, "WRONG_HAND_SIZE", "cards"),
     ({"cards": "1o 1o", "contract": {"trump": "oros"}}, "DUPLICATE_CARD", "cards"),

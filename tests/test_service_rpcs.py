@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from service_support import call_both, call_rest, cards_in, load_example, rentoy_examples
+from service_support import assert_same_error, call_both, call_rest, cards_in, load_example, rentoy_examples
 
 from engine import api
 
@@ -76,6 +76,21 @@ def test_resolve_trick(stub, http, rest_url) -> None:
     answer = call_both(stub, http, rest_url, "ResolveTrick", partial)
     assert answer == api.resolve_trick(partial)
     assert answer["winnerIndex"] == 0 and answer["complete"] is False and "winner" not in answer
+
+
+def test_resolve_trick_without_seats(stub, http, rest_url) -> None:
+    """A Tresillo trick has 3 cards at either table: complete without seats, its winner "wins" (it
+    was complete false, as every trick without seats); a Rentoy trick of 4 cards may be complete or
+    not (4 seats or more): complete false, its card "is ahead"; too many cards for the game are
+    refused as they are at a table of known size."""
+    for game, cards, complete, verb in (("tresillo", "1e 2e 3o", True, "wins"), ("tresillo", "1e 2e", False, "is winning so far"),
+                                        ("rentoy", "1e 2e 3e 4e", False, "is ahead")):
+        request = {"game": game, "contract": {"trump": "oros"}, "cards": cards}
+        answer = call_both(stub, http, rest_url, "ResolveTrick", request)
+        assert answer == api.resolve_trick(request)
+        assert answer["complete"] is complete and f" {verb} with {answer['card']} (" in answer["events"][0]["text"], answer
+    request = {"game": "tresillo", "contract": {"trump": "oros"}, "cards": "1e 2e 3e 4e"}
+    assert_same_error(stub, http, rest_url, "ResolveTrick", request, "WRONG_HAND_SIZE", "cards")
 
 
 def test_settle_hand(stub, http, rest_url) -> None:
