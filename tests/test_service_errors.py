@@ -30,6 +30,7 @@ from service_support import (
 from engine import api
 from naipes.v1 import naipes_pb2 as pb
 from naipes.v1 import naipes_pb2_grpc
+from service import grpc_server
 from service.errors import ERRORS, MAX_REQUEST_BYTES
 from service.grpc_server import MAX_CALLS, create_server
 from service.handlers import SERVICE
@@ -301,6 +302,33 @@ def test_an_engine_failure_is_internal_and_the_servers_live_on(monkeypatch, stub
     monkeypatch.undo()
     assert call_rest(http, rest_url, "ValidateHand", request)["valid"] is True
     assert_healthy(channel, http, rest_url)
+
+
+def test_a_handler_failure_over_grpc_is_internal_and_logged_with_its_traceback(monkeypatch, caplog) -> None:
+    """An unexpected exception in a unary gRPC handler (here ResolveTrick's, in a server of its
+    own): the call is answered INTERNAL with the error table's details and none of the exception's
+    words, the exception is logged by ``naipes.grpc`` with its traceback, and the server answers
+    its next call."""
+    def broken(request: bytes) -> bytes:
+        raise ZeroDivisionError("secret-words")
+
+    monkeypatch.setitem(grpc_server.WIRE_HANDLERS, "ResolveTrick", broken)
+    server, port = create_server("127.0.0.1", 0, max_workers=2)
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel, caplog.at_level("ERROR", logger="naipes.grpc"):
+            stub = naipes_pb2_grpc.NaipesServiceStub(channel)
+            with pytest.raises(grpc.RpcError) as raised:
+                call_grpc(stub, "ResolveTrick", {"game": "rentoy", "contract": {"trump": "oros"}, "cards": "1e"})
+            assert raised.value.code() == grpc.StatusCode.INTERNAL and grpc_failure(raised.value).code == "INTERNAL"
+            assert "secret-words" not in (raised.value.details() or "")
+            (logged,) = [r for r in caplog.records if r.name == "naipes.grpc"]
+            assert (logged.levelname, logged.getMessage()) == ("ERROR", "ResolveTrick failed")
+            assert logged.exc_info is not None and logged.exc_info[0] is ZeroDivisionError
+            assert "Traceback (most recent call last)" in caplog.text and "ZeroDivisionError: secret-words" in caplog.text
+            assert call_grpc(stub, "DescribeRules", {"game": "rentoy"})["game"] == "rentoy"
+    finally:
+        server.stop(grace=None)
 
 
 def test_engine_schema_drift_is_caught(monkeypatch, stub, http, rest_url) -> None:
