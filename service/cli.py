@@ -43,9 +43,18 @@ REST_WORKER_CLASS = "service.rest_worker.ProblemWorker"  # gunicorn's gthread wo
 log = logging.getLogger("naipes")
 
 
-def _env_int(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    return int(value) if value else default
+def env_integer(parser: argparse.ArgumentParser, name: str, default: int) -> int:
+    """An integer setting from the environment variable ``name`` (``default`` if unset or empty),
+    read as an integer argument is (``integer_argument``), once the command line has not given it: a bad
+    value is the parser's error naming the variable, exit 2 (it was a ValueError's traceback, as
+    the parser was made, for every command)."""
+    text = os.environ.get(name)
+    if not text:
+        return default
+    try:
+        return integer_argument(text)
+    except argparse.ArgumentTypeError as exc:
+        parser.error(f"{name}: {exc}")
 
 
 def _shm() -> str | None:
@@ -274,7 +283,7 @@ def rules(game: str) -> int:
     return _answer(lambda: (handlers.describe_rules(pb.DescribeRulesRequest(game=game)), EXIT_VALID))
 
 
-def _integer(text: str) -> int:
+def integer_argument(text: str) -> int:
     """An integer argument, in ASCII digits as the API reads an integer given as a string
     (``int()`` alone reads '٣' and '４' too), and within an int32 as the fields it fills (seats,
     dealer, seat): protobuf refused a wider one with a ValueError, an INTERNAL error (exit 3)."""
@@ -296,10 +305,10 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="serve REST (gunicorn) and gRPC until SIGINT/SIGTERM")
     s.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"), help="default: NAIPES_HOST, else 127.0.0.1")
-    s.add_argument("--rest-port", type=_integer, default=_env_int("NAIPES_REST_PORT", 8080), help="default: NAIPES_REST_PORT, else 8080")
-    s.add_argument("--grpc-port", type=_integer, default=_env_int("NAIPES_GRPC_PORT", 50051), help="default: NAIPES_GRPC_PORT, else 50051")
-    s.add_argument("--workers", type=_integer, default=_env_int("NAIPES_WORKERS", 2),
-                   help="gRPC server processes and gunicorn workers; default: NAIPES_WORKERS, else 2")
+    # (the integers' defaults from the environment are read once the arguments are: SERVE_SETTINGS)
+    s.add_argument("--rest-port", type=integer_argument, help="default: NAIPES_REST_PORT, else 8080")
+    s.add_argument("--grpc-port", type=integer_argument, help="default: NAIPES_GRPC_PORT, else 50051")
+    s.add_argument("--workers", type=integer_argument, help="gRPC server processes and gunicorn workers; default: NAIPES_WORKERS, else 2")
     v = sub.add_parser("validate", help="replay a hand record; exit 0 valid, 1 violation, 2 invalid input, 3 internal error")
     v.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
     a = sub.add_parser("audit", help="validate an archive of hand records (NDJSON) on every core; exit 0 all valid, "
@@ -308,11 +317,11 @@ def parser() -> argparse.ArgumentParser:
                                 "- for stdin")
     lg = sub.add_parser("legal", help="who acts and every legal action of a hand in progress; exit as validate")
     lg.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
-    lg.add_argument("--seat", type=_integer, help="the view of this seat only")
+    lg.add_argument("--seat", type=integer_argument, help="the view of this seat only")
     d = sub.add_parser("deal", help="a deterministic deal from a seed")
     d.add_argument("--game", default="rentoy", help="default: rentoy")
-    d.add_argument("--seats", type=_integer, default=4, help="default: 4")
-    d.add_argument("--dealer", type=_integer, default=0, help="default: 0")
+    d.add_argument("--seats", type=integer_argument, default=4, help="default: 4")
+    d.add_argument("--dealer", type=integer_argument, default=0, help="default: 0")
     d.add_argument("--seed", default=None, help="default: a fresh random seed")
     r = sub.add_parser("rules", help="a game's house-rule options")
     r.add_argument("game")
@@ -327,10 +336,18 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+# naipes serve's integer arguments: (its argument's dest, the environment variable of its default, the default's default).
+SERVE_SETTINGS = (("rest_port", "NAIPES_REST_PORT", 8080), ("grpc_port", "NAIPES_GRPC_PORT", 50051), ("workers", "NAIPES_WORKERS", 2))
+
+
 def _main(argv: list[str] | None) -> int:
-    args = parser().parse_args(argv)
+    commands = parser()
+    args = commands.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if args.command == "serve":
+        for dest, name, default in SERVE_SETTINGS:
+            if getattr(args, dest) is None:
+                setattr(args, dest, env_integer(commands, name, default))
         return serve(args.host, args.rest_port, args.grpc_port, args.workers)
     if args.command == "validate":
         return validate(args.file)

@@ -211,13 +211,18 @@ def serve(host: str, port: int, max_workers: int | None = None) -> None:
     log.info("gRPC stopped: process %d answered %d unary calls", os.getpid(), next(_calls) - 1)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
+    """``python -m service.grpc_server [--host H] [--port P]``: defaults from NAIPES_HOST and
+    NAIPES_GRPC_PORT (a port that is no integer is a usage error, exit 2), else 127.0.0.1:50051."""
+    from service.cli import env_integer, integer_argument
+
     parser = argparse.ArgumentParser(description="Naipes gRPC server")
-    parser.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"))
-    parser.add_argument("--port", type=int, default=int(os.environ.get("NAIPES_GRPC_PORT", "50051")))
-    args = parser.parse_args()
+    parser.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"), help="default: NAIPES_HOST, else 127.0.0.1")
+    parser.add_argument("--port", type=integer_argument, help="default: NAIPES_GRPC_PORT, else 50051")
+    args = parser.parse_args(argv)
+    port = args.port if args.port is not None else env_integer(parser, "NAIPES_GRPC_PORT", 50051)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    serve(args.host, args.port)
+    serve(args.host, port)
 
 
 if __name__ == "__main__":

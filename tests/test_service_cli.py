@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ import grpc
 import pytest
 import requests
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import call_rest, load_example, rentoy_examples, stop, tool
+from service_support import ROOT, call_rest, load_example, rentoy_examples, stop, tool
 
 from engine import api
 
@@ -188,6 +189,50 @@ def test_serve_refuses_a_port_another_server_listens_on() -> None:
             output = stop(server) if server.returncode is None else server.communicate()[0]
         assert server.returncode == 1, output
         assert output.strip() == f"naipes serve: 127.0.0.1:{taken} ({flag}) is in use: something listens there already", output
+
+
+def test_grpc_server_alone_listens_where_the_environment_says() -> None:
+    """``python -m service.grpc_server`` without arguments: its host and port from NAIPES_HOST
+    and NAIPES_GRPC_PORT; it answers the health check and stops on SIGTERM."""
+    port = _free_port()
+    env = {**os.environ, "NAIPES_HOST": "127.0.0.1", "NAIPES_GRPC_PORT": str(port)}
+    server = subprocess.Popen([sys.executable, "-m", "service.grpc_server"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            grpc.channel_ready_future(channel).result(timeout=30)
+            answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service="naipes.v1.NaipesService"), timeout=10)
+            assert answer.status == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        output = stop(server)
+    assert server.returncode == 0 and f"gRPC listening on 127.0.0.1:{port}" in output, output
+
+
+@pytest.mark.parametrize(("command", "name", "value"), [
+    ((sys.executable, "-m", "service.grpc_server"), "NAIPES_GRPC_PORT", "abc"),
+    ((sys.executable, "-m", "service.grpc_server"), "NAIPES_GRPC_PORT", "٣"),
+    ((NAIPES, "serve"), "NAIPES_GRPC_PORT", "abc"),
+    ((NAIPES, "serve"), "NAIPES_REST_PORT", "8o80"),
+    ((NAIPES, "serve"), "NAIPES_WORKERS", "two"),
+], ids=lambda v: v if isinstance(v, str) else v[-1])
+def test_a_bad_setting_in_the_environment_is_a_usage_error(command, name, value) -> None:
+    """A setting that is no integer is the command's usage error naming the variable, exit 2 (it
+    was a ValueError's traceback, exit 1, for every naipes command); a command that does not read
+    it runs, and an argument given on the command line is taken without reading the variable."""
+    env = {**os.environ, name: value}
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.endswith(f"error: {name}: expected an integer, not '{value}'\n"), done.stderr
+    assert subprocess.run([NAIPES, "rules", "rentoy"], env=env, capture_output=True, timeout=60).returncode == 0
+    if command[-1] == "service.grpc_server":
+        port = _free_port()
+        server = subprocess.Popen([*command, "--port", str(port)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                grpc.channel_ready_future(channel).result(timeout=30)
+        finally:
+            output = stop(server)
+        assert server.returncode == 0, output
 
 
 def test_integer_arguments_are_ascii_digits() -> None:
