@@ -213,7 +213,10 @@ class _OwedContinue:
     def __call__(self, size_hint: int | None = None) -> bytes:
         self.withdraw()
         self.sent = True
-        self.sock.sendall(self.CONTINUE)
+        try:
+            self.sock.sendall(self.CONTINUE)
+        except OSError:
+            pass  # (the client has gone: the read below finds it so, as any body's read does)
         data: bytes = self.unreader.chunk(size_hint)
         return data
 
