@@ -43,16 +43,16 @@ REST_WORKER_CLASS = "service.rest_worker.ProblemWorker"  # gunicorn's gthread wo
 log = logging.getLogger("naipes")
 
 
-def env_integer(parser: argparse.ArgumentParser, name: str, default: int) -> int:
+def env_integer(parser: argparse.ArgumentParser, name: str, default: int, read: Callable[[str], int]) -> int:
     """An integer setting from the environment variable ``name`` (``default`` if unset or empty),
-    read as an integer argument is (``integer_argument``), once the command line has not given it: a bad
-    value is the parser's error naming the variable, exit 2 (it was a ValueError's traceback, as
-    the parser was made, for every command)."""
+    read as its argument is (``read``: ``port_argument``, say), once the command line has not given
+    it: a bad value is the parser's error naming the variable, exit 2 (it was a ValueError's
+    traceback, as the parser was made, for every command)."""
     text = os.environ.get(name)
     if not text:
         return default
     try:
-        return integer_argument(text)
+        return read(text)
     except argparse.ArgumentTypeError as exc:
         parser.error(f"{name}: {exc}")
 
@@ -79,9 +79,6 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
     processes, else one per CPU the server may use (service/stream.py), whatever ``workers``."""
     from prometheus_client import multiprocess
 
-    workers = max(1, workers)
-    if grpc_port == 0 and workers > 1:
-        raise SystemExit("naipes serve: several gRPC workers share one port: give --grpc-port (not 0)")
     # Both servers bind with SO_REUSEPORT (their processes share a port), which lets them bind a port
     # another server of this user listens on with it too (another naipes serve): the kernel would
     # share the connections between the two, silently. A port something listens on is refused.
@@ -122,8 +119,9 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
         while not stopping:
             if not announced and _listening(host, rest_port) and _listening(host, grpc_port):
                 announced = True
-                log.info("naipes ready in %.1f s: REST on http://%s:%d (gunicorn, %d workers), gRPC on %s:%d (%d processes)",
-                         time.monotonic() - started, host, rest_port, workers, host, grpc_port, workers)
+                plural = "" if workers == 1 else "s"
+                log.info("naipes ready in %.1f s: REST on http://%s:%d (gunicorn, %d worker%s), gRPC on %s:%d (%d process%s)",
+                         time.monotonic() - started, host, rest_port, workers, plural, host, grpc_port, workers, "" if workers == 1 else "es")
             dead = [name for name, child in children.items() if child.poll() is not None]
             if dead:
                 for name in dead:  # (its live gauges leave the metrics' sums at once)
@@ -300,15 +298,37 @@ def integer_argument(text: str) -> int:
     raise argparse.ArgumentTypeError(error.message.removeprefix("value: "))
 
 
+def _within(low: int, high: int, what: str) -> Callable[[str], int]:
+    """An integer argument (``integer_argument``) from ``low`` to ``high``, else a usage error
+    that says what the value must be."""
+
+    def read(text: str) -> int:
+        value = integer_argument(text)
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is not {what}")
+        return value
+
+    return read
+
+
+# naipes serve's ports are fixed ones (its processes share them, and it waits for them to answer
+# before it says it is ready): 0, the system's choice, is refused as a port beyond 65535 is (both
+# were gunicorn's traceback); python -m service.grpc_server takes 0 and logs the port it got.
+port_argument = _within(1, 65535, "a port (1 to 65535)")
+any_port_argument = _within(0, 65535, "a port (0 to 65535; 0: any free port)")
+# (0 or fewer workers was served by one, silently)
+workers_argument = _within(1, 2**31 - 1, "a number of workers (1 or more)")
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="naipes", description="Naipes: rules-as-a-service for Spanish card games")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="serve REST (gunicorn) and gRPC until SIGINT/SIGTERM")
     s.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"), help="default: NAIPES_HOST, else 127.0.0.1")
     # (the integers' defaults from the environment are read once the arguments are: SERVE_SETTINGS)
-    s.add_argument("--rest-port", type=integer_argument, help="default: NAIPES_REST_PORT, else 8080")
-    s.add_argument("--grpc-port", type=integer_argument, help="default: NAIPES_GRPC_PORT, else 50051")
-    s.add_argument("--workers", type=integer_argument, help="gRPC server processes and gunicorn workers; default: NAIPES_WORKERS, else 2")
+    s.add_argument("--rest-port", type=port_argument, help="default: NAIPES_REST_PORT, else 8080")
+    s.add_argument("--grpc-port", type=port_argument, help="default: NAIPES_GRPC_PORT, else 50051")
+    s.add_argument("--workers", type=workers_argument, help="gRPC server processes and gunicorn workers; default: NAIPES_WORKERS, else 2")
     v = sub.add_parser("validate", help="replay a hand record; exit 0 valid, 1 violation, 2 invalid input, 3 internal error")
     v.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
     a = sub.add_parser("audit", help="validate an archive of hand records (NDJSON) on every core; exit 0 all valid, "
@@ -336,8 +356,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-# naipes serve's integer arguments: (its argument's dest, the environment variable of its default, the default's default).
-SERVE_SETTINGS = (("rest_port", "NAIPES_REST_PORT", 8080), ("grpc_port", "NAIPES_GRPC_PORT", 50051), ("workers", "NAIPES_WORKERS", 2))
+# naipes serve's integer arguments: (its argument's dest, the environment variable of its default,
+# the default's default, how it is read).
+SERVE_SETTINGS = (("rest_port", "NAIPES_REST_PORT", 8080, port_argument), ("grpc_port", "NAIPES_GRPC_PORT", 50051, port_argument),
+                  ("workers", "NAIPES_WORKERS", 2, workers_argument))
 
 
 def _main(argv: list[str] | None) -> int:
@@ -345,9 +367,9 @@ def _main(argv: list[str] | None) -> int:
     args = commands.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     if args.command == "serve":
-        for dest, name, default in SERVE_SETTINGS:
+        for dest, name, default, read in SERVE_SETTINGS:
             if getattr(args, dest) is None:
-                setattr(args, dest, env_integer(commands, name, default))
+                setattr(args, dest, env_integer(commands, name, default, read))
         return serve(args.host, args.rest_port, args.grpc_port, args.workers)
     if args.command == "validate":
         return validate(args.file)

@@ -213,14 +213,15 @@ def serve(host: str, port: int, max_workers: int | None = None) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """``python -m service.grpc_server [--host H] [--port P]``: defaults from NAIPES_HOST and
-    NAIPES_GRPC_PORT (a port that is no integer is a usage error, exit 2), else 127.0.0.1:50051."""
-    from service.cli import env_integer, integer_argument
+    NAIPES_GRPC_PORT (a port that is no integer from 0 to 65535 is a usage error, exit 2), else
+    127.0.0.1:50051; port 0 is any free port, logged once bound."""
+    from service.cli import any_port_argument, env_integer
 
     parser = argparse.ArgumentParser(description="Naipes gRPC server")
     parser.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"), help="default: NAIPES_HOST, else 127.0.0.1")
-    parser.add_argument("--port", type=integer_argument, help="default: NAIPES_GRPC_PORT, else 50051")
+    parser.add_argument("--port", type=any_port_argument, help="default: NAIPES_GRPC_PORT, else 50051; 0: any free port")
     args = parser.parse_args(argv)
-    port = args.port if args.port is not None else env_integer(parser, "NAIPES_GRPC_PORT", 50051)
+    port = args.port if args.port is not None else env_integer(parser, "NAIPES_GRPC_PORT", 50051, any_port_argument)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     serve(args.host, port)
 

@@ -235,6 +235,44 @@ def test_a_bad_setting_in_the_environment_is_a_usage_error(command, name, value)
         assert server.returncode == 0, output
 
 
+@pytest.mark.parametrize(("args", "env", "message"), [
+    (("--rest-port", "70000"), {}, "argument --rest-port: 70000 is not a port (1 to 65535)"),
+    (("--grpc-port", "0"), {}, "argument --grpc-port: 0 is not a port (1 to 65535)"),
+    (("--rest-port", "-1"), {}, "argument --rest-port: -1 is not a port (1 to 65535)"),
+    (("--workers", "0"), {}, "argument --workers: 0 is not a number of workers (1 or more)"),
+    ((), {"NAIPES_REST_PORT": "65536"}, "NAIPES_REST_PORT: 65536 is not a port (1 to 65535)"),
+    ((), {"NAIPES_WORKERS": "-2"}, "NAIPES_WORKERS: -2 is not a number of workers (1 or more)"),
+], ids=lambda v: " ".join(v) if isinstance(v, tuple) else "+".join(f"{k}={x}" for k, x in v.items()) if isinstance(v, dict) else None)
+def test_serve_refuses_a_port_or_a_number_of_workers_out_of_range(args, env, message) -> None:
+    """naipes serve's ports are from 1 to 65535 (a port beyond was gunicorn's traceback after the
+    gRPC server had started; 0, any free port, left it waiting for port 0 to answer, never ready)
+    and it has one worker or more (0 or fewer was served by one, silently): a usage error, exit 2,
+    before anything starts."""
+    done = subprocess.run([NAIPES, "serve", *args], cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.endswith(f"error: {message}\n"), done.stderr
+    assert "Traceback" not in done.stderr and "listening" not in done.stderr, done.stderr
+
+
+def test_grpc_server_alone_takes_port_0_and_logs_the_port_it_got() -> None:
+    """python -m service.grpc_server --port 0 listens on a free port and logs it (a test's or a
+    supervisor's way to run it); beyond 65535 is a usage error, exit 2."""
+    command = (sys.executable, "-m", "service.grpc_server")
+    done = subprocess.run([*command, "--port", "65536"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.endswith("error: argument --port: 65536 is not a port (0 to 65535; 0: any free port)\n")
+    server = subprocess.Popen([*command, "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert server.stdout is not None
+        line = server.stdout.readline()
+        port = int(line.rsplit(":", 1)[1])
+        assert "gRPC listening on 127.0.0.1:" in line and port > 0, line
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=30, wait_for_ready=True)
+            assert answer.status == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
+
+
 def test_integer_arguments_are_ascii_digits() -> None:
     """As the API reads an integer given as a string: int() alone read '٣' as 3. The message names
     the argument once (it read "argument --seats: value: expected an integer", a field "value"
