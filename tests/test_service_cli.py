@@ -116,6 +116,18 @@ def test_audit_exit_codes_and_stdin(tmp_path: Path) -> None:
     assert done.returncode == 2 and done.stdout == "" and "naipes: cannot read" in done.stderr and "Traceback" not in done.stderr
 
 
+def test_audit_reads_crlf_lines_and_skips_blank_ones() -> None:
+    """An archive written with CRLF line ends (a Windows editor's) and with blank or white-space
+    lines between its records is answered as the same records with LF ends: one answer per record,
+    in order (README, "An archive, streamed")."""
+    record = _valid_record()
+    lines = [json.dumps({"id": "a", "record": record}), json.dumps({"id": "b", "record": {**record, "actions": ["1 2c"]}}), '{"game": "x"}']
+    plain = naipes("audit", "-", stdin="\n".join(lines) + "\n")
+    windows = naipes("audit", "-", stdin="\r\n\r\n".join(lines) + "\r\n  \t\r\n")
+    assert plain.returncode == windows.returncode == 2 and len(plain.stdout.splitlines()) == 3
+    assert windows.stdout == plain.stdout, windows.stdout
+
+
 def test_legal_and_deal() -> None:
     done = naipes("deal", "--game", "rentoy", "--seats", "4", "--dealer", "0", "--seed", "X")
     assert done.returncode == 0
