@@ -120,6 +120,8 @@ def resolve_trick(request: Any) -> dict[str, Any]:
     elif (request.get("contract") or {}).get("trump"):
         raise InvalidInput("INVALID_FIELD", "contract.trump", f"{game.NAME} has no trumps")
     seats = request.get("seats")
+    if seats is None and len(game.SEATS) == 1:
+        seats = game.SEATS[0]  # (Revesino: its only table, four seats)
     if seats is not None:
         check_seats(game, seats)
         size = game.trick_size(seats)
@@ -128,7 +130,7 @@ def resolve_trick(request: Any) -> dict[str, Any]:
         sizes = [size]
     else:
         # Without seats, the sizes a trick has at the tables the game is played at: one for
-        # Tresillo (3 cards, at 3 seats or 4) and Revesino (4), one a table size for Rentoy.
+        # Tresillo (3 cards, at 3 seats or 4), one a table size for Rentoy.
         sizes = sorted({game.trick_size(table) for table in game.SEATS})
         if len(cards) > sizes[-1]:
             most = f"{sizes[-1]} cards" if len(sizes) == 1 else f"at most {sizes[-1]} cards (at its largest table)"

@@ -621,7 +621,7 @@ def test_a_trick_without_seats_is_complete_where_the_game_fixes_its_size(game, c
 
 @pytest.mark.parametrize(("game", "cards", "message"), [
     ("tresillo", "1e 2e 3e 4e", "a tresillo trick has 3 cards, not 4"),
-    ("revesino", "1e 2e 3e 4e 5e", "a revesino trick has 4 cards, not 5"),
+    ("revesino", "1e 2e 3e 4e 5e", "a trick at a 4-seat revesino table has 4 cards, not 5"),  # (its one table)
     ("rentoy", "1e 2e 3e 4e 5e 6e 7e 10e 11e", "a rentoy trick has at most 8 cards (at its largest table), not 9"),
 ])
 def test_a_trick_without_seats_larger_than_the_game_has_is_refused(game, cards, message):
@@ -666,6 +666,24 @@ def test_resolve_trick_of_a_game_without_trumps_or_money():
     assert api.resolve_trick({**trick, "contract": {}, "revoked": ""})["winnerIndex"] == 0
     rentoy = {"game": "rentoy", "cards": "1o 2o", "contract": {"trump": "oros"}, "seats": 4, "leader": 1}
     assert api.resolve_trick({**rentoy, "revoked": "", "forced": None})["winner"] == 2
+
+
+def test_a_revesino_trick_is_of_four_seats_when_seats_is_not_given():
+    """Revesino has one table, four seats: without seats its trick is answered as with seats 4,
+    its leader and payments included (a leader without seats was MISSING_FIELD seats). Tresillo
+    (three seats or four) and Rentoy still need seats to name the winning seat."""
+    for trick in ({"cards": "1c 2c 3c 4c", "leader": 2},
+                  {"cards": "12c 1c 3c 4c", "leader": 0, "number": 1, "fondo": 6, "forced": "1c"},
+                  {"cards": "5c 11c 3o 4c", "leader": 3, "number": 11, "napolitana": 1, "dealer": 2}):
+        given = api.resolve_trick({"game": "revesino", "seats": 4, **trick})
+        assert api.resolve_trick({"game": "revesino", **trick}) == given
+        assert given["complete"] and "winner" in given
+    forced = api.resolve_trick({"game": "revesino", "cards": "12c 1c 3c 4c", "leader": 0, "number": 1, "fondo": 6, "forced": "1c"})
+    assert [(p["payer"], p["payee"], p["amount"]) for p in forced["payments"]] == [("seat 1", "seat 0", 4)]  # (RV forced ace, trick 1 double)
+    err = invalid(api.resolve_trick, {"game": "revesino", "seats": 3, "cards": "1c 2c 3c"})
+    assert (err.code, err.field) == ("INVALID_SEATS", "seats")
+    err = invalid(api.resolve_trick, {"game": "tresillo", "cards": "1o 2o 3o", "contract": {"trump": "oros"}, "leader": 1})
+    assert (err.code, err.field) == ("MISSING_FIELD", "seats")
 
 
 @pytest.mark.parametrize("field, code", [("leader", "SEAT_OUT_OF_RANGE"), ("dealer", "SEAT_OUT_OF_RANGE"),

@@ -691,11 +691,11 @@ export interface ResolveTrickRequest {
   game?:
     | string
     | undefined;
-  /** Seats at the table: the size of a complete trick. */
+  /** Seats at the table: the size of a complete trick (Revesino: 4 when not given, its only table). */
   seats?:
     | number
     | undefined;
-  /** The seat that led, to name the winning seat. */
+  /** The seat that led, to name the winning seat (with seats, or in Revesino). */
   leader?:
     | number
     | undefined;
