@@ -1,5 +1,6 @@
-"""The docs say what the code does: the error table of docs/api.md is the service's table, and
-the options table of docs/rules/rentoy.md is the engine's."""
+"""The docs say what the code does: the error table of docs/api.md is the service's table, the
+options table of docs/rules/rentoy.md and the option amounts of docs/rules/revesino.md are the
+engine's."""
 
 from __future__ import annotations
 
@@ -32,6 +33,26 @@ def test_rentoy_doc_lists_every_option_with_its_default() -> None:
         default = option["default"]
         shown = str(default).lower() if isinstance(default, bool) else f'"{default}"'
         assert rows.get(option["name"]) == shown, option["name"]
+
+
+def test_revesino_doc_gives_each_amount_option_its_values() -> None:
+    """docs/rules/revesino.md's "Option amounts": the range (``1–50``) or the alternatives
+    (``4 or 0``) of every integer option are the values DescribeRules offers, and a record's rules
+    may set each of them."""
+    from engine.options import parse_options, snake
+    from engine.revesino_options import Options
+
+    text = (DOCS / "rules" / "revesino.md").read_text()
+    amounts = re.search(r"^\*\*Option amounts\.\*\*(.*?)\n\n", text, re.M | re.S)
+    assert amounts
+    said = {}
+    for name, low, high, either, other in re.findall(r"`(\w+)` (?:(\d+)–(\d+)|(?:is )?(\d+) or (\d+))", amounts[1]):
+        said[name] = list(range(int(low), int(high) + 1)) if low else [int(either), int(other)]
+    offered = {o["name"]: o["choices"] for o in api.describe_rules("revesino")["options"] if type(o["default"]) is int}
+    assert said == offered
+    for name, values in said.items():
+        for value in values:
+            assert getattr(parse_options(Options, {name: value}), snake(name)) == value
 
 
 def test_format_doc_is_the_shared_contract_with_its_decisions_marked() -> None:

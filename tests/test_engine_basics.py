@@ -164,6 +164,23 @@ def test_option_values_as_the_rules_specs_spell_them(game: str) -> None:
 
 
 @pytest.mark.parametrize("game", sorted(api.GAMES))
+def test_a_boolean_option_takes_true_and_false(game: str) -> None:
+    """Every option whose default is a boolean is a switch: a record's rules may set it either
+    way (the spec's ``[CFG:revealRemainder=false]``, Revesino's R21 ``napolitanaPaysPartyForAll``),
+    and DescribeRules offers both values."""
+    from engine.options import parse_options, snake
+
+    cls = api.GAMES[game].Options
+    switches = [option for option in api.describe_rules(game)["options"] if isinstance(option["default"], bool)]
+    assert switches or game == "rentoy"
+    for option in switches:
+        assert sorted(option["choices"]) == [False, True], option["name"]
+        for value in (True, False):
+            made = parse_options(cls, {option["name"]: value})
+            assert getattr(made, snake(option["name"])) is value
+
+
+@pytest.mark.parametrize("game", sorted(api.GAMES))
 def test_options_cannot_be_changed(game: str) -> None:
     """A game's options are frozen: the options made from the same rules are one shared object."""
     from engine.options import parse_options

@@ -1098,6 +1098,25 @@ SPEC_OPTIONS = {
     "allowRevokes": False,                  # A5, R28
 }
 
+# The values of every option that takes words, the spec's alternatives in the comments above, in
+# the API's lowerCamelCase (docs/rules/revesino.md gives the amounts of the numeric ones).
+SPEC_WORDS = {
+    "handPayout": ["partyFromMost", "partyFromEach", "fixedFromEach", "none"],
+    "tiebreakOrder": ["playOrder", "dealerThenLeft"],
+    "renewTrigger": ["belowStake", "empty"],
+    "renewAmount": ["fullStake", "topUp"],
+    "renewTiming": ["startOfDeal", "immediately"],
+    "quinolaPenaltyTrigger": ["forced", "winsTrick"],
+    "doubleAcePlaced": ["oros", "copas"],
+    "doubleAceForced": ["copas", "oros"],
+    "doubleAppliesTo": ["sidePayments", "all"],
+    "unannouncedSweep": ["winsHand", "scoredNormally"],
+    "revesinoQuinolaBonus": ["extraFondo", "sidePayments", "none"],
+    "cutQuinolaBase": ["sameBase", "sequential"],
+    "napolitanaDeclaration": ["explicit", "implicit"],
+    "implicitNapolitanaRefund": ["none", "refunded"],
+}
+
 
 def test_describe_rules(stub, http, rest_url) -> None:
     answer = call_both(stub, http, rest_url, "DescribeRules", {"game": "revesino"})
@@ -1106,6 +1125,7 @@ def test_describe_rules(stub, http, rest_url) -> None:
     names = [o["name"] for o in answer["options"]]
     assert len(names) == len(set(names))
     assert {o["name"]: o["default"] for o in answer["options"]} == SPEC_OPTIONS
+    assert {o["name"]: o["choices"] for o in answer["options"] if type(o["default"]) is str} == SPEC_WORDS
     for option in answer["options"]:
         default = option["default"]
         assert default in option["choices"], option["name"]

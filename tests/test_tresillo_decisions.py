@@ -9,9 +9,11 @@ bastos (the default) unless stated.
 
 from __future__ import annotations
 
+import re
 from math import comb
 
 import pytest
+from examples_support import examples_dir
 from results_support import cards_of, legal, legal_of, ok, violation, winners
 from tresillo_support import STD, WORD, build, flat, more, opening, rec, trick7
 
@@ -833,3 +835,34 @@ def test_every_default_spelled_out_is_accepted():
                 "soloCodilloNoPuesta": "reservedOnly", "soloCodilloPaysCond": True,
                 "enchilada": 0, "enchiladaPayer": "dealer", "gemelasOnCartulina": "separate", "stopWhenDecided": True}
     assert legal(ok(rec(STD, rules=defaults))) == legal(ok(rec(STD)))
+
+
+def test_the_spec_cfg_values_are_the_options_choices():
+    """The spec's ``[CFG:name = a | b]`` (and ``favorSuit ∈ {...}``) marks list an option's values:
+    each is accepted in a record's rules, and they are the values DescribeRules offers (the
+    enchilada's ``0 | 25..100``: none below 25 but 0, none above 100). docs/rules/tresillo.md:
+    ``estucheCap`` takes 5, 9 or 12."""
+    from engine.options import parse_options, snake
+    from engine.tresillo_options import Options
+
+    text = (examples_dir().parent.parent / "rules" / "tresillo.md").read_text()
+    choices = {o["name"]: o["choices"] for o in api.describe_rules("tresillo")["options"]}
+    marks = re.findall(r"\[CFG:(\w+)\s*(?:=\s*([^\]]*\|[^\]]*)|∈\s*\{([^}]*)\})\]", text)
+    assert len({name for name, *_ in marks}) == 12
+    for name, alternatives, members in marks:
+        values = [v.strip().strip('"') for v in (alternatives.split("|") if alternatives else members.split(","))]
+        if name == "enchilada":
+            assert values == ["0", "25..100"]
+            assert min(choices[name]) == 0 and min(set(choices[name]) - {0}) == 25 and max(choices[name]) == 100
+            values = ["0", "25", "100"]
+            offered = set(choices[name])
+        else:
+            offered = set(values)
+            assert set(choices[name]) == offered, name
+        for value in values:
+            rules = {name: int(value) if value.isdigit() else value}
+            ok(rec(STD, rules=rules))
+            assert getattr(parse_options(Options, rules), snake(name)) == rules[name]
+    assert choices["estucheCap"] == [5, 9, 12]
+    for cap in (5, 9, 12):
+        ok(rec(STD, rules={"estucheCap": cap}))
