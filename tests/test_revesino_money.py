@@ -464,6 +464,9 @@ def test_r5_renewal_trigger_amount_and_r38_stakes() -> None:
     assert run(Course(dealer=0, fondo=0, tricks=()), renew_trigger="empty")["fondo"] == 9
     top = run(Course(dealer=0, fondo=6, tricks=()), renew_amount="topUp")
     assert top["fondo"] == 10 and top["net"] == [-2, -1, -1, 0]  # 3 short: dealer, S1, S2 pay 1; then the fee
+    # R4 off: at the deal the dealer's share of a top-up is one more too (his 3 before the fee)
+    top = run(Course(dealer=0, fondo=6, tricks=()), renew_amount="topUp", dealer_initial_stake_includes_fee=False)
+    assert top["fondo"] == 11 and top["net"] == [-3, -1, -1, 0]
     r = run(Course(dealer=2, fondo=3, tricks=()), stake=3, dealer_fee=2, renew_below=20)
     assert r["fondo"] == 3 + 12 + 2 and r["net"] == [-3, -3, -5, -3]
 
@@ -504,6 +507,10 @@ def test_r5_resolve_trick_tops_up_from_the_dealer_given(dealer: int) -> None:
                "cards": "12c 4c 10o 11c", "seats": 4, "leader": 2, "dealer": dealer, "number": 4, "fondo": 21}
     refill = [(p["payer"], p["amount"]) for p in api.resolve_trick(request)["payments"] if p["payee"] == "fondo"]
     assert refill == [(f"seat {(dealer + k) % 4}", amount) for k, amount in enumerate((3, 3, 2, 2))]
+    # without a dealer, docs/rules/revesino.md: the seat before the trick's leader (S1 for leader S2)
+    del request["dealer"]
+    refill = [(p["payer"], p["amount"]) for p in api.resolve_trick(request)["payments"] if p["payee"] == "fondo"]
+    assert refill == [("seat 1", 3), ("seat 2", 3), ("seat 3", 2), ("seat 0", 2)]
 
 
 def test_r5_r35_immediate_refill_and_escrow_reversal() -> None:
@@ -530,6 +537,11 @@ def test_r5_a_renewal_in_play_is_not_renewed_again_at_the_next_deal() -> None:
     # with the dealer's 3 on top of the fee (R4 off), the renewal in play is 2 + 2 + 2 + 3 as well
     off = run(Course(dealer=0, fondo=16, tricks=tricks[:4]), renew_timing="immediately", dealer_initial_stake_includes_fee=False)
     assert off["fondo"] == 9
+    # ... one more, whatever the fee; with R4 on it is the fee more (a fee of 2: 2 + 2 + 2 + 4)
+    for includes_fee, fondo in ((False, 9), (True, 10)):
+        r = run(Course(dealer=0, fondo=16, tricks=tricks[:4]), renew_timing="immediately", dealer_fee=2,
+                dealer_initial_stake_includes_fee=includes_fee)
+        assert r["fondo"] == fondo
     # a top-up renews to renewBelow whatever the dealer's stake
     top = run(Course(dealer=0, fondo=16, tricks=tricks[:4]), renew_timing="immediately", renew_amount="topUp")
     assert top["fondo"] == 9
@@ -681,6 +693,10 @@ def test_r20_napolitana_fails_in_the_last_two_only() -> None:
     ok = Course(dealer=0, fondo=20, tricks=chain(specs2), napolitana=2, finished=True)
     r = run(ok, napolitana_fail_last_two_only=True)
     assert r["napolitana"]["outcome"] == "success" and r["handWinner"] == 2 and r["tiebreak"] == "napolitana"
+    # A6.6: the last trick is one of the eleven, and one of the last two: winning it alone fails him
+    last = Course(dealer=0, fondo=20, tricks=chain([1] * 10 + [2]), napolitana=2, finished=True)
+    for rules in ({}, {"napolitana_fail_last_two_only": True}):
+        assert run(last, **rules)["napolitana"]["outcome"] == "failed"
 
 
 def test_r21_r22_failed_napolitana_options() -> None:
@@ -838,8 +854,12 @@ def _rec(name: str) -> dict[str, Any]:
     (lambda r: r["revesino"].update(announcer=1), "INVALID_FIELD", "revesino.announcer"),
     (lambda r: r["revesino"].update(napolitana=1), "INVALID_FIELD", "revesino.napolitana"),
     (lambda r: r["revesino"].update(napolitana=9), "SEAT_OUT_OF_RANGE", "revesino.napolitana"),
+    (lambda r: r["revesino"].update(napolitana="2"), "INVALID_FIELD", "revesino.napolitana"),  # a seat is a number
+    (lambda r: r.pop("dealer"), "MISSING_FIELD", "dealer"),
+    (lambda r: r["revesino"]["tricks"][1].update(forced=["1o", 1]), "INVALID_FIELD", "revesino.tricks[1].forced"),
     (lambda r: r["revesino"]["tricks"][1].update(forced=["10c"]), "INVALID_FIELD", "revesino.tricks[1].forced"),
     (lambda r: r["revesino"].update(extra=1), "INVALID_FIELD", "revesino.extra"),
+    (lambda r: r["revesino"]["tricks"][2].update(extra=1), "INVALID_FIELD", "revesino.tricks[2].extra"),
     (lambda r: r["revesino"].update(outOfPlay="1o 2o 3o 4o"), "DUPLICATE_CARD", "revesino.outOfPlay"),
 ])
 def test_settle_summary_bad_input(mutate: Any, code: str, fld: str) -> None:

@@ -743,6 +743,11 @@ def test_settle_summary_matches_settle() -> None:
     # 7.3 with 7.4: 1-3-4 with a trick to play is D-CODILLO-P, or D-CODILLO-R at the A16 edge 1-4-4: not over
     ({"t.surrender": "defended", "t.defender": 2, "t.tricks": defended(1, 3, 4)}, "INVALID_FIELD", "tresillo.tricks"),
     ({"t.surrender": "accepted", "t.tricks": [1, 2, 3, 1]}, "INVALID_FIELD", "tresillo.tricks"),
+    # the Jugador's first four tricks: five more to play, nothing settled yet (a planto needs five)
+    ({"t.tricks": [1, 1, 1, 1]}, "INVALID_FIELD", "tresillo.tricks"),
+    # A9: the seed forbids surrendering a solo: it is played out
+    ({"t.lance": "solo", "t.surrender": "accepted", "t.tricks": [1, 2]}, "INVALID_FIELD", "tresillo.surrender"),
+    ({"t.surrender": "accepted", "t.bola": "failed", "t.tricks": [1, 2]}, "INVALID_FIELD", "tresillo.bola"),  # no bola in a surrender
     ({"t.defender": 2}, "INVALID_FIELD", "tresillo.defender"),
     ({"t.extra": 1}, "INVALID_FIELD", "tresillo.extra"),
 ])
@@ -756,6 +761,14 @@ def test_settle_summary_rejects(change: dict[str, Any], code: str, field: str) -
     with pytest.raises(InvalidInput) as err:
         settle_summary(DEFAULT, Table(), request)
     assert (err.value.code, err.value.field) == (code, field)
+
+
+def test_settle_summary_four_first_tricks_then_one_lost_is_played_out() -> None:
+    """A planto needs the first five tricks: the Jugador who wins tricks 1-4 and loses the 5th
+    plays on, and wins the entrada 6-2-1 (without primeras: paid as the 5-2-2 of WIN_NO_PRIMERAS)."""
+    out = settle_summary(DEFAULT, Table(), summary_request(tresillo={"tricks": [1, 1, 1, 1, 2, 3, 2, 1, 1]}))
+    assert out["outcome"] == "sacada"
+    assert out["net"] == settle_summary(DEFAULT, Table(), summary_request())["net"] == [-10, 20, -5, -5]
 
 
 def test_settle_summary_three_seats_dealer_plays() -> None:
