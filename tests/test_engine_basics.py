@@ -323,6 +323,14 @@ def test_records_that_are_not_well_formed(change, code, field):
     assert field.split("[")[0].split(".")[-1] in err.message or field == "deal.seed"
 
 
+def test_a_record_of_1000_actions_is_read():
+    """docs/api.md: PAYLOAD_TOO_LARGE is a record of more than 1,000 actions; one of 1,000 is read
+    (this one has an illegal action, named as usual)."""
+    record = rec(DEAL_A, "1o", rest="5c 6c")
+    record["actions"] = ["1 envite"] * 1000
+    assert violation(record) == (1, "NOT_YOUR_TURN")
+
+
 def test_a_card_dealt_twice_is_named_with_where_it_is():
     record = rec(DEAL_A, "1o", rest="5c 6c")
     record["deal"]["hands"][2] = "4e 5e 2o"
