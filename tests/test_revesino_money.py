@@ -903,14 +903,16 @@ CUT_DEAL = {"hands": ["5e 4e 3e 2e 12b 11b 10b 9b 8b 7b 6b 5b", "1o 12o 11o 9o 8
                       "1c 1e 1b 3o 2o 3c 4c 5c 6c 7c 8c", "12c 11c 10c 9c 12e 11e 10e 9e 8e 7e 6e"], "stock": "4b 3b 2b"}
 
 
-def _cut_hand(rules: dict[str, Any], plays: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The record of the hand played as ``plays`` (tricks 1-9, the call, trick 10) and its SettleHand
-    summary, built from ValidateHand's tricks as an app would."""
-    actions = ["1 quedo", "2 quedo", "3 quedo", "0 descarte 5b", *plays.split(",")]
-    record = {"game": "revesino", "seats": 4, "dealer": 0, "rules": rules, "table": {"fondo": 9}, "deal": CUT_DEAL, "actions": actions}
+def _cut_hand(rules: dict[str, Any], plays: str, deal: dict[str, Any] = CUT_DEAL, discard: str = "5b") -> tuple[dict[str, Any], dict[str, Any]]:
+    """The record of the hand of ``deal`` (the dealer, seat 0, discards ``discard``) played as ``plays``
+    (tricks 1-9, seat 1's call, trick 10) and its SettleHand summary, built from ValidateHand's
+    tricks as an app would."""
+    actions = ["1 quedo", "2 quedo", "3 quedo", f"0 descarte {discard}", *plays.split(",")]
+    record = {"game": "revesino", "seats": 4, "dealer": 0, "rules": rules, "table": {"fondo": 9}, "deal": deal, "actions": actions}
     result = api.validate(record)
     assert result["valid"] and result["finished"]
-    summary = {"tricks": [{"cards": " ".join(t["cards"])} for t in result["tricks"]], "announcer": 1, "outOfPlay": "4b 3b 2b 5b"}
+    summary = {"tricks": [{"cards": " ".join(t["cards"])} for t in result["tricks"]], "announcer": 1,
+               "outOfPlay": f"{deal['stock']} {discard}"}
     return record, {"game": "revesino", "seats": 4, "dealer": 0, "rules": rules, "table": {"fondo": 9}, "revesino": summary}
 
 
@@ -932,6 +934,42 @@ def test_settle_summary_names_a_revoke_the_cut_hand_cannot_show() -> None:
         with pytest.raises(InvalidInput) as err:
             api.settle_hand(bad)
         assert (err.value.code, err.value.field) == ("INVALID_FIELD", f"revesino.tricks[{trick}].revoked")
+
+
+# A hand cut in trick 10 in which S2's only oros is the quínola: S1 leads 1o to trick 1 and S2
+# must play it (A5.1: forced), then S1 takes tricks 2-9 with his oros, announces and leads 2c;
+# S2 cuts with 1c. The last cards (3o, 9c, 11c, 2e) are never played: nothing later in the hand
+# shows that S2 held no more oros. The dealer discards 2o; out of play 1e 1b 2b 2o.
+FORCED_DEAL = {"hands": ["5e 4e 3e 2e 12b 11b 10b 9b 8b 7b 6b 2o", "1o 12o 11o 9o 8o 7o 6o 5o 4o 3o 2c",
+                         "1c 4b 3b 10o 3c 4c 5c 6c 7c 8c 9c", "12c 11c 10c 12e 11e 10e 9e 8e 7e 6e 5b"], "stock": "1e 1b 2b"}
+FORCED_PLAYS = ("1 1o,2 10o,3 5b,0 12b,1 12o,2 3c,3 12e,0 5e,1 11o,2 4c,3 11e,0 4e,1 9o,2 5c,3 10e,0 3e,1 8o,2 6c,3 9e,0 11b,"
+                "1 7o,2 7c,3 8e,0 10b,1 6o,2 8c,3 7e,0 9b,1 5o,2 4b,3 6e,0 8b,1 4o,2 3b,3 10c,0 7b,1 revesino,1 2c,2 1c,3 12c,0 6b")
+
+
+def test_a5_1_a6_4_a_cut_hands_quinola_followed_in_suit_is_forced_only_when_named() -> None:
+    """A5.1, A6.4, A6.5: in a hand cut in trick 10 SettleHand cannot see that S2's 10o, played on
+    S1's 1o in trick 1, was his only oros. Named in the trick's ``forced`` it is forced, as in play:
+    S2 pays the fondo's 10 into the escrow, returned to him when S1 announces. Not named it was
+    played by choice: no payment. Either way the net is the cut revesino's (64 to S2, the fondo
+    doubled)."""
+    record, request = _cut_hand({}, FORCED_PLAYS, deal=FORCED_DEAL, discard="2o")
+    played = api.validate(record)
+    fee = {"payer": "seat 0", "payee": "fondo", "amount": 1, "reason": "the dealer's fee of 1 into the fondo"}
+    escrow = [{"payer": "seat 2", "payee": "escrow", "amount": 10, "trick": 1,
+               "reason": "quínola forced in trick 1: pays an amount equal to the fondo, 10 (held in escrow until trick 10 is led)"},
+              {"payer": "escrow", "payee": "seat 2", "amount": 10,
+               "reason": "revesino announced by seat 1: the quínola payment of trick 1, 10, returned"}]
+    cut = [{"payer": "seat 1", "payee": "seat 2", "amount": 64, "reason": "revesino cut by seat 2: the announcer pays the cutter 64"},
+           {"payer": "seat 1", "payee": "fondo", "amount": 10, "reason": "revesino cut: the announcer doubles the fondo, 10"}]
+    assert played["payments"] == [fee, *escrow, *cut]
+    assert played["net"] == [-1, -74, 64, 0] and played["table"] == {"fondo": 20}
+    assert played["revesino"] == {"seat": 1, "outcome": "cut", "cutter": 2}
+    unnamed = api.settle_hand(request)
+    assert unnamed["payments"] == [fee, *cut]
+    assert (unnamed["net"], unnamed["table"]) == (played["net"], played["table"])
+    request["revesino"]["tricks"][0]["forced"] = "10o"
+    named = api.settle_hand(request)
+    assert (named["payments"], named["net"], named["table"]) == (played["payments"], played["net"], played["table"])
 
 
 def test_settle_summary_a_revoke_the_tricks_disprove_is_refused() -> None:

@@ -456,6 +456,23 @@ def test_settle_a_cut_hand_with_a_named_revoke(stub, http, rest_url) -> None:
     assert answer["net"] == [-1, -76, 64, -2] and answer["table"] == {"fondo": 24}
 
 
+def test_settle_a_cut_hand_with_a_named_forced_quinola(stub, http, rest_url) -> None:
+    """A trick's ``forced`` reaches the engine over both transports (tests/test_revesino_money.py
+    holds its meaning): S2's quínola on S1's 1o in trick 1 of a cut hand, his only oros, which no
+    later trick shows. Named, its fondo payment goes into the escrow and back at the announcement."""
+    tricks = ["1o 10o 5b 12b", "12o 3c 12e 5e", "11o 4c 11e 4e", "9o 5c 10e 3e", "8o 6c 9e 11b", "7o 7c 8e 10b", "6o 8c 7e 9b",
+              "5o 4b 6e 8b", "4o 3b 10c 7b", "2c 1c 12c 6b"]
+    summary = {"tricks": [{"cards": t} for t in tricks], "announcer": 1, "outOfPlay": "1e 1b 2b 2o"}
+    request = {"game": "revesino", "seats": 4, "dealer": 0, "table": {"fondo": 9}, "revesino": summary}
+    unnamed = both(stub, http, rest_url, "SettleHand", request)
+    summary["tricks"][0]["forced"] = "10o"
+    named = both(stub, http, rest_url, "SettleHand", request)
+    assert unnamed["net"] == named["net"] == [-1, -74, 64, 0] and unnamed["table"] == named["table"] == {"fondo": 20}
+    escrow = [(p["payer"], p["payee"], p["amount"]) for p in named["payments"] if "escrow" in (p["payer"], p["payee"])]
+    assert escrow == [("seat 2", "escrow", 10), ("escrow", "seat 2", 10)]
+    assert [p for p in named["payments"] if "escrow" not in (p["payer"], p["payee"])] == unnamed["payments"]
+
+
 def worked_hand(dealer: int, tricks: list[str], out: str, *, table: int, left: tuple[str, ...] = ("", "", "", ""),
                 napolitana: int | None = None, announcer: int | None = None, rules: dict | None = None) -> tuple[dict, dict]:
     """A hand written as its tricks (cards in play order; trick 1 led by the seat after the dealer,
