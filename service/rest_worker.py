@@ -44,7 +44,9 @@ request the app answers without its body (a body over the limit, 413; a wrong ro
 stream) is answered at once, without the 100, and its client does not send a body that would be
 discarded (RFC 9110, 10.1.1: a server may answer with the final status instead). Such a connection
 closes after the answer (lingering, as above), since its client may or may not send the body it was
-not asked for; the app's answers of that kind say ``Connection: close`` already.
+not asked for; the app's answers of that kind say ``Connection: close`` already. A client that sent
+(some of) its body with the head, without waiting, is owed no 100 (gunicorn's reader holds those
+bytes already), and its connection is kept as any other.
 
 Also here, as it reads gunicorn's body readers: ``ArrivedBody``, gunicorn's request body read as
 it arrives, through which the NDJSON stream answers each line as soon as it has come.
@@ -268,7 +270,8 @@ class ProblemWorker(ThreadWorker):  # type: ignore[misc]  # (gunicorn has no typ
         owed = None
         if getattr(req, "_expected_100_continue", False):  # (gunicorn's: Expect: 100-continue, HTTP/1.1)
             req._expected_100_continue = False  # sent when the app reads the body, if it does
-            owed = _OwedContinue(req.unreader, conn.sock)
+            if not req.unreader.buf.getbuffer().nbytes:  # (a client that sent its body with the head waits for no 100)
+                owed = _OwedContinue(req.unreader, conn.sock)
         try:
             keepalive = super().handle_request(req, conn)
         finally:

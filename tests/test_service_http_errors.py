@@ -269,6 +269,23 @@ def test_a_body_over_the_limit_is_refused_before_it_is_sent(rest_port) -> None:
 HAND = json.dumps(load_example(rentoy_examples()[0])[0]).encode()
 
 
+def test_a_body_sent_with_its_head_is_answered_without_100_and_the_connection_kept(rest_port) -> None:
+    """``Expect: 100-continue`` from a client that sends its body with the head, without waiting:
+    the answer comes, without a 100 Continue, and the connection serves its next request (it said
+    ``keep-alive`` and was closed after the answer: the 100 was never sent, the body being read
+    from what had come with the head, and so the app counted as having answered without it)."""
+    head = b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\n" + JSON + b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(HAND)
+    with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as sock:
+        sock.sendall(head + HAND)
+        received = head_of(sock)
+        assert received.startswith(b"HTTP/1.1 200 ") and b"connection: close" not in received.lower(), received
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")  # (the same connection)
+        while chunk := sock.recv(65536):
+            received += chunk
+    assert b"100 Continue" not in received and received.count(b"HTTP/1.1 200 ") == 2, received
+    assert b'{"game":"rentoy","valid":' in received and received.endswith(b'{"status":"SERVING"}\n'), received
+
+
 @pytest.mark.parametrize(("target", "media_type", "body", "answer"), [
     (b"/v1/hands:validate", b"application/json", HAND, b'{"game":"rentoy","valid":'),
     (b"/v1/hands:validateStream", b"application/x-ndjson", b'{"id": "e1", "record": ' + HAND + b"}\n", b'"id":"e1"'),
