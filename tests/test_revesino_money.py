@@ -971,6 +971,76 @@ def test_a5_1_a6_4_a_cut_hands_quinola_followed_in_suit_is_forced_only_when_name
     named = api.settle_hand(request)
     assert (named["payments"], named["net"], named["table"]) == (played["payments"], played["net"], played["table"])
 
+# A hand cut in trick 10 under revesinoVoidsNapolitana false: S2, the napolitana (1c 1e 1b 10o),
+# renounces in tricks 1-9 (placing 1e and 1b) while S1 takes them with his copas; S1 announces and
+# leads 12o; S2's quínola is his only oros (his last card, 1c, is never played) and S3 cuts with 1o.
+NAP_CUT_DEAL = {"hands": ["2o 3o 4o 5o 6o 7o 8o 9o 6b 7b 8b 9b", "12c 11c 10c 9c 8c 7c 6c 5c 4c 12o 11o",
+                          "10o 1c 1e 1b 2e 3e 4e 2b 3b 4b 5b", "1o 2c 3c 12e 11e 10e 9e 8e 7e 6e 5e"], "stock": "10b 11b 12b"}
+NAP_CUT_PLAYS = ("2 napolitana,1 12c,2 2e,3 2c,0 2o,1 11c,2 1e,3 3c,0 3o,1 10c,2 3e,3 12e,0 4o,1 9c,2 1b,3 11e,0 5o,"
+                 "1 8c,2 4e,3 10e,0 6o,1 7c,2 2b,3 9e,0 7o,1 6c,2 3b,3 8e,0 6b,1 5c,2 4b,3 7e,0 7b,1 4c,2 5b,3 6e,0 8b,"
+                 "1 revesino,1 12o,2 10o,3 1o,0 8o")
+
+
+def test_r36_a6_6_cut_hands_napolitana_quinola_forced_by_high_oros_only_when_named() -> None:
+    """R36 (revesinoVoidsNapolitana false), A6.6, A6.5: the napolitana's quínola forced by 12o in
+    trick 10 of a hand cut there doubles the fondo (10) and pays 2 to S1, who forced it, and 1 to
+    S0 and to S3. SettleHand cannot see that 10o was S2's only oros (S1's unplayed 11o could have
+    been his): named in ``forced`` the hand settles as played; not named it was played by choice
+    and only the cut revesino is paid (S2 pays the cutter 64 too)."""
+    record, request = _cut_hand({"revesinoVoidsNapolitana": False}, NAP_CUT_PLAYS, deal=NAP_CUT_DEAL, discard="9b")
+    request["revesino"]["napolitana"] = 2
+    played = api.validate(record)
+    placed = played["payments"][1:5]  # 1e and 1b placed, returned at the announcement: 0 net
+    assert [(p["payer"], p["payee"], p["amount"]) for p in placed] == [("seat 1", "seat 2", 1)] * 2 + [("seat 2", "seat 1", 1)] * 2
+    quinola = [("seat 2", "fondo", 10), ("seat 2", "seat 1", 2), ("seat 2", "seat 3", 1), ("seat 2", "seat 0", 1)]
+    cut = [("seat 1", "seat 3", 64), ("seat 2", "seat 3", 64)]
+    triples = [(p["payer"], p["payee"], p["amount"]) for p in played["payments"][5:]]
+    assert triples == [*quinola, *cut, ("seat 1", "fondo", 20)]  # the cut doubles the fondo already doubled
+    assert played["net"] == [0, -82, -78, 129] and played["table"] == {"fondo": 40}
+    assert played["revesino"] == {"seat": 1, "outcome": "cut", "cutter": 3}
+    unnamed = api.settle_hand(request)
+    assert [(p["payer"], p["payee"], p["amount"]) for p in unnamed["payments"][5:]] == [*cut, ("seat 1", "fondo", 10)]
+    assert unnamed["net"] == [-1, -74, -64, 128] and unnamed["table"] == {"fondo": 20}
+    request["revesino"]["tricks"][9]["forced"] = "10o"
+    named = api.settle_hand(request)
+    assert (named["payments"], named["net"], named["table"]) == (played["payments"], played["net"], played["table"])
+    # Under the default (R36: voided by the announcement) the named quínola moves nothing.
+    request["rules"] = {}
+    voided = api.settle_hand(request)
+    assert (voided["net"], voided["table"]) == (unnamed["net"], unnamed["table"]) and voided["napolitana"]["outcome"] == "void"
+
+
+# A hand cut in trick 10 whose announcer, S2, is not the first leader: S1 leads 2e to trick 1 and
+# S2's only espada is 1e (A5.1: forced, he pays the leader 1 x 2); S2 takes tricks 1-9, announces
+# and leads 2c; S3 cuts with 1c. S3's last card, 10e, is never played.
+ACE_CUT_DEAL = {"hands": ["11e 12e 9c 10c 11c 12c 9b 10b 11b 2o 3o 4o", "2e 3e 4e 5e 2b 3b 4b 5b 6b 7b 8b",
+                          "1e 1o 12o 11o 9o 8o 7o 6o 5o 2c 3c", "1c 6e 7e 8e 9e 10e 4c 5c 6c 7c 8c"], "stock": "10o 1b 12b"}
+ACE_CUT_PLAYS = ("1 2e,2 1e,3 6e,0 11e,2 1o,3 7e,0 2o,1 3e,2 12o,3 8e,0 3o,1 4e,2 11o,3 9e,0 4o,1 5e,2 9o,3 4c,0 12e,1 2b,"
+                 "2 8o,3 5c,0 10c,1 3b,2 7o,3 6c,0 11c,1 4b,2 6o,3 7c,0 12c,1 5b,2 5o,3 8c,0 9b,1 6b,2 revesino,2 2c,3 1c,0 9c,1 7b")
+
+
+def test_a6_2_a6_5_cut_hands_announcers_own_ace_forced_in_trick_1_only_when_named() -> None:
+    """A6.2, A6.5: the announcer's ace forced in trick 1 pays the leader 2, returned when he
+    announces. SettleHand cannot see that 1e was S2's only espada (S3's unplayed 10e could have
+    been his): named in ``forced`` the payment and its return are listed as in play; not named
+    neither is. The net is the cut revesino's either way."""
+    record, request = _cut_hand({}, ACE_CUT_PLAYS, deal=ACE_CUT_DEAL, discard="11b")
+    request["revesino"]["announcer"] = 2
+    played = api.validate(record)
+    fee = {"payer": "seat 0", "payee": "fondo", "amount": 1, "reason": "the dealer's fee of 1 into the fondo"}
+    ace = [{"payer": "seat 2", "payee": "seat 1", "amount": 2, "trick": 1, "reason": "1e forced in trick 1: pays the trick's leader 2"},
+           {"payer": "seat 1", "payee": "seat 2", "amount": 2,
+            "reason": "revesino announced by seat 2: 1e forced in trick 1: pays the trick's leader 2 returned"}]
+    cut = [{"payer": "seat 2", "payee": "seat 3", "amount": 64, "reason": "revesino cut by seat 3: the announcer pays the cutter 64"},
+           {"payer": "seat 2", "payee": "fondo", "amount": 10, "reason": "revesino cut: the announcer doubles the fondo, 10"}]
+    assert played["payments"] == [fee, *ace, *cut]
+    assert played["net"] == [-1, 0, -74, 64] and played["table"] == {"fondo": 20}
+    unnamed = api.settle_hand(request)
+    assert unnamed["payments"] == [fee, *cut] and (unnamed["net"], unnamed["table"]) == (played["net"], played["table"])
+    request["revesino"]["tricks"][0]["forced"] = "1e"
+    named = api.settle_hand(request)
+    assert (named["payments"], named["net"], named["table"]) == (played["payments"], played["net"], played["table"])
+
 
 def test_settle_summary_a_revoke_the_tricks_disprove_is_refused() -> None:
     # All eleven tricks show every hand: a card played off suit by a seat that held no more of it
