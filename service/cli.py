@@ -79,12 +79,18 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
     processes, else one per CPU the server may use (service/stream.py), whatever ``workers``."""
     from prometheus_client import multiprocess
 
+    from service.grpc_server import address
+
+    # A host the servers cannot listen on (a name that does not resolve, an address of another
+    # machine) was gunicorn's retries for 5 seconds and its error, or taken for a port in use.
+    if (why := _host_error(host)) is not None:
+        raise SystemExit(f"naipes serve: --host {host}: {why}")
     # Both servers bind with SO_REUSEPORT (their processes share a port), which lets them bind a port
     # another server of this user listens on with it too (another naipes serve): the kernel would
     # share the connections between the two, silently. A port something listens on is refused.
     for name, port in (("--rest-port", rest_port), ("--grpc-port", grpc_port)):
         if port and _listening(host, port):
-            raise SystemExit(f"naipes serve: {host}:{port} ({name}) is in use: something listens there already")
+            raise SystemExit(f"naipes serve: {address(host, port)} ({name}) is in use: something listens there already")
     # The metrics of every process, summed at /metrics (service/metrics.py): prometheus_client's
     # multiprocess mode, in a fresh directory of this server's own, in memory where /dev/shm is
     # (else in the temporary directory: an in-memory emptyDir under deploy/k8s), removed at stop.
@@ -104,7 +110,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
     # --config: service/gunicorn_conf.py, a worker that exits is marked dead for the metrics.
     children["REST"] = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--worker-class", REST_WORKER_CLASS, "--threads", str(REST_THREADS),
-         "--reuse-port", "--bind", f"{host}:{rest_port}", "--graceful-timeout", "5", "--log-level", "warning",
+         "--reuse-port", "--bind", address(host, rest_port), "--graceful-timeout", "5", "--log-level", "warning",
          "--no-control-socket", "--config", "python:service.gunicorn_conf", *_worker_tmp_dir(), "service.rest:create_app()"], env=env)
     stopping: list[int] = []
 
@@ -120,8 +126,9 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
             if not announced and _listening(host, rest_port) and _listening(host, grpc_port):
                 announced = True
                 plural = "" if workers == 1 else "s"
-                log.info("naipes ready in %.1f s: REST on http://%s:%d (gunicorn, %d worker%s), gRPC on %s:%d (%d process%s)",
-                         time.monotonic() - started, host, rest_port, workers, plural, host, grpc_port, workers, "" if workers == 1 else "es")
+                log.info("naipes ready in %.1f s: REST on http://%s (gunicorn, %d worker%s), gRPC on %s (%d process%s)",
+                         time.monotonic() - started, address(host, rest_port), workers, plural, address(host, grpc_port), workers,
+                         "" if workers == 1 else "es")
             dead = [name for name, child in children.items() if child.poll() is not None]
             if dead:
                 for name in dead:  # (its live gauges leave the metrics' sums at once)
@@ -146,6 +153,18 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
         shutil.rmtree(metrics_dir, ignore_errors=True)
     log.info("naipes stopped")
     return status
+
+
+def _host_error(host: str) -> str | None:
+    """Why nothing can listen on ``host`` (the name does not resolve, or it is no address of this
+    machine), None if a socket binds it."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host or None, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+        with socket.socket(family, kind, proto) as probe:
+            probe.bind(address)
+    except OSError as exc:  # (socket.gaierror is one)
+        return str(exc.strerror or exc)
+    return None
 
 
 def _listening(host: str, port: int) -> bool:

@@ -190,17 +190,22 @@ def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | Non
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (SERVICE.full_name, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server)
-    bound = server.add_insecure_port(f"{host}:{port}")
+    bound = server.add_insecure_port(address(host, port))
     if bound == 0:
-        raise OSError(f"cannot listen for gRPC on {host}:{port}")
+        raise OSError(f"cannot listen for gRPC on {address(host, port)}")
     return server, bound
+
+
+def address(host: str, port: int) -> str:
+    """``host:port``, an IPv6 address in brackets (``[::]:50051``), as gRPC and gunicorn read it."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def serve(host: str, port: int, max_workers: int | None = None) -> None:
     """Serve until SIGINT or SIGTERM, then stop with a short grace period."""
     server, bound = create_server(host, port, max_workers)
     server.start()
-    log.info("gRPC listening on %s:%d", host, bound)
+    log.info("gRPC listening on %s", address(host, bound))
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())

@@ -265,6 +265,50 @@ def test_serve_refuses_a_port_or_a_number_of_workers_out_of_range(args, env, mes
     assert "Traceback" not in done.stderr and "listening" not in done.stderr, done.stderr
 
 
+@pytest.mark.parametrize(("host", "why"), [("no.such.host.invalid", None), ("192.0.2.1", "Cannot assign requested address")])
+def test_serve_refuses_a_host_it_cannot_listen_on(host, why) -> None:
+    """A name that does not resolve, or an address of another machine (192.0.2.1, TEST-NET-1): a
+    message naming --host and why, exit 1, before anything starts. (The first was gunicorn's
+    retries for 5 seconds and its error after the gRPC server had started; the second could be
+    taken for a port in use.)"""
+    done = subprocess.run([NAIPES, "serve", "--host", host, "--rest-port", str(_free_port()), "--grpc-port", str(_free_port())],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and done.stderr.startswith(f"naipes serve: --host {host}: "), done.stderr
+    assert why is None or done.stderr == f"naipes serve: --host {host}: {why}\n", done.stderr
+    assert "listening" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="this machine has no IPv6 loopback")
+def test_serve_listens_on_an_ipv6_address() -> None:
+    """--host ::1 (or ::): both servers listen on it (gunicorn and gRPC were given ':::PORT',
+    which gRPC could not read: a traceback), and the ready line writes it in brackets."""
+    rest_port, grpc_port = _free_port(), _free_port()
+    server = subprocess.Popen([NAIPES, "serve", "--host", "::1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port), "--workers", "1"],
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert server.stdout is not None
+        ready = ""
+        while "naipes ready" not in ready and (line := server.stdout.readline()):
+            ready = line
+        assert f"REST on http://[::1]:{rest_port} (gunicorn, 1 worker), gRPC on [::1]:{grpc_port} (1 process)" in ready, ready
+        assert requests.get(f"http://[::1]:{rest_port}/healthz", timeout=10).json() == {"status": "SERVING"}
+        with grpc.insecure_channel(f"[::1]:{grpc_port}") as channel:
+            answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=30, wait_for_ready=True)
+            assert answer.status == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
+
+
 def test_grpc_server_alone_takes_port_0_and_logs_the_port_it_got() -> None:
     """python -m service.grpc_server --port 0 listens on a free port and logs it (a test's or a
     supervisor's way to run it); beyond 65535 is a usage error, exit 2."""
