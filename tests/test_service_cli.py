@@ -278,6 +278,12 @@ def test_serve_refuses_a_host_it_cannot_listen_on(host, why) -> None:
     assert "listening" not in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
+def _grpc_health(target: str) -> int:
+    """The health check's status of the gRPC server at ``target``, once it answers (30 s at most)."""
+    with grpc.insecure_channel(target) as channel:
+        return int(health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=30, wait_for_ready=True).status)
+
+
 def _ipv6_loopback() -> bool:
     try:
         with socket.socket(socket.AF_INET6) as probe:
@@ -301,9 +307,7 @@ def test_serve_listens_on_an_ipv6_address() -> None:
             ready = line
         assert f"REST on http://[::1]:{rest_port} (gunicorn, 1 worker), gRPC on [::1]:{grpc_port} (1 process)" in ready, ready
         assert requests.get(f"http://[::1]:{rest_port}/healthz", timeout=10).json() == {"status": "SERVING"}
-        with grpc.insecure_channel(f"[::1]:{grpc_port}") as channel:
-            answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=30, wait_for_ready=True)
-            assert answer.status == health_pb2.HealthCheckResponse.SERVING
+        assert _grpc_health(f"[::1]:{grpc_port}") == health_pb2.HealthCheckResponse.SERVING
     finally:
         output = stop(server)
     assert server.returncode == 0, output
@@ -321,9 +325,7 @@ def test_grpc_server_alone_takes_port_0_and_logs_the_port_it_got() -> None:
         line = server.stdout.readline()
         port = int(line.rsplit(":", 1)[1])
         assert "gRPC listening on 127.0.0.1:" in line and port > 0, line
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=30, wait_for_ready=True)
-            assert answer.status == health_pb2.HealthCheckResponse.SERVING
+        assert _grpc_health(f"127.0.0.1:{port}") == health_pb2.HealthCheckResponse.SERVING
     finally:
         output = stop(server)
     assert server.returncode == 0, output
