@@ -89,7 +89,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
     # another server of this user listens on with it too (another naipes serve): the kernel would
     # share the connections between the two, silently. A port something listens on is refused.
     for name, port in (("--rest-port", rest_port), ("--grpc-port", grpc_port)):
-        if port and _listening(host, port):
+        if _listening(host, port):
             raise SystemExit(f"naipes serve: {address(host, port)} ({name}) is in use: something listens there already")
     # The metrics of every process, summed at /metrics (service/metrics.py): prometheus_client's
     # multiprocess mode, in a fresh directory of this server's own, in memory where /dev/shm is
@@ -125,10 +125,10 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
         while not stopping:
             if not announced and _listening(host, rest_port) and _listening(host, grpc_port):
                 announced = True
-                plural = "" if workers == 1 else "s"
+                one = workers == 1
                 log.info("naipes ready in %.1f s: REST on http://%s (gunicorn, %d worker%s), gRPC on %s (%d process%s)",
-                         time.monotonic() - started, address(host, rest_port), workers, plural, address(host, grpc_port), workers,
-                         "" if workers == 1 else "es")
+                         time.monotonic() - started, address(host, rest_port), workers, "" if one else "s",
+                         address(host, grpc_port), workers, "" if one else "es")
             dead = [name for name, child in children.items() if child.poll() is not None]
             if dead:
                 for name in dead:  # (its live gauges leave the metrics' sums at once)
@@ -317,13 +317,13 @@ def integer_argument(text: str) -> int:
     raise argparse.ArgumentTypeError(error.message.removeprefix("value: "))
 
 
-def _within(low: int, high: int, what: str) -> Callable[[str], int]:
-    """An integer argument (``integer_argument``) from ``low`` to ``high``, else a usage error
-    that says what the value must be."""
+def _within(low: int, high: int | None, what: str) -> Callable[[str], int]:
+    """An integer argument (``integer_argument``: an int32) from ``low`` to ``high`` (None: no
+    bound but the int32's), else a usage error that says what the value must be."""
 
     def read(text: str) -> int:
         value = integer_argument(text)
-        if not low <= value <= high:
+        if value < low or (high is not None and value > high):
             raise argparse.ArgumentTypeError(f"{value} is not {what}")
         return value
 
@@ -336,7 +336,7 @@ def _within(low: int, high: int, what: str) -> Callable[[str], int]:
 port_argument = _within(1, 65535, "a port (1 to 65535)")
 any_port_argument = _within(0, 65535, "a port (0 to 65535; 0: any free port)")
 # (0 or fewer workers was served by one, silently)
-workers_argument = _within(1, 2**31 - 1, "a number of workers (1 or more)")
+workers_argument = _within(1, None, "a number of workers (1 or more)")
 
 
 def parser() -> argparse.ArgumentParser:
