@@ -159,15 +159,23 @@ def assert_same_error(stub: Any, http: requests.Session, base: str, rpc: str, re
     assert over_grpc.message == over_rest.message
 
 
+def engine_answer(rpc: str, request: dict) -> dict:
+    """The engine's answer to the request of a unary RPC, as its REST route answers it
+    (ValidateHand's the validation result itself)."""
+    if rpc == "ValidateHand":
+        return api.validate(request["record"])
+    if rpc == "LegalActions":
+        return api.legal_actions(request["record"], request.get("seat"))
+    if rpc == "DescribeRules":
+        return api.describe_rules(request["game"])
+    answer: dict = getattr(api, {"SettleHand": "settle_hand", "ResolveTrick": "resolve_trick", "Deal": "deal"}[rpc])(request)
+    return answer
+
+
 def engine_error(rpc: str, request: dict) -> InvalidInput:
     """What the engine itself raises for the request of an RPC (which must be rejected)."""
     with pytest.raises(InvalidInput) as raised:
-        if rpc == "ValidateHand":
-            api.validate(request["record"])
-        elif rpc == "LegalActions":
-            api.legal_actions(request["record"], request.get("seat"))
-        else:
-            getattr(api, {"SettleHand": "settle_hand", "ResolveTrick": "resolve_trick", "Deal": "deal"}[rpc])(request)
+        engine_answer(rpc, request)
     return raised.value
 
 
@@ -278,3 +286,81 @@ class FakeHttp:
         self.sock.close()
         for conn in self.held:
             conn.close()
+
+
+# ---- every unary RPC of the three games, for the clients' tests ----------------------------------
+
+
+def _example_record(name: str) -> dict:
+    return load_example(examples_dir() / f"{name}.json")[0]
+
+
+def _cut(record: dict, actions: int) -> dict:
+    return dict(record, actions=record["actions"][:actions])
+
+
+_TRESILLO = _example_record("tresillo-full-36-solo")  # four seats, a reserved plate, two cartulina entries
+_REVESINO = _example_record("revesino-full-21-nap")
+_RENTOY = _example_record("rentoy-full-30")  # eight seats
+# (name, RPC, request) as the REST route and the gRPC message both spell it (LegalActions' `seat`
+# the route's query parameter): each game's every unary RPC, with answers that carry every kind
+# of field the schema has (lists of messages, a Struct of rules, the Values of DescribeRules) and
+# the empty lists the API's JSON prints (a violation's `legal` and `actions`, a view's `tricks`, a
+# settled Tresillo hand's `condiciones` beside its outcome, a Tresillo table's `cartulina`).
+UNARY_CALLS: list[tuple[str, str, dict]] = [
+    ("tresillo validate", "ValidateHand", {"record": _TRESILLO}),
+    ("tresillo validate, a violation", "ValidateHand", {"record": _example_record("tresillo-bad-09-must-follow-suit")}),
+    ("tresillo legal actions", "LegalActions", {"record": _cut(_TRESILLO, 12)}),
+    ("tresillo legal actions, a seat's view", "LegalActions", {"record": _cut(_TRESILLO, 12), "seat": 2}),
+    ("tresillo legal actions, a violation", "LegalActions", {"record": _example_record("tresillo-bad-13-must-play-trump")}),
+    ("tresillo trick, the alcalde plays none", "ResolveTrick",
+     {"game": "tresillo", "seats": 4, "dealer": 0, "leader": 3, "contract": {"trump": "oros"}, "cards": "1e 3o 12c"}),
+    ("tresillo settle, codillo", "SettleHand",
+     {"game": "tresillo", "seats": 3, "dealer": 2, "rules": {"favorSuit": "bastos"},
+      "table": {"plate": 30, "plateHolds": "primera", "cartulina": []},
+      "tresillo": {"jugador": 0, "lance": "entrada", "trump": "bastos", "jugadorHand": "2b 12b 11b 10b 7b 6b 5b 4b 3b",
+                   "tricks": [1, 1, 1, 1, 1]}}),
+    ("tresillo settle, annulled", "SettleHand",
+     {"game": "tresillo", "seats": 4, "dealer": 3, "table": {"plate": 40, "plateHolds": "reservada", "cartulina": [{"seat": 0, "amount": 25}]},
+      "tresillo": {"annulled": True}}),
+    ("tresillo deal", "Deal", {"game": "tresillo", "seats": 4, "dealer": 3, "seed": "every rpc"}),
+    ("tresillo rules", "DescribeRules", {"game": "tresillo"}),
+    ("revesino validate", "ValidateHand", {"record": _REVESINO}),
+    ("revesino legal actions", "LegalActions", {"record": _cut(_REVESINO, 20)}),
+    ("revesino legal actions, before the exchange", "LegalActions",
+     {"record": _example_record("revesino-part-01-exchange"), "seat": 0}),
+    ("revesino trick, the quínola", "ResolveTrick",
+     {"game": "revesino", "seats": 4, "leader": 2, "cards": "6e 8e 10o 2e", "number": 3, "fondo": 14}),
+    ("revesino trick, a revoke", "ResolveTrick",
+     {"game": "revesino", "leader": 1, "cards": "5e 12e 1b 9e", "number": 4, "rules": {"allowRevokes": True}, "revoked": "1b"}),
+    ("revesino settle, a cut hand", "SettleHand",
+     {"game": "revesino", "seats": 4, "dealer": 0, "rules": {"allowRevokes": True}, "table": {"fondo": 9},
+      "revesino": {"announcer": 1, "outOfPlay": "4b 3b 2b 5b", "tricks": [
+          {"cards": "1o 3o 12c 5e"}, {"cards": "12o 2o 12e 4e"}, {"cards": "11o 3c 11e 3e"}, {"cards": "9o 4c 10e 2e"},
+          {"cards": "8o 5c 9e 12b"}, {"cards": "7o 6c 8e 11b"}, {"cards": "6o 7c 7e 10b"}, {"cards": "5o 1e 11c 9b"},
+          {"cards": "4o 1b 10c 8b"}, {"cards": "2c 1c 6e 7b", "revoked": "6e"}]}}),
+    ("revesino deal", "Deal", {"game": "revesino", "seats": 4, "dealer": 0, "seed": "every rpc"}),
+    ("revesino rules", "DescribeRules", {"game": "revesino"}),
+    ("rentoy validate", "ValidateHand", {"record": _RENTOY}),
+    ("rentoy legal actions", "LegalActions", {"record": _cut(_RENTOY, 5), "seat": 3}),
+    ("rentoy legal actions, a violation", "LegalActions", {"record": _example_record("rentoy-bad-13-must-play-trump"), "seat": 0}),
+    ("rentoy trick", "ResolveTrick", {"game": "rentoy", "seats": 4, "leader": 1, "contract": {"trump": "copas"}, "cards": "12e 2e 3c 1e"}),
+    ("rentoy trick, no seats", "ResolveTrick", {"game": "rentoy", "contract": {"trump": "copas"}, "cards": "12e 2e"}),
+    ("rentoy settle", "SettleHand", {"game": "rentoy", "seats": 4, "dealer": 1, "table": {"score": [4, 5]},
+                                     "rentoy": {"winner": 1, "value": 3, "end": "fold"}}),
+    ("rentoy deal", "Deal", {"game": "rentoy", "seats": 6, "dealer": 5, "seed": "every rpc"}),
+    ("rentoy rules", "DescribeRules", {"game": "rentoy"}),
+]
+
+# (name, RPC, request, code, field): a request of each RPC the service refuses.
+REFUSED_CALLS: list[tuple[str, str, dict, str, str]] = [
+    ("validate, a wrong option", "ValidateHand", {"record": dict(_REVESINO, rules={"handPayout": "all"})}, "INVALID_OPTION_VALUE",
+     "rules.handPayout"),
+    ("legal actions, no such seat", "LegalActions", {"record": _cut(_TRESILLO, 12), "seat": 4}, "SEAT_OUT_OF_RANGE", "seat"),
+    ("trick, a trump in revesino", "ResolveTrick", {"game": "revesino", "contract": {"trump": "oros"}, "cards": "1o"},
+     "INVALID_FIELD", "contract.trump"),
+    ("settle, another game's summary", "SettleHand", {"game": "revesino", "seats": 4, "tresillo": {"annulled": True}},
+     "INVALID_FIELD", "tresillo"),
+    ("deal, five at rentoy", "Deal", {"game": "rentoy", "seats": 5, "dealer": 0, "seed": "s"}, "INVALID_SEATS", "seats"),
+    ("rules, no such game", "DescribeRules", {"game": "mus"}, "UNKNOWN_GAME", "game"),
+]

@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "clients" / "python"))
 
 from naipes_client import GrpcClient, NaipesError, RestClient  # noqa: E402
-from service_support import FakeHttp  # noqa: E402
+from service_support import REFUSED_CALLS, UNARY_CALLS, FakeHttp, engine_answer, engine_error  # noqa: E402
+
+from service.errors import ERRORS  # noqa: E402
 
 RECORD = json.loads((ROOT / "clients" / "examples" / "rentoy-hand.json").read_text())
 
@@ -201,6 +203,78 @@ console.log(JSON.stringify(out));
     assert (hands[2]["error"]["code"], hands[2]["error"]["field"]) == ("INVALID_FIELD", "seats")
     # Sixty large records (1.9 MB of JSON) go in lines under the limit: each gets its result.
     assert out["big"] == [{"result": api.validate(dict(RECORD, actions=["0 " + "x" * 28] * 1000))}] * 60
+
+
+# naipes.mjs's method for each unary RPC, and its arguments from the RPC's request.
+JS_METHODS = {"ValidateHand": "validateHand", "LegalActions": "legalActions", "ResolveTrick": "resolveTrick",
+              "SettleHand": "settleHand", "Deal": "deal", "DescribeRules": "describeRules"}
+
+
+def _js_call(rpc: str, request: dict) -> list[Any]:
+    if rpc in ("ValidateHand", "LegalActions"):
+        return [JS_METHODS[rpc], [request["record"], *([request["seat"]] if "seat" in request else [])]]
+    return [JS_METHODS[rpc], [request["game"]] if rpc == "DescribeRules" else [request]]
+
+
+# Each call's answer, or its error as the caller sees it; "<NaN>" and "<BigInt>" in a call's
+# arguments are NaN and 1n, which JSON cannot carry to the script.
+JS_CALLS = """
+const calls = JSON.parse(CALLS, (key, value) => value === "<NaN>" ? NaN : value === "<BigInt>" ? 1n : value);
+const out = [];
+for (const [method, args] of calls) {
+  try { out.push({ answer: await naipes[method](...args) }); }
+  catch (e) { out.push({ error: { isNaipesError: e instanceof NaipesError, code: e.code ?? null, field: e.field ?? null,
+                                  status: e.status ?? null, message: e.message } }); }
+}
+out.push(Object.getOwnPropertyNames(Naipes.prototype).filter((name) => name !== "constructor").sort());  // the client's methods
+console.log(JSON.stringify(out));
+"""
+
+# A body JSON cannot hold, for each method that sends one: (method, arguments, the field named).
+UNWRITABLE = [
+    ("validateHand", [dict(RECORD, seats="<NaN>")], "seats"),
+    ("legalActions", [dict(RECORD, dealer="<BigInt>"), 1], "dealer"),
+    ("resolveTrick", [{"game": "rentoy", "seats": 4, "leader": "<NaN>", "contract": {"trump": "copas"}, "cards": "12e 2e"}], "leader"),
+    ("settleHand", [{"game": "rentoy", "seats": 4, "table": {"score": ["<BigInt>", 0]}, "rentoy": {"winner": 1, "value": 3}}],
+     "table.score[0]"),
+    ("deal", [{"game": "rentoy", "seats": 4, "dealer": "<NaN>", "seed": "s"}], "dealer"),
+]
+
+
+def test_javascript_client_answers_every_rpc_as_the_engine(rest_url: str, tmp_path: Path) -> None:
+    """Every method of naipes.mjs, for the three games, against the real REST server: each
+    answer is the engine's for the same request; each method's refused request is a NaipesError
+    with the service's code, field, message and HTTP status; validateHands answers the three
+    games' records in order; a method with a body JSON cannot hold (NaN, a BigInt) refuses it
+    before sending, INVALID_FIELD naming the field (NaN went as null, the field lost: "seats is
+    required"; a BigInt threw TypeError); legalActions with a null seat is everyone's view (it
+    sent ?seat=null, refused)."""
+    partial = dict(RECORD, actions=RECORD["actions"][:5])
+    records = [request["record"] for _name, rpc, request in UNARY_CALLS if rpc == "ValidateHand"]
+    calls = [*(_js_call(rpc, request) for _name, rpc, request in UNARY_CALLS),
+             *(_js_call(rpc, request) for _name, rpc, request, _code, _field in REFUSED_CALLS),
+             ["validateHands", [records, {"batch": 2}]],
+             *([method, args] for method, args, _field in UNWRITABLE),
+             ["legalActions", [partial, None]]]
+    out = _node(tmp_path, f"const naipes = new Naipes({json.dumps(rest_url)});\nconst CALLS = {json.dumps(json.dumps(calls))};\n{JS_CALLS}")
+    assert out.pop() == sorted({method for method, _args in calls})  # every method of the client is called
+    assert len(out) == len(calls)
+    answered, out = out[:len(UNARY_CALLS)], out[len(UNARY_CALLS):]
+    failed, out = out[:len(REFUSED_CALLS)], out[len(REFUSED_CALLS):]
+    hands, unwritten, everyone = out[0], out[1:-1], out[-1]
+    for (name, rpc, request), answer in zip(UNARY_CALLS, answered, strict=True):
+        assert answer == {"answer": engine_answer(rpc, request)}, name
+    for (name, rpc, request, code, field), answer in zip(REFUSED_CALLS, failed, strict=True):
+        error = engine_error(rpc, request)
+        assert (error.code, error.field) == (code, field), name
+        assert answer == {"error": {"isNaipesError": True, "code": code, "field": field, "status": ERRORS[code].http_status,
+                                    "message": error.message}}, name
+    assert hands == {"answer": [{"result": api.validate(record)} for record in records]}
+    for (method, args, field), answer in zip(UNWRITABLE, unwritten, strict=True):
+        what = "NaN" if "<NaN>" in json.dumps(args) else "the BigInt 1n"
+        assert answer == {"error": {"isNaipesError": True, "code": "INVALID_FIELD", "field": field, "status": None,
+                                    "message": f"{field}: JSON cannot hold {what}"}}, method
+    assert everyone == {"answer": api.legal_actions(partial)}
 
 
 def test_javascript_client_retries_a_refused_stream(rest_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,7 +3,9 @@
 real gRPC server (conftest's, on an ephemeral loopback port). It prints what validate_grpc.py
 prints, byte for byte, and exits as it does; a refused record's code, field and message come from
 the google.rpc.Status of the ``grpc-status-details-bin`` trailer, decoded by protobufjs; its
-``--stream`` answers each record of a ValidateHands stream in order.
+``--stream`` answers each record of a ValidateHands stream in order. Its module naipes_grpc.mjs
+(the JSON of every call mapped to its message and back) calls every unary RPC for the three games
+with the engine's answers.
 
 The packages (clients/examples/package.json) are installed from the lockfile by ``make node-grpc``
 (npm ci). Without node, npm or the packages the tests are skipped, but not in CI (CI=true), which
@@ -20,9 +22,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 from examples_support import examples_dir
+from service_support import REFUSED_CALLS, UNARY_CALLS, engine_answer, engine_error, rest_failure, rest_request
 
 from engine import api
+from service.handlers import SERVICE
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "clients" / "examples"
@@ -212,3 +217,62 @@ client.Deal(request, { deadline: Date.now() + 10000 }, (error) => {
     assert out == {"code": 3, "details": message, "status": {"code": 3, "message": message, "details": [
         {"type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": code, "domain": "naipes.v1", "metadata": {"field": field}},
         {"type": "type.googleapis.com/google.rpc.BadRequest", "fieldViolations": [{"field": field, "description": message}]}]}}
+
+
+# Calls unary RPCs through naipes_grpc.mjs (the module validate_grpc.mjs is built on): a list of
+# [RPC, request JSON] on stdin, each answer's JSON or its error's code, field and message out.
+CALLS = """
+import { readFileSync } from "node:fs";
+import { NaipesError, call, connect } from "./naipes_grpc.mjs";
+const client = connect(process.argv[1]);
+const out = [];
+for (const [rpc, request] of JSON.parse(readFileSync(0, "utf8"))) {
+  try { out.push({ answer: await call(client, rpc, request) }); }
+  catch (e) { out.push({ error: { isNaipesError: e instanceof NaipesError, code: e.code, field: e.field, message: e.message } }); }
+}
+client.close();
+console.log(JSON.stringify(out));
+"""
+
+# Requests of each RPC no message can hold, which naipes_grpc.mjs refuses before sending as the
+# service refuses their JSON over REST: fields named within the REST body (a record's own).
+# (DescribeRules' one field is the REST route's path: the answer of a game that is no string is
+# the last call's, below.)
+UNREADABLE = [
+    ("ValidateHand", {"record": dict(RECORD, foo=1)}),
+    ("LegalActions", {"record": dict(RECORD, seats="four"), "seat": 1}),
+    ("ResolveTrick", {"game": "rentoy", "seats": 4, "contract": {"trump": 1}, "cards": "12e 2e"}),
+    ("SettleHand", {"game": "revesino", "seats": 4, "revesino": {"tricks": [{"cards": "1o 3o 12c 5e", "lead": 1}]}}),
+    ("Deal", {"game": "rentoy", "seats": 4, "dealer": 0, "seed": ["s"]}),
+]
+
+
+def test_node_calls_every_rpc_as_the_engine_answers(node: list[str], grpc_target: str, rest_url: str, http: requests.Session) -> None:
+    """Every unary RPC, for the three games, over grpc-js with proto-loader against the real gRPC
+    server, mapped to JSON by naipes_grpc.mjs: each answer is the engine's for the same request
+    (the Values of DescribeRules' options as JSON values under their json_name, `default`; the
+    empty lists the API's JSON prints, and no others); each RPC's refused request is the service's
+    code, field and message, read from the grpc-status-details-bin trailer; a request no message
+    can hold is refused before sending with the REST server's code, field and message."""
+    unary = {method.name for method in SERVICE.methods if not method.client_streaming and not method.server_streaming}
+    assert {rpc for _name, rpc, _request in UNARY_CALLS} == unary and len(unary) == 6
+    calls = [*([rpc, request] for _name, rpc, request in UNARY_CALLS),
+             *([rpc, request] for _name, rpc, request, _code, _field in REFUSED_CALLS), *map(list, UNREADABLE),
+             ["DescribeRules", {"game": 7}]]
+    run = subprocess.run(["node", "--input-type=module", "-e", CALLS, grpc_target], cwd=EXAMPLES, input=json.dumps(calls),
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    assert len(out) == len(calls)
+    answered, failed, unread, last = out[:len(UNARY_CALLS)], out[len(UNARY_CALLS):-len(UNREADABLE) - 1], out[-len(UNREADABLE) - 1:-1], out[-1]
+    for (name, rpc, request), answer in zip(UNARY_CALLS, answered, strict=True):
+        assert answer == {"answer": engine_answer(rpc, request)}, name
+    for (name, rpc, request, code, field), answer in zip(REFUSED_CALLS, failed, strict=True):
+        error = engine_error(rpc, request)
+        assert answer == {"error": {"isNaipesError": True, "code": code, "field": field, "message": error.message}}, name
+    for (rpc, request), answer in zip(UNREADABLE, unread, strict=True):
+        refused = rest_failure(rest_request(http, rest_url, rpc, request))
+        assert refused.code == "INVALID_FIELD" and refused.field is not None, (rpc, refused)
+        assert answer == {"error": {"isNaipesError": True, "code": refused.code, "field": refused.field,
+                                    "message": refused.message}}, rpc
+    assert last == {"error": {"isNaipesError": True, "code": "INVALID_FIELD", "field": "game", "message": "game: expected a string, not 7"}}

@@ -107,8 +107,8 @@ export class Naipes {
 
   /** Replay a hand record: legality, next legal actions, tricks, settlement. */
   validateHand(record: HandRecord): Promise<M.ValidationResult>;
-  /** Who acts and every legal action; with `seat`, that seat's view only. */
-  legalActions(record: HandRecord, seat?: number): Promise<M.LegalActionsResponse>;
+  /** Who acts and every legal action; with `seat`, that seat's view only (null: no seat). */
+  legalActions(record: HandRecord, seat?: number | null): Promise<M.LegalActionsResponse>;
   /** The winner of one trick. */
   resolveTrick(request: ResolveTrickRequest): Promise<M.ResolveTrickResponse>;
   /** The settlement of a finished hand from its summary and the table before it. */

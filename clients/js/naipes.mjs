@@ -35,10 +35,18 @@ export class Naipes {
   }
 
   async #call(method, path, body) {
+    // A body JSON cannot hold (NaN, which JSON.stringify would send as null, the field lost; a
+    // BigInt, on which it throws TypeError) is refused before sending, INVALID_FIELD naming the
+    // field, as validateHands answers such a record and the Python client refuses it.
+    const sent = body === undefined ? undefined : recordText(body);
+    if (sent !== undefined && typeof sent !== "string") {
+      const { code, field, message } = sent.error;
+      throw new NaipesError({ code, field, detail: message });
+    }
     const response = await this.#fetch(path, {
       method,
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
+      headers: sent === undefined ? {} : { "Content-Type": "application/json" },
+      body: sent,
       signal: AbortSignal.timeout(this.timeoutMs),
     });
     const text = await readText(response, this.baseUrl);
@@ -63,9 +71,10 @@ export class Naipes {
     return this.#call("POST", "/v1/hands:validate", record);
   }
 
-  /** Who acts and every legal action; with `seat`, that seat's view only. */
+  /** Who acts and every legal action; with `seat`, that seat's view only (null or undefined: no
+   *  seat, everyone's). */
   legalActions(record, seat) {
-    const query = seat === undefined ? "" : `?seat=${encodeURIComponent(seat)}`;
+    const query = seat === undefined || seat === null ? "" : `?seat=${encodeURIComponent(seat)}`;
     return this.#call("POST", `/v1/hands:legalActions${query}`, record);
   }
 
