@@ -78,7 +78,7 @@ js-tools: $(JS_TOOLS)/.installed
 # The Node.js gRPC example's packages (clients/examples/package.json: @grpc/grpc-js,
 # @grpc/proto-loader, google-proto-files for the google/api and google/rpc protos, protobufjs),
 # installed from its lockfile into clients/examples/node_modules, where Node.js finds them for
-# validate_grpc.mjs (npm's cache first: 4-9 s, 12 s with an empty cache; mostly google-proto-files'
+# validate_grpc.mjs and its naipes_grpc.mjs (npm's cache first: 4-9 s, 12 s with an empty cache; mostly google-proto-files'
 # 8,000 files, 88 MB unpacked, of which the example reads a handful).
 NODE_GRPC := clients/examples/node_modules/.installed
 $(NODE_GRPC): clients/examples/package.json clients/examples/package-lock.json

@@ -6,7 +6,8 @@
 //
 // Every method takes and returns the JSON of docs/format.md and the API's proto messages.
 // Every failure throws a NaipesError with a `code`: a request the service rejects, the problem
-// JSON's code and field; besides, UNAVAILABLE (no server, or an answer that cannot be read: in a
+// JSON's code and field; a body JSON cannot hold (NaN, a BigInt), INVALID_FIELD naming the field,
+// before sending; besides, UNAVAILABLE (no server, or an answer that cannot be read: in a
 // browser, an answer the page may not read too, its origin not allowed by the server's CORS),
 // DEADLINE_EXCEEDED (no answer within the timeout) and HTTP_<status> (HTTP_502) for an HTTP error
 // that is not the service's problem JSON (a proxy's page).
