@@ -92,7 +92,8 @@ def _parse(cls: type[T], rules: dict[str, Any], field: str) -> T:
                                f"unknown rules option {shown(name)}{hint}; this game's options are: {known}")
         choices = f.metadata["choices"]
         value = _as_sent(value)  # JSON numbers arrive as floats through protobuf's Struct
-        if isinstance(value, str) and "_" in value and value not in choices and camel(value) in choices:
+        if isinstance(value, str) and "_" in value and value not in choices and camel(value) in choices \
+                and snake(camel(value)) == value:
             value = camel(value)  # a value as the rules spec spells it (dealer_then_left): dealerThenLeft
         if value not in choices or type(value) is not type(f.default):
             allowed = ", ".join(repr(c) if not isinstance(c, bool) else str(c).lower() for c in choices)

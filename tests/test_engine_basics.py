@@ -160,6 +160,11 @@ def test_option_values_as_the_rules_specs_spell_them(game: str) -> None:
         assert (made.tiebreak_order, made.hand_payout) == ("dealerThenLeft", "partyFromEach")
         err = invalid(parse_options, cls, {"tiebreakOrder": "dealer_then_lef"})
         assert (err.code, err.field) == ("INVALID_OPTION_VALUE", "rules.tiebreakOrder")
+        # Only the spec's spelling: not another casing, a doubled or a trailing underscore
+        # (clients/js/rules.d.mts types the two spellings, and no other).
+        for other in ("dealer_THEN_left", "dealer__then_left", "dealerThenLeft_", "dealer_then_Left"):
+            err = invalid(parse_options, cls, {"tiebreakOrder": other})
+            assert (err.code, err.field) == ("INVALID_OPTION_VALUE", "rules.tiebreakOrder"), other
 
 
 
