@@ -87,7 +87,8 @@ $(NODE_GRPC): clients/examples/package.json clients/examples/package-lock.json
 
 node-grpc: $(NODE_GRPC)
 
-# Regenerate the client's message types (clients/js/messages.d.mts) when the schema changes.
+# Regenerate the client's message types (clients/js/messages.d.mts) when the schema changes, and its
+# house-rule types (clients/js/rules.d.mts) when an engine option does.
 js-types: install js-tools
 	$(PY) tools/jstypes.py
 

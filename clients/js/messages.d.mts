@@ -1047,10 +1047,10 @@ export interface RuleOption {
   name: string;
   /** Its default. */
   default?:
-    | any
+    | RuleValue
     | undefined;
   /** Every value it accepts. */
-  choices?: any[] | undefined;
+  choices?: RuleValue[] | undefined;
   /** The spec rule it implements (T4, A12, R7). */
   rule: string;
   /** What it changes. */
@@ -1104,3 +1104,6 @@ export type ServiceErrorCode =
   | "UNSUPPORTED_TRANSFER_CODING"
   | "FORBIDDEN"
   | "INTERNAL";
+
+/** A house-rule option's value (a DescribeRules option's default and choices): a string, a number or a boolean. */
+export type RuleValue = string | number | boolean;

@@ -1,6 +1,7 @@
 // The types of naipes.mjs, the REST client, for TypeScript: what each method takes and answers, in
 // the JSON of the REST API (protobuf's JSON mapping of protos/naipes/v1/naipes.proto, docs/api.md).
-// The messages are generated from the proto (messages.d.mts: make js-types); this file, by hand,
+// The messages are generated from the proto (messages.d.mts: make js-types), and each game's house
+// rules from the engine's option tables (rules.d.mts: make js-types); this file, by hand,
 // types the client itself.
 //
 //   import { Naipes, type HandRecord } from "./naipes.mjs";
@@ -14,27 +15,50 @@
 // one it needs). Numbers are int32, JSON numbers (the API has no int64; the service also reads an
 // integer sent as a string, "4", which these types do not offer); cards, card lists and actions
 // are strings ("1e", "1e 7o 12c", "2 1e").
+//
+// A request's house rules are typed by its game (rules.d.mts, generated from the engine's option
+// tables: make js-types): a record, ResolveTrick's and SettleHand's request with `game: "rentoy"`
+// take `rules?: RentoyRules`, so a misspelt option or a value the option does not take is a type
+// error. `game` is then one of the three names, as a literal: a `rules` object built apart is
+// typed as its game's (`const rules: RentoyRules = {...}`, or `as const`) for its strings to stay
+// literals. A request without `game` (refused: MISSING_FIELD) takes no rules.
 
 import type * as M from "./messages.mjs";
+import type { GameRules } from "./rules.mjs";
 
 export type {
   CartulinaEntry, Condicion, Contract, Deal, DealResponse, DescribeRulesResponse, Event, Forfeit,
   LegalAction, LegalActionsResponse, NapolitanaOutcome, Next, Payment, Problem, Proposal,
-  ResolveTrickResponse, RevesinoOutcome, RuleOption, ServiceErrorCode, SettleHandResponse, Table, Trick,
-  ValidationResult, View, Violation, ViolationCode,
+  ResolveTrickResponse, RevesinoOutcome, RuleOption, RuleValue, ServiceErrorCode, SettleHandResponse, Table,
+  Trick, ValidationResult, View, Violation, ViolationCode,
 } from "./messages.mjs";
+export type { GameRules, RentoyRules, RevesinoRules, TresilloRules } from "./rules.mjs";
+
+/** A game's name: "tresillo", "revesino" or "rentoy". */
+export type Game = keyof GameRules;
 
 /** A message as a client sends it: every field, at every depth, may be left out. */
 export type Sent<T> = T extends string | number | boolean | null | undefined ? T
   : T extends readonly (infer Item)[] ? Sent<Item>[]
   : { [K in keyof T]?: Sent<T[K]> };
 
-/** A hand record (docs/format.md section 3): the body of validateHand and legalActions. */
-export type HandRecord = Sent<M.HandRecord>;
-/** resolveTrick's request: {game, seats, leader, contract: {trump}, cards}. */
-export type ResolveTrickRequest = Sent<M.ResolveTrickRequest>;
-/** settleHand's request: a finished hand's summary and the table before it. */
-export type SettleHandRequest = Sent<M.SettleHandRequest>;
+/** A request T for the game G: `game` G, and `rules` G's house rules (GameRules[G]). */
+export type ForGame<T, G extends Game> = Flat<{ game: G; rules?: GameRules[G] | undefined } & Omit<T, "game" | "rules">>;
+/** A request T without a game, which the service refuses (MISSING_FIELD): no rules either. */
+export type NoGame<T> = Flat<{ game?: undefined; rules?: undefined } & Omit<T, "game" | "rules">>;
+/** A request T for any one game, with that game's rules, or without a game. */
+export type ByGame<T> = { [G in Game]: ForGame<T, G> }[Game] | NoGame<T>;
+type Flat<T> = { [K in keyof T]: T[K] };
+/** A method's request for the game its `game` names (G, inferred from it), as sent. */
+type Request<T, G extends Game> = ForGame<Sent<T>, G> | NoGame<Sent<T>>;
+
+/** A hand record (docs/format.md section 3): the body of validateHand and legalActions, its
+ *  `rules` those of its game (TresilloRules, RevesinoRules, RentoyRules). */
+export type HandRecord = ByGame<Sent<M.HandRecord>>;
+/** resolveTrick's request: {game, seats, leader, contract: {trump}, cards, rules}. */
+export type ResolveTrickRequest = ByGame<Sent<M.ResolveTrickRequest>>;
+/** settleHand's request: a finished hand's summary, the table before it, its game's rules. */
+export type SettleHandRequest = ByGame<Sent<M.SettleHandRequest>>;
 /** deal's request: {game, seats, dealer, seed}. */
 export type DealRequest = Sent<M.DealRequest>;
 
@@ -106,13 +130,13 @@ export class Naipes {
   timeoutMs: number;
 
   /** Replay a hand record: legality, next legal actions, tricks, settlement. */
-  validateHand(record: HandRecord): Promise<M.ValidationResult>;
+  validateHand<G extends Game>(record: Request<M.HandRecord, G>): Promise<M.ValidationResult>;
   /** Who acts and every legal action; with `seat`, that seat's view only (null: no seat). */
-  legalActions(record: HandRecord, seat?: number | null): Promise<M.LegalActionsResponse>;
+  legalActions<G extends Game>(record: Request<M.HandRecord, G>, seat?: number | null): Promise<M.LegalActionsResponse>;
   /** The winner of one trick. */
-  resolveTrick(request: ResolveTrickRequest): Promise<M.ResolveTrickResponse>;
+  resolveTrick<G extends Game>(request: Request<M.ResolveTrickRequest, G>): Promise<M.ResolveTrickResponse>;
   /** The settlement of a finished hand from its summary and the table before it. */
-  settleHand(request: SettleHandRequest): Promise<M.SettleHandResponse>;
+  settleHand<G extends Game>(request: Request<M.SettleHandRequest, G>): Promise<M.SettleHandResponse>;
   /** A deterministic deal from a seed, with its commitment. */
   deal(request: DealRequest): Promise<M.DealResponse>;
   /** A game's house-rule options with their defaults. */

@@ -13,7 +13,8 @@
 // that is not the service's problem JSON (a proxy's page).
 //
 // TypeScript: naipes.d.mts types every method's request and answer as the REST API speaks them
-// (its messages, messages.d.mts, generated from the proto); `import type { HandRecord } from "./naipes.mjs"`.
+// (its messages, messages.d.mts, generated from the proto), a request's rules by its game (rules.d.mts,
+// generated from the engine's option tables); `import type { HandRecord } from "./naipes.mjs"`.
 
 export class NaipesError extends Error {
   constructor(problem) {
