@@ -1,8 +1,9 @@
 """The ``naipes`` command.
 
-  naipes serve [--host H] [--rest-port P] [--grpc-port P] [--workers N]
-      REST under gunicorn (N workers) and gRPC (N processes on one port), until SIGINT or SIGTERM.
-      Defaults from NAIPES_HOST, NAIPES_REST_PORT, NAIPES_GRPC_PORT, NAIPES_WORKERS.
+  naipes serve [--host H] [--rest-port P] [--grpc-port P] [--workers N] [--access-log]
+      REST under gunicorn (N workers) and gRPC (N processes on one port), until SIGINT or SIGTERM;
+      --access-log: a JSON line per call on stderr (service/access.py).
+      Defaults from NAIPES_HOST, NAIPES_REST_PORT, NAIPES_GRPC_PORT, NAIPES_WORKERS, NAIPES_ACCESS_LOG.
   naipes validate FILE|-      replay a hand record (or {"record": ..., "expect": ...});
                               exit 0 valid, 1 a rule is broken, 2 invalid input, 3 an internal error
   naipes audit FILE|-         validate an archive: NDJSON, one record (or {"id": ..., "record": ...}, or
@@ -57,6 +58,18 @@ def env_integer(parser: argparse.ArgumentParser, name: str, default: int, read: 
         parser.error(f"{name}: {exc}")
 
 
+def env_flag(parser: argparse.ArgumentParser, name: str) -> bool:
+    """An on/off setting from the environment variable ``name`` (``access.setting``: 1 or 0, off if
+    unset or empty); a bad value is the parser's error naming the variable, exit 2, as
+    ``env_integer``'s."""
+    from service.access import setting
+
+    try:
+        return setting(os.environ.get(name, ""))
+    except ValueError as exc:
+        parser.error(f"{name}: {exc}")
+
+
 def _shm() -> str | None:
     """/dev/shm, a memory file system, if there is one this process may write to."""
     shm = "/dev/shm"
@@ -71,12 +84,14 @@ def _worker_tmp_dir() -> list[str]:
     return ["--worker-tmp-dir", shm] if shm else []
 
 
-def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
+def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: bool = False) -> int:
     """Run ``workers`` gRPC server processes sharing one port (SO_REUSEPORT: the kernel spreads
     connections over them) and gunicorn (REST) with ``workers`` worker processes; stop them all on
     SIGINT or SIGTERM, or when one dies. NAIPES_WORKERS is passed on (the number of serving
     processes); each process's pool for the streaming validator has NAIPES_STREAM_WORKERS
-    processes, else one per CPU the server may use (service/stream.py), whatever ``workers``."""
+    processes, else one per CPU the server may use (service/stream.py), whatever ``workers``.
+    ``access_log``: every process writes a JSON line per call to stderr (NAIPES_ACCESS_LOG=1 is
+    passed on: service/access.py)."""
     from prometheus_client import multiprocess
 
     from service.grpc_server import address
@@ -95,7 +110,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int) -> int:
     # multiprocess mode, in a fresh directory of this server's own, in memory where /dev/shm is
     # (else in the temporary directory: an in-memory emptyDir under deploy/k8s), removed at stop.
     metrics_dir = tempfile.mkdtemp(prefix="naipes-metrics-", dir=_shm())
-    env = {**os.environ, "NAIPES_WORKERS": str(workers), "PROMETHEUS_MULTIPROC_DIR": metrics_dir}
+    env = {**os.environ, "NAIPES_WORKERS": str(workers), "PROMETHEUS_MULTIPROC_DIR": metrics_dir, "NAIPES_ACCESS_LOG": "1" if access_log else "0"}
     grpc_command = [sys.executable, "-m", "service.grpc_server", "--host", host, "--port", str(grpc_port)]
     children = {f"gRPC worker {i + 1}" if workers > 1 else "gRPC": subprocess.Popen(grpc_command, env=env) for i in range(workers)}
     # gthread workers: keep-alive connections, and a long ValidateHands stream does not trip the
@@ -348,6 +363,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--rest-port", type=port_argument, help="default: NAIPES_REST_PORT, else 8080")
     s.add_argument("--grpc-port", type=port_argument, help="default: NAIPES_GRPC_PORT, else 50051")
     s.add_argument("--workers", type=workers_argument, help="gRPC server processes and gunicorn workers; default: NAIPES_WORKERS, else 2")
+    s.add_argument("--access-log", action="store_true", default=None,
+                   help="write one JSON line per call of either transport to stderr (no bodies); default: NAIPES_ACCESS_LOG=1, else off")
     v = sub.add_parser("validate", help="replay a hand record; exit 0 valid, 1 violation, 2 invalid input, 3 internal error")
     v.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
     a = sub.add_parser("audit", help="validate an archive of hand records (NDJSON) on every core; exit 0 all valid, "
@@ -389,7 +406,8 @@ def _main(argv: list[str] | None) -> int:
         for dest, name, default, read in SERVE_SETTINGS:
             if getattr(args, dest) is None:
                 setattr(args, dest, env_integer(commands, name, default, read))
-        return serve(args.host, args.rest_port, args.grpc_port, args.workers)
+        access_log = args.access_log or env_flag(commands, "NAIPES_ACCESS_LOG")
+        return serve(args.host, args.rest_port, args.grpc_port, args.workers, access_log)
     if args.command == "validate":
         return validate(args.file)
     if args.command == "audit":

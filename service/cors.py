@@ -1,6 +1,7 @@
 """CORS (docs/api.md, "Browsers"): a page of another origin may call the REST API. Its answers,
 errors included, carry ``Access-Control-Allow-Origin``, and the preflight of a POST with a JSON
-body is answered. No credentials: the API has no cookies or sessions to guard.
+body (and a request ID, ``X-Request-Id``: ``service.access``) is answered; a page may read an
+answer's ``Retry-After`` and ``X-Request-Id``. No credentials: the API has no cookies or sessions to guard.
 
 One decision, ``headers``, for every answer: the app's (``service.rest``, an after-request hook)
 and those the HTTP server's worker writes itself for the requests gunicorn cannot read
@@ -39,6 +40,6 @@ def headers(origins: list[str] | str, method: str | None, header: Callable[[str]
     else:
         return []
     if method == "OPTIONS" and header("Access-Control-Request-Method") is not None:
-        return [*allow, ("Access-Control-Allow-Methods", "GET, POST"), ("Access-Control-Allow-Headers", "Content-Type"),
+        return [*allow, ("Access-Control-Allow-Methods", "GET, POST"), ("Access-Control-Allow-Headers", "Content-Type, X-Request-Id"),
                 ("Access-Control-Max-Age", str(MAX_AGE))]
-    return [*allow, ("Access-Control-Expose-Headers", "Retry-After")]
+    return [*allow, ("Access-Control-Expose-Headers", "Retry-After, X-Request-Id")]

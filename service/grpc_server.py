@@ -29,7 +29,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
-from service import metrics, stream
+from service import access, metrics, stream
 from service.errors import DOMAIN, MAX_REQUEST_BYTES, ServiceError, from_exception
 from service.handlers import SERVICE, WIRE_HANDLERS
 
@@ -81,15 +81,17 @@ def _method(name: str, handler: Callable[[Any], Any]) -> Callable[[Any, grpc.Ser
     def call(request: Any, context: grpc.ServicerContext) -> Any:
         next(_calls)
         started = time.perf_counter()
+        request_id = None
         try:
+            request_id = access.grpc_request_id(context)
             answer = handler(request)
         except Exception as exc:  # every failure becomes a status; the server lives on
             error = from_exception(exc)
-            calls.done(error.code, started)
+            calls.done(error.code, started, context, request_id)
             if error.code == "INTERNAL":
                 log.exception("%s failed", name)
             context.abort_with_status(rpc_status.to_status(status_of(error)))
-        calls.done("OK", started)
+        calls.done("OK", started, context, request_id)
         return answer
 
     call.__name__ = name
@@ -111,15 +113,22 @@ def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext
     """A streaming RPC over wire bytes: the records go to the validation pool unparsed and their
     answers come back serialized (``service.stream``); a bad record is an ``error`` entry. The
     call is counted when it ends (``CANCELLED``: its client went away), its records batch by batch."""
-    calls, count = metrics.Calls("grpc", name), metrics.stream_records("grpc")
+    calls, records = metrics.Calls("grpc", name), metrics.StreamRecords("grpc")
 
     def call(requests: Iterator[bytes], context: grpc.ServicerContext) -> Iterator[bytes]:
         started = time.perf_counter()
+        request_id = None
         try:
+            request_id = access.grpc_request_id(context)
             release = metrics.streaming("grpc", stream.slots().take())
         except ServiceError as error:
-            calls.done(error.code, started)
+            calls.done(error.code, started, context, request_id)
             context.abort_with_status(rpc_status.to_status(status_of(error)))
+        count = records.call()
+
+        def done(code: str) -> None:
+            calls.done(code, started, context, request_id, count.records)
+
         code = "CANCELLED"  # unless the stream ends otherwise
         try:
             if not context.add_callback(release):  # when the call ends, however it ends
@@ -136,9 +145,9 @@ def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext
             code = "OK"
         finally:
             if code != "OK":
-                calls.done(code, started)
-            elif not context.add_callback(lambda: calls.done(_ended(context), started)):  # (counted once the call has ended)
-                calls.done(_ended(context), started)
+                done(code)
+            elif not context.add_callback(lambda: done(_ended(context))):  # (counted once the call has ended)
+                done(_ended(context))
 
     call.__name__ = name
     return call
@@ -165,9 +174,14 @@ class _Health(health.HealthServicer):
 
     def Check(self, request: health_pb2.HealthCheckRequest, context: grpc.ServicerContext) -> health_pb2.HealthCheckResponse:
         started = time.perf_counter()
+        try:
+            request_id = access.grpc_request_id(context)
+        except ServiceError as error:
+            self.calls.done(error.code, started, context)
+            context.abort_with_status(rpc_status.to_status(status_of(error)))
         answer = super().Check(request, context)
         # (A service it does not know is answered NOT_FOUND, with an empty answer: status UNKNOWN.)
-        self.calls.done("OK" if answer.status else "NOT_FOUND", started)
+        self.calls.done("OK" if answer.status else "NOT_FOUND", started, context, request_id)
         return answer
 
 
@@ -219,14 +233,16 @@ def serve(host: str, port: int, max_workers: int | None = None) -> None:
 def main(argv: list[str] | None = None) -> None:
     """``python -m service.grpc_server [--host H] [--port P]``: defaults from NAIPES_HOST and
     NAIPES_GRPC_PORT (a port that is no integer from 0 to 65535 is a usage error, exit 2), else
-    127.0.0.1:50051; port 0 is any free port, logged once bound."""
-    from service.cli import any_port_argument, env_integer
+    127.0.0.1:50051; port 0 is any free port, logged once bound. The access log as
+    NAIPES_ACCESS_LOG says (1 or 0; anything else is a usage error)."""
+    from service.cli import any_port_argument, env_flag, env_integer
 
     parser = argparse.ArgumentParser(description="Naipes gRPC server")
     parser.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"), help="default: NAIPES_HOST, else 127.0.0.1")
     parser.add_argument("--port", type=any_port_argument, help="default: NAIPES_GRPC_PORT, else 50051; 0: any free port")
     args = parser.parse_args(argv)
     port = args.port if args.port is not None else env_integer(parser, "NAIPES_GRPC_PORT", 50051, any_port_argument)
+    access.configure(env_flag(parser, access.SETTING))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     serve(args.host, port)
 

@@ -17,6 +17,9 @@ service.grpc_server``), the metrics are the process's own, in prometheus_client'
 The instruments are made once per method, before any call. A call is only noted (a clock read and
 a deque's append, under a microsecond), and written to the metrics by a thread of its process four
 times a second (``_Flusher``): /metrics may show a call a quarter of a second after its answer.
+Where a call is noted, ``Calls.done``, its access line is noted too when the access log is on, and
+written by the same thread (``service.access``): the log and the metrics count the same calls with
+the same codes.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Gauge, Histogram, generate_latest, multiprocess
 
+from service import access
 from service.handlers import SERVICE
 
 if TYPE_CHECKING:
@@ -72,8 +76,13 @@ class Calls:
         self.answered: deque[tuple[str, float]] = deque()  # (deque.append and popleft need no lock)
         _FLUSHER.add(self)
 
-    def done(self, code: str, started: float) -> None:
-        self.answered.append((code, time.perf_counter() - started))
+    def done(self, code: str, started: float, context: Any = None, request_id: str | None = None, records: int | None = None) -> None:
+        """The call's end; with the access log on, its line too (``access.note``: ``context`` is the
+        gRPC call's context, with its ``request_id`` and stream's ``records``, or the REST call's environ)."""
+        seconds = time.perf_counter() - started
+        self.answered.append((code, seconds))
+        if access.ON:
+            access.note(self.transport, self.method, code, seconds, context, request_id, records)
 
     def flush(self) -> None:
         counts: dict[str, int] = {}
@@ -122,6 +131,7 @@ class _Flusher:
         with self.lock:
             for calls in self.calls:
                 calls.flush()
+            access.flush()  # (the calls' access lines, with the log on)
 
     def forked(self) -> None:
         """In a child (gunicorn's worker of a preloaded app): its own lock, and its own thread."""
@@ -134,18 +144,39 @@ _FLUSHER = _Flusher()
 atexit.register(_FLUSHER.flush)
 
 
-def stream_records(transport: str) -> Callable[[Answers], None]:
-    """Counts a batch of a stream's records answered, by code (``stream.Answers.codes``)."""
-    counters: dict[str, Any] = {}
+class StreamRecords:
+    """Counts the records of a transport's streams answered, by code (``stream.Answers.codes``):
+    ``call()`` is the counter of one stream, which keeps how many records it answered (``records``,
+    its access line's)."""
 
-    def count(answers: Answers) -> None:
+    def __init__(self, transport: str) -> None:
+        self.transport = transport
+        self.counters: dict[str, Any] = {}
+
+    def call(self) -> _StreamCount:
+        return _StreamCount(self)
+
+    def count(self, answers: Answers) -> int:
+        total = 0
         for code, records in answers.codes.items():
-            counter = counters.get(code)
+            counter = self.counters.get(code)
             if counter is None:
-                counter = counters.setdefault(code, STREAM_RECORDS.labels(transport, code))
+                counter = self.counters.setdefault(code, STREAM_RECORDS.labels(self.transport, code))
             counter.inc(records)
+            total += records
+        return total
 
-    return count
+
+class _StreamCount:
+    """One stream's records counter (``stream.Counting``)."""
+
+    __slots__ = ("records", "shared")
+
+    def __init__(self, shared: StreamRecords) -> None:
+        self.shared, self.records = shared, 0
+
+    def __call__(self, answers: Answers) -> None:
+        self.records += self.shared.count(answers)
 
 
 def streaming(transport: str, release: Callable[[], None]) -> Callable[[], None]:
@@ -179,6 +210,8 @@ def instrument(app: Flask) -> None:
 
     def counted(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         started = time.perf_counter()
+        if access.ON or access.ENVIRON_ID in environ:  # (its request ID sent back, its status noted for the access line)
+            start_response = access.rest_answering(environ, start_response)
         try:
             body = inner(environ, start_response)
         except BaseException:
@@ -216,7 +249,7 @@ def _count(calls: dict[str, Calls], environ: dict[str, Any], started: float, def
     if environ.get("REQUEST_METHOD") == "OPTIONS":  # a CORS preflight (Flask answers it): no call of the route's method
         rule = None
     call = calls.get(environ.get(ENDPOINT) or (rule.endpoint if rule is not None else "other"))
-    (call or calls["other"]).done(environ.get(CODE, default), started)
+    (call or calls["other"]).done(environ.get(CODE, default), started, environ)
 
 
 def exposition() -> bytes:

@@ -43,7 +43,7 @@ from gunicorn.http.errors import ParseException
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
 from engine.errors import shown
-from service import codec, cors, metrics, stream
+from service import access, codec, cors, metrics, stream
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception, problem
 from service.handlers import ANSWERS, SERVICE
 from service.rest_worker import READ_SHUT, arrived_body
@@ -318,7 +318,7 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
     """A streaming RPC over HTTP/1.1: the body is NDJSON, read line by line while the answers
     are written, one line per record and in order, as the pool validates them
     (``service.stream``). No limit on the body's size; each line is limited like a request."""
-    count = metrics.stream_records("rest")
+    records = metrics.StreamRecords("rest")
 
     def endpoint(**_path: str) -> Response:
         if request.mimetype and request.mimetype not in _NDJSON_TYPES:
@@ -344,6 +344,7 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
         # A stream beyond the slots is refused at once, its body unread (``on_error``: the
         # connection closes with the answer); only a stream that holds a slot waits on its body.
         release = metrics.streaming("rest", stream.slots().take())
+        count = request.environ[access.RECORDS] = records.call()  # (its records, for its access line)
         sock = _client_socket()
         if sock is not None:
             sock.settimeout(stream.IDLE_SECONDS)  # (gunicorn makes it non-blocking again for the connection's next request)
@@ -421,18 +422,30 @@ def create_app() -> Flask:
     app.add_url_rule("/metrics", "metrics", lambda: Response(metrics.exposition(), mimetype=None, content_type=metrics.CONTENT_TYPE),
                      methods=["GET"])
     metrics.instrument(app)
+    access.configure()  # (NAIPES_ACCESS_LOG)
     origins = cors.allowed_origins()
     if origins:
         app.after_request(_cors(origins))
 
     @app.before_request
+    def before_the_view() -> Response | None:
+        """What every request meets before its route's view, in one hook, the request looked up
+        once (Flask inspects each hook at each call, and each look-up of ``request`` costs 1 to 3
+        us): a request ID that is not one is the request's INVALID_FIELD (``service.access``); a
+        path that is no route may be one as sent (``route_the_path_as_sent``)."""
+        current = request._get_current_object()  # type: ignore[attr-defined]
+        request_id = current.environ.get(access.ENVIRON_ID)
+        if request_id is not None:
+            access.checked(request_id)
+        if not isinstance(current.routing_exception, NotFound):
+            return None
+        return route_the_path_as_sent()
+
     def route_the_path_as_sent() -> Response | None:
         """A route with path variables that PATH_INFO missed because a variable is empty
         (``/v1/games//rules``) or holds an encoded slash (``/v1/games/a%2Fb/rules``) is matched on
         the path as sent (``_sent_segments``) and answers for those values, as gRPC answers the
         same request (UNKNOWN_GAME naming ``game``), rather than NOT_FOUND."""
-        if not isinstance(request.routing_exception, NotFound):
-            return None
         segments = _sent_segments()
         for route, view in variable_routes:
             values = _path_values(route, segments)

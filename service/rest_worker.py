@@ -19,7 +19,8 @@ here names gunicorn's exception classes, which differ from one gunicorn version 
 (``naipes serve`` runs it so: ``service.cli.REST_WORKER_CLASS``.)
 
 Every answer the worker writes carries the CORS headers the app's answer would carry for the
-request's Origin (``service.cors``: one decision for both), once gunicorn has come to the request's
+request's Origin (``service.cors``: one decision for both), and its request ID (``X-Request-Id``,
+``service.access``), once gunicorn has come to the request's
 headers: the headers it read, or, when it failed among them (a header too large or malformed, too
 many, an ``Expect`` it refuses), the header lines of the head as they came (``_Request``). A
 request refused before its headers (its request line, a PROXY line) has no Origin to answer.
@@ -73,7 +74,7 @@ from gunicorn.http.message import Request
 from gunicorn.http.parser import RequestParser
 from gunicorn.workers.gthread import ThreadWorker
 
-from service import codec, cors
+from service import access, codec, cors
 from service.errors import ERRORS, ServiceError, from_exception, problem
 
 # The lingering close of a connection answered before its body was read (``ProblemWorker._linger``;
@@ -121,7 +122,7 @@ CODES = {
 
 def answer(status: int, detail: str, exc: BaseException, headers: list[tuple[str, str]] | None = None) -> bytes:
     """The HTTP answer, problem JSON, to an error gunicorn answered with ``status`` and ``detail``,
-    with ``headers`` besides (CORS's). A status ``CODES`` lacks (a later gunicorn's) is
+    with ``headers`` besides (CORS's, the request ID's). A status ``CODES`` lacks (a later gunicorn's) is
     MALFORMED_REQUEST (400) below 500, else INTERNAL (500): the code's own status is answered, as
     the table has it. The reason phrase is Python's for the status (gunicorn's page says "501 Bad
     Request")."""
@@ -378,8 +379,10 @@ class ProblemWorker(ThreadWorker):  # type: ignore[misc]  # (gunicorn has no typ
             return
         page = _Page()
         super().handle_error(req, page, addr, exc)  # gunicorn's choice of status and words, and its log
+        method, header = request_head(req, exc)
+        headers = [*cors.headers(self.cors_origins, method, header), *access.echoed(header(access.HEADER))]
         try:
-            util.write_nonblock(client, answer(*page.read(), exc, cors.headers(self.cors_origins, *request_head(req, exc))))
+            util.write_nonblock(client, answer(*page.read(), exc, headers))
         except Exception:
             self.log.debug("Failed to send error message.")
 

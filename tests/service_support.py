@@ -70,8 +70,8 @@ def call_grpc(stub: Any, rpc: str, request: dict) -> dict:
     return to_json(getattr(answer, body) if body else answer)
 
 
-def rest_request(http: requests.Session, base: str, rpc: str, request: dict) -> requests.Response:
-    """Call an RPC over REST with the request's JSON laid out as its http annotation says."""
+def rest_request(http: requests.Session, base: str, rpc: str, request: dict, headers: dict[str, str] | None = None) -> requests.Response:
+    """Call an RPC over REST with the request's JSON laid out as its http annotation says (and ``headers``)."""
     route = ROUTES[rpc]
     request = dict(request)
     path = route.template
@@ -84,7 +84,7 @@ def rest_request(http: requests.Session, base: str, rpc: str, request: dict) -> 
         params = request
     else:
         body, params = None, request
-    return http.request(route.verb, base + path, json=body, params=params, timeout=30)
+    return http.request(route.verb, base + path, json=body, params=params, headers=headers, timeout=30)
 
 
 def call_rest(http: requests.Session, base: str, rpc: str, request: dict) -> dict:

@@ -684,3 +684,27 @@ def test_grpc_client_takes_the_replicas_of_a_name_in_turn() -> None:
     finally:
         for server, _port in servers:
             server.stop(None)
+
+
+def test_python_clients_send_a_request_id(clients, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call's ``request_id`` reaches the server (the in-process servers' reading of it,
+    ``service.access.checked``, sees it: REST's header, gRPC's metadata), a stream's too; none is
+    sent without one; one the service would refuse is refused before sending, as the service words it."""
+    from service import access
+
+    seen: list[str] = []
+    checked = access.checked
+    monkeypatch.setattr(access, "checked", lambda value: checked(seen.append(value) or value))
+    for name, client in zip(("rest", "grpc"), clients, strict=True):
+        assert client.validate_hand(RECORD, request_id=f"{name}-1") == api.validate(RECORD)
+        assert client.describe_rules("rentoy", request_id=f"{name}-2") == client.describe_rules("rentoy")
+        with pytest.raises(NaipesError) as err:
+            client.deal({"game": "mus", "seats": 4, "dealer": 0, "seed": "x"}, request_id=f"{name}-3")
+        assert err.value.code == "UNKNOWN_GAME"
+        assert [answer["result"]["valid"] for answer in client.validate_hands([RECORD] * 3, request_id=f"{name}-4")] == [True] * 3
+        for refused in ("a b", "", "x" * 129, "señor"):
+            with pytest.raises(NaipesError) as err:
+                client.validate_hand(RECORD, request_id=refused)
+            assert (err.value.code, err.value.field) == ("INVALID_FIELD", "x-request-id")
+            assert err.value.message.startswith("x-request-id: expected 1 to 128 visible ASCII characters, not ")
+    assert seen == ["rest-1", "rest-2", "rest-3", "rest-4", "grpc-1", "grpc-2", "grpc-3", "grpc-4"]

@@ -175,6 +175,8 @@ def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
         output = stop(server)
     assert server.returncode == 0, output
     assert f"http://127.0.0.1:{rest_port}" in output and f"127.0.0.1:{grpc_port}" in output
+    # The access log is off by default: nothing is written per call (its start and stop only).
+    assert not [line for line in output.splitlines() if line.startswith("{") or '"transport"' in line], output
     for port in (rest_port, grpc_port):  # both children are gone: the ports are free again
         with socket.socket() as s:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # TIME_WAIT is fine, a listener is not
@@ -245,6 +247,33 @@ def test_a_bad_setting_in_the_environment_is_a_usage_error(command, name, value)
         finally:
             output = stop(server)
         assert server.returncode == 0, output
+
+
+@pytest.mark.parametrize("command", [(NAIPES, "serve"), (sys.executable, "-m", "service.grpc_server")], ids=lambda c: c[-1])
+def test_a_bad_access_log_setting_is_a_usage_error(command) -> None:
+    """NAIPES_ACCESS_LOG is 1 or 0 (true or false); anything else is the command's usage error
+    naming it, exit 2, before anything starts."""
+    done = subprocess.run(command, cwd=ROOT, env={**os.environ, "NAIPES_ACCESS_LOG": "yes please"}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.endswith("error: NAIPES_ACCESS_LOG: expected 1 or 0, not 'yes please'\n"), done.stderr
+    assert "Traceback" not in done.stderr and "listening" not in done.stderr, done.stderr
+
+
+def test_grpc_server_alone_writes_the_access_log_the_environment_asks_for() -> None:
+    """``NAIPES_ACCESS_LOG=1 python -m service.grpc_server``: a JSON line per call on stderr, the
+    line alone (not in the format of the server's other log lines)."""
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "service.grpc_server", "--port", str(port)], cwd=ROOT,
+                              env={**os.environ, "NAIPES_ACCESS_LOG": "1"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            health.Check(health_pb2.HealthCheckRequest(), metadata=(("x-request-id", "alone-1"),), timeout=30, wait_for_ready=True)
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
+    (line,) = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    assert {k: line[k] for k in ("transport", "method", "code", "status", "requestId")} == {
+        "transport": "grpc", "method": "Check", "code": "OK", "status": "OK", "requestId": "alone-1"}, line
 
 
 @pytest.mark.parametrize(("args", "env", "message"), [

@@ -35,7 +35,7 @@ def test_answers_and_errors_carry_the_origin_header(http, rest_url) -> None:
     bad = http.post(f"{rest_url}/v1/hands:validate", json={**RECORD, "game": "mus"}, headers={"Origin": ORIGIN}, timeout=10)
     assert bad.status_code == 400 and bad.json()["code"] == "UNKNOWN_GAME"
     assert bad.headers["Access-Control-Allow-Origin"] == "*"
-    assert bad.headers["Access-Control-Expose-Headers"] == "Retry-After"
+    assert bad.headers["Access-Control-Expose-Headers"] == "Retry-After, X-Request-Id"
     health = http.get(f"{rest_url}/healthz", headers={"Origin": ORIGIN}, timeout=10)
     assert health.headers["Access-Control-Allow-Origin"] == "*"
 
@@ -61,3 +61,16 @@ def test_any_options_request_is_a_204_without_a_body(path) -> None:
     answer = rest.create_app().test_client().options(path)
     assert (answer.status_code, answer.data, answer.headers.get("Content-Type")) == (204, b"", None)
     assert set(answer.headers["Allow"].split(", ")) == {"GET", "HEAD", "OPTIONS"}
+
+
+def test_a_page_may_send_and_read_a_request_id(http, rest_url) -> None:
+    """docs/api.md, "Access log and request IDs": the preflight allows the X-Request-Id header, and
+    the answers, errors included, expose it to the page."""
+    preflight = http.options(f"{rest_url}/v1/hands:validate", timeout=10, headers={
+        "Origin": ORIGIN, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type,x-request-id"})
+    assert preflight.status_code == 204
+    assert {"content-type", "x-request-id"} <= {name.strip().lower() for name in preflight.headers["Access-Control-Allow-Headers"].split(",")}
+    for body, status in ((RECORD, 200), ({**RECORD, "game": "mus"}, 400)):
+        answer = http.post(f"{rest_url}/v1/hands:validate", json=body, headers={"Origin": ORIGIN, "X-Request-Id": "page-1"}, timeout=10)
+        assert answer.status_code == status and answer.headers["X-Request-Id"] == "page-1"
+        assert "X-Request-Id" in [name.strip() for name in answer.headers["Access-Control-Expose-Headers"].split(",")]

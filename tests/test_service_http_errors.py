@@ -115,8 +115,13 @@ BEFORE_THE_HEADERS = {"request line too long", "invalid request line", "invalid 
 
 def with_origin(raw: bytes, origin: str = ORIGIN) -> bytes:
     """The request with an Origin header, the last of its head (after any header gunicorn cannot read)."""
+    return with_header(raw, b"Origin", origin.encode())
+
+
+def with_header(raw: bytes, name: bytes, value: bytes) -> bytes:
+    """The request with a header, the last of its head."""
     end = raw.index(b"\r\n\r\n")
-    return raw[:end] + b"\r\nOrigin: " + origin.encode() + raw[end:]
+    return raw[:end] + b"\r\n" + name + b": " + value + raw[end:]
 
 
 @pytest.mark.parametrize(("case", "raw", "status", "code", "words"), CASES, ids=[c[0] for c in CASES])
@@ -129,7 +134,22 @@ def test_gunicorn_errors_carry_cors(case, raw, status, code, words, rest_port) -
     if case in BEFORE_THE_HEADERS:
         assert not [name for name in headers if name.startswith("access-control-")], headers
     else:
-        assert (headers["access-control-allow-origin"], headers["access-control-expose-headers"]) == ("*", "Retry-After"), headers
+        assert (headers["access-control-allow-origin"], headers["access-control-expose-headers"]) == ("*", "Retry-After, X-Request-Id"), headers
+
+
+@pytest.mark.parametrize(("case", "raw", "status", "code", "words"), CASES, ids=[c[0] for c in CASES])
+def test_gunicorn_errors_carry_the_request_id(case, raw, status, code, words, rest_port) -> None:
+    """docs/api.md, "Access log and request IDs": the errors gunicorn answers send the request's
+    X-Request-Id back, as the app's answers do, once gunicorn has come to the request's headers;
+    one that is not a request ID is not sent back (and a request the app sees, whose body's chunks
+    it would read, is answered the ID's INVALID_FIELD before its body is read)."""
+    for request_id, echoed in ((b"gunicorn-1", True), (b"a b", False)):
+        answered, headers, problem = problem_of(exchange(rest_port, with_header(raw, b"X-Request-Id", request_id)))
+        if not echoed and case in ("invalid chunk size", "chunk without its terminator"):
+            assert (answered, problem["code"], problem["field"]) == (400, "INVALID_FIELD", "x-request-id")
+            continue
+        assert (answered, problem["code"]) == (status, code)
+        assert headers.get("x-request-id") == (request_id.decode() if echoed and case not in BEFORE_THE_HEADERS else None), headers
 
 
 def test_gunicorn_errors_follow_the_origins_setting() -> None:
@@ -146,7 +166,7 @@ def test_gunicorn_errors_follow_the_origins_setting() -> None:
         for origin, allowed in ((ORIGIN, True), ("https://evil.example", False)):
             app = cors(exchange(port, with_origin(healthz, origin)))
             assert cors(exchange(port, with_origin(too_large, origin))) == app
-            assert app == ({"Access-Control-Allow-Origin": origin, "Vary": "Origin", "Access-Control-Expose-Headers": "Retry-After"}
+            assert app == ({"Access-Control-Allow-Origin": origin, "Vary": "Origin", "Access-Control-Expose-Headers": "Retry-After, X-Request-Id"}
                            if allowed else {})
     finally:
         stop(server)
@@ -262,7 +282,7 @@ def test_a_body_over_the_limit_is_refused_before_it_is_sent(rest_port) -> None:
     answered, headers, problem = problem_of(received)
     assert (answered, problem["code"], headers["connection"]) == (413, "PAYLOAD_TOO_LARGE", "close")
     assert headers["content-type"] == "application/problem+json"
-    assert (headers["access-control-allow-origin"], headers["access-control-expose-headers"]) == ("*", "Retry-After"), headers
+    assert (headers["access-control-allow-origin"], headers["access-control-expose-headers"]) == ("*", "Retry-After, X-Request-Id"), headers
     assert_serving(rest_port)
 
 

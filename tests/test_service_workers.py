@@ -53,11 +53,12 @@ def sockets(pid: int) -> int:
     return count
 
 
-def serve(workers: int, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], int, int]:
-    """``naipes serve`` on free loopback ports, once both transports listen: (server, REST port, gRPC port)."""
+def serve(workers: int, env: dict[str, str] | None = None, extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen[str], int, int]:
+    """``naipes serve`` (with ``extra`` arguments) on free loopback ports, once both transports
+    listen: (server, REST port, gRPC port)."""
     rest_port, grpc_port = _free_port(), _free_port()
     server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port),
-                               "--workers", str(workers)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+                               "--workers", str(workers), *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     deadline = time.monotonic() + 60
     while not (_listening(rest_port) and _listening(grpc_port)):
         if server.poll() is not None or time.monotonic() > deadline:

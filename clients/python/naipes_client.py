@@ -9,7 +9,9 @@ Both clients take and return the JSON of ``docs/format.md`` as plain dicts, so c
 against one runs against the other. ``validate_hands`` audits an archive: records in (any
 iterable), one answer per record out, in order, sent in batches (the fast way to stream); a stream
 the server refuses for being busy (``TOO_MANY_STREAMS``) is sent again a second later. A request the service rejects raises ``NaipesError`` with the
-error's stable ``code`` and the offending ``field``. The REST client needs only the standard
+error's stable ``code`` and the offending ``field``. Every call takes a ``request_id`` (1 to 128
+visible ASCII characters, as the service reads it), sent as the request's ``X-Request-Id`` (gRPC:
+``x-request-id`` metadata), which the service writes in its access log. The REST client needs only the standard
 library; the gRPC client needs the ``naipes`` package (``pip install .`` in this repository) for
 the generated stubs.
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 import http.client
 import json
 import math
+import re
 import threading
 import time
 import urllib.error
@@ -51,12 +54,23 @@ STREAM_RETRIES = 30
 # JSON is longer than the record's protobuf, so the gRPC message fits too).
 BATCH_BYTES = 768 * 1024
 MAX_MESSAGE = 1 << 20  # the service's limit on a request, a gRPC message or an NDJSON line
+REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")  # a request ID, as the service reads it (docs/api.md)
 
 
 def _chunks(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
     iterator = iter(records)
     while chunk := list(islice(iterator, size)):
         yield chunk
+
+
+def _request_id(request_id: str | None) -> tuple[tuple[str, str], ...]:
+    """The request ID a call sends, as a header or metadata (none without one); one the service
+    would refuse is refused here, before sending, with its error (some cannot be sent at all)."""
+    if request_id is None:
+        return ()
+    if not isinstance(request_id, str) or REQUEST_ID.fullmatch(request_id) is None:
+        raise NaipesError("INVALID_FIELD", f"x-request-id: expected 1 to 128 visible ASCII characters, not {request_id!r}", "x-request-id")
+    return (("x-request-id", request_id),)
 
 
 def _json_length(record: object) -> int:
@@ -177,62 +191,64 @@ class RestClient:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
 
-    def _call(self, method: str, path: str, body: JSON | None = None) -> JSON:
+    def _call(self, method: str, path: str, body: JSON | None = None, request_id: str | None = None) -> JSON:
+        headers = dict(_request_id(request_id))
         text = None if body is None else _record_text(body)
         if isinstance(text, dict):  # JSON cannot hold it: refused before sending, as the gRPC client does
             error = text["error"]
             raise NaipesError(error["code"], error["message"], error.get("field"))
         data = None if text is None else text.encode()
-        request = urllib.request.Request(self.base_url + path, data=data, method=method,
-                                         headers={"Content-Type": "application/json"} if data else {})
+        if data:
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(self.base_url + path, data=data, method=method, headers=headers)
         with _rest_errors(self.base_url):
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 answer: JSON = json.loads(response.read())  # (the service answers a JSON object)
                 return answer
 
-    def validate_hand(self, record: JSON) -> JSON:
-        return self._call("POST", "/v1/hands:validate", record)
+    def validate_hand(self, record: JSON, *, request_id: str | None = None) -> JSON:
+        return self._call("POST", "/v1/hands:validate", record, request_id)
 
-    def legal_actions(self, record: JSON, seat: int | None = None) -> JSON:
+    def legal_actions(self, record: JSON, seat: int | None = None, *, request_id: str | None = None) -> JSON:
         query = "" if seat is None else "?" + urllib.parse.urlencode({"seat": seat})
-        return self._call("POST", "/v1/hands:legalActions" + query, record)
+        return self._call("POST", "/v1/hands:legalActions" + query, record, request_id)
 
-    def resolve_trick(self, request: JSON) -> JSON:
-        return self._call("POST", "/v1/tricks:resolve", request)
+    def resolve_trick(self, request: JSON, *, request_id: str | None = None) -> JSON:
+        return self._call("POST", "/v1/tricks:resolve", request, request_id)
 
-    def settle_hand(self, request: JSON) -> JSON:
-        return self._call("POST", "/v1/hands:settle", request)
+    def settle_hand(self, request: JSON, *, request_id: str | None = None) -> JSON:
+        return self._call("POST", "/v1/hands:settle", request, request_id)
 
-    def deal(self, request: JSON) -> JSON:
-        return self._call("POST", "/v1/deals", request)
+    def deal(self, request: JSON, *, request_id: str | None = None) -> JSON:
+        return self._call("POST", "/v1/deals", request, request_id)
 
-    def describe_rules(self, game: str) -> JSON:
-        return self._call("GET", f"/v1/games/{urllib.parse.quote(game, safe='')}/rules")
+    def describe_rules(self, game: str, *, request_id: str | None = None) -> JSON:
+        return self._call("GET", f"/v1/games/{urllib.parse.quote(game, safe='')}/rules", None, request_id)
 
-    def validate_hands(self, records: Iterable[JSON], batch: int = BATCH) -> Iterator[JSON]:
+    def validate_hands(self, records: Iterable[JSON], batch: int = BATCH, *, request_id: str | None = None) -> Iterator[JSON]:
         """Validate many records: one answer per record, in order: ``{"result": ...}`` (what
         validate_hand answers) or ``{"error": {"code", "field", "message"}}`` for a record that
         is not well formed (or JSON cannot hold: NaN, a set; ``INVALID_FIELD`` naming the field,
         answered here). NDJSON requests of up to ``REST_CHUNK`` records, in lines of
         ``batch`` records (fewer when they are large: ``BATCH_BYTES``); a request fails with
         ``DEADLINE_EXCEEDED`` when the server sends nothing for ``timeout`` seconds (plus 10 ms a
-        record of the request), however long the whole takes."""
+        record of the request), however long the whole takes. ``request_id``: each request's."""
+        headers = {"Content-Type": "application/x-ndjson", **dict(_request_id(request_id))}
         for chunk in _chunks(records, REST_CHUNK):
             texts = [_record_text(record) for record in chunk]  # each alone: one bad record is its own error
             parts = list(_batches([t for t in texts if isinstance(t, str)], batch, len))
-            answers = self._stream(parts, len(chunk))
+            answers = self._stream(parts, len(chunk), headers)
             for text in texts:
                 yield next(answers) if isinstance(text, str) else text
             next(answers, None)  # (none is left: this reads the body to its end and closes it)
 
-    def _stream(self, parts: list[list[str]], records: int) -> Iterator[JSON]:
+    def _stream(self, parts: list[list[str]], records: int, headers: dict[str, str]) -> Iterator[JSON]:
         """The answers to one NDJSON request of ``parts`` (batches of records' JSON texts)."""
         if not parts:
             return
         body = "".join('{"batch": [' + ", ".join('{"record": ' + t + "}" for t in part) + "]}\n" for part in parts).encode()
         for attempt in range(STREAM_RETRIES + 1):
-            request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST",
-                                             headers={"Content-Type": "application/x-ndjson"})
+            request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST", headers=headers)
             try:
                 with _rest_errors(self.base_url):
                     with urllib.request.urlopen(request, timeout=self.timeout + records * 0.01) as response:
@@ -290,11 +306,13 @@ class GrpcClient:
         """The stub of the connection whose turn it is."""
         return self._stubs[next(self._turns) % len(self._stubs)]
 
-    def _call(self, method: grpc.UnaryUnaryMultiCallable[M, R], request: M) -> R:
-        """One unary call: ``method``, the stub's (``self._stub.Deal``), with the call's deadline;
-        the answer's message, typed by the stub (naipes_pb2_grpc.pyi), or its error as a NaipesError."""
+    def _call(self, method: grpc.UnaryUnaryMultiCallable[M, R], request: M, request_id: str | None = None) -> R:
+        """One unary call: ``method``, the stub's (``self._stub.Deal``), with the call's deadline
+        and request ID; the answer's message, typed by the stub (naipes_pb2_grpc.pyi), or its error
+        as a NaipesError."""
+        metadata = _request_id(request_id)
         try:
-            return method(request, timeout=self.timeout)
+            return method(request, timeout=self.timeout, metadata=metadata)
         except self._grpc.RpcError as exc:
             raise _grpc_error(exc) from None
 
@@ -319,29 +337,29 @@ class GrpcClient:
 
         return to_json(message)
 
-    def validate_hand(self, record: JSON) -> JSON:
+    def validate_hand(self, record: JSON, *, request_id: str | None = None) -> JSON:
         request = self._pb.ValidateHandRequest(record=self._message(self._pb.HandRecord, record))
-        return self._json(self._call(self._stub.ValidateHand, request).result)
+        return self._json(self._call(self._stub.ValidateHand, request, request_id).result)
 
-    def legal_actions(self, record: JSON, seat: int | None = None) -> JSON:
+    def legal_actions(self, record: JSON, seat: int | None = None, *, request_id: str | None = None) -> JSON:
         request = self._pb.LegalActionsRequest(record=self._message(self._pb.HandRecord, record))
         if seat is not None:
             request.seat = seat
-        return self._json(self._call(self._stub.LegalActions, request))
+        return self._json(self._call(self._stub.LegalActions, request, request_id))
 
-    def resolve_trick(self, request: JSON) -> JSON:
-        return self._json(self._call(self._stub.ResolveTrick, self._message(self._pb.ResolveTrickRequest, request)))
+    def resolve_trick(self, request: JSON, *, request_id: str | None = None) -> JSON:
+        return self._json(self._call(self._stub.ResolveTrick, self._message(self._pb.ResolveTrickRequest, request), request_id))
 
-    def settle_hand(self, request: JSON) -> JSON:
-        return self._json(self._call(self._stub.SettleHand, self._message(self._pb.SettleHandRequest, request)))
+    def settle_hand(self, request: JSON, *, request_id: str | None = None) -> JSON:
+        return self._json(self._call(self._stub.SettleHand, self._message(self._pb.SettleHandRequest, request), request_id))
 
-    def deal(self, request: JSON) -> JSON:
-        return self._json(self._call(self._stub.Deal, self._message(self._pb.DealRequest, request)))
+    def deal(self, request: JSON, *, request_id: str | None = None) -> JSON:
+        return self._json(self._call(self._stub.Deal, self._message(self._pb.DealRequest, request), request_id))
 
-    def describe_rules(self, game: str) -> JSON:
-        return self._json(self._call(self._stub.DescribeRules, self._pb.DescribeRulesRequest(game=game)))
+    def describe_rules(self, game: str, *, request_id: str | None = None) -> JSON:
+        return self._json(self._call(self._stub.DescribeRules, self._pb.DescribeRulesRequest(game=game), request_id))
 
-    def validate_hands(self, records: Iterable[JSON], batch: int = BATCH) -> Iterator[JSON]:
+    def validate_hands(self, records: Iterable[JSON], batch: int = BATCH, *, request_id: str | None = None) -> Iterator[JSON]:
         """Validate many records over one ValidateHands stream, ``batch`` records per message
         (fewer when they are large: ``BATCH_BYTES``):
         one answer per record, in order, as the REST client gives them. The stream has no deadline
@@ -349,7 +367,8 @@ class GrpcClient:
         when a message sent waits ``timeout`` seconds for its answer. A record this client
         cannot put in a message is answered by its error in its place: ``INVALID_FIELD`` for JSON
         no record holds, ``PAYLOAD_TOO_LARGE`` for a record over the 1 MiB a message may be (which
-        grpcio would refuse, ending the stream)."""
+        grpcio would refuse, ending the stream). ``request_id``: the stream's (each attempt's)."""
+        metadata = _request_id(request_id)
         chunks = _batches(records, batch)
         # A stream refused with TOO_MANY_STREAMS is refused before its first answer: the messages
         # sent until then are kept, to be sent first again on the next attempt.
@@ -394,7 +413,7 @@ class GrpcClient:
             layouts: deque[list[JSON | None]] = deque()  # per message sent: the local error of each record, or None
             answered = [False]
             progress = _Progress(self.timeout)
-            call = self._stub.ValidateHands(messages(list(unanswered), layouts, answered, progress))
+            call = self._stub.ValidateHands(messages(list(unanswered), layouts, answered, progress), metadata=metadata)
             progress.watch(call.cancel)
             try:
                 for response in call:

@@ -1,0 +1,211 @@
+"""The access log and request IDs (docs/api.md, "Access log and request IDs"; service/access.py).
+
+A request ID (REST's ``X-Request-Id`` header, gRPC's ``x-request-id`` metadata) is sent back on the
+answer, errors and streams included, over the in-process servers of conftest.py (whose log is
+off); one that is not 1 to 128 visible ASCII characters is INVALID_FIELD naming ``x-request-id``
+on both transports. The log: ``naipes serve --access-log`` writes one JSON line per call of either
+transport to stderr, with the fields of the docs, read from the server's output as it runs."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import grpc
+import pytest
+import requests
+from google.protobuf import json_format
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from service_support import call_grpc, grpc_failure, rest_failure, rest_request
+from test_service_metrics import BAD, RECORD  # (a valid record, and one with an unknown card)
+from test_service_workers import serve
+
+from naipes.v1 import naipes_pb2 as pb
+from naipes.v1 import naipes_pb2_grpc
+
+NDJSON = {"Content-Type": "application/x-ndjson"}
+# Three lines: a record, a bad one, a batch of two good ones and a bad one: five records answered.
+STREAM_LINES = [RECORD, BAD, {"batch": [{"record": RECORD}, {"record": RECORD}, {"record": BAD}]}]
+LONGEST = "".join(chr(c) for c in range(0x21, 0x7F)) + "!" * 34  # every visible ASCII character, 128 in all
+REFUSED = ["", "a b", "x" * 129, "a\tb", "señor"]  # (the last two only over REST: grpcio's client refuses them itself)
+
+
+def stream_body(lines: list[dict[str, Any]]) -> str:
+    return "".join(json.dumps(line) + "\n" for line in lines)
+
+
+def stream_messages() -> list[pb.ValidateHandsRequest]:
+    good, bad = (json_format.ParseDict(r, pb.HandRecord()) for r in (RECORD, BAD))
+    batch = [pb.ValidateHandsRequest(record=r) for r in (good, good, bad)]
+    return [pb.ValidateHandsRequest(record=good), pb.ValidateHandsRequest(record=bad), pb.ValidateHandsRequest(batch=batch)]
+
+
+def initial_id(call: Any) -> list[str]:
+    """The request IDs in a gRPC call's (or error's) initial metadata."""
+    return [value for key, value in call.initial_metadata() or () if key == "x-request-id"]
+
+
+# ---- request IDs, over the in-process servers ---------------------------------------------------
+
+
+def test_rest_sends_the_request_id_back_on_answers_errors_and_streams(http, rest_url) -> None:
+    for rpc, request, status in (("ValidateHand", {"record": RECORD}, 200), ("ValidateHand", {"record": BAD}, 400),
+                                 ("DescribeRules", {"game": "mus"}, 400)):
+        answer = rest_request(http, rest_url, rpc, request, {"X-Request-Id": LONGEST})
+        assert answer.status_code == status and answer.headers["X-Request-Id"] == LONGEST, answer.text
+    streamed = http.post(f"{rest_url}/v1/hands:validateStream", data=stream_body(STREAM_LINES), headers={**NDJSON, "X-Request-Id": "s-1"},
+                         timeout=60)
+    assert streamed.status_code == 200 and len(streamed.text.splitlines()) == 3 and streamed.headers["X-Request-Id"] == "s-1"
+    for path in ("/healthz", "/no/such/route"):
+        assert http.get(rest_url + path, headers={"X-Request-Id": "h-1"}, timeout=10).headers["X-Request-Id"] == "h-1"
+    assert "X-Request-Id" not in rest_request(http, rest_url, "ValidateHand", {"record": RECORD}).headers  # none given, none added
+
+
+def test_grpc_sends_the_request_id_back_in_the_initial_metadata(stub) -> None:
+    """On an answer, an error (whose status and details are in the trailers, as ever) and a stream."""
+    message = pb.ValidateHandRequest(record=json_format.ParseDict(RECORD, pb.HandRecord()))
+    _, call = stub.ValidateHand.with_call(message, metadata=(("x-request-id", LONGEST),), timeout=30)
+    assert initial_id(call) == [LONGEST]
+    with pytest.raises(grpc.RpcError) as raised:
+        stub.DescribeRules(pb.DescribeRulesRequest(game="mus"), metadata=(("x-request-id", "e-1"),), timeout=30)
+    assert initial_id(raised.value) == ["e-1"] and grpc_failure(raised.value).code == "UNKNOWN_GAME"
+    answers = stub.ValidateHands(iter(stream_messages()), metadata=(("x-request-id", "s-1"),), timeout=60)
+    assert initial_id(answers) == ["s-1"] and len(list(answers)) == 3
+    _, call = stub.ValidateHand.with_call(message, timeout=30)
+    assert initial_id(call) == []  # none given, none added
+
+
+@pytest.mark.parametrize("request_id", REFUSED, ids=["empty", "space", "129 characters", "tab", "not ASCII"])
+def test_a_request_id_that_is_not_one_is_invalid_field(request_id, stub, channel, http, rest_url) -> None:
+    """Refused whole (never cut to 128 characters), with the same error on both transports, and
+    not sent back."""
+    answer = http.get(f"{rest_url}/v1/games/rentoy/rules", headers={"X-Request-Id": request_id.encode("latin-1")}, timeout=10)
+    over_rest = rest_failure(answer)
+    assert (over_rest.code, over_rest.field, over_rest.status) == ("INVALID_FIELD", "x-request-id", 400)
+    assert over_rest.message.startswith("x-request-id: expected 1 to 128 visible ASCII characters, not '"), over_rest.message
+    assert "X-Request-Id" not in answer.headers
+    if request_id.isascii() and "\t" not in request_id:
+        with pytest.raises(grpc.RpcError) as raised:
+            stub.DescribeRules(pb.DescribeRulesRequest(game="rentoy"), metadata=(("x-request-id", request_id),), timeout=30)
+        over_grpc = grpc_failure(raised.value)
+        assert (over_grpc.code, over_grpc.field, over_grpc.status) == ("INVALID_FIELD", "x-request-id", grpc.StatusCode.INVALID_ARGUMENT)
+        assert over_grpc.message == over_rest.message and initial_id(raised.value) == []
+        with pytest.raises(grpc.RpcError) as raised:  # a stream, and the health check, alike
+            list(stub.ValidateHands(iter(stream_messages()), metadata=(("x-request-id", request_id),), timeout=30))
+        assert (grpc_failure(raised.value).code, grpc_failure(raised.value).field) == ("INVALID_FIELD", "x-request-id")
+        with pytest.raises(grpc.RpcError) as raised:
+            health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), metadata=(("x-request-id", request_id),), timeout=30)
+        assert (grpc_failure(raised.value).code, grpc_failure(raised.value).field) == ("INVALID_FIELD", "x-request-id")
+
+
+# ---- the access log, from naipes serve --access-log ----------------------------------------------
+
+
+class Output:
+    """A running server's output (stdout and stderr), read line by line by a thread."""
+
+    def __init__(self, server: Any) -> None:
+        self.lines: list[str] = []
+        self.thread = threading.Thread(target=self._read, args=(server.stdout,), daemon=True)
+        self.thread.start()
+
+    def _read(self, stream: Any) -> None:
+        for line in stream:
+            self.lines.append(line)
+
+    def access(self) -> list[dict[str, Any]]:
+        return [json.loads(line) for line in list(self.lines) if line.startswith("{")]
+
+    def next_lines(self, call: Callable[[], object], count: int = 1) -> list[dict[str, Any]]:
+        """The access lines written for ``call``: ``count`` of them, once they have come (10 s at
+        most), and none more for 0.6 s (a process writes its lines four times a second)."""
+        before = len(self.access())
+        call()
+        deadline = time.monotonic() + 10
+        while len(self.access()) < before + count and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.6)
+        lines = self.access()[before:]
+        assert len(lines) == count, lines
+        return lines
+
+
+@pytest.fixture(scope="module")
+def logged() -> Iterator[tuple[Output, int, int]]:
+    """``naipes serve --access-log --workers 1``: (its output, REST port, gRPC port)."""
+    server, rest_port, grpc_port = serve(1, extra=("--access-log",))
+    output = Output(server)
+    try:
+        yield output, rest_port, grpc_port
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+        output.thread.join(timeout=10)
+    assert server.returncode == 0, "".join(output.lines)
+
+
+def assert_line(line: dict[str, Any], **expected: Any) -> None:
+    """An access line: ``expected``'s fields, a time of the last minute in RFC 3339 with
+    milliseconds (UTC), a duration in ms to 3 decimals, a loopback peer, and no other field."""
+    assert set(line) == {"time", "ms", "peer", *expected}, line
+    assert {key: line[key] for key in expected} == expected, line
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", line["time"]), line
+    assert abs((datetime.now(UTC) - datetime.fromisoformat(line["time"])).total_seconds()) < 60, line
+    assert isinstance(line["ms"], float) and line["ms"] >= 0 and round(line["ms"], 3) == line["ms"], line
+    assert re.fullmatch(r"127\.0\.0\.1:\d+", line["peer"]), line
+
+
+def test_rest_writes_one_access_line_per_call(logged) -> None:
+    output, rest_port, _ = logged
+    base = f"http://127.0.0.1:{rest_port}"
+
+    def post(path: str, body: Any, request_id: str | None = None, headers: dict[str, str] | None = None) -> requests.Response:
+        ids = {"X-Request-Id": request_id} if request_id else {}
+        return requests.post(base + path, data=body if isinstance(body, str) else json.dumps(body), timeout=60,
+                             headers={"Content-Type": "application/json", **(headers or {}), **ids})
+
+    (line,) = output.next_lines(lambda: post("/v1/hands:validate", RECORD, "rest-ok").raise_for_status())
+    assert_line(line, transport="rest", method="ValidateHand", http="POST /v1/hands:validate", code="OK", status=200, requestId="rest-ok")
+    (line,) = output.next_lines(lambda: post("/v1/hands:legalActions?seat=1", RECORD))
+    assert_line(line, transport="rest", method="LegalActions", http="POST /v1/hands:legalActions?seat=1", code="OK", status=200)
+    (line,) = output.next_lines(lambda: post("/v1/hands:validate", BAD, "rest-error"))
+    assert_line(line, transport="rest", method="ValidateHand", http="POST /v1/hands:validate", code="UNKNOWN_CARD", status=400,
+                requestId="rest-error")
+    (line,) = output.next_lines(lambda: post("/v1/hands:validate", RECORD, "a b"))  # (refused: no requestId)
+    assert_line(line, transport="rest", method="ValidateHand", http="POST /v1/hands:validate", code="INVALID_FIELD", status=400)
+    (line,) = output.next_lines(lambda: post("/v1/hands:validateStream", stream_body(STREAM_LINES), "rest-stream", NDJSON))
+    assert_line(line, transport="rest", method="ValidateHands", http="POST /v1/hands:validateStream", code="OK", status=200, records=5,
+                requestId="rest-stream")
+    (line,) = output.next_lines(lambda: requests.get(f"{base}/healthz", headers={"X-Request-Id": "rest-health"}, timeout=10))
+    assert_line(line, transport="rest", method="healthz", http="GET /healthz", code="OK", status=200, requestId="rest-health")
+    (line,) = output.next_lines(lambda: requests.get(f"{base}/v1/games/a%2Fb/rules", timeout=10))  # (the path as sent)
+    assert_line(line, transport="rest", method="DescribeRules", http="GET /v1/games/a%2Fb/rules", code="UNKNOWN_GAME", status=400)
+    preflight = {"Origin": "https://tables.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "x-request-id"}
+    (line,) = output.next_lines(lambda: requests.options(f"{base}/v1/hands:validate", headers=preflight, timeout=10))
+    assert_line(line, transport="rest", method="other", http="OPTIONS /v1/hands:validate", code="OK", status=204)
+    text = "".join(output.lines)
+    assert '"deal"' not in text and RECORD["deal"]["hands"][0] not in text  # no bodies
+
+
+def test_grpc_writes_one_access_line_per_call(logged) -> None:
+    output, _, grpc_port = logged
+    with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+        stub = naipes_pb2_grpc.NaipesServiceStub(channel)
+        health = health_pb2_grpc.HealthStub(channel)
+        (line,) = output.next_lines(lambda: call_grpc(stub, "ValidateHand", {"record": RECORD}))
+        assert_line(line, transport="grpc", method="ValidateHand", code="OK", status="OK")
+        message = pb.ValidateHandRequest(record=json_format.ParseDict(BAD, pb.HandRecord()))
+        (line,) = output.next_lines(lambda: pytest.raises(grpc.RpcError, stub.ValidateHand, message, metadata=(("x-request-id", "grpc-error"),)))
+        assert_line(line, transport="grpc", method="ValidateHand", code="UNKNOWN_CARD", status="INVALID_ARGUMENT", requestId="grpc-error")
+        (line,) = output.next_lines(lambda: list(stub.ValidateHands(iter(stream_messages()), metadata=(("x-request-id", "grpc-stream"),))))
+        assert_line(line, transport="grpc", method="ValidateHands", code="OK", status="OK", records=5, requestId="grpc-stream")
+        (line,) = output.next_lines(lambda: health.Check(health_pb2.HealthCheckRequest(), metadata=(("x-request-id", "grpc-health"),)))
+        assert_line(line, transport="grpc", method="Check", code="OK", status="OK", requestId="grpc-health")
+        (line,) = output.next_lines(lambda: pytest.raises(grpc.RpcError, health.Check, health_pb2.HealthCheckRequest(service="no.Such")))
+        assert_line(line, transport="grpc", method="Check", code="NOT_FOUND", status="NOT_FOUND")
