@@ -230,6 +230,18 @@ def test_b5_the_table_carries_only_the_score_another_games_field_is_accepted_onl
         assert (err.value.code, err.value.field) == ("INVALID_TABLE", f"table.{name}")
 
 
+def test_b5_a_table_that_is_not_an_object_is_refused_naming_the_table():
+    """B5 and FORMAT.md section 5: the table is an object ({"score": [...]}); a list such as the
+    score alone, or a string, is INVALID_FIELD on ``table``, in a record and in SettleHand."""
+    for table in ([4, 5], "4 5"):
+        with pytest.raises(InvalidInput) as err:
+            api.validate(rec(DEAL_A, "1o") | {"table": table})
+        assert (err.value.code, err.value.field) == ("INVALID_FIELD", "table")
+        with pytest.raises(InvalidInput) as err:
+            api.settle_hand({"game": "rentoy", "seats": 4, "table": table, "rentoy": {"winner": 0, "value": 1}})
+        assert (err.value.code, err.value.field) == ("INVALID_FIELD", "table")
+
+
 # ---- T8: partners alternate -----------------------------------------------------------------
 
 
@@ -370,6 +382,17 @@ def test_t13_option_renuncio_penalty():
     assert ok(plain)["finished"] is False
 
 
+def test_t13_option_renuncio_penalty_the_event_names_the_offender_and_the_value():
+    """T13 option: the hand's last event is the renuncio, naming the seat and team that renounced
+    and the value the other team wins (the card before it is the renounced one)."""
+    record = rec(RENUNCIO_HANDS, "5e", ["1 envite", "2 quiero", "1 12e", "2 4b"], score=[3, 3], rules={"renuncio": "penalty"})
+    events = ok(record)["events"]
+    assert [e["kind"] for e in events[-2:]] == ["card", "renuncio"]
+    last = events[-1]
+    assert {k: last[k] for k in ("seat", "team", "value", "action")} == {"seat": 2, "team": B, "value": 3, "action": 3}
+    assert last["text"] == "seat 2 renounces: holds a trump on a trump lead and plays 4b; team 1 wins the hand at 3"
+
+
 # ---- T14: two and eight players -------------------------------------------------------------
 
 
@@ -425,6 +448,19 @@ def test_t15_t06_the_refusals_say_which_rule_applies():
                        "message": "action 8 ('1 envite'): the hand is decided: a team already has two tricks, so no more bets"}
     nothing = api.validate(rec(DEAL_A, "1o", ["1 quiero"]))["violation"]
     assert nothing == {"action": 0, "code": "NOT_ALLOWED_NOW", "message": "action 0 ('1 quiero'): there is no envite for seat 1 to answer"}
+
+
+def test_t04_t17_the_refusals_of_a_raise_say_which_rule_applies():
+    """T4, T17 and B3 through the violation's message: a raise by the team that did not accept
+    names the team holding the right; a raise of a proposal of 12, and a bet on a hand worth 12,
+    are refused because 12 is the top of the ladder."""
+    def message(actions: list[str]) -> str:
+        return api.validate(rec(DEAL_A, "1o", actions))["violation"]["message"]
+
+    assert message(["1 envite", "2 quiero", "1 2o", "2 4e", "3 envite"]) == (
+        "action 4 ('3 envite'): team 0 accepted the last envite, so only team 0 may raise; seat 3 is in team 1")
+    assert message([*CLIMB, "1 envite"]) == "action 4 ('1 envite'): the proposal is already 12, the top of the ladder: it cannot be raised"
+    assert message([*CLIMB, "1 quiero", "1 envite"]) == "action 5 ('1 envite'): the hand is already worth 12: it cannot be raised"
 
 
 def test_t15_the_trick_winner_may_bet_before_leading():
