@@ -9,11 +9,13 @@ default) unless stated.
 
 from __future__ import annotations
 
+import pytest
 from results_support import legal, legal_of, ok, violation
 from test_tresillo_decisions import cut, hand
 from tresillo_support import STD, rec
 
 from engine import api
+from engine.errors import InvalidInput
 
 
 def kinds(result: dict, first: int) -> list[tuple[str, int | None]]:
@@ -62,6 +64,17 @@ def test_a40_a8_favor_reported_while_the_hand_is_in_play():
     assert ok(cut(plain, start))["favor"] is False
 
 
+def test_a8_vuelta_favor_off_leaves_an_entrada_or_a_solo_in_the_favour_suit_a_favor():
+    """A8: ``vueltaFavor`` touches only the vuelta; an entrada or a solo in the favour suit is a
+    favour hand in play under ``vueltaFavor: false`` too (the field, and the declaration's event)."""
+    for lance in ("entrada bastos", "solo bastos"):
+        record, start = hand(([1, 2], {}), lance=lance)
+        result = ok({**cut(record, start), "rules": {"vueltaFavor": False}})
+        assert (result["lance"], result["trump"], result["favor"]) == (lance.split()[0], "bastos", True), lance
+        declared = [e["text"] for e in result["events"] if e["kind"] == lance.split()[0]]
+        assert declared == [f"seat 1 plays {lance.replace(' ', ' in ')} a favor"]
+
+
 # ---- 7.2: the bola's events ---------------------------------------------------------------------------
 
 
@@ -106,6 +119,21 @@ def test_2_2_resolve_trick_at_four_seats_skips_the_alcalde_whoever_deals():
             assert (answer["winnerIndex"], answer["winner"], answer["card"], answer["complete"]) == (1, second, "12o", True), (dealer, leader)
 
 
+def test_2_2_resolve_trick_at_four_seats_needs_the_dealer_and_the_alcalde_cannot_lead():
+    """2.2: at four seats the trick's seats depend on who deals (the alcalde plays no card), so
+    ResolveTrick without a dealer is MISSING_FIELD on ``dealer``, and a leader who is the dealer
+    is INVALID_FIELD on ``leader``. At three seats no dealer is needed."""
+    request = {"game": "tresillo", "seats": 4, "leader": 1, "contract": {"trump": "copas"}, "cards": "4o 12o 5o"}
+    with pytest.raises(InvalidInput) as err:
+        api.resolve_trick(request)
+    assert (err.value.code, err.value.field) == ("MISSING_FIELD", "dealer")
+    with pytest.raises(InvalidInput) as err:
+        api.resolve_trick({**request, "dealer": 2, "leader": 2})
+    assert (err.value.code, err.value.field) == ("INVALID_FIELD", "leader")
+    answer = api.resolve_trick({**request, "seats": 3})
+    assert (answer["winnerIndex"], answer["winner"], answer["card"]) == (1, 2, "12o")
+
+
 # ---- A12: a vuelta discards at least one card ------------------------------------------------------------
 
 
@@ -139,3 +167,78 @@ def test_a14_if_all_pass_events_name_the_forced_seat_or_the_annulment():
     sleeping = ["", "10o 7o 1b 1o 12o 11o 3c 4e 5b", STD[2], STD[3]]  # 1e sleeps in the baceta
     annulled = ok(rec(sleeping, passes, rules={"espadaForzada": "ifAllPass"}, stock_top="1e"))
     assert kinds(annulled, 2) == [("paso", 3), ("annulled", None)] and annulled["outcome"] == "annulled"
+
+
+# ---- A9, A33: the texts of the exchange and of the early end -------------------------------------------------
+
+
+def test_a09_only_the_jugadors_one_card_vuelta_discard_is_called_a_vuelta_solera():
+    """A9: the descarte event of the Jugador's one-card vuelta exchange says it is a vuelta
+    solera; the opponents' descartes after it, and an entrada's exchange, say nothing of it."""
+    def texts(record: dict, start: int) -> list[str]:
+        return [e["text"] for e in ok(cut(record, start))["events"] if e["kind"] == "descarte"]
+
+    solera, start = hand(([1, 2], {1: "5o"}), lance="vuelta", stock_top="4b", discards={1: "5o"})
+    assert texts(solera, start) == ["seat 1 discards 1 and draws 0 (vuelta solera)", "seat 2 discards 0 and draws 0",
+                                    "seat 3 discards 0 and draws 0"]
+    entrada, start = hand(([1, 2], {}))
+    assert texts(entrada, start) == ["seat 1 discards 0 and draws 0", "seat 2 discards 0 and draws 0", "seat 3 discards 0 and draws 0"]
+
+
+def test_a33_the_early_end_event_counts_the_tricks_left_unplayed():
+    """A33 / 7.3: a hand that ends once its result is certain says how many tricks were left
+    unplayed (the medio's solo, the mano taking tricks 1-5: a codillo, 4 tricks left); played
+    out (``stopWhenDecided: false``), the last trick settles it with none left."""
+    record, start = hand(([1] * 9, {}), jugador=2, lance="solo oros")
+    after5 = start + 15
+    result = ok(cut(record, after5))
+    assert result["events"][-1] == {"kind": "over", "text": "the result is settled with 4 tricks unplayed", "action": after5 - 1}
+    played_out = ok({**record, "rules": {"stopWhenDecided": False}})
+    last = len(record["actions"]) - 1
+    assert played_out["events"][-1] == {"kind": "over", "text": "the result is settled", "action": last}
+
+
+# ---- 3.2, 3.4, 3.5, A14, A31: the refusals say which rule applies ----------------------------------------
+
+
+def message(record: dict) -> str:
+    """The message of a record's first violation, NOT_ALLOWED_NOW."""
+    violation_ = api.validate(record)["violation"]
+    assert violation_["code"] == "NOT_ALLOWED_NOW", violation_
+    return violation_["message"]
+
+
+def test_3_2_a14_3_4_the_refusals_of_the_auction_and_the_declaration_say_why():
+    """3.2: juego only opens the auction; A14 ``mustOpen``: the espada's holder may not pass before
+    any bid; A14 ``ifAllPass``: the forced holder declares an entrada; 3.4: a lance below the level
+    reached is refused naming the level."""
+    assert message(rec(STD, ["1 juego", "2 juego"])) == (
+        "action 1 ('2 juego'): the auction already stands at level 1: juego only opens it; say mas or paso")
+    assert message(rec(STD, ["1 paso"], rules={"espadaForzada": "mustOpen"})) == (
+        "action 0 ('1 paso'): seat 1 holds the espada and nobody has bid: under espadaForzada mustOpen it must say juego")
+    assert message(rec(STD, ["1 paso", "2 paso", "3 paso", "1 vuelta"], rules={"espadaForzada": "ifAllPass"})) == (
+        "action 3 ('1 vuelta'): the espada's holder must play an entrada when everybody passed (espadaForzada ifAllPass)")
+    voices = ["1 juego", "2 mas", "3 paso", "1 mas", "2 mas", "1 paso"]  # TR-1: S2 at level 3
+    assert message(rec(STD, [*voices, "2 entrada oros"])) == (
+        "action 6 ('2 entrada oros'): the auction reached level 3; entrada oros is below it "
+        "(entrada 1, entrada a favor 2, vuelta 3, solo 4, solo a favor 5)")
+
+
+def test_a31_the_refusals_of_a_surrender_say_why():
+    """A31 and 7.4: a rindo is refused during the exchange, after a surrender already made, for a
+    vuelta solera under ``soleraSurrender: forbidden``, and once the Jugador has played to the
+    fourth trick (also at his own turn under ``surrenderOnlyOnOwnTurn``), each saying which."""
+    assert message(rec(STD, ["1 juego", "2 paso", "3 paso", "1 entrada oros", "1 rindo"])) == (
+        "action 4 ('1 rindo'): a surrender comes after the exchange and before the Jugador's fourth card, not during the exchange")
+    solera, start = hand(([1, 2], {1: "5o"}), lance="vuelta", stock_top="4b", discards={1: "5o"})
+    assert message({**solera, "actions": [*solera["actions"][:start], "1 rindo"], "rules": {"soleraSurrender": "forbidden"}}) == (
+        f"action {start} ('1 rindo'): a vuelta solera cannot be surrendered (soleraSurrender forbidden)")
+    record, start = hand(([1] * 9, {}))  # S1's entrada, S1 wins every trick (and leads each)
+    actions = record["actions"]
+    assert message({**record, "actions": [*actions[:start], "1 rindo", "2 bien", "3 defiendo", "1 rindo"]}) == (
+        f"action {start + 3} ('1 rindo'): the Jugador has already surrendered")
+    late = "too late: the Jugador has played his card to the fourth trick"
+    assert message({**record, "actions": [*actions[:start + 10], "1 rindo"]}) == f"action {start + 10} ('1 rindo'): {late}"
+    own_turn = {**record, "actions": [*actions[:start + 12], "1 rindo"], "rules": {"surrenderOnlyOnOwnTurn": True}}
+    assert ok(cut(own_turn, start + 12))["next"]["seat"] == 1  # S1 leads trick 5
+    assert message(own_turn) == f"action {start + 12} ('1 rindo'): {late}"
