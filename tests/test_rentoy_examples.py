@@ -55,6 +55,10 @@ def test_rt02_arrastre_and_the_two_of_trumps():
     # S2 playing a non-trump on the trump lead is the arrastre's violation.
     assert violation(more(record, "2 4b")) == (1, "MUST_PLAY_TRUMP")
     assert violation(more(record, "2 2e", "3 3b")) == (2, "MUST_PLAY_TRUMP")
+    # The refusal names the trump led (12e), not the last card played (2e).
+    assert api.validate(more(record, "2 2e", "3 3b"))["violation"]["message"] == (
+        "action 2 ('3 3b'): seat 3 holds 10e 11e, trump (espadas), and a trump was led (12e): "
+        "the arrastre obliges seat 3 to play a trump, not 3b")
 
 
 def test_rt02_through_resolve_trick_the_seat_after_the_leader_wins_with_the_two():
