@@ -507,6 +507,15 @@ RENOUNCE = 19  # the action "2 1b": his first renounce
 REFUNDED = {"napolitanaDeclaration": "implicit", "implicitNapolitanaRefund": "refunded"}
 
 
+def test_r24_implicit_the_first_renounce_is_told_as_the_napolitanas_declaration():
+    """R24 implicit: the first renounce declares the napolitana, an event of his seat beside the
+    card's (and no renuncio: a napolitana's renounce in tricks 1-9 is no revoke)."""
+    result = ok(upto(FORCED_THEN_RENOUNCES, RENOUNCE + 1))
+    events = [e for e in result["events"] if e["action"] == RENOUNCE]
+    assert [(e["kind"], e["seat"]) for e in events] == [("card", 2), ("napolitana", 2), ("trick", 3)]  # (the last card of trick 4)
+    assert events[1] == {"kind": "napolitana", "seat": 2, "text": "seat 2 renounces: a napolitana", "action": RENOUNCE}
+
+
 def test_r24_implicit_napolitana_refund_none_by_default():
     """R24 implicit, default ``implicitNapolitanaRefund: none``: what his quínola and ace forced
     before his first renounce paid stays paid. S2: -2 antes, -9 quínola, -2 ace, +1 placed 1b,
@@ -1246,6 +1255,15 @@ def test_a5_1_settle_hand_refuses_a_forced_card_its_player_could_follow_with_ano
         api.settle_hand(request)
     assert (err.value.code, err.value.field) == ("INVALID_FIELD", "revesino.tricks[6].forced")
     assert err.value.message == "1b was not forced in trick 7: seat 2 still held bastos after it"
+
+
+def test_r9_resolve_trick_a_led_quinola_pays_the_fondo_under_gergi():
+    """R9 (OPTION ``gergi``): a led quínola pays as if forced, an amount equal to the fondo into
+    it (A6.3), in ResolveTrick as in a hand; by default a led card pays nothing. A led ace's
+    gergi is paid to the hand winner at the hand's end, which one trick does not know."""
+    assert resolve("10o 2o 3o 4o", 0, 5, 12) == []
+    assert resolve("10o 2o 3o 4o", 0, 5, 12, rules={"gergi": True}) == [("seat 0", "fondo", 12)]
+    assert resolve("1c 2c 3c 4c", 0, 5, 12, rules={"gergi": True}) == []
 
 
 # H14: S1 takes tricks 1-9 and announces; S2 (the napolitana, called) places the quínola in trick

@@ -250,6 +250,20 @@ def test_rv13_sizes_during_the_exchange():
     assert view(more(RV13, "1 cambio 11o", "2 quedo", "3 quedo"), 0)["handSizes"] == [12, 11, 11, 11]
 
 
+def test_rv13_the_exchange_is_told_in_events_then_s1_leads():
+    """A3 / RV-13: each exchange call is an event of its seat and kind, in the order made; the
+    dealer's discard ends the exchange, and a ``play`` event of the same action says that S1
+    leads trick 1."""
+    result = ok(more(RV13, *RV13_EXCHANGE))
+    assert [(e["kind"], e["seat"], e["text"], e["action"]) for e in result["events"]] == [
+        ("cambio", 1, "seat 1 exchanges one card for his undealt card", 0),
+        ("quedo", 2, "seat 2 keeps his cards", 1),
+        ("cambio", 3, "seat 3 exchanges one card for his undealt card", 2),
+        ("descarte", 0, "seat 0 (the dealer) discards a card", 3),
+        ("play", 1, "the exchange is over; seat 1 leads", 3),
+    ]
+
+
 def test_sample_exchange_record_legal_list():
     sample = json.loads((EXAMPLES / "revesino-part-01-exchange.json").read_text())
     result = ok(sample["record"])
@@ -540,6 +554,12 @@ def test_napolitana_is_listed_out_of_turn_after_the_dealers_discard():
     assert bad(more(NAP, *NAP_EXCHANGE), "2 napolitana", "2 napolitana") == (1, "NOT_ALLOWED_NOW")
 
 
+def test_a4_1_the_napolitana_call_is_an_event_of_the_declaring_seat():
+    result = ok(more(NAP, *NAP_EXCHANGE, "2 napolitana"))
+    assert result["events"][-1] == {"kind": "napolitana", "seat": 2, "text": "seat 2 declares a napolitana: he may renounce in tricks 1-9",
+                                    "action": len(NAP_EXCHANGE)}
+
+
 def test_napolitana_not_during_the_exchange():
     for n in range(4):
         record = upto(more(NAP, *NAP_EXCHANGE), n)
@@ -633,6 +653,12 @@ def test_revesino_listed_for_the_leader_of_trick_10_who_won_tricks_1_to_9():
     assert result["next"]["seat"] == 1  # he announces, then leads
     assert legal(result) == {"1 1o", "1 1c"}
     assert bad(SWEEP, "1 revesino", "1 revesino") == (1, "NOT_ALLOWED_NOW")
+
+
+def test_a4_2_the_announcement_is_an_event_of_the_announcer():
+    record = more(SWEEP, "1 revesino")
+    assert ok(record)["events"][-1] == {"kind": "revesino", "seat": 1, "text": "seat 1 announces a revesino: he will take tricks 10 and 11",
+                                        "action": len(record["actions"]) - 1}
 
 
 def test_revesino_won():
@@ -812,6 +838,23 @@ def test_calls_out_of_place():
     assert violation(more(RV13, "1 revesino")) == (0, "NOT_ALLOWED_NOW")
     assert violation(more(RV13, "1 napolitana")) == (0, "NOT_ALLOWED_NOW")
     assert violation(more(RV13, *RV13_EXCHANGE, "1 revesino")) == (4, "NOT_ALLOWED_NOW")
+
+
+def test_a3_a4_1_a4_2_an_exchange_call_or_announcement_out_of_place_says_why():
+    """A3, A4.1 and A4.2 (section 0) through the violation's message (its code, NOT_ALLOWED_NOW,
+    is the tests' above): the dealer's quedo, a quedo after the exchange, a napolitana after the
+    first card and a second revesino are each refused for their own reason."""
+    def message(record: dict) -> str:
+        return api.validate(record)["violation"]["message"]
+
+    dealer_turn = more(RV13, "1 quedo", "2 quedo", "3 quedo")
+    assert message(more(dealer_turn, "0 quedo")).endswith("seat 0 deals and must discard one card (descarte <card>)")
+    assert message(more(RV13, *RV13_EXCHANGE, "1 quedo")).endswith("the exchange is over: quedo is not allowed now")
+    record = more(NAP, *NAP_EXCHANGE)
+    first = sorted(cards_of(ok(record), 1))[0]
+    assert message(more(record, f"1 {first}", "2 napolitana")).endswith(
+        "the napolitana is declared after the exchange and before the first card is led")
+    assert message(more(SWEEP, "1 revesino", "1 revesino")).endswith("seat 1 has already announced the revesino")
 
 
 def test_card_not_in_hand_and_must_follow_suit():
