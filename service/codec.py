@@ -614,7 +614,7 @@ def _as_doubles(value: Any, depth: int) -> Any:
     return value if all(a is b for a, b in zip(items, value, strict=True)) else items
 
 
-_DOUBLE_BOUND = 2**1024  # (an integer this large, or larger, cannot be a double)
+_DOUBLE_BOUND = 2**1024 - 2**970  # (an integer this large, or larger, rounds beyond the largest double, 2**1024 - 2**971)
 _JSON_FORMAT_DEPTH = 100
 
 

@@ -635,6 +635,35 @@ def test_from_json_reads_a_number_beyond_a_double_in_a_copy() -> None:
     assert data["rules"] is rules and rules["ladder"] is huge
 
 
+def test_from_json_reads_an_integer_as_the_double_it_rounds_to() -> None:
+    """A Struct holds numbers as doubles: an option's integer is read as the double nearest it,
+    and as infinite from the least integer that rounds beyond the largest double, 2**1024 -
+    2**970 (protobuf raised OverflowError below 2**1024, an INTERNAL error), in a list as in
+    an object."""
+    largest = 2**1024 - 2**971  # the largest double, an integer
+    beyond = 2**1024 - 2**970
+    data = {"game": "tresillo", "seats": 4,
+            "rules": {"a": largest, "b": 2**1023, "c": beyond - 1, "d": beyond, "e": [-beyond, 2**1024 - 1, 3, -(2**1023)]}}
+    rules = codec.from_json(data, pb.HandRecord()).rules
+    assert (rules["a"], rules["b"], rules["c"]) == (float(largest), float(2**1023), float(largest))
+    assert rules["d"] == math.inf
+    assert list(rules["e"]) == [-math.inf, math.inf, 3.0, -float(2**1023)]
+
+
+def test_rest_bodies_nested_deeper_than_the_converter_follows() -> None:
+    """Lists in a Struct are followed as deep as objects: nested deeper than the converter follows
+    (32), a REST body takes the message's way, which refuses what protobuf's parser does not
+    follow (100 messages; a list in a Value is two)."""
+    for depth in (40, 60):
+        value: Any = 1
+        for _ in range(depth):
+            value = [value]
+        body = {"game": "rentoy", "seats": 2, "cards": "1o", "rules": {"ladder": value}}
+        assert codec.request_from_json(json.dumps(body).encode(), pb.ResolveTrickRequest) is None
+    with pytest.raises(ServiceError) as raised:
+        codec.from_json(body, pb.ResolveTrickRequest())
+    assert (raised.value.code, raised.value.field) == ("INVALID_FIELD", "rules")
+
 def test_from_json_into_a_request_part() -> None:
     """REST fills the body's field of a request, then the query parameters into the request."""
     for body in ({}, {"actions": []}, {"rules": {}}, RECORD, {"foo": 1}):

@@ -30,8 +30,8 @@ from service_support import (
 from engine import api
 from naipes.v1 import naipes_pb2 as pb
 from naipes.v1 import naipes_pb2_grpc
-from service import grpc_server
-from service.errors import ERRORS, MAX_REQUEST_BYTES
+from service import codec, grpc_server
+from service.errors import ERRORS, MAX_REQUEST_BYTES, ServiceError
 from service.grpc_server import MAX_CALLS, create_server
 from service.handlers import SERVICE
 
@@ -159,10 +159,12 @@ def test_bad_json_over_rest(case, body, code, field, channel, http, rest_url) ->
     ('{"game": "rentoy", "seats": 4, "dealer": 0, "rules": {"ladder": 1e400}}', "INVALID_OPTION_VALUE", "rules.ladder"),
     ('{"game": "revesino", "seats": 4, "dealer": 0, "rules": {"stake": -1e999}}', "INVALID_OPTION_VALUE", "rules.stake"),
     ('{"game": "rentoy", "seats": 4, "dealer": 0, "rules": {"zz": [1e400]}}', "UNKNOWN_OPTION", "rules.zz"),
-], ids=["beyond a double", "below a double", "unknown, beyond a double"])
+    (f'{{"game": "rentoy", "seats": 4, "dealer": 0, "rules": {{"ladder": {2**1024 - 1}}}}}', "INVALID_OPTION_VALUE", "rules.ladder"),
+], ids=["beyond a double", "below a double", "unknown, beyond a double", "an integer rounding beyond a double"])
 def test_an_option_beyond_a_double_over_rest(body, code, field, channel, http, rest_url) -> None:
     """A JSON number beyond a double's range is read as infinite: the option is named, as any
-    wrong option; it was a 500 (json_format cannot print it)."""
+    wrong option; it was a 500 (json_format cannot print it), and so was an integer below 2**1024
+    that rounds beyond the largest double (protobuf's OverflowError)."""
     failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
     assert (failure.status, failure.code, failure.field) == (400, code, field)
     assert_healthy(channel, http, rest_url)
@@ -695,3 +697,22 @@ def test_rules_nested_too_deeply_are_named_on_both_transports(depth, stub, chann
     assert answers[1].id == "ok" and answers[1].result.valid
     assert (answers[2].error.code, answers[2].error.field) == ("INVALID_FIELD", "batch[1].record.rules")
     assert_healthy(channel, http, rest_url)
+
+
+def test_rules_nested_too_deeply_are_found_among_fields_of_every_wire_type() -> None:
+    """The gRPC reader finds the deep rules (above) by walking the refused request's fields in
+    protobuf's wire format: a field it does not know, whatever its wire type (a varint, 8 or 4
+    fixed bytes), is stepped over; bytes that are not well-formed fields (a varint cut short at
+    the end) are the message's fault, and the body is named."""
+    _, rules = _deep_rules(40)
+    message = pb.ResolveTrickRequest(game="rentoy", seats=2, cards="1o")
+    message.rules.CopyFrom(rules)
+    deep = message.SerializeToString()
+    for unknown in (_varint(99 << 3 | 0) + _varint(300), _varint(99 << 3 | 1) + bytes(8), _varint(99 << 3 | 5) + bytes(4)):
+        with pytest.raises(ServiceError) as raised:
+            codec.request_json(unknown + deep, pb.ResolveTrickRequest)
+        assert (raised.value.code, raised.value.field) == ("INVALID_FIELD", "rules"), raised.value.message
+    with pytest.raises(ServiceError) as raised:
+        codec.request_json(deep + b"\x80", pb.ResolveTrickRequest)
+    assert (raised.value.code, raised.value.field, raised.value.message) == (
+        "INVALID_FIELD", "body", "the message is not a ResolveTrickRequest")
