@@ -218,11 +218,11 @@ def address(host: str, port: int) -> str:
 def serve(host: str, port: int, max_workers: int | None = None) -> None:
     """Serve until SIGINT or SIGTERM, then stop with a short grace period."""
     server, bound = create_server(host, port, max_workers)
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # (before the port listens: a signal as soon as it does is a stop too)
+        signal.signal(sig, lambda *_: stop.set())
     server.start()
     log.info("gRPC listening on %s", address(host, bound))
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
     stop.wait()
     server.stop(grace=2).wait()
     stream.shutdown_pool()
