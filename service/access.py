@@ -99,9 +99,15 @@ def grpc_request_id(context: Any) -> str | None:
     return request_id
 
 
+def valid(request_id: str | None) -> str | None:
+    """A REST request's ID if it is one (``ID``); None if it has none, or one refused (INVALID_FIELD)."""
+    return request_id if request_id is not None and ID.fullmatch(request_id) else None
+
+
 def echoed(request_id: str | None) -> list[tuple[str, str]]:
     """The header that sends a REST request's ID back: none if it has none, or one refused."""
-    return [(HEADER, request_id)] if request_id is not None and ID.fullmatch(request_id) else []
+    request_id = valid(request_id)
+    return [] if request_id is None else [(HEADER, request_id)]
 
 
 def rest_answering(environ: dict[str, Any], start_response: Any) -> Any:
@@ -131,9 +137,7 @@ def note(transport: str, method: str, code: str, seconds: float, context: Any, r
         http: str | None = f"{environ.get('REQUEST_METHOD', '')} {_sent(environ)}"
         status: int | str = environ.get(STATUS) or (ERRORS[code].http_status if code in ERRORS else 200)
         peer = _address(environ.get("REMOTE_ADDR", ""), environ.get("REMOTE_PORT", ""))
-        request_id = environ.get(ENVIRON_ID)
-        if request_id is not None and ID.fullmatch(request_id) is None:
-            request_id = None  # (refused: INVALID_FIELD)
+        request_id = valid(environ.get(ENVIRON_ID))
         counter = environ.get(RECORDS)
         records = None if counter is None else counter.records
     else:
