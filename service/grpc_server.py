@@ -12,11 +12,11 @@ Run alone: ``python -m service.grpc_server --host 127.0.0.1 --port 50051``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import logging
 import os
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent import futures
@@ -215,15 +215,32 @@ def address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+def stop_signals() -> Callable[[], int]:
+    """Take SIGINT and SIGTERM as a stop from now on; return the wait for one (it returns the
+    signal's number). The handler only writes the number to a pipe the wait reads. A Python
+    handler runs in the main thread between two of its bytecodes, wherever the main thread is:
+    one that set a ``threading.Event`` could find the main thread inside that event's ``wait``,
+    holding the lock ``set`` takes, and the stop hung, the process deaf to any further signal
+    (seen under load: a SIGTERM sent as the port began to listen, the process killed 30 s later)."""
+    reader, writer = os.pipe()
+    os.set_blocking(writer, False)
+
+    def on_signal(signum: int, _frame: Any) -> None:
+        with contextlib.suppress(BlockingIOError):  # (the pipe full of earlier stops: one is enough)
+            os.write(writer, bytes([signum]))
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, on_signal)
+    return lambda: os.read(reader, 1)[0]
+
+
 def serve(host: str, port: int, max_workers: int | None = None) -> None:
     """Serve until SIGINT or SIGTERM, then stop with a short grace period."""
     server, bound = create_server(host, port, max_workers)
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):  # (before the port listens: a signal as soon as it does is a stop too)
-        signal.signal(sig, lambda *_: stop.set())
+    wait_for_stop = stop_signals()  # (before the port listens: a signal as soon as it does is a stop too)
     server.start()
     log.info("gRPC listening on %s", address(host, bound))
-    stop.wait()
+    wait_for_stop()
     server.stop(grace=2).wait()
     stream.shutdown_pool()
     # How the connections were spread over `naipes serve --workers N` processes (the benchmark reads it).

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -220,6 +221,47 @@ def test_grpc_server_alone_listens_where_the_environment_says() -> None:
     finally:
         output = stop(server)
     assert server.returncode == 0 and f"gRPC listening on 127.0.0.1:{port}" in output, output
+
+
+# A child process: the gRPC server's wait for a stop (``stop_signals``), with SIGTERM raised at the
+# K-th line the main thread runs from the moment it starts waiting (a trace function), else sent by
+# another thread after a second. It prints the number of lines it saw; a wait that hangs is killed
+# by faulthandler, exit 1.
+_STOP_AT_LINE = """
+import faulthandler, os, signal, sys, threading
+from service.grpc_server import stop_signals
+faulthandler.dump_traceback_later(10, exit=True)
+target, seen = int(sys.argv[1]), 0
+def trace(frame, event, arg):
+    global seen
+    if event == "line":
+        seen += 1
+        if seen == target:
+            signal.raise_signal(signal.SIGTERM)
+    return trace
+wait = stop_signals()
+threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGTERM)).start()
+sys.settrace(trace)
+got = wait()
+sys.settrace(None)
+print(got, seen)
+"""
+
+
+def test_the_grpc_server_stops_on_a_signal_whenever_it_arrives() -> None:
+    """SIGTERM raised at each line the main thread runs while it waits for a stop. The handler
+    set a threading.Event, and a signal that arrived inside that event's ``wait`` found its lock
+    held by the main thread: the stop hung and the process ignored every later signal (a test
+    saw a server killed 30 s after its SIGTERM, under load). Every such moment is a stop now."""
+    def run(line: int) -> list[int]:
+        done = subprocess.run([sys.executable, "-c", _STOP_AT_LINE, str(line)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return [int(x) for x in done.stdout.split()]
+    signum, lines = run(0)  # (at no line: the other thread's signal; the lines of the wait and of the handler)
+    assert signum == signal.SIGTERM and lines >= 2
+    for line in range(1, lines + 1):
+        signum, seen = run(line)
+        assert signum == signal.SIGTERM and seen >= line
 
 
 @pytest.mark.parametrize(("command", "name", "value"), [
