@@ -1204,18 +1204,20 @@ class Soak:
             thread.start()
         deadline = time.monotonic() + args.minutes * 60
         # SIGINT or SIGTERM ends the soak early, with its summary, as its deadline would (set here:
-        # a soak started in the background by a shell ignores SIGINT otherwise).
-        ended = threading.Event()
+        # a soak started in the background by a shell ignores SIGINT otherwise). The handler takes
+        # no lock: it runs in the main thread wherever that is, and an Event's set could find the
+        # main thread holding the event's lock in its wait (service.grpc_server.stop_signals).
+        ended: list[int] = []
         for signum in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(signum, lambda number, _frame: ended.set())
-        while time.monotonic() < deadline and not ended.is_set():
+            signal.signal(signum, lambda number, _frame: ended.append(number))
+        while time.monotonic() < deadline and not ended:
             if self.server.process.poll() is not None:
                 self.stats.fail("server", f"naipes serve exited ({self.server.process.returncode}): see serve.log")
                 break
             if args.stop_on_failure and self.stats.failures:
                 break
-            ended.wait(min(1.0, max(0.0, deadline - time.monotonic())))
-        if ended.is_set():
+            time.sleep(min(1.0, max(0.0, deadline - time.monotonic())))
+        if ended:
             print("soak: ended early by a signal", flush=True)
         self.stop.set()
         for thread in threads:
