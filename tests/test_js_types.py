@@ -114,6 +114,9 @@ WRONG = {
     "number_for_cards": ('await naipes.resolveTrick({ game: "rentoy", seats: 2, contract: { trump: "oros" }, cards: 12 });', "number"),
     "string_for_seats": ('await naipes.legalActions(record, "3");', "string"),
     "number_for_a_game": ("await naipes.describeRules(3);", "number"),
+    "rules_of_no_such_game": ('await naipes.describeRules("mus");', '"mus"'),
+    "rules_of_any_string": ('const name: string = "rentoy"; await naipes.describeRules(name);', "Game"),
+    "deal_of_no_such_game": ('await naipes.deal({ game: "mus", seats: 4, dealer: 0, seed: "s" });', '"mus"'),
     "list_that_may_be_absent": ("const r = await naipes.validateHand(record); r.payments.length;", "undefined"),
     "answer_not_narrowed": ("const [a] = await naipes.validateHands([record]); a.result.valid;", "undefined"),
     "field_the_answer_lacks": ('const r: ValidationResult = { game: "rentoy", tricks: [], events: [], valide: true };', "valide"),
@@ -149,7 +152,7 @@ WRONG = {
 
 
 # Three lines before each use: the client, a client, a record.
-PREAMBLE = f"""import {{ Naipes, NaipesError, type HandRecord, type RentoyRules, type ValidationResult }} from {CLIENT};
+PREAMBLE = f"""import {{ Naipes, NaipesError, type Game, type HandRecord, type RentoyRules, type ValidationResult }} from {CLIENT};
 const naipes = new Naipes("http://127.0.0.1:8080");
 const record: HandRecord = {{ game: "rentoy", seats: 4, dealer: 0, deal: {{ hands: ["12e 7o 3b", "2c 1e 4o", "11o 6b 5e", "10c 1o 12b"], stock: "5c" }} }};
 """
@@ -172,6 +175,10 @@ for (const answer of await naipes.validateHands([record], { batch: 10 })) {
 const view = await naipes.legalActions(record, 3);
 const legal: string[] = [...view.legal, ...view.actions.map((a) => a.notation), view.view?.hand ?? ""];
 const rules = await naipes.describeRules("tresillo");
+for (const game of ["tresillo", "revesino", "rentoy"] as const) await naipes.describeRules(game);
+const chosen: Game = "revesino";
+await naipes.deal({ game: chosen, seats: 4, dealer: 0, seed: "s" });
+await naipes.deal({ seats: 4 });
 const names: string[] = (rules.options ?? []).map((o) => `${o.name}=${o.default}`);
 const trick = await naipes.resolveTrick({ game: "rentoy", seats: 2, leader: 0, contract: { trump: "oros" }, cards: "1e 2c" });
 const dealt = await naipes.deal({ game: "rentoy", seats: 2, dealer: 1, seed: "s" });

@@ -21,7 +21,9 @@
 // take `rules?: RentoyRules`, so a misspelt option or a value the option does not take is a type
 // error. `game` is then one of the three names, as a literal: a `rules` object built apart is
 // typed as its game's (`const rules: RentoyRules = {...}`, or `as const`) for its strings to stay
-// literals. A request without `game` (refused: MISSING_FIELD) takes no rules.
+// literals. A request without `game` (refused: MISSING_FIELD) takes no rules. A game named on its
+// own (describeRules' argument, deal's `game`) is a Game too: "mus" is a type error, as a string
+// typed only as string is (narrow it first: `game === "rentoy"`).
 
 import type * as M from "./messages.mjs";
 import type { GameRules } from "./rules.mjs";
@@ -59,8 +61,8 @@ export type HandRecord = ByGame<Sent<M.HandRecord>>;
 export type ResolveTrickRequest = ByGame<Sent<M.ResolveTrickRequest>>;
 /** settleHand's request: a finished hand's summary, the table before it, its game's rules. */
 export type SettleHandRequest = ByGame<Sent<M.SettleHandRequest>>;
-/** deal's request: {game, seats, dealer, seed}. */
-export type DealRequest = Sent<M.DealRequest>;
+/** deal's request: {game, seats, dealer, seed}, `game` one of the three names. */
+export type DealRequest = Flat<{ game?: Game | undefined } & Omit<Sent<M.DealRequest>, "game">>;
 
 /** validateHands' answer to one record: its result (what validateHand answers), or the error
  *  that kept it from being validated, as an NDJSON stream's entry gives it. */
@@ -140,7 +142,7 @@ export class Naipes {
   /** A deterministic deal from a seed, with its commitment. */
   deal(request: DealRequest): Promise<M.DealResponse>;
   /** A game's house-rule options with their defaults. */
-  describeRules(game: string): Promise<M.DescribeRulesResponse>;
+  describeRules(game: Game): Promise<M.DescribeRulesResponse>;
   /** Validate many records (an array, or any iterable): a promise of one answer per record, in
    *  order, once the whole stream has been answered (not an async iterator). A record JSON
    *  cannot hold (NaN, a BigInt) is answered by an INVALID_FIELD error in its place. */
