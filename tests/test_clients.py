@@ -708,3 +708,67 @@ def test_python_clients_send_a_request_id(clients, monkeypatch: pytest.MonkeyPat
             assert (err.value.code, err.value.field) == ("INVALID_FIELD", "x-request-id")
             assert err.value.message.startswith("x-request-id: expected 1 to 128 visible ASCII characters, not ")
     assert seen == ["rest-1", "rest-2", "rest-3", "rest-4", "grpc-1", "grpc-2", "grpc-3", "grpc-4"]
+
+
+# IDs the service refuses, which the clients refuse before sending.
+REFUSED_IDS = ["a b", "", "x" * 129, "it's\tme\\", "señor"]
+
+
+def test_javascript_client_sends_a_request_id(rest_url: str, http: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every method of naipes.mjs takes a ``requestId`` (its last argument's) and sends it as the
+    request's X-Request-Id: the server reads it (``service.access.checked`` sees it) and sends it
+    back on the answer, an error's too; none is sent without one. One the service would refuse is
+    refused before sending (fetch is not called), INVALID_FIELD naming x-request-id, in the words
+    the service answers the same header with (a long one cut short as the service cuts it)."""
+    from service import access
+
+    seen: list[str] = []
+    checked = access.checked
+    monkeypatch.setattr(access, "checked", lambda value: checked(seen.append(value) or value))
+    partial = dict(RECORD, actions=RECORD["actions"][:5])
+    trick = {"game": "rentoy", "seats": 4, "leader": 1, "contract": {"trump": "copas"}, "cards": "12e 2e 3c 1e"}
+    settle = {"game": "rentoy", "seats": 4, "table": {"score": [4, 5]}, "rentoy": {"winner": 1, "value": 3, "end": "fold"}}
+    calls = [["validateHand", [RECORD, {"requestId": "js-1"}]], ["legalActions", [partial, 3, {"requestId": "js-2"}]],
+             ["resolveTrick", [trick, {"requestId": "js-3"}]], ["settleHand", [settle, {"requestId": "js-4"}]],
+             ["deal", [{"game": "mus", "seats": 4, "dealer": 0, "seed": "x"}, {"requestId": "js-5"}]],
+             ["describeRules", ["rentoy", {"requestId": "js-6"}]], ["validateHands", [[RECORD] * 3, {"batch": 2, "requestId": "js-7"}]],
+             ["validateHand", [RECORD]], ["validateHand", [RECORD, {"requestId": None}]],
+             *(["validateHand", [RECORD, {"requestId": refused}]] for refused in [*REFUSED_IDS, 7])]
+    out = _node(tmp_path, f"""
+const sent = [];  // each request as fetch saw it: the ID it sent, the answer's status and the ID sent back
+async function recording(url, init) {{
+  const response = await fetch(url, init);
+  sent.push([init.headers["X-Request-Id"] ?? null, response.status, response.headers.get("X-Request-Id")]);
+  return response;
+}}
+const naipes = new Naipes({json.dumps(rest_url)}, {{ fetchImpl: recording }});
+const out = [];
+for (const [method, args] of {json.dumps(calls)}) {{
+  const before = sent.length;
+  try {{ out.push({{ answer: await naipes[method](...args), sent: sent.slice(before) }}); }}
+  catch (e) {{ out.push({{ error: {{ isNaipesError: e instanceof NaipesError, code: e.code, field: e.field, message: e.message }},
+                          sent: sent.slice(before) }}); }}
+}}
+console.log(JSON.stringify(out));
+""")
+    assert len(out) == len(calls)
+    ok = [[f"js-{i}", 200, f"js-{i}"] for i in range(1, 8)]
+    assert out[:4] == [{"answer": api.validate(RECORD), "sent": [ok[0]]}, {"answer": api.legal_actions(partial, 3), "sent": [ok[1]]},
+                       {"answer": engine_answer("ResolveTrick", trick), "sent": [ok[2]]},
+                       {"answer": engine_answer("SettleHand", settle), "sent": [ok[3]]}]
+    unknown = engine_error("Deal", calls[4][1][0])
+    assert out[4] == {"error": {"isNaipesError": True, "code": "UNKNOWN_GAME", "field": "game", "message": unknown.message},
+                      "sent": [["js-5", 400, "js-5"]]}  # (the error's answer carries it back too)
+    assert out[5] == {"answer": engine_answer("DescribeRules", {"game": "rentoy"}), "sent": [ok[5]]}
+    assert out[6] == {"answer": [{"result": api.validate(RECORD)}] * 3, "sent": [ok[6]]}
+    assert out[7] == out[8] == {"answer": api.validate(RECORD), "sent": [[None, 200, None]]}
+    for refused, answer in zip([*REFUSED_IDS, 7], out[9:], strict=True):
+        if isinstance(refused, str):  # the service's words for the same header, sent as it is
+            problem = http.post(f"{rest_url}/v1/hands:validate", json=RECORD, headers={"X-Request-Id": refused}, timeout=10).json()
+            assert (problem["code"], problem["field"]) == ("INVALID_FIELD", "x-request-id"), problem
+            message = problem["detail"]
+        else:
+            message = "x-request-id: expected 1 to 128 visible ASCII characters, not 7"
+        assert answer == {"error": {"isNaipesError": True, "code": "INVALID_FIELD", "field": "x-request-id", "message": message},
+                          "sent": []}, refused
+    assert seen == [f"js-{i}" for i in range(1, 8)] + REFUSED_IDS  # (the last ones sent here, by requests)

@@ -117,6 +117,9 @@ WRONG = {
     "rules_of_no_such_game": ('await naipes.describeRules("mus");', '"mus"'),
     "rules_of_any_string": ('const name: string = "rentoy"; await naipes.describeRules(name);', "Game"),
     "deal_of_no_such_game": ('await naipes.deal({ game: "mus", seats: 4, dealer: 0, seed: "s" });', '"mus"'),
+    "number_for_a_request_id": ("await naipes.validateHand(record, { requestId: 7 });", "number"),
+    "misspelt_request_id": ('await naipes.deal({}, { requestID: "abc-1" });', "requestID"),
+    "request_id_for_the_seat": ('await naipes.legalActions(record, { requestId: "abc-1" });', "requestId"),
     "list_that_may_be_absent": ("const r = await naipes.validateHand(record); r.payments.length;", "undefined"),
     "answer_not_narrowed": ("const [a] = await naipes.validateHands([record]); a.result.valid;", "undefined"),
     "field_the_answer_lacks": ('const r: ValidationResult = { game: "rentoy", tricks: [], events: [], valide: true };', "valide"),
@@ -152,7 +155,7 @@ WRONG = {
 
 
 # Three lines before each use: the client, a client, a record.
-PREAMBLE = f"""import {{ Naipes, NaipesError, type Game, type HandRecord, type RentoyRules, type ValidationResult }} from {CLIENT};
+PREAMBLE = f"""import {{ Naipes, NaipesError, type CallOptions, type Game, type HandRecord, type RentoyRules, type ValidationResult }} from {CLIENT};
 const naipes = new Naipes("http://127.0.0.1:8080");
 const record: HandRecord = {{ game: "rentoy", seats: 4, dealer: 0, deal: {{ hands: ["12e 7o 3b", "2c 1e 4o", "11o 6b 5e", "10c 1o 12b"], stock: "5c" }} }};
 """
@@ -179,6 +182,12 @@ for (const game of ["tresillo", "revesino", "rentoy"] as const) await naipes.des
 const chosen: Game = "revesino";
 await naipes.deal({ game: chosen, seats: 4, dealer: 0, seed: "s" });
 await naipes.deal({ seats: 4 });
+await naipes.validateHand(record, { requestId: "abc-1" });
+await naipes.legalActions(record, null, { requestId: "abc-2" });
+await naipes.describeRules("rentoy", { requestId: undefined });
+const ids: CallOptions = { requestId: null };
+await naipes.validateHands([record], { batch: 10, retries: 1, requestId: "abc-3" });
+await naipes.settleHand({ game: "rentoy", rentoy: { winner: 0, value: 1 } }, ids);
 const names: string[] = (rules.options ?? []).map((o) => `${o.name}=${o.default}`);
 const trick = await naipes.resolveTrick({ game: "rentoy", seats: 2, leader: 0, contract: { trump: "oros" }, cards: "1e 2c" });
 const dealt = await naipes.deal({ game: "rentoy", seats: 2, dealer: 1, seed: "s" });

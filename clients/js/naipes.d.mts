@@ -115,14 +115,26 @@ export interface NaipesOptions {
   timeoutMs?: number;
 }
 
-export interface ValidateHandsOptions {
+/** What every call takes besides its request. */
+export interface CallOptions {
+  /** The request's ID, sent as its X-Request-Id header (none without one): 1 to 128 visible ASCII
+   *  characters (`!` to `~`). The service sends it back on the answer, errors included, and writes
+   *  it in its access log; one it would refuse is refused before sending, a NaipesError
+   *  INVALID_FIELD naming the field `x-request-id`. */
+  requestId?: string | null | undefined;
+}
+
+export interface ValidateHandsOptions extends CallOptions {
   /** Records per NDJSON line (fewer when they are large: a line is at most 1 MiB). Default 50. */
   batch?: number;
   /** How many times a stream refused with TOO_MANY_STREAMS is sent again. Default 30. */
   retries?: number;
+  /** The stream's request ID (each attempt's): CallOptions' `requestId`. */
+  requestId?: string | null | undefined;
 }
 
-/** The REST client. Every method throws a NaipesError for every failure. */
+/** The REST client. Every method throws a NaipesError for every failure, and takes a request ID
+ *  in its last argument (`{ requestId: "abc-1" }`, CallOptions). */
 export class Naipes {
   /** `baseUrl` default "http://127.0.0.1:8080". */
   constructor(baseUrl?: string, options?: NaipesOptions);
@@ -132,17 +144,17 @@ export class Naipes {
   timeoutMs: number;
 
   /** Replay a hand record: legality, next legal actions, tricks, settlement. */
-  validateHand<G extends Game>(record: Request<M.HandRecord, G>): Promise<M.ValidationResult>;
+  validateHand<G extends Game>(record: Request<M.HandRecord, G>, options?: CallOptions): Promise<M.ValidationResult>;
   /** Who acts and every legal action; with `seat`, that seat's view only (null: no seat). */
-  legalActions<G extends Game>(record: Request<M.HandRecord, G>, seat?: number | null): Promise<M.LegalActionsResponse>;
+  legalActions<G extends Game>(record: Request<M.HandRecord, G>, seat?: number | null, options?: CallOptions): Promise<M.LegalActionsResponse>;
   /** The winner of one trick. */
-  resolveTrick<G extends Game>(request: Request<M.ResolveTrickRequest, G>): Promise<M.ResolveTrickResponse>;
+  resolveTrick<G extends Game>(request: Request<M.ResolveTrickRequest, G>, options?: CallOptions): Promise<M.ResolveTrickResponse>;
   /** The settlement of a finished hand from its summary and the table before it. */
-  settleHand<G extends Game>(request: Request<M.SettleHandRequest, G>): Promise<M.SettleHandResponse>;
+  settleHand<G extends Game>(request: Request<M.SettleHandRequest, G>, options?: CallOptions): Promise<M.SettleHandResponse>;
   /** A deterministic deal from a seed, with its commitment. */
-  deal(request: DealRequest): Promise<M.DealResponse>;
+  deal(request: DealRequest, options?: CallOptions): Promise<M.DealResponse>;
   /** A game's house-rule options with their defaults. */
-  describeRules(game: Game): Promise<M.DescribeRulesResponse>;
+  describeRules(game: Game, options?: CallOptions): Promise<M.DescribeRulesResponse>;
   /** Validate many records (an array, or any iterable): a promise of one answer per record, in
    *  order, once the whole stream has been answered (not an async iterator). A record JSON
    *  cannot hold (NaN, a BigInt) is answered by an INVALID_FIELD error in its place. */

@@ -12,6 +12,12 @@
 // DEADLINE_EXCEEDED (no answer within the timeout) and HTTP_<status> (HTTP_502) for an HTTP error
 // that is not the service's problem JSON (a proxy's page).
 //
+// Every method takes a `requestId` in its last argument (`{ requestId: "abc-1" }`): 1 to 128
+// visible ASCII characters, sent as the request's X-Request-Id header, which the service sends
+// back on its answer, errors included, and writes in its access log (docs/api.md, "Access log
+// and request IDs"); one the service would refuse is refused before sending, INVALID_FIELD naming
+// x-request-id, as the Python client's `request_id`. (In a browser, a call with one is preflighted.)
+//
 // TypeScript: naipes.d.mts types every method's request and answer as the REST API speaks them
 // (its messages, messages.d.mts, generated from the proto), a request's rules by its game (rules.d.mts,
 // generated from the engine's option tables); `import type { HandRecord } from "./naipes.mjs"`.
@@ -36,7 +42,8 @@ export class Naipes {
     this.timeoutMs = timeoutMs;
   }
 
-  async #call(method, path, body) {
+  async #call(method, path, body, requestId) {
+    const headers = requestHeaders(requestId);
     // A body JSON cannot hold (NaN, which JSON.stringify would send as null, the field lost; a
     // BigInt, on which it throws TypeError) is refused before sending, INVALID_FIELD naming the
     // field, as validateHands answers such a record and the Python client refuses it.
@@ -47,7 +54,7 @@ export class Naipes {
     }
     const response = await this.#fetch(path, {
       method,
-      headers: sent === undefined ? {} : { "Content-Type": "application/json" },
+      headers: sent === undefined ? headers : { ...headers, "Content-Type": "application/json" },
       body: sent,
       signal: AbortSignal.timeout(this.timeoutMs),
     });
@@ -69,35 +76,35 @@ export class Naipes {
   }
 
   /** Replay a hand record: legality, next legal actions, tricks, settlement. */
-  validateHand(record) {
-    return this.#call("POST", "/v1/hands:validate", record);
+  validateHand(record, { requestId } = {}) {
+    return this.#call("POST", "/v1/hands:validate", record, requestId);
   }
 
   /** Who acts and every legal action; with `seat`, that seat's view only (null or undefined: no
    *  seat, everyone's). */
-  legalActions(record, seat) {
+  legalActions(record, seat, { requestId } = {}) {
     const query = seat === undefined || seat === null ? "" : `?seat=${encodeURIComponent(seat)}`;
-    return this.#call("POST", `/v1/hands:legalActions${query}`, record);
+    return this.#call("POST", `/v1/hands:legalActions${query}`, record, requestId);
   }
 
   /** The winner of one trick: {game, seats, leader, contract: {trump}, cards}. */
-  resolveTrick(request) {
-    return this.#call("POST", "/v1/tricks:resolve", request);
+  resolveTrick(request, { requestId } = {}) {
+    return this.#call("POST", "/v1/tricks:resolve", request, requestId);
   }
 
   /** The settlement of a finished hand from its summary and the table before it. */
-  settleHand(request) {
-    return this.#call("POST", "/v1/hands:settle", request);
+  settleHand(request, { requestId } = {}) {
+    return this.#call("POST", "/v1/hands:settle", request, requestId);
   }
 
   /** A deterministic deal from a seed, with its commitment. */
-  deal(request) {
-    return this.#call("POST", "/v1/deals", request);
+  deal(request, { requestId } = {}) {
+    return this.#call("POST", "/v1/deals", request, requestId);
   }
 
   /** A game's house-rule options with their defaults. */
-  describeRules(game) {
-    return this.#call("GET", `/v1/games/${encodeURIComponent(game)}/rules`);
+  describeRules(game, { requestId } = {}) {
+    return this.#call("GET", `/v1/games/${encodeURIComponent(game)}/rules`, undefined, requestId);
   }
 
   /** Validate many records (an array): one answer per record, in order, `{result}` (what
@@ -106,8 +113,9 @@ export class Naipes {
    *  lines of `batch` records (one body, built in memory: browsers cannot send a request body as
    *  a stream over HTTP/1.1), the answers read as they come. A server process validates a few
    *  streams at a time and refuses more (TOO_MANY_STREAMS): the stream is sent again after its
-   *  Retry-After, `retries` times. */
-  async validateHands(records, { batch = 50, retries = 30 } = {}) {
+   *  Retry-After, `retries` times. `requestId`: the stream's (each attempt's). */
+  async validateHands(records, { batch = 50, retries = 30, requestId } = {}) {
+    const headers = { ...requestHeaders(requestId), "Content-Type": "application/x-ndjson" };
     // Each record's JSON alone (one that JSON cannot hold is its own error), in lines of `batch`
     // records, fewer when they are large: a line is at most 1 MiB.
     const texts = [...records].map(recordText);
@@ -138,7 +146,7 @@ export class Naipes {
       for (let attempt = 0; ; attempt++) {
         progress();
         response = await this.#fetch("/v1/hands:validateStream", {
-          method: "POST", headers: { "Content-Type": "application/x-ndjson" }, body, signal: controller.signal,
+          method: "POST", headers, body, signal: controller.signal,
         });
         if (response.ok) break;
         const error = httpError(response, await readText(response, this.baseUrl));
@@ -169,6 +177,30 @@ export class Naipes {
     }).values();
     return texts.map((text) => typeof text === "string" ? answers.next().value : text);
   }
+}
+
+/** The headers that send a call's request ID (none without one: undefined or null); one the
+ *  service would refuse (not 1 to 128 visible ASCII characters, or not a string) is refused here,
+ *  before sending, as the service words it. */
+function requestHeaders(requestId) {
+  if (requestId === undefined || requestId === null) return {};
+  if (typeof requestId !== "string" || !REQUEST_ID.test(requestId)) {
+    const shown = typeof requestId === "string" ? quoted(requestId) : String(requestId);
+    throw new NaipesError({ code: "INVALID_FIELD", field: "x-request-id",
+                            detail: `x-request-id: expected 1 to 128 visible ASCII characters, not ${shown}` });
+  }
+  return { "X-Request-Id": requestId };
+}
+
+/** A string quoted as the service quotes it in a message (engine/errors.py, shown): in single
+ *  quotes, a backslash, a quote and a control character escaped as Python escapes them, a long
+ *  one by its first 60 characters and its length. */
+function quoted(text) {
+  const escapes = { "\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+  const quote = (chars) => `'${chars.join("").replace(/[\\'\x00-\x1f\x7f-\x9f]/g,
+    (char) => escapes[char] ?? `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`)}'`;
+  const chars = [...text];  // (a code point each, as Python counts them)
+  return chars.length > 60 ? `${quote(chars.slice(0, 60))}... (${chars.length.toLocaleString("en-US")} characters)` : quote(chars);
 }
 
 /** A record's JSON text, or, when JSON cannot hold it, the error entry that answers it:
@@ -240,3 +272,4 @@ function httpError(response, text) {
 }
 
 const BATCH_BYTES = 768 * 1024;  // the JSON text of a line's records at most
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;  // a request ID, as the service reads it (docs/api.md)
