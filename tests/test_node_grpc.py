@@ -5,7 +5,8 @@ prints, byte for byte, and exits as it does; a refused record's code, field and 
 the google.rpc.Status of the ``grpc-status-details-bin`` trailer, decoded by protobufjs; its
 ``--stream`` answers each record of a ValidateHands stream in order. Its module naipes_grpc.mjs
 (the JSON of every call mapped to its message and back) calls every unary RPC for the three games
-with the engine's answers.
+with the engine's answers, and a ValidateHands stream of its own messages (records, batches,
+errors) with the REST stream's answers.
 
 The packages (clients/examples/package.json) are installed from the lockfile by ``make node-grpc``
 (npm ci). Without node, npm or the packages the tests are skipped, but not in CI (CI=true), which
@@ -276,3 +277,90 @@ def test_node_calls_every_rpc_as_the_engine_answers(node: list[str], grpc_target
         assert answer == {"error": {"isNaipesError": True, "code": refused.code, "field": refused.field,
                                     "message": refused.message}}, rpc
     assert last == {"error": {"isNaipesError": True, "code": "INVALID_FIELD", "field": "game", "message": "game: expected a string, not 7"}}
+
+
+# One ValidateHands stream through naipes_grpc.mjs: a list of request messages' JSON on stdin, each
+# mapped to its message (jsonToMessage) and written, then the stream ended; each answer's JSON out
+# (messageToJson), in order.
+STREAM = """
+import { readFileSync } from "node:fs";
+import { callError, connect, jsonToMessage, messageToJson, type } from "./naipes_grpc.mjs";
+const client = connect(process.argv[1]);
+const call = client.ValidateHands({ deadline: Date.now() + 30000 });
+for (const request of JSON.parse(readFileSync(0, "utf8"))) call.write(jsonToMessage(type("naipes.v1.ValidateHandsRequest"), request));
+call.end();
+const out = [];
+try {
+  for await (const answer of call) out.push(messageToJson(type("naipes.v1.ValidateHandsResponse"), answer));
+} catch (error) {
+  out.push({ failed: callError(error).code });
+}
+client.close();
+console.log(JSON.stringify(out));
+"""
+
+
+def _nothing_moves() -> tuple[dict[str, Any], dict[str, Any]]:
+    """A finished Revesino hand in which no tanto moves (its table's fondo stays 30), and its
+    SettleHand request: both answer an empty ``payments`` beside their ``table``."""
+    from test_service_revesino import NOTHING_MOVES, settle_request
+
+    return NOTHING_MOVES, settle_request(NOTHING_MOVES, api.validate(NOTHING_MOVES))
+
+
+def test_node_validates_a_stream_as_the_engine(node: list[str], grpc_target: str, rest_url: str, http: requests.Session) -> None:
+    """ValidateHands through @grpc/proto-loader and naipes_grpc.mjs's mapping, its messages as
+    the REST stream's lines spell them: a record with an id and without, a finished hand whose
+    result lists its empty payments beside its table, a record the service refuses (its error
+    entry, the stream going on), a batch of records (one answer holding one per item, in order,
+    each with its id), a record beside a batch and a batch over 1,000 items (the message's own
+    error). Each answer is the REST stream's answer to the same line, and each result the engine's."""
+    nothing_moves, _ = _nothing_moves()
+    tresillo = _record(examples_dir() / "tresillo-full-01-random.json")
+    requests_ = [
+        {"id": "a", "record": RECORD},
+        {"record": nothing_moves},
+        {"id": "bad card", "record": BAD_CARD},
+        {"id": "batch", "batch": [{"id": "b1", "record": tresillo}, {"record": _record(ILLEGAL)},
+                                  {"id": "b3", "record": dict(RECORD, game="mus")}, {"id": "b4", "record": nothing_moves}]},
+        {"id": "beside", "record": RECORD, "batch": [{"record": RECORD}]},
+        {"batch": [{"record": RECORD}] * 1001},
+    ]
+    run = subprocess.run(["node", "--input-type=module", "-e", STREAM, grpc_target], cwd=EXAMPLES, input=json.dumps(requests_),
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    rest = http.post(rest_url + "/v1/hands:validateStream", data="".join(json.dumps(r) + "\n" for r in requests_),
+                     headers={"Content-Type": "application/x-ndjson"}, timeout=60)
+    assert rest.status_code == 200, rest.text
+    assert out == [json.loads(line) for line in rest.text.splitlines()]
+    assert out[0] == {"result": api.validate(RECORD), "id": "a"}
+    assert out[1] == {"result": api.validate(nothing_moves)} and out[1]["result"]["payments"] == []
+    assert out[2] == {"id": "bad card", "error": {"code": "UNKNOWN_CARD", "field": "deal.hands[0]",
+                                                  "message": "deal.hands[0]: 9c is not in the 40-card deck"}}
+    assert list(out[3]) == ["id", "batch"] and out[3]["id"] == "batch"
+    batch = out[3]["batch"]
+    assert batch[:2] == [{"result": api.validate(tresillo), "id": "b1"}, {"result": api.validate(_record(ILLEGAL))}]
+    assert batch[2] == {"id": "b3", "error": {"code": "UNKNOWN_GAME", "field": "game", "message": engine_error(
+        "ValidateHand", {"record": dict(RECORD, game="mus")}).message}}
+    assert batch[3] == {"result": api.validate(nothing_moves), "id": "b4"} and batch[3]["result"]["payments"] == []
+    assert [answer.get("id") for answer in out[4:]] == ["beside", None] and all("error" in answer for answer in out[4:])
+
+
+def test_node_settles_a_hand_without_payments(node: list[str], grpc_target: str) -> None:
+    """SettleHand of a finished hand in which nothing is paid, through naipes_grpc.mjs: its
+    answer lists the empty ``payments`` beside its ``table`` (the API's JSON prints that list
+    whenever the table is there), as the engine answers it; so does ValidateHand's of the same
+    hand, and one in progress has neither."""
+    nothing_moves, settle = _nothing_moves()
+    calls = [["SettleHand", settle], ["ValidateHand", {"record": nothing_moves}],
+             ["ValidateHand", {"record": dict(nothing_moves, actions=nothing_moves["actions"][:20])}]]
+    run = subprocess.run(["node", "--input-type=module", "-e", CALLS, grpc_target], cwd=EXAMPLES, input=json.dumps(calls),
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    settled, validated, in_progress = json.loads(run.stdout)
+    assert settled == {"answer": engine_answer("SettleHand", settle)}
+    assert (settled["answer"]["payments"], settled["answer"]["net"], settled["answer"]["table"]) == ([], [0, 0, 0, 0], {"fondo": 30})
+    assert validated == {"answer": api.validate(nothing_moves)} and validated["answer"]["payments"] == []
+    assert in_progress == {"answer": api.validate(calls[2][1]["record"])}
+    assert "payments" not in in_progress["answer"] and "table" not in in_progress["answer"]
