@@ -1,13 +1,13 @@
 """What the access log costs (docs/api.md, "Access log and request IDs"), in process: the time a
 call takes in the service's own layer of each transport, one thread, no network, in three variants,
 each a process of its own: this tree with the log off, this tree with it on (its lines written to a
-file, by the metrics' thread of the same process), and, with ``--base DIR``, a checkout of the code
+file, by the access log's thread of the same process), and, with ``--base DIR``, a checkout of the code
 before it (its ``engine`` and ``service``, built: make build). The loads: the gRPC health check
 (``Check``) and ValidateHand (a Rentoy record of median length, as wire bytes) through the server's
 handlers (``service.grpc_server``, a stand-in for grpcio's call context), and ``GET /healthz`` and
 ``POST /v1/hands:validate`` through the REST app (``service.rest.create_app()``, called as a WSGI
 server calls it, its answer iterated and closed). A figure is the least time of batches of calls
-(each with its share of the metrics' thread's work), which the machine's other processes move
+(each with its share of the metrics' and the access log's threads' work), which the machine's other processes move
 least; rounds interleave the variants (their order turning each round), and the table gives the
 median of the rounds.
 
@@ -104,7 +104,8 @@ def worker() -> None:
     """A variant's process: each line on stdin names a load and seconds; it answers the time a call
     of that load took, in microseconds: the least of batches of BATCH calls made for that long
     (the batch the machine's other processes interrupted least), each batch with the work the
-    metrics' thread does for it (writing its calls' metrics and, with the log on, their lines)."""
+    metrics' thread does for it (writing its calls' metrics) and, with the log on, the access log's
+    (writing their lines)."""
     sys.path.append(str(ROOT))  # (bench's modules from this tree; the service's from the variant's, first on PYTHONPATH)
     from bench.engine_driver import typical_record
 
@@ -114,13 +115,20 @@ def worker() -> None:
             call()
     from service.metrics import _FLUSHER
 
+    try:
+        from service.access import flush as write_lines
+    except ImportError:  # (a checkout before the access log)
+        def write_lines() -> None:
+            pass
+
     for command in sys.stdin:
         kind, seconds = command.rsplit(" ", 1)
         call, least, end = calls[kind], float("inf"), time.perf_counter() + float(seconds)
         while (start := time.perf_counter()) < end:
             for _ in range(BATCH):
                 call()
-            _FLUSHER.flush()  # (what the metrics' thread does for these calls: their metrics, and their access lines)
+            _FLUSHER.flush()  # (what the metrics' thread does for these calls)
+            write_lines()  # (and the access log's thread: their lines, with the log on)
             least = min(least, time.perf_counter() - start)
         print(least / BATCH * 1e6, flush=True)
 

@@ -9,18 +9,27 @@ The access log, off unless ``NAIPES_ACCESS_LOG`` is 1 (``naipes serve --access-l
 its processes), is one JSON line per call of either transport on the logger ``naipes.access``
 (stderr, the message alone, unless it has been given handlers of its own): noted where the call is
 counted in the metrics (``metrics.Calls.done``, the one place that sees every call end, with its
-method and code), and made and written by the metrics' thread four times a second (``note``,
-``flush``); ``line`` decides what the line says for both transports. With the log off, a call pays
-one test of ``ON``.
+method and code), and made and written four times a second by a thread of its own (``note``,
+``flush``, ``_Writer``); ``line`` decides what the line says for both transports. With the log off,
+a call pays one test of ``ON``.
+
+The lines wait in a bounded queue (``QUEUED_AT_MOST``): while stderr takes nothing (a full pipe
+nobody reads), the writer's thread waits in its write, and a call noted with the queue full is
+dropped, only counted (``dropped``). Once a write goes through again, one line says how many were
+dropped (``{"time": ..., "dropped": 25}``), and the metrics count them as they go
+(``naipes_access_log_dropped_total``, ``metrics._Flusher``). The writer has its own thread so that a
+stderr that blocks holds neither the metrics' thread nor a scrape of /metrics.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
 import re
 import sys
+import threading
 import time
 from collections import deque
 from datetime import UTC, datetime
@@ -33,7 +42,13 @@ from service.errors import ERRORS, ServiceError
 log = logging.getLogger("naipes.access")
 ON = False  # whether this process writes the access log (``configure``)
 _NOTED: deque[tuple[Any, ...]] = deque()  # the calls whose lines are to be written (``note``, ``flush``; append and popleft need no lock)
-os.register_at_fork(after_in_child=_NOTED.clear)  # (a child writes its own calls' lines only)
+# The lines waiting at most: beyond them a call's line is dropped and counted (``note``). A line
+# waits a quarter of a second while stderr takes them, so the bound is reached only when it does not:
+# 10,000 lines are 2.5 s of the busiest process's calls (4,000 a second, bench/NOTES.md), ten write
+# intervals' worth, and about 4 MB (some 400 bytes a line; 45 MB at most, every line's request
+# target as long as gunicorn reads one, 4 KB).
+QUEUED_AT_MOST = 10_000
+WRITE_SECONDS = 0.25  # how often the writer's thread writes the lines noted (``_Writer``)
 
 ID = re.compile(r"[\x21-\x7e]{1,128}")  # a request ID: 1 to 128 visible ASCII characters
 HEADER, METADATA = "X-Request-Id", "x-request-id"
@@ -75,6 +90,8 @@ def configure(on: bool | None = None) -> None:
         log.addHandler(handler)
         log.setLevel(logging.INFO)
         log.propagate = False  # (not again through the root logger's format)
+    if on:
+        _WRITER.start()
 
 
 def checked(value: str) -> str:
@@ -126,12 +143,15 @@ def rest_answering(environ: dict[str, Any], start_response: Any) -> Any:
 
 def note(transport: str, method: str, code: str, seconds: float, context: Any, request_id: str | None = None,
          records: int | None = None) -> None:
-    """Notes a call's access line, to be made and written by the metrics' thread (``flush``): on
-    the call's thread, only what the line says is read (``context``: the gRPC call's context, its
-    ``request_id`` and ``records`` given; or the REST call's WSGI environ, which holds them). Made
-    and written there, each line took the handler's lock and a write on the handler threads, where
-    the metrics' writes had made convoys (bench/NOTES.md): on loopback the log on cost 20 to 30% of
-    the requests a second."""
+    """Notes a call's access line, to be made and written by the writer's thread (``flush``), or
+    drops it, counted, with the queue full (``QUEUED_AT_MOST``): on the call's thread, only what
+    the line says is read (``context``: the gRPC call's context, its ``request_id`` and ``records``
+    given; or the REST call's WSGI environ, which holds them). Made and written there, each line
+    took the handler's lock and a write on the handler threads, where the metrics' writes had made
+    convoys (bench/NOTES.md): on loopback the log on cost 20 to 30% of the requests a second."""
+    if len(_NOTED) >= QUEUED_AT_MOST:  # (the few calls noted at this very moment may pass it by one each)
+        _WRITER.drop()
+        return
     if transport == "rest":
         environ = context
         http: str | None = f"{environ.get('REQUEST_METHOD', '')} {_sent(environ)}"
@@ -163,15 +183,70 @@ def line(ended: float, transport: str, method: str, http: str | None, code: str,
 
 def flush() -> None:
     """Writes the access lines noted (``note``) to the logger's handlers, in the order of their
-    calls' ends (each record made directly: ``log.info`` would look for its caller's source line).
-    A line that cannot be made is logged, never the call's failure. The metrics' thread calls it
-    four times a second (``metrics._Flusher``), and at exit."""
-    while _NOTED:  # (one flush at a time pops: the metrics' lock)
-        noted = _NOTED.popleft()
-        try:
-            log.handle(log.makeRecord(log.name, logging.INFO, __file__, 0, line(*noted), (), None))
-        except Exception:
-            logging.getLogger("naipes").exception("naipes: the access line of a %s %s call could not be made", noted[1], noted[2])
+    calls' ends (each record made directly: ``log.info`` would look for its caller's source line),
+    then, if calls were dropped since the last such line, one that says how many. A line that
+    cannot be made is logged, never the call's failure. The writer's thread calls it four times a
+    second (``_Writer``), and at exit."""
+    with _WRITER.lock:  # (one flush at a time: the lines in order, each drop reported once)
+        while _NOTED:
+            noted = _NOTED.popleft()
+            try:
+                _write(line(*noted))
+            except Exception:
+                logging.getLogger("naipes").exception("naipes: the access line of a %s %s call could not be made", noted[1], noted[2])
+        dropped = _WRITER.dropped
+        if dropped > _WRITER.reported:
+            now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+            _write(_JSON({"time": now, "dropped": dropped - _WRITER.reported}))
+            _WRITER.reported = dropped
+
+
+def dropped() -> int:
+    """The calls whose lines this process has dropped, their queue full (``QUEUED_AT_MOST``)."""
+    return _WRITER.dropped
+
+
+def _write(text: str) -> None:
+    log.handle(log.makeRecord(log.name, logging.INFO, __file__, 0, text, (), None))
+
+
+class _Writer:
+    """The thread that writes the access lines (``flush``) every WRITE_SECONDS, started with the log
+    (``configure``), and again in a forked child; and the count of the lines dropped (``dropped``),
+    of which ``reported`` have been written as such."""
+
+    def __init__(self) -> None:
+        self.lock, self.counting = threading.Lock(), threading.Lock()
+        self.thread: threading.Thread | None = None
+        self.dropped = self.reported = 0
+        os.register_at_fork(after_in_child=self.forked)
+
+    def start(self) -> None:
+        if self.thread is None:
+            self.thread = threading.Thread(target=self.run, name="naipes-access-log", daemon=True)
+            self.thread.start()
+
+    def run(self) -> None:
+        while True:
+            time.sleep(WRITE_SECONDS)
+            flush()
+
+    def drop(self) -> None:
+        with self.counting:  # (only with the queue full: a call's noting takes no lock)
+            self.dropped += 1
+
+    def forked(self) -> None:
+        """In a child (gunicorn's worker of a preloaded app): its own calls' lines only, its own
+        count, its own locks and thread."""
+        _NOTED.clear()
+        self.lock, self.counting = threading.Lock(), threading.Lock()
+        self.thread, self.dropped, self.reported = None, 0, 0
+        if ON:
+            self.start()
+
+
+_WRITER = _Writer()
+atexit.register(flush)
 
 
 def _sent(environ: dict[str, Any]) -> str:

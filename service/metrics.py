@@ -17,9 +17,9 @@ service.grpc_server``), the metrics are the process's own, in prometheus_client'
 The instruments are made once per method, before any call. A call is only noted (a clock read and
 a deque's append, under a microsecond), and written to the metrics by a thread of its process four
 times a second (``_Flusher``): /metrics may show a call a quarter of a second after its answer.
-Where a call is noted, ``Calls.done``, its access line is noted too when the access log is on, and
-written by the same thread (``service.access``): the log and the metrics count the same calls with
-the same codes.
+Where a call is noted, ``Calls.done``, its access line is noted too when the access log is on
+(``service.access``, written by a thread of its own): the log and the metrics count the same calls
+with the same codes, and the metrics count the lines the log dropped.
 """
 
 from __future__ import annotations
@@ -55,6 +55,7 @@ DURATION = Histogram("naipes_request_duration_seconds", "Time to answer a call (
 STREAM_RECORDS = Counter("naipes_stream_records_total", "Records answered by ValidateHands streams, by code (OK or the record's error)",
                          ["transport", "code"])
 STREAMS = Gauge("naipes_streams_in_progress", "ValidateHands streams being validated now", ["transport"], multiprocess_mode="livesum")
+ACCESS_DROPPED = Counter("naipes_access_log_dropped_total", "Access log lines dropped, their queue full while stderr took none")
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST  # /metrics' answer (Prometheus' text format)
 # The environ keys under which the REST app leaves the error code of its answer (``service.rest``)
@@ -110,6 +111,7 @@ class _Flusher:
         self.calls: list[Calls] = []
         self.lock = threading.Lock()
         self.thread: threading.Thread | None = None
+        self.dropped = 0  # the access lines dropped that ACCESS_DROPPED counts
         os.register_at_fork(after_in_child=self.forked)
 
     def add(self, calls: Calls) -> None:
@@ -131,11 +133,14 @@ class _Flusher:
         with self.lock:
             for calls in self.calls:
                 calls.flush()
-            access.flush()  # (the calls' access lines, with the log on)
+            dropped = access.dropped()  # (counted here, not where they are written: stderr may still take none)
+            if dropped > self.dropped:
+                ACCESS_DROPPED.inc(dropped - self.dropped)
+                self.dropped = dropped
 
     def forked(self) -> None:
         """In a child (gunicorn's worker of a preloaded app): its own lock, and its own thread."""
-        self.lock, self.thread = threading.Lock(), None
+        self.lock, self.thread, self.dropped = threading.Lock(), None, 0
         if self.calls:
             self.start()
 

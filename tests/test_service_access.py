@@ -9,6 +9,7 @@ transport to stderr, with the fields of the docs, read from the server's output 
 from __future__ import annotations
 
 import json
+import logging
 import re
 import signal
 import threading
@@ -16,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from typing import Any
+from unittest.mock import ANY
 
 import grpc
 import pytest
@@ -209,3 +211,81 @@ def test_grpc_writes_one_access_line_per_call(logged) -> None:
         assert_line(line, transport="grpc", method="Check", code="OK", status="OK", requestId="grpc-health")
         (line,) = output.next_lines(lambda: pytest.raises(grpc.RpcError, health.Check, health_pb2.HealthCheckRequest(service="no.Such")))
         assert_line(line, transport="grpc", method="Check", code="NOT_FOUND", status="NOT_FOUND")
+
+
+# ---- the queue of lines, while stderr takes none ------------------------------------------------
+
+
+class _Stuck:
+    """A stream whose writes wait until ``release`` is set (a full pipe nobody reads), keeping what
+    it was given; ``waiting`` is set once a write waits."""
+
+    def __init__(self) -> None:
+        self.release, self.waiting = threading.Event(), threading.Event()
+        self.text: list[str] = []
+
+    def write(self, text: str) -> None:
+        self.waiting.set()
+        assert self.release.wait(30)
+        self.text.append(text)
+
+    def flush(self) -> None:
+        pass
+
+
+class _Peer:
+    """A gRPC call's context, as ``access.note`` reads it."""
+
+    def peer(self) -> str:
+        return "ipv4:127.0.0.1:5000"
+
+
+def test_the_access_lines_waiting_are_bounded_and_the_dropped_ones_counted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While stderr takes nothing, the lines wait up to ``QUEUED_AT_MOST`` (made 50 here); beyond,
+    a call's line is dropped and counted. The metrics' flush does not wait for stderr: it counts the
+    drops in ``naipes_access_log_dropped_total`` while the write still waits (it wrote the lines
+    itself, and waited with the metrics' lock held: /metrics hung). Once the write goes through, the
+    lines queued are written in order, then one line with the number dropped, once."""
+    from prometheus_client import REGISTRY
+
+    from service import access, metrics
+
+    stuck = _Stuck()
+    handler = logging.StreamHandler(stuck)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    monkeypatch.setattr(access.log, "handlers", [handler])
+    monkeypatch.setattr(access.log, "propagate", False)
+    monkeypatch.setattr(access, "QUEUED_AT_MOST", 50)
+
+    def counted() -> float:
+        metrics._FLUSHER.flush()
+        return REGISTRY.get_sample_value("naipes_access_log_dropped_total") or 0.0
+
+    def note(first: int, last: int) -> None:
+        for i in range(first, last):
+            access.note("grpc", "ValidateHand", "OK", 0.001, _Peer(), f"id-{i}")
+
+    before, counted_before = access.dropped(), counted()
+    note(0, 10)
+    writing = threading.Thread(target=access.flush, daemon=True)
+    writing.start()
+    assert stuck.waiting.wait(10)  # the first line's write waits; nine lines are left
+    note(10, 110)  # 41 more fit, 59 do not
+    assert len(access._NOTED) == 50 and access.dropped() - before == 59
+    flushed = threading.Thread(target=counted, daemon=True)
+    flushed.start()
+    flushed.join(5)
+    assert not flushed.is_alive(), "the metrics' flush waited for stderr"
+    assert counted() - counted_before == 59
+    stuck.release.set()
+    writing.join(10)
+    assert not writing.is_alive()
+    lines = [json.loads(text) for text in "".join(stuck.text).splitlines()]
+    assert [line.get("requestId") for line in lines[:-1]] == [f"id-{i}" for i in range(51)]
+    assert set(lines[-1]) == {"time", "dropped"} and lines[-1]["dropped"] == 59, lines[-1]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", lines[-1]["time"])
+    note(110, 111)
+    access.flush()  # (the drops are reported once)
+    assert [json.loads(text) for text in "".join(stuck.text).splitlines()][len(lines):] == [
+        {**lines[0], "time": ANY, "ms": 1.0, "requestId": "id-110"}]
+    assert counted() - counted_before == 59 and not access._NOTED
