@@ -69,9 +69,12 @@ export interface Table {
   score?: number[] | undefined;
 }
 
-/** A reserved puesta owed to a seat (Tresillo). */
+/**
+ * A reserved puesta a seat owes the plate (Tresillo): written on the cartulina, paid in by its
+ * owner when the plate is won.
+ */
 export interface CartulinaEntry {
-  /** The seat owed. */
+  /** The seat that owes it: the player who made the puesta (its owner). */
   seat?:
     | number
     | undefined;
