@@ -15,7 +15,8 @@ one of the list); no view shows another seat's cards. Checked at every hand's en
 moves as the payments say and sums to zero with the pot (the plate, the fondo); the table
 carried in is accepted; the deal passes as ``nextDealer`` says. Over a session: the seats'
 balances and the pot sum to zero, and the Tresillo cartulina's debts are written and paid in as
-the plate shows.
+the plate shows; SettleHand, given the hand's summary as an app that keeps its hands itself
+would send it, answers the same money, table and next dealer.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "clients" / "python"))
 
 from naipes_client import GrpcClient, NaipesError, RestClient  # noqa: E402
+
+from naipes.v1 import naipes_pb2 as pb  # noqa: E402
 
 SESSIONS = 3
 HANDS = {"tresillo": 20, "revesino": 12, "rentoy": 20}  # (a Revesino hand is some 48 actions)
@@ -215,8 +218,9 @@ class Session:
             record["actions"].append(action)
             step += 1
             seat = (int(action.split()[0]) + 1) % self.seats  # most often the next to act; the answer tells
-        for s in range(self.seats):  # a finished hand offers nothing to anyone
-            assert self.view(record, s)["legal"] == []
+        for s in range(self.seats):  # a finished hand offers nothing to anyone, and nobody acts
+            answer = self.view(record, s)
+            assert answer["legal"] == [] and "seat" not in answer
         self.check_views(record)
         result = self.client().validate_hand(record)
         assert result["valid"] and result["finished"], (self.where(), record["actions"], result.get("violation"))
@@ -372,3 +376,45 @@ def test_sessions_reach_what_they_check(clients) -> None:
     assert totals["rentoy matches"]
     assert totals["tresillo out of turn made"] and totals["rentoy out of turn made"]
     assert all(totals[f"{game} views"] >= 2 * HANDS[game] * SESSIONS for game in SEATS)
+
+
+@pytest.mark.parametrize("game", list(SEATS))
+def test_grpc_app_carries_the_table_message_itself(stub, game: str) -> None:
+    """A gRPC app that never writes JSON carries the answer's messages as they are: the result's
+    ``Table`` into the next ``HandRecord.table`` (``CopyFrom``) and ``next_dealer`` into its
+    ``dealer``; each hand is dealt by ``Deal`` and played from the acting seat's ``LegalActions``.
+    A Rentoy match won starts again from an empty table (a fresh one, ``[0, 0]``)."""
+    rng = random.Random(f"grpc-{game}")
+    seats = max(SEATS[game][:2])
+    record = pb.HandRecord(game=game, seats=seats, dealer=rng.randrange(seats))
+    balances, pot, matches = [0] * seats, 0, 0
+    for hand in range(10):
+        dealt = stub.Deal(pb.DealRequest(game=game, seats=seats, dealer=record.dealer, seed=f"grpc-{game}-{hand}"), timeout=10)
+        record.deal.CopyFrom(dealt.deal)
+        del record.actions[:]
+        while True:
+            answer = stub.LegalActions(pb.LegalActionsRequest(record=record), timeout=10)
+            assert answer.valid
+            if answer.finished:
+                break
+            mine = stub.LegalActions(pb.LegalActionsRequest(record=record, seat=answer.seat), timeout=10)
+            assert list(mine.legal) and all(int(a.split()[0]) == answer.seat for a in mine.legal)
+            record.actions.append(pick(rng, list(mine.legal)))
+        result = stub.ValidateHand(pb.ValidateHandRequest(record=record), timeout=10).result
+        assert result.valid and result.finished and result.HasField("table") and result.HasField("next_dealer")
+        if game == "rentoy":
+            assert list(result.table.score) == [a + b for a, b in zip(record.table.score or [0, 0], result.points, strict=True)]
+        else:
+            before = record.table.plate if game == "tresillo" else record.table.fondo
+            after = result.table.plate if game == "tresillo" else result.table.fondo
+            assert sum(result.net) + after - before == 0
+            balances = [b + n for b, n in zip(balances, result.net, strict=True)]
+            pot = after
+            assert sum(balances) + pot == 0
+        record.table.CopyFrom(result.table)
+        record.dealer = result.next_dealer
+        if result.HasField("match_winner"):
+            record.ClearField("table")
+            matches += 1
+    assert record.dealer == (dealt.dealer + 1) % seats
+    assert game != "rentoy" or matches
