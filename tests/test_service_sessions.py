@@ -45,6 +45,7 @@ CARD = re.compile(r"(?<![\w.])(?:1[012]|[1-9])[ocebOCEB](?!\w)")
 # sees (Rentoy's turn-up, Tresillo's vuelta card and its baceta under revealRemainder) and what
 # only that seat knows (a Revesino seat's undealt card and its own discard).
 SHOWN_FIELDS = {"turnUp", "stock", "undealtCard", "discarded"}
+VIEWS_SHARE = 0.08  # the steps at which every seat's view is compared with the others' (and the hand's first)
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +188,7 @@ class Session:
                 seat = answer["seat"]
                 answer = self.view(record, seat)
             assert answer["legal"], (self.where(), record["actions"], f"seat {seat} acts and has no legal action")
-            if step == 0 or self.rng.random() < 0.08:
+            if step == 0 or self.rng.random() < VIEWS_SHARE:
                 self.check_views(record)
             options = answer["legal"]
             # Now and then a seat that is not to act looks: a call it may make out of turn (the
@@ -235,7 +236,10 @@ class Session:
         if self.game == "rentoy":
             return {"winner": result["handWinner"], "value": result["value"], "end": result["end"]}
         if self.game == "revesino":
-            body: dict[str, Any] = {"tricks": [{"leader": t["leader"], "cards": " ".join(t["cards"])} for t in result["tricks"] if t["cards"]]}
+            tricks: list[dict[str, Any]] = [{"leader": t["leader"], "cards": " ".join(t["cards"])} for t in result["tricks"] if t["cards"]]
+            if len(tricks) == 10:
+                self.last_cards_unseen(record, tricks[9])
+            body: dict[str, Any] = {"tricks": tricks}
             if "napolitana" in result:
                 body["napolitana"] = result["napolitana"]["seat"]
             if "revesino" in result:
@@ -255,6 +259,30 @@ class Session:
             if "defender" in result:
                 body["defender"] = result["defender"]
         return body
+
+    def last_cards_unseen(self, record: dict, trick: dict[str, Any]) -> None:
+        """A Revesino hand cut in trick 10 never shows the cards of trick 11, so SettleHand is told
+        what they would show (docs/rules/revesino.md, SettleHand): ``forced``, the aces and the
+        quínola played as their player's only card of the suit led, and ``revoked``, the cards
+        played off the suit led by a seat that held it. The app knows them from the seats' two
+        cards as trick 10 began."""
+        cards = trick["cards"].split()
+        start = [i for i, a in enumerate(record["actions"]) if kind(a) == "card"][36]
+        before = dict(record, actions=record["actions"][:start])
+        held = {s: self.client().legal_actions(before, s)["view"]["hand"].split() for s in range(4)}
+        led = cards[0][-1]
+        forced, revoked = [], []
+        for k, card in enumerate(cards[1:], 1):
+            (kept,) = [c for c in held[(trick["leader"] + k) % 4] if c != card]
+            if card[-1] != led and kept[-1] == led:
+                revoked.append(card)
+            if card[-1] == led and (card[:-1] == "1" or card == "10o") and kept[-1] != led:
+                forced.append(card)
+        if forced:
+            trick["forced"] = " ".join(forced)
+        if revoked:
+            trick["revoked"] = " ".join(revoked)
+            self.stats["revesino revokes unseen"] += 1
 
     def settle(self, record: dict, result: dict) -> dict:
         """Check the hand's money and carry its table and dealer into the next hand."""
