@@ -1037,6 +1037,30 @@ def test_a6_8_a_revoker_forfeits_the_fondo_and_every_tanto_of_his_placed_quinola
     assert [(f["seat"], f["amount"], f["trick"]) for f in out["forfeited"]] == [(2, 11, 4), (2, 2, 4), (2, 1, 4), (2, 1, 4)]
 
 
+
+def test_r28_settle_of_a_cut_hand_takes_the_revokes_named_in_any_trick():
+    """R28 in SettleHand: a hand cut in trick 10 leaves each seat's last card unseen, and that card
+    may be the only proof of a revoke in any earlier trick. S2 takes tricks 1-9, announces and is
+    cut; S0 plays 10o on the bastos led in trick 6 and keeps a basto to the end, which nobody sees.
+    Named on trick 6, the revoke is fined (2 into the fondo, which the cut then doubles: 2 more
+    from S2); not named, the tricks cannot show it. Naming a revoke the tricks do show (S0's 3e in
+    trick 7: he plays 12c in trick 9) changes nothing."""
+    cards = ["4o 4b 8o 3b", "9o 2c 2b 7e", "1c 5e 11o 4c", "7o 5b 1b 6b", "9c 10e 8b 3c",
+             "11b 7c 10o 5o", "8c 5c 3e 1o", "10b 2o 11c 2e", "12b 1e 12c 8e", "6c 10c 4e 6o"]
+
+    def settled(named: dict[int, str]) -> dict:
+        tricks = [{"cards": c, **({"revoked": named[n]} if n in named else {})} for n, c in enumerate(cards, 1)]
+        return api.settle_hand({"game": "revesino", "seats": 4, "dealer": 3, "rules": {"allowRevokes": True},
+                                "table": {"fondo": 20}, "revesino": {"tricks": tricks, "announcer": 2}})
+
+    unnamed, named = settled({}), settled({6: "10o"})
+    assert ("seat 0", "fondo", 2) in moves(named, 6) and not moves(unnamed, 6)
+    assert named["revesino"] == unnamed["revesino"] == {"seat": 2, "outcome": "cut", "cutter": 3}
+    assert [n - u for n, u in zip(named["net"], unnamed["net"], strict=True)] == [-2, 0, -2, 0]
+    assert (unnamed["table"], named["table"]) == ({"fondo": 94}, {"fondo": 98})
+    assert ("seat 0", "fondo", 2) in moves(unnamed, 7)  # trick 7's revoke: the 12c of trick 9 shows it
+    assert settled({6: "10o", 7: "3e"}) == named
+
 # H9: S1 takes every trick and announces after trick 9. S2 holds 1c 1e 1b 10o. Trick 1: S1 leads
 # 12o and forces the quínola, S2's only oros (he is no napolitana yet): under
 # quinolaForcedPaysForcer S2 pays the fondo's 9 (escrow) and 4 x 2 to S1, S3 and S0 1 x 2 each to
