@@ -213,6 +213,19 @@ def test_rv7_quinola_forced_escrow_then_final_or_returned() -> None:
     assert pay(ra, "escrow", "seat 2") == [12]
 
 
+def test_a6_4_a_quinola_payment_of_trick_9_is_escrowed_and_returned_on_a_revesino() -> None:
+    """A6.4: trick 9 is among tricks 1-9, whose quínola fondo movements are held in escrow. S3 leads
+    12o in trick 9 and forces S0's quínola: S0 pays the fondo, 21, into the escrow, where it waits
+    until trick 10 is led; S3 announces a revesino, which returns it to S0."""
+    tricks = chain([3] * 8 + [("12o 10o 5o 6o", {"forced": "10o"}), 3, 3])
+    assert tricks[8].plays[1].kind == "forced" and tricks[8].plays[1].seat == 0 and tricks[8].winner == 3
+    nine = run(Course(dealer=0, fondo=20, tricks=tricks[:9]))
+    assert pay(nine, "seat 0", "escrow", trick=9) == [21] and nine["escrow"] == 21 and nine["fondo"] == 21
+    r = run(Course(dealer=0, fondo=20, tricks=tricks, announcer=3, finished=True))
+    assert pay(r, "escrow", "seat 0") == [21] and pay(r, "seat 0", "fondo") == [1]  # the fee only
+    assert r["revesino"]["outcome"] == "won" and fee_free(r) == [-16, -16, -16, 21 + 48]
+
+
 def _rv8_course(variant: bool) -> Course:
     s1_blank = 3 if variant else 1
     tricks = [
@@ -459,6 +472,19 @@ def test_a61_first_deal_and_r4_dealer_stake() -> None:
     assert run(Course(dealer=0, fondo=9, tricks=()))["fondo"] == 10  # no re-ante at 9
 
 
+def test_r4_the_dealers_extra_stake_is_said_in_his_payment_alone() -> None:
+    """R4 off (``dealerInitialStakeIncludesFee``): the re-ante of an empty fondo at the deal is 3
+    from the dealer and 2 from each other player, then the fee; the reason of the dealer's payment
+    says why his is one more, the others' say only the stake."""
+    r = run(Course(dealer=1, fondo=0, tricks=()), dealer_initial_stake_includes_fee=False)
+    assert [(p["payer"], p["amount"], p["reason"]) for p in r["payments"]] == [
+        ("seat 1", 3, "re-ante: the fondo is empty: each player pays 2 (the dealer's stake is one more: his 3 before the fee)"),
+        ("seat 2", 2, "re-ante: the fondo is empty: each player pays 2"),
+        ("seat 3", 2, "re-ante: the fondo is empty: each player pays 2"),
+        ("seat 0", 2, "re-ante: the fondo is empty: each player pays 2"),
+        ("seat 1", 1, "the dealer's fee of 1 into the fondo")]
+
+
 def test_r5_renewal_trigger_amount_and_r38_stakes() -> None:
     assert run(Course(dealer=0, fondo=5, tricks=()), renew_trigger="empty")["fondo"] == 6
     assert run(Course(dealer=0, fondo=0, tricks=()), renew_trigger="empty")["fondo"] == 9
@@ -648,6 +674,24 @@ def test_r18_unannounced_sweep() -> None:
     assert f["napolitana"]["outcome"] == "failed" and f["handWinner"] == 0 and f["partyPayer"] == 3
 
 
+def test_r2_r18_a_sweeper_is_paid_by_another_seat() -> None:
+    """R18 / R2: the dealer S0 takes all eleven (blank) tricks unannounced: he is the hand winner,
+    and the party (7) is paid by the later of the three others, tied on no points and no tricks,
+    S3, never by the winner himself (who has the most tricks)."""
+    r = run(Course(dealer=0, fondo=20, tricks=chain([0] * 11), finished=True,
+                   out_of_play=(C("12e"), C("5b"), C("7c"), C("9o"))))
+    assert r["handWinner"] == 0 and r["tiebreak"] == "sweep" and r["partyPayer"] == 3
+    assert pay(r, "seat 3", "seat 0") == [7] and fee_free(r) == [7, 0, 0, -7]
+
+
+def test_r17_a_won_revesino_played_out_names_the_announcer() -> None:
+    """R17 ``playOutAfterCut``: a hand with a revesino announced names a hand winner; when the
+    revesino is won it is the announcer, by his sweep, and no party is paid."""
+    r = run(Course(dealer=0, fondo=16, tricks=_rv9_tricks([3, 3]), announcer=3, finished=True), play_out_after_cut=True)
+    assert r["revesino"]["outcome"] == "won" and (r["handWinner"], r["tiebreak"]) == (3, "sweep")
+    assert "partyPayer" not in r and fee_free(r) == [-16, -16, -16, 65]
+
+
 def _own_quinola(last: list[Any]) -> tuple[PlayedTrick, ...]:
     # S3 wins 1-9; in trick 3 his only oros is the quínola, forced by S1? S3 leads trick 3: make S0
     # lead instead is impossible, so S3 follows a trick led by ... S3 leads everything after trick 1.
@@ -706,6 +750,19 @@ def test_r21_r22_failed_napolitana_options() -> None:
     assert one["net"][2] == -19 - 7 + 6  # refunds 3, 2, 1 instead of 6, 4, 2
 
 
+def test_a6_6_a_failed_napolitana_refunds_only_what_he_sold() -> None:
+    """Section 0 / A6.6: a failed napolitana pays back twice what he was paid for his own placed
+    cards, not what he received as the leader who forced someone's ace: S2 leads 5c in trick 2 and
+    forces S3's 1c (2, the ace of copas forced), and keeps it when he fails."""
+    tricks = chain([2, ("5c 1c 6c 7c", {"forced": "1c"})] + [3] * 9)
+    assert tricks[1].plays[1].kind == "forced" and tricks[1].plays[1].seat == 3
+    r = run(Course(dealer=0, fondo=20, tricks=tricks, napolitana=2, finished=True,
+                   out_of_play=(C("12e"), C("5b"), C("7c"), C("9o"))))
+    assert r["napolitana"]["outcome"] == "failed" and pay(r, "seat 3", "seat 2", trick=2) == [2]
+    assert not [p for p in r["payments"] if p["reason"].startswith("failed napolitana: pays back")]
+    assert not pay(r, "seat 2", "seat 3")
+
+
 def test_r23_one_doubling_only() -> None:
     # a failed napolitana whose quínola is forced in trick 11 (a low lead): the forced payment is his one doubling
     specs: list[Any] = [1] * 8 + [2, ("2c 3c 4c 9c", {}), ("5o 10o 6o 7o", {"forced": "10o", "nap": 2})]
@@ -723,6 +780,43 @@ def test_r23_one_doubling_only() -> None:
     assert pay(r3, "seat 2", "fondo") == [21]
 
 
+def test_r23_r10_a_quinola_forced_late_that_paid_nothing_in_play_is_doubled_at_the_end() -> None:
+    """R23 / section 0 with R10 ``quinolaPenaltyTrigger: winsTrick`` (docs/rules/revesino.md, the
+    napolitana's one doubling): S1 leads 5o in trick 11 and forces the failed napolitana S2's
+    quínola, which S3's 12o beats; it took no trick, so it paid nothing in play, and the failure
+    doubles the fondo at the end, 21 (20 + the fee). Under the default trigger the forced quínola
+    paid the 21 in trick 11, and that was his one doubling."""
+    specs: list[Any] = [1] * 8 + [2, ("2c 3c 4c 9c", {}), ("5o 10o 12o 7o", {"forced": "10o", "nap": 2})]
+    tricks = chain(specs, dealer=0)
+    assert tricks[10].plays[1].kind == "forced" and tricks[10].winner == 3
+    course = Course(dealer=0, fondo=20, tricks=tricks, napolitana=2, finished=True)
+    r = run(course, quinola_penalty_trigger="winsTrick")
+    assert r["napolitana"]["outcome"] == "failed" and pay(r, "seat 2", "fondo") == [21] and r["fondo"] == 42
+    assert not pay(r, "seat 2", "fondo", trick=11)
+    d = run(course)
+    assert pay(d, "seat 2", "fondo", trick=11) == [21] and pay(d, "seat 2", "fondo") == [21] and d["fondo"] == 42
+
+
+def test_r24_refunded_returns_only_the_napolitanas_own_forced_quinola_payment() -> None:
+    """R24 ``implicitNapolitanaRefund: refunded`` (docs/rules/revesino.md): at S2's first renounce
+    (trick 4) only what his own forced cards cost comes back. Another seat's forced quínola (S3's,
+    trick 2) stays escrowed, another seat's placed ace (S1's 1e, trick 3) stays paid, and the
+    napolitana's own quínola led under gergi (a led quínola is no forced card) stays escrowed: 21
+    (20 + the fee) in the escrow either way."""
+    rules = {"napolitana_declaration": "implicit", "implicit_napolitana_refund": "refunded"}
+    renounce = ("5e 6e 7e 3c", {})  # S3 leads, S2 plays a copa last
+    # S3's quínola forced in trick 2; S1 places 1e in trick 3, which S0 wins and pays him 1 for
+    other = chain([1, ("5o 6o 10o 7o", {"forced": "10o"}), ("5b 9b 1e 6b", {}), ("5e 6e 3c 7e", {})])
+    assert other[1].plays[2].kind == "forced" and other[1].plays[2].seat == 3 and other[3].plays[2].seat == 2
+    r = run(Course(dealer=0, fondo=20, tricks=other, napolitana=2, napolitana_from=4), **rules)
+    assert pay(r, "seat 3", "escrow") == [21] and not pay(r, "escrow", "seat 3") and r["escrow"] == 21
+    assert pay(r, "seat 0", "seat 1") == [1] and not pay(r, "seat 1", "seat 0")
+    led = chain([2, ("10o 5o 6o 7o", {}), 3, renounce])
+    assert led[1].plays[0].kind == "led" and led[1].plays[0].seat == 2
+    r = run(Course(dealer=0, fondo=20, tricks=led, napolitana=2, napolitana_from=4), gergi=True, **rules)
+    assert pay(r, "seat 2", "escrow") == [21] and not pay(r, "escrow", "seat 2") and r["escrow"] == 21
+
+
 def test_r26_napolitana_pays_for_all_on_a_won_revesino() -> None:
     tricks = _rv9_tricks([3, 3])
     r = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, napolitana=1, finished=True), napolitana_pays_for_all=True)
@@ -736,6 +830,24 @@ def test_r33_revesino_amounts() -> None:
     assert fee_free(won) == [-20, -20, -20, 77]
     cut = run(Course(dealer=0, fondo=16, tricks=_rv9_tricks([("2o 3o 9o 4o", {})]), announcer=3, finished=True), revesino_cut_to_cutter=80)
     assert fee_free(cut) == [0, 80, 0, -97]
+
+
+def test_a6_9_trick_payments_are_those_of_a_complete_trick() -> None:
+    """A6.9 step 2: a trick's payments are made once it is complete (its winner known): a trick
+    without a winner, or of fewer than four plays, has none to give."""
+    t = T(4, 1, "5e 12e 1b 9e")
+    assert [p["amount"] for p in trick_payments(Options(), t, 20, None)] == [1]
+    for partial in (PlayedTrick(4, 1, t.plays, None), PlayedTrick(4, 1, t.plays[:3], 2)):
+        with pytest.raises(ValueError):
+            trick_payments(Options(), partial, 20, None)
+
+
+def test_a6_3_a_placed_quinola_takes_a_fondo_of_1() -> None:
+    """A6.3 through ResolveTrick's payments: the placed quínola takes the whole fondo, however
+    small (1), the trick's winner pays 2 and each other player 1."""
+    got = trick_payments(Options(), T(4, 1, "5e 12e 10o 9e"), 1, None)
+    assert [(p["payer"], p["payee"], p["amount"]) for p in got] == [
+        ("fondo", "seat 3", 1), ("seat 2", "seat 3", 2), ("seat 1", "seat 3", 1), ("seat 0", "seat 3", 1)]
 
 
 def test_r34_opposite_double() -> None:
@@ -805,12 +917,32 @@ def test_r1_hand_payout_modes_and_party_bonus() -> None:
     assert pay(r, "seat 2", "seat 3")[-1] == 21 and r["partyPayer"] == 2
 
 
+def test_r1_each_payment_to_the_hand_winner_names_the_party_or_the_fixed_payout() -> None:
+    """R1 / A6.7: under ``partyFromEach`` each other player pays the party (7 in RV-8), under
+    ``fixedFromEach`` the fixed payout (5), one payment each in play order from the winner, and
+    each payment's reason says which it is."""
+    c = _rv8_course(False)
+    for mode, what, amount in (("partyFromEach", "the party", 7), ("fixedFromEach", "the fixed payout", 5)):
+        r = run(c, hand_payout=mode, fixed_payout=5)
+        assert [(p["payer"], p["amount"], p["reason"]) for p in r["payments"] if p["payee"] == "seat 2"] == [
+            (f"seat {s}", amount, f"{what} to the hand winner: each other player pays {amount}") for s in (3, 0, 1)], mode
+
+
 def test_r2_payer_ties() -> None:
     o = Options()
     assert choose_payer(o, 0, [5, 9, 9, 0], [1, 3, 4, 3], 3) == 2
     assert choose_payer(o, 0, [5, 9, 9, 0], [1, 4, 4, 2], 3) == 2   # later seat in play order
     assert choose_payer(Options(tiebreak_order="dealerThenLeft"), 0, [5, 9, 9, 0], [1, 4, 4, 2], 3) == 1
     assert choose_winner(o, 2, [0, 0, 0, 0], [0, 0, 0, 0]) == (2, "seat")
+
+
+def test_a6_7_a_tie_on_points_broken_by_fewer_tricks_says_so() -> None:
+    """A6.7: S1 and S2 tie on the fewest points (0); S1, the better seat, also has fewer tricks, and
+    a third tied seat with more tricks after him does not make it a tie broken by seat."""
+    o = Options()
+    assert choose_winner(o, 0, [5, 0, 0, 10], [3, 2, 4, 2]) == (1, "fewestTricks")
+    assert choose_winner(o, 0, [0, 0, 0, 10], [3, 2, 4, 2]) == (1, "fewestTricks")
+    assert choose_winner(o, 0, [0, 0, 0, 10], [2, 2, 4, 2]) == (0, "seat")
 
 
 def test_a68_revoke_forfeits_what_he_would_collect() -> None:
@@ -850,6 +982,9 @@ def _rec(name: str) -> dict[str, Any]:
     (lambda r: r["revesino"]["tricks"][3].update(cards="2o 3o 4o"), "WRONG_HAND_SIZE", "revesino.tricks[3].cards"),
     (lambda r: r["revesino"]["tricks"][3].update(cards="2o 3o 4o 13o"), "UNKNOWN_CARD", "revesino.tricks[3].cards"),
     (lambda r: r["revesino"]["tricks"][0].update(leader=3), "INVALID_FIELD", "revesino.tricks[0].leader"),
+    # (the winner of trick 1 leads trick 2; another seat named as its winner is refused)
+    (lambda r: r["revesino"]["tricks"][0].update(winner=(r["revesino"]["tricks"][1]["leader"] + 1) % 4), "INVALID_FIELD",
+     "revesino.tricks[0].winner"),
     (lambda r: r["revesino"]["tricks"].pop(), "INVALID_FIELD", "revesino.tricks"),
     (lambda r: r["revesino"].update(announcer=1), "INVALID_FIELD", "revesino.announcer"),
     (lambda r: r["revesino"].update(napolitana=1), "INVALID_FIELD", "revesino.napolitana"),
@@ -868,6 +1003,14 @@ def test_settle_summary_bad_input(mutate: Any, code: str, fld: str) -> None:
     with pytest.raises(InvalidInput) as err:
         settle_summary(Options(), 5, request)
     assert err.value.code == code and err.value.field == fld
+
+
+def test_settle_summary_accepts_the_winner_each_trick_had() -> None:
+    request = _summary(replay(_rec("revesino-full-01-random")))
+    plain = settle_summary(Options(), 5, copy.deepcopy(request))
+    for i, item in enumerate(request["revesino"]["tricks"]):
+        item["winner"] = plain["tricks"][i]["winner"]
+    assert settle_summary(Options(), 5, request) == plain
 
 
 def test_settle_summary_revoke_needs_allow_revokes() -> None:

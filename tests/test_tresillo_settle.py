@@ -368,6 +368,19 @@ def test_a9_solera_surrender_forbidden_is_rejected() -> None:
     assert plain["outcome"] == "rendida" and plain["net"] == settle_summary(DEFAULT, Table(), request)["net"]
 
 
+def test_a9_solera_surrendered_as_solo_pays_and_reports_the_solo_20() -> None:
+    """A9 ``soleraSurrender: asSolo``: a vuelta solera rendida pays the solo's 20 to each other
+    player (40 a favor), and the hand reports that condición, 20, in its condiciones and in the
+    reason of each payment (the rounding up to fives would hide a wrong figure in the amount)."""
+    solera = hand(lance="vuelta", solera=True, trump="oros", surrender="accepted")
+    out = run(table(), solera, Options(solera_surrender="asSolo"))
+    assert out["condiciones"] == [{"item": "solo", "tantos": 20}]
+    assert [(p["payee"], p["amount"], p["reason"]) for p in out["payments"] if p["payer"] == "seat 1" and p["payee"] != "plate"] == [
+        (f"seat {s}", 20, "condiciones of the vuelta solera surrendered: solo 20 = 20") for s in (0, 2, 3)]
+    favour = run(table(), solera.replace(trump=Suit.BASTOS), Options(solera_surrender="asSolo", favor_rounding="roundedDouble"))
+    assert favour["condiciones"] == [{"item": "solo", "tantos": 20}] and favour["net"] == [-5 + 40, -120 - 45, 40, 40]
+
+
 def test_a15_defender_takes_plate() -> None:
     h = hand(surrender="defended", defender=2, tricks=defended(5, 2, 2))
     t = table(30, "primera", ((3, 55), (0, 40)))
@@ -419,6 +432,17 @@ def test_a20_primeras_contra_narrow_and_general() -> None:
     codillo = [2, 2, 2, 2, 2, 1, 1, 1, 1]
     assert classify(4, 5, 0)[0] == "codillo"
     assert not run(table(), hand(tricks=codillo), Options(primeras_contra_rule="general"))["primerasContra"]
+
+
+def test_a20_primeras_contra_needs_the_contra_to_win_all_of_the_first_five() -> None:
+    """7.2 / A20: the contra took tricks 1-4, the Jugador the 5th, the contra 6-7 and the Jugador
+    8-9: a puesta 3-3-3 with no primeras against him under either rule (the first five are not all
+    the contra's), so he pays only the puesta, 5 + 20."""
+    tricks = [2, 3, 2, 3, 1, 2, 3, 1, 1]
+    for rule in ("narrow", "general"):
+        out = run(table(), hand(tricks=tricks), Options(primeras_contra_rule=rule))
+        assert out["outcome"] == "puesta" and not out["primerasContra"], rule
+        assert out["condiciones"] == [] and out["net"] == [-5, -25, 0, 0], rule
 
 
 def test_a21_favor_rounding_on_losses_and_bola_failure() -> None:
