@@ -1104,6 +1104,32 @@ def test_r24_implicit_refund_is_not_returned_again_by_a_revesino():
     assert settle(record, result, announcer=1)["payments"] == result["payments"]
 
 
+def test_r24_r28_an_implicit_napolitana_named_revoking_in_trick_10_of_a_cut_hand_stays_the_napolitana():
+    """R24 (implicit) and R28 in SettleHand: H9's first nine tricks, then S1's announced revesino
+    is cut by S3's 11o in trick 10, where S2 plays 8b on the oros led. S2 renounced 1b in trick 2
+    holding 2c: under ``napolitanaDeclaration: implicit`` that first renounce made him the
+    napolitana, privileged in tricks 1-9 only. Named revoking in trick 10 (his unseen last card an
+    oros), he is fined 2, which the cut doubles (2 more from S1); he is still the napolitana, his
+    aces of tricks 2, 4 and 5 placed (1 each from S1), not revokes: only a seat named revoking in
+    tricks 1-9 is kept from being the napolitana, whose renounces there would be no revokes."""
+    tricks = [*H9[:9], "4o 8b 11o 5o"]
+
+    def settled(named: dict[int, str]) -> dict:
+        body = [{"cards": c, **({"revoked": named[n]} if n in named else {})} for n, c in enumerate(tricks, 1)]
+        return api.settle_hand({"game": "revesino", "seats": 4, "dealer": 0,
+                                "rules": {"allowRevokes": True, "napolitanaDeclaration": "implicit"},
+                                "table": {"fondo": 20}, "revesino": {"tricks": body, "announcer": 1}})
+
+    unnamed, named = settled({}), settled({10: "8b"})
+    for result in (unnamed, named):
+        assert result["napolitana"] == {"seat": 2, "outcome": "void"}
+        assert result["revesino"] == {"seat": 1, "outcome": "cut", "cutter": 3}
+        assert [moves(result, n) for n in (2, 4, 5)] == [[("seat 1", "seat 2", 1)]] * 3
+    assert moves(named, 10) == [("seat 2", "fondo", 2)] and moves(unnamed, 10) == []
+    assert [n - u for n, u in zip(named["net"], unnamed["net"], strict=True)] == [0, -2, -2, 0]
+    assert (unnamed["table"], named["table"]) == ({"fondo": 42}, {"fondo": 46})
+
+
 # H10: H9 with the napolitana called: S2 renounces 1b in trick 1 (1 x 2 from S1) and keeps the
 # quínola, his only oros, to trick 10, where S1's 11o forces it.
 H10 = ["12o 1b 2o 3o", "12c 8b 3c 4c", *H9[2:9], "11o 10o 4o 5o", H9[10]]
