@@ -100,6 +100,7 @@ def test_tresillo_descartes_are_the_listed_subsets_in_order(size: int, low: int,
     assert Action(1, None, "descarte", want[0].args) not in lazy  # another seat
     if len(names) > 1 and high >= 2:
         assert Action(2, None, "descarte", (names[1], names[0])) not in lazy  # not in canonical order
+        assert Action(2, None, "descarte", (names[0], names[0])) not in lazy  # a card named twice
     assert Action(2, None, "descarte", ("9c",)) not in lazy  # a card not in the range
     if low > 0:
         assert Action(2, None, "descarte", ()) not in lazy  # too few

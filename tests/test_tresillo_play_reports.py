@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from results_support import legal, legal_of, ok, violation
 from test_tresillo_decisions import cut, hand
-from tresillo_support import STD, rec
+from tresillo_support import STD, more, rec
 
 from engine import api
 from engine.errors import InvalidInput
@@ -242,3 +242,40 @@ def test_a31_the_refusals_of_a_surrender_say_why():
     own_turn = {**record, "actions": [*actions[:start + 12], "1 rindo"], "rules": {"surrenderOnlyOnOwnTurn": True}}
     assert ok(cut(own_turn, start + 12))["next"]["seat"] == 1  # S1 leads trick 5
     assert message(own_turn) == f"action {start + 12} ('1 rindo'): {late}"
+
+
+# ---- 7.4, A32: the texts of a surrender and of its answers -------------------------------------------
+
+
+def test_a32_the_surrender_events_name_who_answers_and_when_the_puesta_is_made():
+    """7.4 / A32: an entrada surrendered asks the opponents in turn after the Jugador, and its
+    event names the first asked; the first "bien" only accepts (the other opponent is still to
+    answer), the second makes the surrendered entrada a puesta. A vuelta surrendered ends the hand
+    (it cannot be defended)."""
+    def said(record: dict, kind: str) -> list[str]:
+        return [e["text"] for e in ok(record)["events"] if e["kind"] == kind]
+
+    record, start = hand(([1, 2], {}))
+    surrendered = {**record, "actions": [*record["actions"][:start], "1 rindo"]}
+    assert said(surrendered, "rindo") == ["seat 1 surrenders the entrada; seat 2 answers first (bien or defiendo)"]
+    assert said(more(surrendered, "2 bien"), "bien") == ["seat 2 accepts"]
+    assert said(more(surrendered, "2 bien", "3 bien"), "bien") == [
+        "seat 2 accepts", "seat 3 accepts: the surrendered entrada is a puesta"]
+    vuelta, start = hand(([1, 2], {1: "5o"}), lance="vuelta", stock_top="4b", discards={1: "5o 6o"})
+    assert said({**vuelta, "actions": [*vuelta["actions"][:start], "1 rindo"]}, "rindo") == [
+        "seat 1 surrenders the vuelta: the hand ends (a vuelta cannot be defended)"]
+
+
+# ---- 6: the trick events -----------------------------------------------------------------------------
+
+
+def test_6_each_trick_event_numbers_the_trick_and_names_its_winner_and_card():
+    """6: each trick played is reported with its number (1 to 9 in the order played), its winner
+    (who leads the next) and the winning card."""
+    record, start = hand(([1, 2, 2, 3, 1], {}))
+    result = ok(cut(record, start + 15))
+    said = [(e["trick"], e["seat"], e["card"], e["text"]) for e in result["events"] if e["kind"] == "trick"]
+    assert [(n, seat) for n, seat, _, _ in said] == [(1, 1), (2, 2), (3, 2), (4, 3), (5, 1)]
+    assert [seat for _, seat, _, _ in said] == [t["winner"] for t in result["tricks"]]
+    assert all(card in t["cards"] for (_, _, card, _), t in zip(said, result["tricks"], strict=True))
+    assert all(text == f"trick {n} to seat {seat} with {card}" for n, seat, card, text in said)
