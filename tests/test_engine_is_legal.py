@@ -61,6 +61,21 @@ def test_is_legal_is_membership_in_the_legal_list(game_name: str, seats: int, ru
     assert checked > 1000  # enough states and near misses to mean something
 
 
+@pytest.mark.parametrize("game_name,seats", [("tresillo", 3), ("tresillo", 4), ("revesino", 4), ("rentoy", 4), ("rentoy", 2)])
+def test_a_finished_hand_has_no_legal_action(game_name: str, seats: int) -> None:
+    """Once a hand is over nobody acts: its legal list is empty and no action, not even one that
+    was legal just before the end, is legal."""
+    for seed in range(3):
+        played = list(states(game_name, seats, seed))
+        game, last = played[-1]
+        before = game.legal_actions(last)
+        ends = [game.apply(last, action)[0] for action in before]
+        end = next(state for state in ends if game.is_finished(state))  # the hand's last action
+        assert game.to_act(end) is None
+        assert list(game.legal_actions(end)) == []
+        assert not any(game.is_legal(end, action) for action in before)
+
+
 @pytest.mark.parametrize("game_name,seats,rules", [("tresillo", 3, None), ("tresillo", 4, None), ("revesino", 4, None),
                                                    ("revesino", 4, {"napolitanaDeclaration": "implicit"}),
                                                    ("rentoy", 4, None), ("rentoy", 2, None)])
