@@ -279,3 +279,17 @@ def test_6_each_trick_event_numbers_the_trick_and_names_its_winner_and_card():
     assert [seat for _, seat, _, _ in said] == [t["winner"] for t in result["tricks"]]
     assert all(card in t["cards"] for (_, _, card, _), t in zip(said, result["tricks"], strict=True))
     assert all(text == f"trick {n} to seat {seat} with {card}" for n, seat, card, text in said)
+
+
+# ---- 3.4: the vuelta's event ---------------------------------------------------------------------------
+
+
+def test_3_4_the_vuelta_event_shows_the_turned_card_and_its_trump():
+    """3.4: a vuelta turns the top baceta card face up (the Jugador takes it) and its printed suit
+    is trump; the declaration's event shows the card. An entrada turns nothing."""
+    vuelta, start = hand(([1, 2], {1: "5o"}), lance="vuelta", stock_top="4b", discards={1: "5o"})
+    declared = [e for e in ok(cut(vuelta, start))["events"] if e["kind"] == "vuelta"]
+    assert [(e["seat"], e["card"]) for e in declared] == [(1, "4b")]
+    assert declared[0]["text"].startswith("seat 1 plays a vuelta: turns up 4b, trumps are bastos")
+    entrada, start = hand(([1, 2], {}))
+    assert all("card" not in e for e in ok(cut(entrada, start))["events"] if e["kind"] == "entrada")
