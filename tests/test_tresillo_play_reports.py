@@ -293,3 +293,10 @@ def test_3_4_the_vuelta_event_shows_the_turned_card_and_its_trump():
     assert declared[0]["text"].startswith("seat 1 plays a vuelta: turns up 4b, trumps are bastos")
     entrada, start = hand(([1, 2], {}))
     assert all("card" not in e for e in ok(cut(entrada, start))["events"] if e["kind"] == "entrada")
+
+
+def test_a12_an_entrada_discard_below_the_minimum_says_how_many_may_go():
+    """A12 ``entradaMinDiscard: 1``: the Jugador of an entrada discards 1 to 9 (his nine cards,
+    the baceta holding 13); none is refused saying so."""
+    record = {**rec(STD, ["1 juego", "2 paso", "3 paso", "1 entrada oros", "1 descarte"]), "rules": {"entradaMinDiscard": 1}}
+    assert message(record) == "action 4 ('1 descarte'): seat 1 may discard 1 to 9 cards here, not 0"
