@@ -10,7 +10,7 @@ default) unless stated.
 from __future__ import annotations
 
 import pytest
-from results_support import legal, legal_of, ok, violation
+from results_support import legal, legal_of, ok, violation, winners
 from test_tresillo_decisions import cut, hand
 from tresillo_support import STD, more, rec
 
@@ -300,3 +300,19 @@ def test_a12_an_entrada_discard_below_the_minimum_says_how_many_may_go():
     the baceta holding 13); none is refused saying so."""
     record = {**rec(STD, ["1 juego", "2 paso", "3 paso", "1 entrada oros", "1 descarte"]), "rules": {"entradaMinDiscard": 1}}
     assert message(record) == "action 4 ('1 descarte'): seat 1 may discard 1 to 9 cards here, not 0"
+
+
+# ---- 7.3: the early end counts each opponent's tricks -----------------------------------------------------
+
+
+def test_7_3_the_mano_as_jugador_plays_on_while_the_medio_and_postre_can_still_change_the_result():
+    """7.3: the hand ends early only when every split of the tricks left gives the same result,
+    counting each opponent's tricks apart. The mano's entrada; he takes trick 1 and the postre
+    tricks 2-5: with four left (1, 0, 4 by mano, medio, postre) the postre's codillo, a puesta or
+    even the medio's codillo may come, so play goes on to the end; the medio takes three and the
+    mano the last, and the postre's four tricks against 2 and 3 are a codillo."""
+    record, start = hand(([1, 3, 3, 3, 3, 2, 2, 2, 1], {}))
+    after5 = ok(cut(record, start + 15))
+    assert (after5["phase"], after5["seatTricks"]) == ("play", [0, 1, 0, 4])
+    result = ok(record)
+    assert (result["outcome"], winners(result)) == ("codillo", [1, 3, 3, 3, 3, 2, 2, 2, 1])
