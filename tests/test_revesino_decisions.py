@@ -1038,6 +1038,14 @@ def test_a6_8_a_revoker_forfeits_the_fondo_and_every_tanto_of_his_placed_quinola
 
 
 
+def settle_cut(cards: list[str], named: dict[int, str], dealer: int, announcer: int, **rules: Any) -> dict:
+    """SettleHand of a hand cut in trick 10 at a fondo of 20, revokes allowed: ``cards`` the
+    tricks' cards, ``named`` the card named revoked in a trick, by the trick's number."""
+    tricks = [{"cards": c, **({"revoked": named[n]} if n in named else {})} for n, c in enumerate(cards, 1)]
+    return api.settle_hand({"game": "revesino", "seats": 4, "dealer": dealer, "rules": {"allowRevokes": True, **rules},
+                            "table": {"fondo": 20}, "revesino": {"tricks": tricks, "announcer": announcer}})
+
+
 def test_r28_settle_of_a_cut_hand_takes_the_revokes_named_in_any_trick():
     """R28 in SettleHand: a hand cut in trick 10 leaves each seat's last card unseen, and that card
     may be the only proof of a revoke in any earlier trick. S2 takes tricks 1-9, announces and is
@@ -1049,9 +1057,7 @@ def test_r28_settle_of_a_cut_hand_takes_the_revokes_named_in_any_trick():
              "11b 7c 10o 5o", "8c 5c 3e 1o", "10b 2o 11c 2e", "12b 1e 12c 8e", "6c 10c 4e 6o"]
 
     def settled(named: dict[int, str]) -> dict:
-        tricks = [{"cards": c, **({"revoked": named[n]} if n in named else {})} for n, c in enumerate(cards, 1)]
-        return api.settle_hand({"game": "revesino", "seats": 4, "dealer": 3, "rules": {"allowRevokes": True},
-                                "table": {"fondo": 20}, "revesino": {"tricks": tricks, "announcer": 2}})
+        return settle_cut(cards, named, dealer=3, announcer=2)
 
     unnamed, named = settled({}), settled({6: "10o"})
     assert ("seat 0", "fondo", 2) in moves(named, 6) and not moves(unnamed, 6)
@@ -1115,10 +1121,7 @@ def test_r24_r28_an_implicit_napolitana_named_revoking_in_trick_10_of_a_cut_hand
     tricks = [*H9[:9], "4o 8b 11o 5o"]
 
     def settled(named: dict[int, str]) -> dict:
-        body = [{"cards": c, **({"revoked": named[n]} if n in named else {})} for n, c in enumerate(tricks, 1)]
-        return api.settle_hand({"game": "revesino", "seats": 4, "dealer": 0,
-                                "rules": {"allowRevokes": True, "napolitanaDeclaration": "implicit"},
-                                "table": {"fondo": 20}, "revesino": {"tricks": body, "announcer": 1}})
+        return settle_cut(tricks, named, dealer=0, announcer=1, napolitanaDeclaration="implicit")
 
     unnamed, named = settled({}), settled({10: "8b"})
     for result in (unnamed, named):
