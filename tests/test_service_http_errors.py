@@ -267,7 +267,7 @@ def head_of(sock: socket.socket) -> bytes:
 
 
 def test_a_body_over_the_limit_is_refused_before_it_is_sent(rest_port) -> None:
-    """``Expect: 100-continue`` (curl sends it for a body over 1 KiB) with a Content-Length over
+    """``Expect: 100-continue`` (curl 7.88 sends it for a body over 1 MiB) with a Content-Length over
     the limit: the answer is the 413 problem at once, without a 100 Continue first, so the client
     does not send a body that would be discarded; CORS headers as every answer; the connection
     closes after it. (The 100 Continue was sent first, and the 413 after the body.)"""
