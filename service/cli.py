@@ -9,7 +9,8 @@
   naipes audit FILE|-         validate an archive: NDJSON, one record (or {"id": ..., "record": ...}, or
                               {"id": ..., "batch": [...]}) per line, on every core; each line answered
                               as POST /v1/hands:validateStream answers it, a count on stderr; exit 0
-                              every record valid, 1 a rule broken, 2 a record not well formed
+                              every record valid, 1 a rule broken, 2 a record not well formed, 3 an
+                              internal error
   naipes legal FILE|- [--seat N]
   naipes deal --game rentoy --seats 4 --dealer 0 [--seed S]
   naipes rules GAME

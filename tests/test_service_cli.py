@@ -4,6 +4,7 @@ exit codes, and ``naipes serve`` starts both servers, answers both health checks
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import socket
@@ -116,6 +117,31 @@ def test_audit_exit_codes_and_stdin(tmp_path: Path) -> None:
     done = naipes("audit", str(tmp_path / "absent.ndjson"))
     assert done.returncode == 2 and done.stdout == "" and "naipes: cannot read" in done.stderr and "Traceback" not in done.stderr
 
+
+
+def test_audit_exits_3_for_an_internal_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]) -> None:
+    """A record the pool answers INTERNAL (its batch's work failed: ``stream.internal_ndjson``)
+    makes the audit's exit code 3, the worst, above a record not well formed (2), as README's
+    "naipes audit" says; the line is printed and counted as not validated."""
+    from service import cli, stream
+
+    def failing(lines: Any, count: Any) -> Any:
+        """The first record's batch failed; the second is not well formed."""
+        answers = stream.internal_ndjson(list(lines)[:1], RuntimeError())
+        missing = {"error": {"code": "MISSING_FIELD", "field": "seats", "message": "seats is required"}}
+        answers.add(json.dumps(missing).encode() + b"\n", missing)
+        count(answers)
+        yield from answers
+
+    archive = tmp_path / "archive.ndjson"
+    archive.write_text(json.dumps({"id": "a", "record": _valid_record()}) + "\n{\"game\": \"x\"}\n")
+    monkeypatch.setattr(stream, "validate_ndjson", failing)
+    pool_log = logging.getLogger("naipes.stream")
+    monkeypatch.setattr(pool_log, "level", pool_log.level)  # (audit quiets it: restored after)
+    assert cli.audit(str(archive)) == cli.EXIT_INTERNAL == 3
+    out, err = capfd.readouterr()
+    assert [json.loads(line)["error"]["code"] for line in out.splitlines()] == ["INTERNAL", "MISSING_FIELD"]
+    assert "2 records" in err and "0 valid, 0 with a violation, 2 not validated" in err, err
 
 def test_audit_reads_crlf_lines_and_skips_blank_ones() -> None:
     """An archive written with CRLF line ends (a Windows editor's) and with blank or white-space
