@@ -1,11 +1,16 @@
 """The docs say what the code does: the error table of docs/api.md is the service's table, the
 options table of docs/rules/rentoy.md and the option amounts of docs/rules/revesino.md are the
-engine's."""
+engine's, README's API table is the schema's routes, the metrics and access log tables are
+service/metrics.py's and service/access.py's, and every limit or default the docs give a number
+is the code's (``limits``)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
+
+import pytest
 
 from engine import api
 from engine.errors import VIOLATION_CODES
@@ -83,3 +88,136 @@ def test_deal_doc_gives_the_algorithm_as_a_deal_answer_names_it() -> None:
     text = " ".join((DOCS / "deal.md").read_text().split())
     algorithm = api.deal({"game": "rentoy", "seats": 4, "dealer": 0, "seed": "s"})["algorithm"]
     assert f"`{algorithm}`" in text and f"`{algorithm.split(':')[0]}`" in text
+
+
+ROOT = DOCS.parent
+README = ROOT / "README.md"
+
+
+def joined(path: Path) -> str:
+    """A doc's text with its lines joined: a phrase may be wrapped anywhere."""
+    return " ".join(path.read_text().split())
+
+
+def test_readme_api_table_gives_every_rpc_its_route() -> None:
+    """README's "The API": every RPC with the verb and path of its google.api.http annotation, which
+    service/rest.py makes its route."""
+    from service.rest import http_routes
+
+    rows = dict(re.findall(r"^\| `(\w+)` \| `(\w+ /[^`\[]+)", README.read_text(), re.M))
+    assert rows == {route.method.name: f"{route.verb} {route.template}" for route in http_routes()}
+
+
+def test_api_doc_lists_every_metric_with_its_type_and_labels() -> None:
+    from prometheus_client.metrics import MetricWrapperBase
+
+    from service import metrics
+
+    text = (DOCS / "api.md").read_text()
+    rows = {m[0]: (m[1], m[2].strip()) for m in re.findall(r"^\| `(naipes_\w+)` \| (\w+) \|([^|]*)\|", text, re.M)}
+    made = {m._name + ("_total" if m._type == "counter" else ""): (m._type, ", ".join(f"`{label}`" for label in m._labelnames))
+            for m in vars(metrics).values() if isinstance(m, MetricWrapperBase)}
+    assert rows == made
+    assert f"(`{metrics.CONTENT_TYPE}`" in joined(DOCS / "api.md")
+
+
+def test_api_doc_gives_an_access_line_its_fields_in_order() -> None:
+    """The access log's table names a line's fields in the order service/access.py writes them, and
+    the example line is the line of the call it describes."""
+    from datetime import datetime
+
+    from service import access
+
+    text = (DOCS / "api.md").read_text()
+    table = re.search(r"^\| field \| what \|\n\|---\|---\|\n((?:\|.*\n)+)", text, re.M)
+    assert table
+    rest = json.loads(access.line(0.0, "rest", "ValidateHands", "POST /v1/hands:validateStream", "OK", 200, 1.5, 3, "127.0.0.1:1", "a"))
+    assert re.findall(r"^\| `(\w+)` \|", table[1], re.M) == list(rest)
+    grpc = json.loads(access.line(0.0, "grpc", "Check", None, "OK", "OK", 0.1, None, "ipv6:[::1]:42546", None))
+    assert list(grpc) == [field for field in rest if field not in ("http", "records", "requestId")] and grpc["peer"] == "[::1]:42546"
+    shown = json.loads(next(line for line in text.splitlines() if line.startswith('{"time"') and '"transport"' in line))
+    ended = datetime.fromisoformat(shown["time"].replace("Z", "+00:00")).timestamp()
+    made = access.line(ended, shown["transport"], shown["method"], shown["http"], shown["code"], shown["status"], shown["ms"] / 1000, None,
+                       shown["peer"], shown["requestId"])
+    assert json.loads(made) == shown
+
+
+WORDS = {"a": 1, "two": 2, "four": 4}
+
+
+def limits() -> list[tuple[str, str, tuple[float, ...]]]:
+    """(doc, phrase, values): each number a doc states of a limit or a default, as the phrase's
+    groups, and the code's value of it."""
+    import inspect
+    import sys
+
+    from gunicorn.config import Config
+
+    from engine.record import MAX_ACTIONS
+    from service import access, cli, cors, grpc_server, metrics, rest, rest_worker, stream
+    from service.errors import MAX_REQUEST_BYTES
+
+    sys.path.insert(0, str(ROOT / "clients" / "python"))
+    import naipes_client
+
+    mib = 1 << 20
+    serve = {dest: default for dest, _, default, _ in cli.SERVE_SETTINGS}
+    gunicorn = Config()
+    timeout = {cls: inspect.signature(cls).parameters["timeout"].default for cls in (naipes_client.RestClient, naipes_client.GrpcClient)}
+    js_timeout = re.search(r"timeoutMs = ([\d_]+)", (ROOT / "clients" / "js" / "naipes.mjs").read_text())
+    assert js_timeout
+    request_id = re.search(r"\{1,(\d+)\}", access.ID.pattern)
+    assert request_id
+    return [
+        ("README.md", r"REST on http://127\.0\.0\.1:(\d+), gRPC on 127\.0\.0\.1:(\d+)", (serve["rest_port"], serve["grpc_port"])),
+        ("README.md", r"`--workers N` \(default (\d+)\)", (serve["workers"],)),
+        ("README.md", r"no stream has used for (\d+) minutes", (stream.POOL_IDLE / 60,)),
+        ("README.md", r"validates (\d+) streams at a time", (stream.STREAMS,)),
+        ("README.md", r"record\": \.\.\.}`, at most (\d+)\)", (stream.MAX_BATCH,)),
+        ("README.md", r"\((\d+) times at most\)", (naipes_client.STREAM_RETRIES,)),
+        ("README.md", r"RestClient\(url, timeout=([\d.]+)\)", (timeout[naipes_client.RestClient],)),
+        ("README.md", r"GrpcClient\(target, timeout=([\d.]+)\)", (timeout[naipes_client.GrpcClient],)),
+        ("README.md", r"timeoutMs: (\d+) \}", (int(js_timeout[1].replace("_", "")),)),
+        ("api.md", r"validates (\d+) streams at a time", (stream.STREAMS,)),
+        ("api.md", r"(\d+) slots, `NAIPES_STREAMS`", (stream.STREAMS,)),
+        ("api.md", r"kept by the browser (\d+) s", (cors.MAX_AGE,)),
+        ("api.md", r"is over ([\d,]+) bytes \|", (gunicorn.limit_request_line,)),
+        ("api.md", r"or over ([\d,]+) bytes \(`URI_TOO_LONG`\)", (gunicorn.limit_request_line,)),
+        ("api.md", r"a header over ([\d,]+) bytes, or more than (\d+) headers", (gunicorn.limit_request_field_size, gunicorn.limit_request_fields)),
+        ("api.md", r"after ([\d,]+) bytes \((\d+) headers of ([\d,]+) bytes",
+         (gunicorn.limit_request_fields * (gunicorn.limit_request_field_size + 2) + 4, gunicorn.limit_request_fields,
+          gunicorn.limit_request_field_size)),
+        ("api.md", r"more than ([\d,]+) actions", (MAX_ACTIONS,)),
+        ("api.md", r"a record to ([\d,]+) actions", (MAX_ACTIONS,)),
+        ("api.md", r"a batch (?:of more than|over) ([\d,]+) records", (stream.MAX_BATCH,)),
+        ("api.md", r"limited to (\d+) MiB on both transports", (MAX_REQUEST_BYTES / mib,)),
+        ("api.md", r"(?:NDJSON line|gRPC message|unary gRPC request) over (\d+) MiB", (MAX_REQUEST_BYTES / mib,)),
+        ("api.md", r"within (\d+) seconds of the server starting to read it", (rest.BODY_SECONDS,)),
+        ("api.md", r"sent nothing for (\d+) seconds \(its last entry", (stream.IDLE_SECONDS,)),
+        ("api.md", r"pause at most (\d+) seconds between two reads", (stream.IDLE_SECONDS,)),
+        ("api.md", r"has sent nothing for (\d+) seconds", (rest_worker.LINGER_IDLE_SECONDS,)),
+        ("api.md", r"for (\d+) seconds and (\d+) MiB at most", (rest_worker.LINGER_SECONDS, rest_worker.LINGER_BYTES / mib)),
+        ("api.md", r"up to (\d+) MiB of it", (rest_worker.LINGER_BYTES / mib,)),
+        ("api.md", r"A gunicorn worker has (\w+) threads", (cli.REST_THREADS,)),
+        ("api.md", r"(\d+) calls at a time", (grpc_server.MAX_CALLS,)),
+        ("api.md", r"(?:each of the|count toward the) (\d+)", (grpc_server.MAX_CALLS,)),
+        ("api.md", r"buckets ([\d.]+) ms to (\d+) s", (metrics.BUCKETS[0] * 1000, metrics.BUCKETS[-1])),
+        ("api.md", r"(\w+) times a second", (1 / metrics.FLUSH_SECONDS,)),
+        ("api.md", r"(\w+) times a second", (1 / access.WRITE_SECONDS,)),
+        ("api.md", r"([\d,]+) lines at most \(`QUEUED_AT_MOST`", (access.QUEUED_AT_MOST,)),
+        ("api.md", r"An ID is 1 to (\d+) visible ASCII characters", (int(request_id[1]),)),
+        ("api.md", r"(\d+) seconds by default", (timeout[naipes_client.RestClient],)),
+    ]
+
+
+LIMITS = limits()
+
+
+@pytest.mark.parametrize("doc, phrase, values", LIMITS, ids=[f"{doc}: {' '.join(re.findall(r'[A-Za-z]+', phrase)[:6])}" for doc, phrase, _ in LIMITS])
+def test_docs_state_the_limits_and_defaults_of_the_code(doc: str, phrase: str, values: tuple[float, ...]) -> None:
+    """Every place a doc gives one of these numbers (a limit, a default, a bound) gives the code's."""
+    said = re.findall(phrase, joined(README if doc == "README.md" else DOCS / doc))
+    assert said, phrase
+    for found in said:
+        numbers = [WORDS[n] if n in WORDS else float(n.replace(",", "")) for n in ((found,) if isinstance(found, str) else found)]
+        assert numbers == [float(v) for v in values], (phrase, found)
