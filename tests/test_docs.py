@@ -221,3 +221,19 @@ def test_docs_state_the_limits_and_defaults_of_the_code(doc: str, phrase: str, v
     for found in said:
         numbers = [WORDS[n] if n in WORDS else float(n.replace(",", "")) for n in ((found,) if isinstance(found, str) else found)]
         assert numbers == [float(v) for v in values], (phrase, found)
+
+
+def test_tresillo_doc_gives_the_options_values_the_engine_offers() -> None:
+    """docs/rules/tresillo.md's "Options": ``estucheCap`` takes 5, 9 or 12; the values the spec leaves
+    undefined are not offered (``bolaFailure: "net"``, ``defenceOrder`` and ``enchiladaPayer``
+    other than their defaults); ``surrenderedVueltaRounding`` is ``asFavorRounding`` unless set to
+    ``doubleOfRounded``."""
+    text = joined(DOCS / "rules" / "tresillo.md")
+    offered = {o["name"]: (o["default"], o["choices"]) for o in api.describe_rules("tresillo")["options"]}
+    cap = re.search(r"`estucheCap` takes (\d+) \(the rulebook\), (\d+) or (\d+)", text)
+    assert cap and offered["estucheCap"] == (int(cap[1]), [int(cap[1]), int(cap[2]), int(cap[3])])
+    assert 'not offered: `bolaFailure: "net"`' in text and "net" not in offered["bolaFailure"][1]
+    assert "`defenceOrder` and `enchiladaPayer` other than their defaults" in text
+    assert [offered[name][1] for name in ("defenceOrder", "enchiladaPayer")] == [[offered[name][0]] for name in ("defenceOrder", "enchiladaPayer")]
+    rounding = re.search(r"\*\*`surrenderedVueltaRounding`\*\*, default `(\w+)` .*?, or `(\w+)` \(always", text)
+    assert rounding and offered["surrenderedVueltaRounding"] == (rounding[1], [rounding[1], rounding[2]])
