@@ -13,7 +13,7 @@ error's stable ``code`` and the offending ``field``. Every call takes a ``reques
 visible ASCII characters, as the service reads it), sent as the request's ``X-Request-Id`` (gRPC:
 ``x-request-id`` metadata), which the service writes in its access log. The REST client needs only the standard
 library; the gRPC client needs the ``naipes`` package (``pip install .`` in this repository) for
-the generated stubs.
+the generated stubs and the service's codec between the messages and their JSON (``service.codec``).
 """
 
 from __future__ import annotations
