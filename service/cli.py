@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import argparse
 import logging
+import math
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -34,7 +36,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from google.protobuf.message import Message
 
@@ -43,13 +45,14 @@ REST_THREADS = 4  # threads per gunicorn worker
 REST_WORKER_CLASS = "service.rest_worker.ProblemWorker"  # gunicorn's gthread worker, its own errors in problem JSON
 
 log = logging.getLogger("naipes")
+T = TypeVar("T")
 
 
-def env_integer(parser: argparse.ArgumentParser, name: str, default: int, read: Callable[[str], int]) -> int:
-    """An integer setting from the environment variable ``name`` (``default`` if unset or empty),
-    read as its argument is (``read``: ``port_argument``, say), once the command line has not given
-    it: a bad value is the parser's error naming the variable, exit 2 (it was a ValueError's
-    traceback, as the parser was made, for every command)."""
+def env_setting(parser: argparse.ArgumentParser, name: str, default: T, read: Callable[[str], T]) -> T:
+    """A setting from the environment variable ``name`` (``default`` if unset or empty), read as its
+    argument is (``read``: ``port_argument``, say), once the command line has not given it: a bad
+    value is the parser's error naming the variable, exit 2 (it was a ValueError's traceback, as the
+    parser was made, for every command)."""
     text = os.environ.get(name)
     if not text:
         return default
@@ -62,7 +65,7 @@ def env_integer(parser: argparse.ArgumentParser, name: str, default: int, read: 
 def env_flag(parser: argparse.ArgumentParser, name: str) -> bool:
     """An on/off setting from the environment variable ``name`` (``access.setting``: 1 or 0, off if
     unset or empty); a bad value is the parser's error naming the variable, exit 2, as
-    ``env_integer``'s."""
+    ``env_setting``'s."""
     from service.access import setting
 
     try:
@@ -355,6 +358,26 @@ any_port_argument = _within(0, 65535, "a port (0 to 65535; 0: any free port)")
 workers_argument = _within(1, None, "a number of workers (1 or more)")
 
 
+def seconds_argument(text: str) -> float:
+    """A number of seconds, 0 or more, in ASCII digits with an optional decimal part (``2``,
+    ``0.5``): ``float()`` alone reads ``nan``, ``inf``, ``-1`` and ``1e3`` too."""
+    from engine.errors import shown
+
+    if re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", text) is None or not math.isfinite(float(text)):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds (0 or more), not {shown(text)}")
+    return float(text)
+
+
+# The settings of the streaming validator (service/stream.py) and of REST's bodies (service/rest.py),
+# checked as a server starts, each a usage error naming it: the processes read them as they need
+# them, and a bad one was each stream's INTERNAL error (NAIPES_STREAMS=two), a worker that could
+# not start (NAIPES_BODY_SECONDS=ten), or read as 1 (NAIPES_STREAM_WORKERS=0).
+STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 or more)")),
+                   ("NAIPES_STREAM_WORKERS", _within(1, None, "a number of processes (1 or more)")),
+                   ("NAIPES_POOL_IDLE", seconds_argument))
+REST_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument), ("NAIPES_STREAM_IDLE_SECONDS", seconds_argument))
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="naipes", description="Naipes: rules-as-a-service for Spanish card games")
     sub = p.add_subparsers(dest="command", required=True)
@@ -406,7 +429,9 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "serve":
         for dest, name, default, read in SERVE_SETTINGS:
             if getattr(args, dest) is None:
-                setattr(args, dest, env_integer(commands, name, default, read))
+                setattr(args, dest, env_setting(commands, name, default, read))
+        for name, check in (*STREAM_SETTINGS, *REST_SETTINGS):
+            env_setting(commands, name, None, check)
         access_log = args.access_log or env_flag(commands, "NAIPES_ACCESS_LOG")
         return serve(args.host, args.rest_port, args.grpc_port, args.workers, access_log)
     if args.command == "validate":

@@ -187,7 +187,7 @@ def _path_values(route: Route, segments: list[str]) -> list[str] | None:
 # A request's body must have come within BODY_SECONDS of the server starting to read it, and a
 # stream's body may pause at most stream.IDLE_SECONDS between two reads: a thread waiting on a
 # client that sends nothing is a thread no other call has (a gunicorn worker has REST_THREADS).
-BODY_SECONDS = float(os.environ.get("NAIPES_BODY_SECONDS", "10"))
+BODY_SECONDS = float(os.environ.get("NAIPES_BODY_SECONDS") or "10")  # (unset or empty: 10)
 
 
 def _client_socket() -> Any:

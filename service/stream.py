@@ -547,7 +547,7 @@ def _size(item: object) -> int:
     return len(item) if isinstance(item, bytes) else 0
 
 
-IDLE_SECONDS = float(os.environ.get("NAIPES_STREAM_IDLE_SECONDS", "30"))  # how long a stream's body may pause between two reads (service/rest.py)
+IDLE_SECONDS = float(os.environ.get("NAIPES_STREAM_IDLE_SECONDS") or "30")  # how long a stream's body may pause between two reads (service/rest.py)
 
 
 def pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure: Callable[[list[T], BaseException], list[R]],

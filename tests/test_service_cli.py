@@ -326,6 +326,25 @@ def test_a_bad_access_log_setting_is_a_usage_error(command) -> None:
     assert "Traceback" not in done.stderr and "listening" not in done.stderr, done.stderr
 
 
+
+@pytest.mark.parametrize(("command", "name", "value", "why"), [
+    ((NAIPES, "serve"), "NAIPES_STREAMS", "two", "expected an integer, not 'two'"),
+    ((NAIPES, "serve"), "NAIPES_STREAM_WORKERS", "0", "0 is not a number of processes (1 or more)"),
+    ((NAIPES, "serve"), "NAIPES_POOL_IDLE", "-5", "expected a number of seconds (0 or more), not '-5'"),
+    ((NAIPES, "serve"), "NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more), not 'ten'"),
+    ((NAIPES, "serve"), "NAIPES_STREAM_IDLE_SECONDS", "inf", "expected a number of seconds (0 or more), not 'inf'"),
+    ((sys.executable, "-m", "service.grpc_server"), "NAIPES_STREAMS", "0", "0 is not a number of streams (1 or more)"),
+], ids=lambda v: v if isinstance(v, str) and v.startswith("NAIPES") else None)
+def test_a_bad_stream_or_body_setting_is_a_usage_error(command, name, value, why) -> None:
+    """The streaming validator's and REST bodies' settings are checked as the server starts: a bad
+    one is the command's usage error naming it, exit 2, before anything starts. (The processes read
+    them as they need them: NAIPES_STREAMS=two was every stream's INTERNAL error, REST's 500 and
+    gRPC's UNKNOWN, from a server that had started; NAIPES_BODY_SECONDS=ten a REST worker that
+    could not start; NAIPES_STREAM_WORKERS=0 a pool of one process.)"""
+    done = subprocess.run(command, cwd=ROOT, env={**os.environ, name: value}, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.endswith(f"error: {name}: {why}\n"), done.stderr
+    assert "Traceback" not in done.stderr and "listening" not in done.stderr, done.stderr
+
 def test_grpc_server_alone_writes_the_access_log_the_environment_asks_for() -> None:
     """``NAIPES_ACCESS_LOG=1 python -m service.grpc_server``: a JSON line per call on stderr, the
     line alone (not in the format of the server's other log lines)."""
