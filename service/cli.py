@@ -378,6 +378,18 @@ STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 o
 REST_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument), ("NAIPES_STREAM_IDLE_SECONDS", seconds_argument))
 
 
+def check_settings(settings: tuple[tuple[str, Callable[[str], object]], ...]) -> None:
+    """Each of ``settings`` the environment gives (not empty), read by its check: a bad one is a
+    ValueError naming it (a server started without this command: ``service.rest.create_app``)."""
+    for name, check in settings:
+        text = os.environ.get(name)
+        if text:
+            try:
+                check(text)
+            except argparse.ArgumentTypeError as exc:
+                raise ValueError(f"{name}: {exc}") from None
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="naipes", description="Naipes: rules-as-a-service for Spanish card games")
     sub = p.add_subparsers(dest="command", required=True)

@@ -23,7 +23,6 @@ cannot read, a body whose chunks it cannot read) in problem JSON too.
 from __future__ import annotations
 
 import logging
-import os
 import re
 import socket
 import sys
@@ -187,7 +186,7 @@ def _path_values(route: Route, segments: list[str]) -> list[str] | None:
 # A request's body must have come within BODY_SECONDS of the server starting to read it, and a
 # stream's body may pause at most stream.IDLE_SECONDS between two reads: a thread waiting on a
 # client that sends nothing is a thread no other call has (a gunicorn worker has REST_THREADS).
-BODY_SECONDS = float(os.environ.get("NAIPES_BODY_SECONDS") or "10")  # (unset or empty: 10)
+BODY_SECONDS = stream.env_seconds("NAIPES_BODY_SECONDS", 10.0)
 
 
 def _client_socket() -> Any:
@@ -399,8 +398,12 @@ class _App(Flask):
 
 
 def create_app() -> Flask:
-    """The WSGI app (gunicorn: ``service.rest:create_app()``)."""
+    """The WSGI app (gunicorn: ``service.rest:create_app()``). A bad setting of its streams or its
+    bodies (``service.cli.STREAM_SETTINGS``, ``REST_SETTINGS``) is a ValueError naming it."""
+    from service.cli import REST_SETTINGS, STREAM_SETTINGS, check_settings
     from service.openapi import document
+
+    check_settings((*STREAM_SETTINGS, *REST_SETTINGS))
 
     app = _App("naipes")
     app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES

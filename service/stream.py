@@ -547,7 +547,19 @@ def _size(item: object) -> int:
     return len(item) if isinstance(item, bytes) else 0
 
 
-IDLE_SECONDS = float(os.environ.get("NAIPES_STREAM_IDLE_SECONDS") or "30")  # how long a stream's body may pause between two reads (service/rest.py)
+def env_seconds(name: str, default: float) -> float:
+    """A number of seconds from the environment variable ``name``, else ``default`` (unset, empty,
+    or no number). Read as a module is imported, so that a process that does not serve what the
+    setting is for (a gRPC server, a REST one) starts whatever it says: a bad value is refused where
+    a server that uses it starts (``service.cli.REST_SETTINGS``: ``naipes serve``'s usage error,
+    ``service.rest.create_app``'s ValueError)."""
+    try:
+        return float(os.environ.get(name) or default)
+    except ValueError:
+        return default
+
+
+IDLE_SECONDS = env_seconds("NAIPES_STREAM_IDLE_SECONDS", 30.0)  # how long a stream's body may pause between two reads (service/rest.py)
 
 
 def pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure: Callable[[list[T], BaseException], list[R]],

@@ -326,7 +326,6 @@ def test_a_bad_access_log_setting_is_a_usage_error(command) -> None:
     assert "Traceback" not in done.stderr and "listening" not in done.stderr, done.stderr
 
 
-
 @pytest.mark.parametrize(("command", "name", "value", "why"), [
     ((NAIPES, "serve"), "NAIPES_STREAMS", "two", "expected an integer, not 'two'"),
     ((NAIPES, "serve"), "NAIPES_STREAM_WORKERS", "0", "0 is not a number of processes (1 or more)"),
@@ -344,6 +343,41 @@ def test_a_bad_stream_or_body_setting_is_a_usage_error(command, name, value, why
     done = subprocess.run(command, cwd=ROOT, env={**os.environ, name: value}, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.endswith(f"error: {name}: {why}\n"), done.stderr
     assert "Traceback" not in done.stderr and "listening" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize(("name", "value", "why"), [
+    ("NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more), not 'ten'"),
+    ("NAIPES_STREAM_IDLE_SECONDS", "-1", "expected a number of seconds (0 or more), not '-1'"),
+    ("NAIPES_STREAMS", "two", "expected an integer, not 'two'"),
+])
+def test_the_rest_app_made_without_naipes_serve_refuses_a_bad_setting_naming_it(monkeypatch, name, value, why) -> None:
+    """gunicorn running ``service.rest:create_app()`` itself: a bad setting of the streams or the
+    bodies stops the app being made, a ValueError naming the setting (naipes serve's usage error,
+    above, comes first when it runs the app)."""
+    from service import rest
+
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ValueError) as refused:
+        rest.create_app()
+    assert str(refused.value) == f"{name}: {why}"
+
+
+def test_a_rest_setting_does_not_stop_the_grpc_server_alone() -> None:
+    """``python -m service.grpc_server`` serves no REST bodies: a bad NAIPES_STREAM_IDLE_SECONDS or
+    NAIPES_BODY_SECONDS is not its to refuse, and it serves (it was a traceback as its modules were
+    imported, the value read at import)."""
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "service.grpc_server", "--port", str(port)], cwd=ROOT,
+                              env={**os.environ, "NAIPES_STREAM_IDLE_SECONDS": "ten", "NAIPES_BODY_SECONDS": "ten"},
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=30, wait_for_ready=True)
+    finally:
+        output = stop(server)
+    assert answer.status == health_pb2.HealthCheckResponse.SERVING, output
+    assert server.returncode == 0 and "Traceback" not in output, output
+
 
 def test_grpc_server_alone_writes_the_access_log_the_environment_asks_for() -> None:
     """``NAIPES_ACCESS_LOG=1 python -m service.grpc_server``: a JSON line per call on stderr, the
