@@ -605,6 +605,22 @@ def test_r25_napolitana_renounced_ace_is_placed_and_paid_even_holding_the_suit()
     assert resolve("7e 8e 9e 1c", 3, 5, 0, napolitana=2) == [("seat 1", "seat 2", 1)]
 
 
+def test_a5_1_a6_8_resolve_trick_the_napolitanas_privilege_lasts_through_trick_9():
+    """A5.1 (section 0) and A6.8 in ResolveTrick: in tricks 1-9, trick 9 included, the
+    napolitana's in-suit ace or quínola is never forced (he could renounce) and his card off the
+    suit led is no revoke; from trick 10 he follows like anyone: his only card of the suit led is
+    forced (1o: 1 to the leader; 10o: the fondo's amount) and a card off it, a revoke."""
+    assert resolve("2o 1o 3o 4o", 1, 9, 12, napolitana=2, forced="1o") == []
+    assert resolve("2o 1o 3o 4o", 1, 10, 12, napolitana=2, forced="1o") == [("seat 2", "seat 1", 1)]
+    assert resolve("9o 10o 4o 7o", 1, 9, 12, napolitana=2, forced="10o") == []
+    assert resolve("9o 10o 4o 7o", 1, 10, 12, napolitana=2, forced="10o") == [("seat 2", "fondo", 12)]
+    revokes = {"rules": {"allowRevokes": True}, "revoked": "5b"}
+    with pytest.raises(InvalidInput) as err:
+        resolve("4c 5b 6c 7c", 1, 9, 12, napolitana=2, **revokes)
+    assert err.value.message == "5b is not a revoke: seat 2 is the napolitana, whose renounces in tricks 1-9 are no revokes"
+    assert resolve("4c 5b 6c 7c", 1, 10, 12, napolitana=2, **revokes) == [("seat 2", "fondo", 2)]
+
+
 # ---- R28: revokes ----------------------------------------------------------------------------------
 
 # H1 with S1 playing 6o on trick 2 (copas led) while he holds 3c and 4c; he then follows 7o on

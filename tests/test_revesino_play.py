@@ -17,7 +17,7 @@ import json
 import pytest
 from examples_support import examples_dir
 from results_support import cards_of, legal, legal_of, ok, violation, winners
-from revesino_support import DECK, build, canon, card_points, cards_in, keep_all, more, rec, trick_winner, upto, with_rules
+from revesino_support import DECK, build, canon, card_points, cards_in, keep_all, more, moves, rec, trick_winner, upto, with_rules
 
 from engine import (
     api,
@@ -857,6 +857,19 @@ def test_a3_a4_1_a4_2_an_exchange_call_or_announcement_out_of_place_says_why():
     assert message(more(SWEEP, "1 revesino", "1 revesino")).endswith("seat 1 has already announced the revesino")
 
 
+def test_a3_the_wrong_exchange_call_for_the_seat_says_what_that_seat_does():
+    """A3: the dealer discards one card and takes nothing; a seat that does not deal exchanges or
+    keeps. The dealer's cambio and another seat's descarte are each refused (NOT_ALLOWED_NOW,
+    tested above) with what that seat does instead, whether or not he holds the card named."""
+    dealer_turn = more(RV13, "1 quedo", "2 quedo", "3 quedo")
+    for action in ("0 cambio 10e", "0 cambio 11o"):
+        assert api.validate(more(dealer_turn, action))["violation"]["message"].endswith(
+            "seat 0 deals: he discards one card (descarte <card>) and takes nothing"), action
+    for action in ("1 descarte 11o", "1 descarte 10e"):
+        assert api.validate(more(RV13, action))["violation"]["message"].endswith(
+            "seat 1 does not deal: he exchanges (cambio <card>) or keeps (quedo)"), action
+
+
 def test_card_not_in_hand_and_must_follow_suit():
     r = build({1: "7c", 2: "3c 9c 1e 5b 10o 2o 6b 7o 8e"}, [3, 1])
     assert bad(r, "1 7c", "2 4c") == (1, "CARD_NOT_IN_HAND")
@@ -1009,6 +1022,18 @@ def test_allow_revokes_a_napolitana_renounce_is_no_revoke():
     r = build({1: "7c", 2: "3c 9c 1e 5b 1o 1c 10o"}, [3, 0, 3, 1], calls=["2 napolitana"], rules={"allowRevokes": True})
     result = ok(more(r, "1 7c", "2 1e"))
     assert not [e for e in result["events"] if e["kind"] == "renuncio"]
+
+
+def test_a6_8_a_napolitanas_card_off_suit_in_trick_10_is_a_revoke():
+    """A4.1 and A6.8 (``allowRevokes``): the napolitana's renounces are exempt in tricks 1-9 only;
+    in trick 10 he must follow suit like everybody else, so 5b on 4c while he holds 7c is a
+    renuncio (2 into the fondo), and his four renounces in tricks 1-4 were none."""
+    r = build({1: "4c 2e", 2: "7c 5b", 3: "3c 8e", 0: "6c 9e"}, [1, 3, 1, 3, 1, 3, 1, 3, 1], calls=["2 napolitana"],
+              renounce={2: "1o 1c 1e 10o"}, rules={"allowRevokes": True})
+    n = len(r["actions"]) + 1
+    result = ok(more(r, "1 4c", "2 5b", "3 3c", "0 6c", "0 9e", "1 2e", "2 7c", "3 8e"))
+    assert [(e["seat"], e["card"], e["action"]) for e in result["events"] if e["kind"] == "renuncio"] == [(2, "5b", n)]
+    assert moves(result, 10) == [("seat 2", "fondo", 2)]
 
 
 def test_allow_revokes_still_requires_the_card_in_hand_and_the_turn():
