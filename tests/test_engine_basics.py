@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from rentoy_support import DEAL_A, PLAY_A, rec
 from results_support import ok, violation
+from tresillo_support import STD
+from tresillo_support import rec as tresillo_rec
 
 from engine import api, shuffle
 from engine.cards import DECK_40, DECK_48, Card, Suit
@@ -788,6 +790,19 @@ def test_a_seat_sees_its_own_hand_only():
     assert seen == {"4e", "5e", "6e", "2o", "1o"}  # its cards, the trick, the turn-up
     assert api.legal_actions(record, 3)["legal"] == []  # not seat 3's turn
     assert invalid(api.legal_actions, record, 4).code == "SEAT_OUT_OF_RANGE"
+    assert invalid(api.legal_actions, record, -1).code == "SEAT_OUT_OF_RANGE"  # (not the last seat's view)
+
+
+def test_legal_actions_are_itemized_as_a_card_or_a_call_with_its_arguments():
+    """Each of ``actions`` is its ``legal`` notation taken apart (LegalAction in the .proto): a card
+    play has ``card`` and no ``call``; a call has ``call``, and ``args`` only when it takes some."""
+    out = api.legal_actions(rec(DEAL_A, "1o", ["1 2o"]), 2)
+    assert out["actions"] == [{"notation": "2 4e", "seat": 2, "card": "4e"}, {"notation": "2 5e", "seat": 2, "card": "5e"},
+                              {"notation": "2 6e", "seat": 2, "card": "6e"}, {"notation": "2 envite", "seat": 2, "call": "envite"}]
+    out = api.legal_actions(tresillo_rec(STD, ["1 juego", "2 paso", "3 paso"]), 1)
+    assert [a["notation"] for a in out["actions"]] == out["legal"]
+    assert out["actions"][0] == {"notation": "1 entrada oros", "seat": 1, "call": "entrada", "args": ["oros"]}
+    assert {"notation": "1 vuelta", "seat": 1, "call": "vuelta"} in out["actions"]
 
 
 

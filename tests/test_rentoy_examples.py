@@ -96,6 +96,9 @@ def test_rt04_plain_suit_order():
     assert winners(result) == [3]
     out = api.resolve_trick({"game": "rentoy", "cards": "2c 3c 1c 7e", "contract": {"trump": "oros"}})
     assert out["winnerIndex"] == 2
+    # A trick without a trump in it is won by the suit led, and its event says so (not "trump").
+    out = api.resolve_trick({"game": "rentoy", "cards": "2c 3c 1c 7e", "contract": {"trump": "oros"}, "seats": 4, "leader": 1})
+    assert out["events"][0]["text"] == "seat 3 wins with 1c (highest copas, the suit led)"
 
 
 def test_rt05_two_is_lowest_only_in_plain_suits():
