@@ -149,6 +149,11 @@ def test_t03_option_any_opponent_answers():
     assert fold["points"] == [3, 0]
     # The proposer's own partner cannot answer: it may not act out of turn.
     assert violation(rec(DEAL_A, "1o", ["1 envite", "3 quiero"], rules=rules)) == (1, "NOT_YOUR_TURN")
+    # A partner of the seat named may act out of turn, so a raise of his past the top is refused
+    # as a raise (NOT_ALLOWED_NOW), not as a turn he does not have.
+    twelve = ["1 envite", "2 envite", "3 envite", "2 envite"]  # B's S2 raises to 12 for S0
+    assert ok(rec(DEAL_A, "1o", twelve, rules=rules))["next"]["seat"] == 3
+    assert violation(rec(DEAL_A, "1o", [*twelve, "1 envite"], rules=rules)) == (4, "NOT_ALLOWED_NOW")
 
 
 # ---- T4: raise rights -----------------------------------------------------------------------

@@ -156,6 +156,10 @@ def test_rt07_fold_after_a_reraise():
     assert result["finished"] is True
     assert result["points"] == [3, 0]  # B scores 3
     assert result["table"] == {"score": score(4, 8)}
+    # The events: A's bet, B's raise (accepting 3, proposing 6), A's refusal at the value accepted.
+    assert [(e["kind"], e["seat"], e["team"], e["value"], e["action"]) for e in result["events"][:3]] == [
+        ("envite", 1, A, 3, 0), ("raise", 2, B, 6, 1), ("no-quiero", 3, A, 3, 2)]
+    assert result["events"][1]["text"] == "seat 2 (team 0) accepts 3 and raises to 6"
 
 
 def test_rt08_accept_and_play():
