@@ -111,11 +111,15 @@ def test_tresillo_descartes_are_the_listed_subsets_in_order(size: int, low: int,
     assert lazy[-1] == want[-1] and lazy[1:4] == want[1:4]
     with pytest.raises(IndexError):
         lazy[len(want)]
+    with pytest.raises(IndexError):
+        lazy[-len(want) - 1]  # (a negative index counts from the end, as far as the first)
     assert all(action in lazy for action in want)
     assert Action(1, None, "descarte", want[0].args) not in lazy  # another seat
     if len(names) > 1 and high >= 2:
         assert Action(2, None, "descarte", (names[1], names[0])) not in lazy  # not in canonical order
         assert Action(2, None, "descarte", (names[0], names[0])) not in lazy  # a card named twice
+        assert Action(2, None, "descarte", (names[-1], names[-1])) not in lazy  # the last card named twice
+        assert Action(2, None, "descarte", (names[-1], names[0])) not in lazy  # the last card first
     assert Action(2, None, "descarte", ("9c",)) not in lazy  # a card not in the range
     if low > 0:
         assert Action(2, None, "descarte", ()) not in lazy  # too few

@@ -230,6 +230,20 @@ def test_tr06_resolve_trick(trump: str, cards: str, winner: str):
     assert (out["winnerIndex"], out["winner"]) == (index, (2, 3, 1)[index])
 
 
+def test_tr06_resolve_trick_event_says_whether_a_trump_or_the_suit_led_won():
+    """6 / 1.4: a trick is won by its highest trump (the espada and the basto are trumps under every
+    suit), else by the highest card of the suit led; the trick event says which."""
+    for trump, cards, how in (("bastos", "12e 1e 2e", "trump"), ("copas", "2c 1c 1b", "trump"),
+                              ("oros", "12b 1e 7b", "trump"), ("oros", "6o 2o 12c", "trump"),
+                              ("oros", "1c 12c 7c", "highest copas, the suit led"),
+                              ("espadas", "1o 10o 12o", "highest oros, the suit led")):
+        winner = next(w for t, c, w in TR6 if (t, c) == (trump, cards))  # the TR-6 row's winner
+        index = cards.split().index(winner)
+        out = api.resolve_trick({"game": "tresillo", "seats": 3, "leader": 0, "contract": {"trump": trump}, "cards": cards})
+        assert out["events"] == [{"kind": "trick", "card": winner, "seat": index,
+                                  "text": f"seat {index} wins with {winner} ({how})"}], (trump, cards)
+
+
 def one_trick(trump: str, cards: str) -> dict:
     """A solo of the mano (seat 1) in ``trump`` whose first trick is ``cards`` (seats 1, 2, 3):
     the followers hold nothing of the suit led and no trump, so each card is legal."""

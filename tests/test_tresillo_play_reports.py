@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from results_support import legal, legal_of, ok, violation, winners
 from test_tresillo_decisions import cut, hand
-from tresillo_support import STD, more, rec
+from tresillo_support import STD, more, rec, trick7
 
 from engine import api
 from engine.errors import InvalidInput
@@ -316,3 +316,91 @@ def test_7_3_the_mano_as_jugador_plays_on_while_the_medio_and_postre_can_still_c
     assert (after5["phase"], after5["seatTricks"]) == ("play", [0, 1, 0, 4])
     result = ok(record)
     assert (result["outcome"], winners(result)) == ("codillo", [1, 3, 3, 3, 3, 2, 2, 2, 1])
+
+
+# ---- 3.2, A1: refusals of a bid before any, and of a card other than a forced lone matador ------------
+
+
+def test_3_2_mas_before_anybody_has_bid_is_refused_saying_to_open_with_juego():
+    """3.2: más raises the current bid, and juego opens the auction while nobody has bid; the mano's
+    más before any bid is refused saying so (not as a bid he already holds)."""
+    assert message(rec(STD, ["1 mas"])) == "action 0 ('1 mas'): nobody has bid yet: open with juego, or paso"
+    assert message(rec(STD, ["1 paso", "2 mas"])) == "action 1 ('2 mas'): nobody has bid yet: open with juego, or paso"
+
+
+def test_a1_a_lone_matador_forced_by_a_higher_one_is_named_in_the_refusal():
+    """Section 5 and A1: a lone lower matador is forced by a higher matador led by the mano (TR-5
+    b), or by any seat under ``matadorForcing: trickLeader`` (TR-5 k); the MUST_PLAY_TRUMP refusal
+    names the matador held, the one led and who led it. An ordinary trump held is a plain "must
+    play a trump" (TR-5 c)."""
+    def refusal(record: dict) -> tuple[str, str]:
+        violation_ = api.validate(record)["violation"]
+        return violation_["code"], violation_["message"]
+
+    record = trick7("o", 1, ["1 1e"], 2, "7o 3c 12b")
+    assert refusal(more(record, "2 3c")) == ("MUST_PLAY_TRUMP", (
+        f"action {len(record['actions'])} ('2 3c'): seat 2 holds 7o, the mala, its only trump, and the espada (1e) "
+        "was led by the mano: the mala must be played, not 3c"))
+    record = trick7("o", 3, ["3 1e"], 1, "1b 3c", {"matadorForcing": "trickLeader"})
+    assert refusal(more(record, "1 3c")) == ("MUST_PLAY_TRUMP", (
+        f"action {len(record['actions'])} ('1 3c'): seat 1 holds 1b, the basto, its only trump, and the espada (1e) "
+        "was led by seat 3: the basto must be played, not 3c"))
+    record = trick7("o", 1, ["1 1e"], 2, "7o 4o 3c")
+    assert refusal(more(record, "2 3c")) == ("MUST_PLAY_TRUMP", (
+        f"action {len(record['actions'])} ('2 3c'): seat 2 holds 4o 7o, trumps (oros), and a trump was led (1e): "
+        "seat 2 must play a trump, not 3c"))
+
+
+def test_1_2_the_punto_held_alone_is_an_ordinary_trump_not_a_forced_matador():
+    """1.2 / 1.4: the matadores are the espada, the mala and the basto; the punto (the ace of a red
+    trump suit, the fourth trump) is not one. A seat whose only trump is the punto must play it on
+    a trump lead as any ordinary trump, and the refusal says so (it names no matador)."""
+    record = trick7("o", 1, ["1 1e"], 2, "1o 3c")
+    violation_ = api.validate(more(record, "2 3c"))["violation"]
+    assert (violation_["code"], violation_["message"]) == ("MUST_PLAY_TRUMP", (
+        f"action {len(record['actions'])} ('2 3c'): seat 2 holds 1o, trumps (oros), and a trump was led (1e): "
+        "seat 2 must play a trump, not 3c"))
+
+
+def test_3_2_3_4_a_call_of_another_phase_is_refused_naming_the_calls_of_this_one():
+    """3.2: the auction has only three words (paso, juego, más); 3.4: after it the Jugador declares
+    a lance. A lance named during the auction, or a voice of the auction during the declaration,
+    is refused naming what the seat may say now (not as a lance below the level reached)."""
+    assert message(rec(STD, ["1 entrada oros"])) == (
+        "action 0 ('1 entrada oros'): entrada is not a call of the auction: seat 1 may say paso, juego or mas")
+    assert message(rec(STD, ["1 juego", "2 paso", "3 paso", "1 paso"])) == (
+        "action 3 ('1 paso'): paso is not a call of the declare: seat 1 may say entrada <suit>, vuelta or solo <suit>")
+
+
+def test_3_2_a4_a_raise_at_the_top_level_is_refused_saying_only_the_mano_may_equal_it():
+    """3.2 / A4: más raises by one, and at the ladder's top (level 5, solo a favor) only the mano's
+    más, which equals, is left; the medio's más there is refused saying so."""
+    voices = ["1 juego", "2 mas", "3 mas", "1 mas", "2 mas", "3 mas", "1 mas"]  # S1 holds level 5
+    top = ok(rec(STD, voices))
+    assert (top["level"], top["holder"], top["next"]["seat"]) == (5, 1, 2)
+    assert message(rec(STD, [*voices, "2 mas"])) == (
+        "action 7 ('2 mas'): the auction is at its top level 5: only the mano may equal it; seat 2 can only pass")
+
+
+def test_5_a3_a_card_off_the_suit_led_is_refused_naming_the_cards_that_follow():
+    """Section 5: a seat holding the plain suit led must follow it; A3: the espada (a trump) is no
+    card of espadas, so playing it on an espadas lead is refused with a note saying why. An
+    ordinary trump of another suit, or a plain card, is refused without the note."""
+    record = trick7("c", 1, ["1 5e"], 2, "1e 7e 4c 3o")  # TR-5 g, copas trumps, and a trump 4c
+    start = len(record["actions"])
+    follow = "seat 2 holds 7e of espadas, the suit led (5e), and must follow it, not play"
+    for card, note in (("1e", " (1e is a trump, not a card of espadas)"), ("4c", ""), ("3o", "")):
+        violation_ = api.validate(more(record, f"2 {card}"))["violation"]
+        assert (violation_["code"], violation_["message"]) == (
+            "MUST_FOLLOW_SUIT", f"action {start} ('2 {card}'): {follow} {card}{note}"), card
+
+
+def test_4_a_discard_of_no_cards_is_a_public_count_of_zero():
+    """4 [CFG:revealDiscardCount=true, the default]: the number each seat exchanges is public, and
+    the Jugador's entrada kept whole (no card discarded) is a count of 0 as soon as it is made;
+    the seats that have not exchanged yet show -1, and before any exchange there is no count."""
+    declared = rec(STD, ["1 juego", "2 paso", "3 paso", "1 entrada oros"])
+    assert "exchanged" not in ok(declared)
+    kept = ok(more(declared, "1 descarte"))
+    assert (kept["phase"], kept["exchanged"]) == ("contraOrder", [-1, 0, -1, -1])
+    assert "exchanged" not in ok({**more(declared, "1 descarte"), "rules": {"revealDiscardCount": False}})
