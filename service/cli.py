@@ -380,7 +380,8 @@ REST_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument), ("NAIPES_STREAM_IDLE
 
 def check_settings(settings: tuple[tuple[str, Callable[[str], object]], ...]) -> None:
     """Each of ``settings`` the environment gives (not empty), read by its check: a bad one is a
-    ValueError naming it (a server started without this command: ``service.rest.create_app``)."""
+    ValueError naming it, which a command makes its usage error (``naipes serve``, ``python -m
+    service.grpc_server``) and ``service.rest.create_app`` raises."""
     for name, check in settings:
         text = os.environ.get(name)
         if text:
@@ -442,8 +443,10 @@ def _main(argv: list[str] | None) -> int:
         for dest, name, default, read in SERVE_SETTINGS:
             if getattr(args, dest) is None:
                 setattr(args, dest, env_setting(commands, name, default, read))
-        for name, check in (*STREAM_SETTINGS, *REST_SETTINGS):
-            env_setting(commands, name, None, check)
+        try:
+            check_settings((*STREAM_SETTINGS, *REST_SETTINGS))
+        except ValueError as exc:
+            commands.error(str(exc))
         access_log = args.access_log or env_flag(commands, "NAIPES_ACCESS_LOG")
         return serve(args.host, args.rest_port, args.grpc_port, args.workers, access_log)
     if args.command == "validate":
