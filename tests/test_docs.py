@@ -16,7 +16,14 @@ from engine import api
 from engine.errors import VIOLATION_CODES
 from service.errors import ERRORS
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+README = ROOT / "README.md"
+
+
+def joined(path: Path) -> str:
+    """A doc's text with its lines joined: a phrase may be wrapped anywhere."""
+    return " ".join(path.read_text().split())
 
 
 def test_api_doc_lists_every_error_with_its_statuses() -> None:
@@ -85,18 +92,9 @@ def test_api_doc_names_every_media_type_the_rest_api_reads() -> None:
 
 
 def test_deal_doc_gives_the_algorithm_as_a_deal_answer_names_it() -> None:
-    text = " ".join((DOCS / "deal.md").read_text().split())
+    text = joined(DOCS / "deal.md")
     algorithm = api.deal({"game": "rentoy", "seats": 4, "dealer": 0, "seed": "s"})["algorithm"]
     assert f"`{algorithm}`" in text and f"`{algorithm.split(':')[0]}`" in text
-
-
-ROOT = DOCS.parent
-README = ROOT / "README.md"
-
-
-def joined(path: Path) -> str:
-    """A doc's text with its lines joined: a phrase may be wrapped anywhere."""
-    return " ".join(path.read_text().split())
 
 
 def test_readme_api_table_gives_every_rpc_its_route() -> None:
