@@ -43,6 +43,8 @@ cdef extern from "Python.h":
     long long PyLong_AsLongLongAndOverflow(object, int*) except? -1
     Py_ssize_t PyList_GET_SIZE(object)
     PyObject* PyList_GET_ITEM(object, Py_ssize_t)
+    PyObject* PyTuple_GET_ITEM(object, Py_ssize_t)
+    bint PyDict_Next(object, Py_ssize_t*, PyObject**, PyObject**)
 
 
 class Doubt(Exception):
@@ -86,15 +88,23 @@ cdef class Field:
         self.tag = (<unsigned long long>number << 3) | (2 if (kind == STRING or kind == MESSAGE or repeated) else 0)
 
 
+cdef int MAX_FIELDS = 64  # a message with more fields is written by looking each field up (``put_fields``)
+
+
 cdef class Type:
     """One message type: its fields in field-number order (``fields`` is set once, after the
-    types it refers to exist: a type may contain itself)."""
+    types it refers to exist: a type may contain itself). ``keys`` holds the fields' JSON keys
+    in the same order, and ``index`` each key's place in it."""
     cdef list _fields
     cdef dict by_number
+    cdef tuple keys
+    cdef dict index
 
     def __init__(self):
         self._fields = []
         self.by_number = {}
+        self.keys = ()
+        self.index = {}
 
     @property
     def fields(self):
@@ -104,6 +114,8 @@ cdef class Type:
     def fields(self, list fields):
         self._fields = fields
         self.by_number = {(<Field>f).number: (<Field>f, i) for i, f in enumerate(fields)}
+        self.keys = tuple([(<Field>f).key for f in fields])
+        self.index = {(<Field>f).key: i for i, f in enumerate(fields)}
 
 
 # ---- the output buffer ---------------------------------------------------------------------
@@ -240,41 +252,76 @@ cdef int put_list(Buf* b, Field f, object v, int depth) except -1:
 
 
 cdef int put_fields(Buf* b, dict data, Type t, int depth) except -1:
-    cdef Field f
+    """The fields of ``data`` in field-number order. The dict's entries are read in its own order
+    and each is placed by its key (the engine's keys and the fields' are the same interned
+    strings, so a key is found by identity among ``t.keys``, else looked up in ``t.index``);
+    then the fields present are written in order. A key the schema lacks raises ``Doubt``."""
+    cdef PyObject* values[64]
+    cdef Py_ssize_t n = len(t._fields), pos = 0, i, j
+    cdef PyObject* key
+    cdef PyObject* value
     cdef PyObject* found
-    cdef object v
-    cdef Py_ssize_t seen = 0
-    cdef long long i
+    cdef tuple keys = t.keys
     if depth > MAX_DEPTH:
         raise Doubt()
+    if n > MAX_FIELDS:
+        return put_fields_by_lookup(b, data, t, depth)
+    for i in range(n):
+        values[i] = NULL
+    while PyDict_Next(data, &pos, &key, &value):
+        j = 0
+        while j < n and <PyObject*>PyTuple_GET_ITEM(keys, j) != key:
+            j += 1
+        if j == n:  # not the same string object: by its value
+            found = PyDict_GetItemWithError(t.index, <object>key)
+            if found == NULL:  # a key the schema lacks
+                raise Doubt()
+            j = <object>found
+        values[j] = value
+    for i in range(n):
+        if values[i] != NULL:
+            put_field(b, <Field>t._fields[i], <object>values[i], depth)
+    return 0
+
+
+cdef int put_fields_by_lookup(Buf* b, dict data, Type t, int depth) except -1:
+    """``put_fields`` for a message of more than ``MAX_FIELDS`` fields: each field looked up."""
+    cdef Field f
+    cdef PyObject* found
+    cdef Py_ssize_t seen = 0
     for f in t._fields:
         found = PyDict_GetItemWithError(data, f.key)
         if found == NULL:
             continue
-        v = <object>found
         seen += 1
-        if v is None:
-            raise Doubt()
-        if f.repeated:
-            put_list(b, f, v, depth)
-        elif f.kind == INT32:
-            i = as_int32(v)
-            if i != 0 or f.presence:
-                put_varint(b, f.tag)
-                put_varint(b, <unsigned long long>i)
-        elif f.kind == STRING:
-            put_string(b, f.tag, v, f.presence)
-        elif f.kind == BOOL:
-            if v is not True and v is not False:
-                raise Doubt()
-            if v is True or f.presence:
-                put_varint(b, f.tag)
-                put_varint(b, 1 if v is True else 0)
-        elif f.kind == MESSAGE:
-            put_message(b, f.tag, v, f.sub, depth)
-        else:
-            raise Doubt()
+        put_field(b, f, <object>found, depth)
     if seen != PyDict_Size(data):  # a key the schema lacks
+        raise Doubt()
+    return 0
+
+
+cdef int put_field(Buf* b, Field f, object v, int depth) except -1:
+    cdef long long i
+    if v is None:
+        raise Doubt()
+    if f.repeated:
+        put_list(b, f, v, depth)
+    elif f.kind == INT32:
+        i = as_int32(v)
+        if i != 0 or f.presence:
+            put_varint(b, f.tag)
+            put_varint(b, <unsigned long long>i)
+    elif f.kind == STRING:
+        put_string(b, f.tag, v, f.presence)
+    elif f.kind == BOOL:
+        if v is not True and v is not False:
+            raise Doubt()
+        if v is True or f.presence:
+            put_varint(b, f.tag)
+            put_varint(b, 1 if v is True else 0)
+    elif f.kind == MESSAGE:
+        put_message(b, f.tag, v, f.sub, depth)
+    else:
         raise Doubt()
     return 0
 
