@@ -449,7 +449,8 @@ Events = list[dict[str, Any]]
 def apply(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
     if action.card is not None:
-        return _play(state, seat, action.card)
+        events: Events = []
+        return _play(state, seat, action.card, events), events
     call = action.call
     if call in ("cambio", "quedo", "descarte"):
         return _exchange(state, action)
@@ -468,6 +469,10 @@ class _Rules(Rules):
 
     def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]:
         return apply(state, action)
+
+    def play(self, state: Any, action: Action, events: list[dict[str, Any]]) -> Any:
+        assert action.card is not None
+        return _play(state, action.seat, action.card, events)
 
 
 RULES: Final = _Rules()
@@ -551,11 +556,12 @@ def _trick_winner_index(plays: tuple[Play, ...]) -> int:
     return best
 
 
-def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
+def _play(state: State, seat: int, card: Card, events: Events) -> State:
+    """A card played: the new state; its events are appended to ``events``."""
     key = card.key
     hand, plays, played = _hand(state, seat), state.plays, state.played
     slot = _slot(card)
-    events: Events = [_CARD_EVENT[seat][slot].copy()]
+    events.append(_CARD_EVENT[seat][slot].copy())
     napolitana = state.napolitana
     revoke = False
     if plays:
@@ -577,7 +583,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
     if len(plays) < 4:
         return State(state.options, state.dealer, state.fondo, state.held, gone, state.undealt, state.phase, (seat + 1) % 4,
                      state.choices, state.out_of_play, napolitana, state.announcer, leader, plays,
-                     played, state.cut), events
+                     played, state.cut)
     index = _trick_winner_index(plays)
     winner = (leader + index) % 4
     number = len(played) + 1
@@ -593,7 +599,7 @@ def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
         phase, turn = OVER, None
     return State(state.options, state.dealer, state.fondo, state.held, gone, state.undealt, phase, turn,
                  state.choices, state.out_of_play, napolitana, state.announcer, winner, (),
-                 played + (PlayedTrick(number, leader, plays, winner),), cut), events
+                 played + (PlayedTrick(number, leader, plays, winner),), cut)
 
 
 # ---- results -----------------------------------------------------------------------------

@@ -808,7 +808,8 @@ def _next_in(order: tuple[int, ...], after: int, among: tuple[int, ...]) -> int 
 def apply(state: State, action: Action) -> tuple[State, Events]:
     """Apply a legal action; return the new state and the events it caused."""
     if action.card is not None:
-        return _play(state, action.seat, action.card)
+        events: Events = []
+        return _play(state, action.seat, action.card, events), events
     # The handler by the call's word, compared in turn: native calls (a table of functions would
     # make generic ones).
     call = action.call
@@ -837,6 +838,10 @@ class _Rules(Rules):
 
     def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]:
         return apply(state, action)
+
+    def play(self, state: Any, action: Action, events: list[dict[str, Any]]) -> Any:
+        assert action.card is not None
+        return _play(state, action.seat, action.card, events)
 
 
 RULES: Final = _Rules()
@@ -1035,15 +1040,16 @@ def _next_seat(order: tuple[int, ...], seat: int) -> int:
     return order[2] if seat == order[1] else order[0]
 
 
-def _play(state: State, seat: int, card: Card) -> tuple[State, Events]:
+def _play(state: State, seat: int, card: Card, events: Events) -> State:
+    """A card played: the new state; its events are appended to ``events``."""
     masks = with_item(state.masks, seat, state.masks[seat] & ~(1 << card.key))
     cards = appended(state.trick_cards, card)
-    events: Events = [_CARD_EVENTS[seat][card.key].copy()]
+    events.append(_CARD_EVENTS[seat][card.key].copy())
     order = state.order
     if len(cards) < 3:
         new = state.copy()
         new.masks, new.trick_cards, new.turn = masks, cards, _next_seat(order, seat)
-        return new, events
+        return new
     leader = state.leader
     idx = _winner_index(cards, state.trump_keys)
     winner = leader
@@ -1067,10 +1073,11 @@ def _opponents(order: tuple[int, ...], seat: int) -> tuple[int, int]:
 
 
 def _after_trick(state: State, masks: tuple[int, ...], tricks: tuple[Trick, ...], winner: int,
-                 events: Events) -> tuple[State, Events]:
+                 events: Events) -> State:
     """7.2 / 7.3: the bola decision after five straight tricks; the early end once decided. The
     state given is the one before the trick's last card; ``masks``, ``tricks`` and the trick's
-    ``winner`` are after it, and the new state is built once from them."""
+    ``winner`` are after it, and the new state is built once from them. Its events are appended
+    to ``events``."""
     played = len(tricks)
     declarer = state.declarer
     assert declarer is not None
@@ -1096,7 +1103,7 @@ def _after_trick(state: State, masks: tuple[int, ...], tricks: tuple[Trick, ...]
     new = state.copy()
     new.masks, new.leader, new.trick_cards, new.tricks, new.won = masks, winner, (), tricks, won
     new.turn, new.phase, new.bola = turn, phase, bola
-    return new, events
+    return new
 
 
 def _is_over(state: State, played: int, won: tuple[int, ...], declarer: int) -> bool:
