@@ -88,7 +88,8 @@ cdef class Field:
         self.tag = (<unsigned long long>number << 3) | (2 if (kind == STRING or kind == MESSAGE or repeated) else 0)
 
 
-cdef int MAX_FIELDS = 64  # a message with more fields is written by looking each field up (``put_fields``)
+cdef enum:
+    MAX_FIELDS = 64  # a message with more fields is written by looking each field up (``put_fields``)
 
 
 cdef class Type:
@@ -256,7 +257,7 @@ cdef int put_fields(Buf* b, dict data, Type t, int depth) except -1:
     and each is placed by its key (the engine's keys and the fields' are the same interned
     strings, so a key is found by identity among ``t.keys``, else looked up in ``t.index``);
     then the fields present are written in order. A key the schema lacks raises ``Doubt``."""
-    cdef PyObject* values[64]
+    cdef PyObject* values[MAX_FIELDS]
     cdef Py_ssize_t n = len(t._fields), pos = 0, i, j
     cdef PyObject* key
     cdef PyObject* value

@@ -73,6 +73,9 @@ WRITTEN: list[tuple[type[Message], Any]] = [
     # every message of the answers nested
     (pb.ValidationResult, {"tricks": [{"leader": 0, "cards": ["1o", "", "12e"], "winner": 3}], "table": {"plate": 2, "cartulina": [
         {"seat": 0, "amount": 4}], "score": [1, 2]}, "napolitana": {"seat": 0, "outcome": "pending"}}),
+    # keys in reverse field order, and keys that are not the schema's own (interned) strings: placed by value
+    (pb.Event, dict(reversed(EVENT.items()))),
+    (pb.ValidationResult, {"".join(["ga", "me"]): "tresillo", "".join(["eve", "nts"]): [{"".join(["te", "xt"]): "t", "kind": "k"}]}),
 ]
 
 
@@ -96,6 +99,8 @@ LEFT: list[tuple[type[Message], Any]] = [
     (pb.ValidationResult, {"net": [2**31]}),
     (pb.ValidationResult, {"fondo": -(2**31) - 1}),
     (pb.ValidationResult, {"foo": 1}),
+    (pb.ValidationResult, {1: "x"}),  # a key that is no string
+    (pb.Event, {"kind": "card", "".join(["fo", "o"]): 1}),
     (pb.ValidationResult, {"tricks": [{"leader": 0, "cards": "1o"}]}),
     (pb.ValidationResult, {"tricks": ({"leader": 0},)}),
     (pb.DescribeRulesResponse, {"game": "x", "options": [{"name": "a", "default": 5}]}),  # a Value
@@ -119,6 +124,25 @@ def test_what_the_encoder_leaves_to_protobuf(cls: type[Message], data: Any) -> N
         assert str(got.value) == str(exc)
     else:
         assert codec.to_wire(data, cls) == want
+
+
+@compiled
+def test_a_message_of_more_than_64_fields_is_written_field_by_field() -> None:
+    """Past ``MAX_FIELDS`` the encoder looks each field up rather than placing the dict's keys:
+    the same bytes (70 int32 fields, ``f0`` numbered 1), and the same refusal of an unknown key."""
+    assert codec._wire is not None
+    wire = codec._wire
+
+    def made(count: int) -> Any:
+        t = wire.Type()
+        t.fields = [wire.Field(f"f{i}", i + 1, wire.Kind.INT32, False, False) for i in range(count)]
+        return t
+
+    data = {"f69": 5, "f2": 1, "f0": 0}  # fields 70 (a two-byte tag), 3 and 1 (0 without presence: not written)
+    assert wire.encode(data, made(70)) == bytes([3 << 3, 1, 0xB0, 0x04, 5])
+    assert wire.encode({"f2": 1, "f40": 2}, made(64)) == wire.encode({"f40": 2, "f2": 1}, made(70)) == bytes([3 << 3, 1, 0xC8, 0x02, 2])  # field 41: a two-byte tag
+    with pytest.raises(wire.Doubt):
+        wire.encode({"f2": 1, "g": 1}, made(70))
 
 
 @compiled
