@@ -266,6 +266,17 @@ def test_a32_the_surrender_events_name_who_answers_and_when_the_puesta_is_made()
         "seat 1 surrenders the vuelta: the hand ends (a vuelta cannot be defended)"]
 
 
+def test_a32_a_defence_is_reported_as_defiendo_naming_the_defender():
+    """7.4 / A32: the opponent who defends the surrendered entrada is reported by a "defiendo"
+    event naming him (he plays on as the Jugador), not as one more "bien"."""
+    record, start = hand(([1, 2], {}))
+    defended = ok({**record, "actions": [*record["actions"][:start], "1 rindo", "2 bien", "3 defiendo"]})
+    assert [(e["kind"], e["seat"], e["text"]) for e in defended["events"] if e["action"] >= start + 1] == [
+        ("bien", 2, "seat 2 accepts"),
+        ("defiendo", 3, "seat 3 defends the surrendered entrada and plays on as the Jugador")]
+    assert (defended["phase"], defended["defender"]) == ("play", 3)
+
+
 # ---- 6: the trick events -----------------------------------------------------------------------------
 
 
@@ -404,3 +415,43 @@ def test_4_a_discard_of_no_cards_is_a_public_count_of_zero():
     kept = ok(more(declared, "1 descarte"))
     assert (kept["phase"], kept["exchanged"]) == ("contraOrder", [-1, 0, -1, -1])
     assert "exchanged" not in ok({**more(declared, "1 descarte"), "rules": {"revealDiscardCount": False}})
+
+
+def test_4_reveal_discard_count_off_hides_the_baceta_after_an_exchange_of_no_cards():
+    """4 [CFG:revealDiscardCount=false]: the count is private even when it is 0. Once the
+    Jugador has kept his entrada whole, the baceta's size (still 13) would tell it: no view gives
+    it, as none does after an exchange of some cards."""
+    kept = {**rec(STD, ["1 juego", "2 paso", "3 paso", "1 entrada oros", "1 descarte"]), "rules": {"revealDiscardCount": False}}
+    for seat in (1, 2, 3):
+        view = api.legal_actions(kept, seat)["view"]
+        assert "stockSize" not in view and "exchanged" not in view, view
+    assert api.legal_actions({**kept, "rules": {}}, 2)["view"]["stockSize"] == 13
+
+
+# ---- A12, A11: the vuelta's refusal says how many may go ---------------------------------------------------
+
+
+def test_a12_a11_a_vuelta_kept_whole_is_refused_saying_one_to_nine_or_ten():
+    """A12 / A11: the Jugador of a vuelta discards 1 to 9 (his nine dealt cards; the turned card
+    stays), or 1 to 10 with ``vueltaTurnedCardDiscardable``: the twelve cards left in the baceta
+    never bound it. Discarding nothing is refused naming that range."""
+    vuelta = rec(STD, ["1 juego", "2 paso", "3 paso", "1 vuelta", "1 descarte"], stock_top="4b")
+    assert message(vuelta) == "action 4 ('1 descarte'): seat 1 may discard 1 to 9 cards here, not 0"
+    assert message({**vuelta, "rules": {"vueltaTurnedCardDiscardable": True}}) == (
+        "action 4 ('1 descarte'): seat 1 may discard 1 to 10 cards here, not 0")
+
+
+# ---- 3.2, A4: the events of a más ------------------------------------------------------------------------
+
+
+def test_3_2_a4_a_mas_event_says_whether_it_raises_the_bid_or_equals_it():
+    """3.2 / A4: a más raises the bid a level, except the mano's (or, under ``auctionPriority:
+    positional``, an earlier speaker's), which equals it; its event gives the level and says
+    when it equals."""
+    def mases(record: dict) -> list[tuple[int, int, str]]:
+        return [(e["seat"], e["value"], e["text"]) for e in ok(record)["events"] if e["kind"] == "mas"]
+
+    assert mases(rec(STD, ["1 juego", "2 mas", "3 mas", "1 mas"])) == [
+        (2, 2, "seat 2: más (level 2)"), (3, 3, "seat 3: más (level 3)"), (1, 3, "seat 1: más (level 3, equalling)")]
+    positional = {**rec(STD, ["1 paso", "2 juego", "3 mas", "2 mas"]), "rules": {"auctionPriority": "positional"}}
+    assert mases(positional) == [(3, 2, "seat 3: más (level 2)"), (2, 2, "seat 2: más (level 2, equalling)")]
