@@ -7,7 +7,7 @@ Generation needs grpcio-tools, googleapis-common-protos and mypy-protobuf (the g
 types), the build requirements.
 
 The engine's modules are also compiled with mypyc (part of mypy) when it and a C compiler are
-present and ``NAIPES_PURE`` is not ``1``: the same Python sources, about twice as fast. Without
+present and ``NAIPES_PURE`` is not ``1``: the same Python sources, two to five times as fast. Without
 them the engine runs as plain Python. With Cython too, the codec's encoder of answers
 (``service/_wire.pyx``, which has no Python source) is compiled; without it protobuf writes them.
 ``engine/__init__.py`` picks the compiled modules only while they are newer than their sources.
