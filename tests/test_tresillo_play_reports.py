@@ -244,6 +244,17 @@ def test_a31_the_refusals_of_a_surrender_say_why():
     assert message(own_turn) == f"action {start + 12} ('1 rindo'): {late}"
 
 
+def test_a31_a_rindo_by_an_opponent_or_in_a_solo_is_refused_saying_why():
+    """A31 and 7.4: only the Jugador surrenders, and only an entrada or a vuelta: an opponent's
+    rindo at his own turn names the Jugador, the Jugador's in a solo says it must be played out."""
+    record, start = hand(([2, 1, 1], {}))  # S2 takes the first trick and leads the second
+    assert message({**record, "actions": [*record["actions"][:start + 3], "2 rindo"]}) == (
+        f"action {start + 3} ('2 rindo'): only the Jugador (seat 1) may surrender")
+    solo, start = hand(([2, 1, 1], {}), lance="solo oros")
+    assert message({**solo, "actions": [*solo["actions"][:start], "1 rindo"]}) == (
+        f"action {start} ('1 rindo'): a solo cannot be surrendered: the Jugador must play it out")
+
+
 # ---- 7.4, A32: the texts of a surrender and of its answers -------------------------------------------
 
 
@@ -426,6 +437,20 @@ def test_4_reveal_discard_count_off_hides_the_baceta_after_an_exchange_of_no_car
         view = api.legal_actions(kept, seat)["view"]
         assert "stockSize" not in view and "exchanged" not in view, view
     assert api.legal_actions({**kept, "rules": {}}, 2)["view"]["stockSize"] == 13
+
+
+def test_4_reveal_remainder_shows_the_baceta_once_every_exchange_is_made():
+    """4 [CFG:revealRemainder]: the cards left in the baceta "sleep" unseen (the default); under
+    ``revealRemainder`` true every view shows them once the exchange is over, and none does
+    while a seat has still to exchange."""
+    exchanged = rec(STD, ["1 juego", "2 paso", "3 paso", "1 entrada oros", "1 descarte 5b", "2 contra", "2 descarte 12b",
+                          "3 descarte 11b"])
+    shown = {**exchanged, "rules": {"revealRemainder": True}}
+    for seat in (1, 2, 3):
+        view = api.legal_actions(shown, seat)["view"]
+        assert (view["phase"], view["stock"]) == ("play", "6c 7c 2e 3e 5e 6e 4b 6b 7b 10b")
+        assert "stock" not in api.legal_actions(exchanged, seat)["view"]
+        assert "stock" not in api.legal_actions({**shown, "actions": shown["actions"][:7]}, seat)["view"]
 
 
 # ---- A12, A11: the vuelta's refusal says how many may go ---------------------------------------------------
