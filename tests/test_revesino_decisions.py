@@ -621,6 +621,32 @@ def test_a5_1_a6_8_resolve_trick_the_napolitanas_privilege_lasts_through_trick_9
     assert resolve("4c 5b 6c 7c", 1, 10, 12, napolitana=2, **revokes) == [("seat 2", "fondo", 2)]
 
 
+def test_a5_1_resolve_trick_refuses_a_led_card_named_forced():
+    """A5.1: the leader's ace or quínola is led, never forced (a forced card is played to a suit
+    another player led). ResolveTrick refuses one named in ``forced`` (INVALID_FIELD), as
+    docs/rules/revesino.md says; the same ace played second and named is forced."""
+    for cards, card in (("1e 5e 9e 2e", "1e"), ("10o 2o 3o 4o", "10o")):
+        with pytest.raises(InvalidInput) as err:
+            resolve(cards, 1, 4, 9, forced=card)
+        assert (err.value.code, err.value.field) == ("INVALID_FIELD", "forced")
+        assert err.value.message == (f"{card} was not forced: only an ace or the quínola played in the suit led "
+                                     "by another player can be forced")
+    assert resolve("5e 1e 9e 2e", 1, 4, 9, forced="1e") == [("seat 2", "seat 1", 1)]
+
+
+def test_a5_a6_8_resolve_trick_refuses_a_card_of_the_suit_led_named_revoked():
+    """A5 and A6.8 (under ``allowRevokes``): a revoke is a card played off the suit led by a seat
+    that held it. ResolveTrick refuses a card of the suit led named in ``revoked``, led or
+    followed (INVALID_FIELD), and fines the one played off it (2 into the fondo)."""
+    revokes = {"rules": {"allowRevokes": True}}
+    for card in ("4c", "5c"):
+        with pytest.raises(InvalidInput) as err:
+            resolve("4c 5c 6c 7c", 1, 4, 9, revoked=card, **revokes)
+        assert (err.value.code, err.value.field) == ("INVALID_FIELD", "revoked")
+        assert err.value.message == f"{card} is not a revoke: it is not a card played off the suit led"
+    assert resolve("4c 5b 6c 7c", 1, 4, 9, revoked="5b", **revokes) == [("seat 2", "fondo", 2)]
+
+
 # ---- R28: revokes ----------------------------------------------------------------------------------
 
 # H1 with S1 playing 6o on trick 2 (copas led) while he holds 3c and 4c; he then follows 7o on

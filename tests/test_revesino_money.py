@@ -508,6 +508,26 @@ def test_a6_1_resolve_trick_reads_the_fondo_as_whole_tantos_a_table_may_carry(fo
     assert (err.value.code, err.value.field) == ("INVALID_FIELD", "fondo")
 
 
+def test_a6_3_resolve_trick_reads_a_fondo_not_given_as_0() -> None:
+    # A6.3 through ResolveTrick: a fondo not given is 0 (docs/rules/revesino.md), as protobuf reads
+    # an absent integer: the placed quínola takes nothing from it, and its side payments stand.
+    request = {"game": "revesino", "cards": "6e 8e 10o 12e", "seats": 4, "leader": 2, "number": 3}
+    got = api.resolve_trick(request)["payments"]
+    assert [(p["payer"], p["payee"], p["amount"]) for p in got] == [("seat 1", "seat 0", 2), ("seat 2", "seat 0", 1),
+                                                                    ("seat 3", "seat 0", 1)]
+    assert got == api.resolve_trick({**request, "fondo": 0})["payments"]
+
+
+def test_a6_2_resolve_trick_reads_a_number_not_given_as_2_a_trick_paid_single() -> None:
+    # A6.2 through ResolveTrick: a trick's number not given is 2 (docs/rules/revesino.md), a trick
+    # neither first nor last: a placed ace is paid 1, not the first and last tricks' 2.
+    request = {"game": "revesino", "cards": "5e 12e 1b 9e", "seats": 4, "leader": 1, "fondo": 9}
+    got = api.resolve_trick(request)["payments"]
+    assert [(p["payer"], p["payee"], p["amount"], p["trick"]) for p in got] == [("seat 2", "seat 3", 1, 2)]
+    assert got == api.resolve_trick({**request, "number": 2})["payments"]
+    assert [p["amount"] for p in api.resolve_trick({**request, "number": 1})["payments"]] == [2]
+
+
 def test_a6_2_resolve_trick_reads_the_trick_number_1_to_11_and_the_napolitana_as_a_seat() -> None:
     # A6.2 (first and last tricks doubled) needs the trick's number, 1 to 11; the napolitana is a
     # seat, 0 to 3. The edges: 0 and 12 are no trick's number, 4 and -1 no seat.
@@ -518,7 +538,8 @@ def test_a6_2_resolve_trick_reads_the_trick_number_1_to_11_and_the_napolitana_as
         with pytest.raises(InvalidInput) as err:
             api.resolve_trick({**request, "number": number})
         assert (err.value.code, err.value.field) == ("INVALID_FIELD", "number")
-    assert api.resolve_trick({**request, "number": 3, "napolitana": 3})["winner"] == 1
+    for napolitana in (0, 3):  # the dealer may hold the napolitana too
+        assert api.resolve_trick({**request, "number": 3, "napolitana": napolitana})["winner"] == 1
     for napolitana in (4, -1):
         with pytest.raises(InvalidInput) as err:
             api.resolve_trick({**request, "number": 3, "napolitana": napolitana})

@@ -22,7 +22,9 @@ from revesino_support import DECK, build, canon, card_points, cards_in, keep_all
 from engine import (
     api,
     revesino,
+    shuffle,
 )
+from engine.cards import DECK_48
 from engine.errors import InvalidInput
 from engine.record import parse_action, read_setup, replay
 
@@ -305,6 +307,25 @@ def test_seeded_deal_gives_eleven_twelve_and_three_undealt():
         written = {**seeded, "deal": out["deal"]}
         assert ok(seeded)["next"] == ok(written)["next"]
         assert ok(seeded)["next"]["seat"] == (dealer + 1) % 4
+
+
+@pytest.mark.parametrize("dealer", range(4))
+def test_a3_the_seeded_deal_goes_round_from_s1_in_packets_of_3_4_4(dealer):
+    """A3 as docs/deal.md lays it out: three rounds from the seat after the dealer, in order of
+    play, the dealer last; packets of 3, 4 and 4 to each non-dealer, of 4 to the dealer; the three
+    cards left are S1's, S2's and S3's undealt cards, in that order."""
+    pack = [str(c) for c in shuffle.shuffle(DECK_48.cards, "rv-packets")]
+    hands: list[list[str]] = [[] for _ in range(4)]
+    position = 0
+    for packet in (3, 4, 4):
+        for k in (1, 2, 3, 0):
+            seat = (dealer + k) % 4
+            size = 4 if k == 0 else packet
+            hands[seat] += pack[position:position + size]
+            position += size
+    out = api.deal({"game": "revesino", "seats": 4, "dealer": dealer, "seed": "rv-packets"})
+    assert out["deal"]["hands"] == [" ".join(h) for h in hands]  # (in the order dealt)
+    assert out["deal"]["stock"] == " ".join(pack[45:])
 
 
 # ---- A1, A5: trick winners ------------------------------------------------------------------------------
@@ -870,6 +891,50 @@ def test_a3_the_wrong_exchange_call_for_the_seat_says_what_that_seat_does():
             "seat 1 does not deal: he exchanges (cambio <card>) or keeps (quedo)"), action
 
 
+def test_a3_a_card_during_the_exchange_says_what_that_seat_does_instead():
+    """A3: no card is played before the exchange is over; the refusal (NOT_ALLOWED_NOW, tested
+    above) says what the seat to act does: a seat that does not deal exchanges or keeps, the
+    dealer discards."""
+    assert api.validate(more(RV13, "1 11o"))["violation"]["message"].endswith(
+        "no card is played during the exchange: seat 1 says cambio <card> or quedo")
+    assert api.validate(more(RV13, "1 quedo", "2 quedo", "3 quedo", "0 10e"))["violation"]["message"].endswith(
+        "no card is played during the exchange: seat 0 says descarte <card>")
+
+
+def test_a3_an_exchange_or_discard_after_the_exchange_says_the_exchange_is_over():
+    """A3: each seat exchanges or discards once, before the play. A cambio or a descarte once the
+    exchange is over is refused (NOT_ALLOWED_NOW, tested above) for that."""
+    after = more(RV13, *RV13_EXCHANGE)
+    for action in ("1 cambio 1c", "1 descarte 1c"):
+        call = action.split()[1]
+        assert api.validate(more(after, action))["violation"]["message"].endswith(
+            f"the exchange is over: {call} is not allowed now"), action
+
+
+def test_a4_2_a_revesino_called_before_trick_9_is_over_is_refused_for_its_timing():
+    """A4.2 (section 0): the revesino is announced after trick 9, before the lead to trick 10. Called
+    by the leader of trick 3, who won tricks 1 and 2, it is refused for the moment, not for the
+    tricks he has won."""
+    record = build({1: "12o 12c"}, [1, 1])
+    assert ok(record)["next"]["seat"] == 1
+    assert bad(record, "1 revesino") == (0, "NOT_ALLOWED_NOW")
+    assert api.validate(more(record, "1 revesino"))["violation"]["message"].endswith(
+        "a revesino is announced after trick 9, before the lead to trick 10")
+
+
+def test_a5_must_follow_suit_names_the_suit_led_not_the_last_card_played():
+    """A5: a seat that holds the suit led must follow it. The refusal names that suit, its first
+    card and the seat's cards of it, though the card played just before his is of another suit
+    (a seat void in the suit led)."""
+    record = build({1: "7c", 2: "5b", 3: "2c 9c 5e 6b"}, [3, 1], voids={2: "c"})
+    before = more(record, "1 7c", "2 5b")
+    copas = canon([c for c in hand_of(before, 3) if c.endswith("c")])
+    assert "2c" in copas and "9c" in copas
+    assert bad(record, "1 7c", "2 5b", "3 5e") == (2, "MUST_FOLLOW_SUIT")
+    assert api.validate(more(before, "3 5e"))["violation"]["message"].endswith(
+        f"seat 3 holds {copas} of copas, the suit led (7c), and must follow it, not play 5e")
+
+
 def test_card_not_in_hand_and_must_follow_suit():
     r = build({1: "7c", 2: "3c 9c 1e 5b 10o 2o 6b 7o 8e"}, [3, 1])
     assert bad(r, "1 7c", "2 4c") == (1, "CARD_NOT_IN_HAND")
@@ -905,6 +970,25 @@ def test_actions_are_read_case_and_space_insensitive():
     ok(more(RV13, " 1  CAMBIO  11O ", "2 Quedo"))
 
 
+@pytest.mark.parametrize("dealer, sizes, field, message", [
+    (0, (13, 11, 11, 10), "deal.hands[0]", "seat 0 deals and holds 12 cards, not 13"),
+    (0, (12, 12, 11, 10), "deal.hands[1]", "seat 1 does not deal and holds 11 cards, not 12"),
+    (2, (11, 11, 11, 12), "deal.hands[2]", "seat 2 deals and holds 12 cards, not 11"),
+    (2, (11, 10, 12, 12), "deal.hands[1]", "seat 1 does not deal and holds 11 cards, not 10")])
+def test_a3_a_hand_of_the_wrong_size_says_what_that_seat_holds(dealer, sizes, field, message):
+    """A3: the dealer holds 12 cards, every other seat 11. A hand of another size is refused by its
+    field, saying whether that seat deals and what it holds."""
+    cards = list(DECK)
+    hands = []
+    for n in sizes:
+        hands.append(" ".join(cards[:n]))
+        cards = cards[n:]
+    record = {"game": "revesino", "seats": 4, "dealer": dealer, "deal": {"hands": hands, "stock": " ".join(cards)}, "actions": []}
+    with pytest.raises(InvalidInput) as err:
+        api.validate(record)
+    assert (err.value.code, err.value.field, err.value.message) == ("WRONG_HAND_SIZE", field, message)
+
+
 @pytest.mark.parametrize("sizes", [(13, 11, 11, 10), (12, 12, 11, 10), (11, 12, 11, 11), (12, 11, 11, 12)])
 def test_wrong_hand_sizes_are_invalid_input(sizes):
     cards = list(DECK)
@@ -931,16 +1015,18 @@ def test_thirteen_cards_in_a_hand():
     assert err.value.code == "WRONG_HAND_SIZE"
 
 
-def test_stock_of_the_wrong_size_is_invalid_input():
+@pytest.mark.parametrize("size", [1, 2])
+def test_a3_a_stock_of_other_than_three_cards_is_wrong_hand_size(size):
+    """A3: the three cards left after the deal are the undealt ones. With every hand of its right
+    size, a stock short of them is refused by the stock's own field."""
     good = rec(["", "", "", ""], undealt="5b 6b 7b")
-    hands = [h.split() for h in good["deal"]["hands"]]
-    stock = good["deal"]["stock"].split()
-    hands[1].append(stock.pop())
-    hands[2].pop()
-    record = {**good, "deal": {"hands": [" ".join(h) for h in hands], "stock": " ".join(stock)}}
+    hands = good["deal"]["hands"]
+    stock = good["deal"]["stock"].split()[:size]
+    assert [len(h.split()) for h in hands] == [12, 11, 11, 11]
     with pytest.raises(InvalidInput) as err:
-        api.validate(record)
-    assert err.value.code == "WRONG_HAND_SIZE"
+        api.validate({**good, "deal": {"hands": hands, "stock": " ".join(stock)}})
+    assert (err.value.code, err.value.field) == ("WRONG_HAND_SIZE", "deal.stock")
+    assert err.value.message == f"deal.stock holds the 3 undealt cards, not {size}"
 
 
 def test_r32_only_four_seats():
