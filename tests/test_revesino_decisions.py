@@ -1109,6 +1109,21 @@ def test_r28_settle_of_a_cut_hand_takes_the_revokes_named_in_any_trick():
     assert ("seat 0", "fondo", 2) in moves(unnamed, 7)  # trick 7's revoke: the 12c of trick 9 shows it
     assert settled({6: "10o", 7: "3e"}) == named
 
+def test_r24_r28_under_implicit_a_seat_that_does_not_qualify_revokes_in_a_cut_hand():
+    """R24 (implicit) and R28 in SettleHand: under ``napolitanaDeclaration: implicit`` only a seat
+    that qualifies (three aces and the quínola, or the four aces) is the napolitana by its first
+    renounce, in a hand cut in trick 10 too, whose last cards nobody saw. The cut hand of the R28
+    test above: seat 0, who does not qualify, plays 3e on the copas led in trick 7 holding 12c (he
+    plays it in trick 9): a revoke, fined 2 as without the option, not a napolitana's renounce."""
+    cards = ["4o 4b 8o 3b", "9o 2c 2b 7e", "1c 5e 11o 4c", "7o 5b 1b 6b", "9c 10e 8b 3c",
+             "11b 7c 10o 5o", "8c 5c 3e 1o", "10b 2o 11c 2e", "12b 1e 12c 8e", "6c 10c 4e 6o"]
+    plain = settle_cut(cards, {}, dealer=3, announcer=2)
+    implicit = settle_cut(cards, {}, dealer=3, announcer=2, napolitanaDeclaration="implicit")
+    assert "napolitana" not in implicit
+    assert moves(implicit, 7) == [("seat 0", "fondo", 2)]
+    assert implicit["net"] == plain["net"] and implicit["table"] == plain["table"] == {"fondo": 94}
+
+
 # H9: S1 takes every trick and announces after trick 9. S2 holds 1c 1e 1b 10o. Trick 1: S1 leads
 # 12o and forces the quínola, S2's only oros (he is no napolitana yet): under
 # quinolaForcedPaysForcer S2 pays the fondo's 9 (escrow) and 4 x 2 to S1, S3 and S0 1 x 2 each to
@@ -1350,6 +1365,20 @@ def test_a5_1_settle_hand_refuses_a_forced_card_its_player_could_follow_with_ano
         api.settle_hand(request)
     assert (err.value.code, err.value.field) == ("INVALID_FIELD", "revesino.tricks[6].forced")
     assert err.value.message == "1b was not forced in trick 7: seat 2 still held bastos after it"
+
+
+def test_a5_1_settle_hand_refuses_a_led_ace_named_forced_saying_a_led_card_is_never_forced():
+    """A5.1: the leader's ace is led, never forced. In H1's trick 3 S0 leads 1c: SettleHand refuses
+    it named as forced, saying which cards can be forced (not that he held the suit)."""
+    result = ok(h1())
+    assert result["tricks"][2]["cards"][0] == "1c"
+    request = {"game": "revesino", "seats": 4, "dealer": 0, "revesino": {
+        "tricks": [{"cards": " ".join(t["cards"]), **({"forced": "1c"} if i == 2 else {})} for i, t in enumerate(result["tricks"])]}}
+    with pytest.raises(InvalidInput) as err:
+        api.settle_hand(request)
+    assert (err.value.code, err.value.field) == ("INVALID_FIELD", "revesino.tricks[2].forced")
+    assert err.value.message == ("1c was not forced in trick 3: only an ace or the quínola played in the suit led by another "
+                                 "player (not a napolitana's in tricks 1-9) can be forced")
 
 
 def test_r9_resolve_trick_a_led_quinola_pays_the_fondo_under_gergi():

@@ -1015,6 +1015,15 @@ def _rec(name: str) -> dict[str, Any]:
     (lambda r: r["revesino"]["tricks"][1].update(forced=["1o", 1]), "INVALID_FIELD", "revesino.tricks[1].forced"),
     (lambda r: r["revesino"]["tricks"][1].update(forced=["10c"]), "INVALID_FIELD", "revesino.tricks[1].forced"),
     (lambda r: r["revesino"].update(extra=1), "INVALID_FIELD", "revesino.extra"),
+    (lambda r: r["revesino"].pop("tricks"), "MISSING_FIELD", "revesino.tricks"),
+    (lambda r: r["revesino"].update(tricks=None), "MISSING_FIELD", "revesino.tricks"),
+    (lambda r: r["revesino"].update(tricks="1o 2o 3o 4o"), "INVALID_FIELD", "revesino.tricks"),
+    (lambda r: r["revesino"]["tricks"].__setitem__(0, "1o 2o 3o 4o"), "INVALID_FIELD", "revesino.tricks[0]"),
+    (lambda r: r.pop("seats"), "MISSING_FIELD", "seats"),
+    (lambda r: r.update(seats="four"), "INVALID_FIELD", "seats"),
+    # the four cards out of play, one of them twice
+    (lambda r: r["revesino"].update(outOfPlay=" ".join((lambda o: [o[0], o[0], o[1], o[2]])(r["revesino"]["outOfPlay"].split()))),
+     "WRONG_HAND_SIZE", "revesino.outOfPlay"),
     (lambda r: r["revesino"]["tricks"][2].update(extra=1), "INVALID_FIELD", "revesino.tricks[2].extra"),
     (lambda r: r["revesino"].update(outOfPlay="1o 2o 3o 4o"), "DUPLICATE_CARD", "revesino.outOfPlay"),
 ])
@@ -1024,6 +1033,32 @@ def test_settle_summary_bad_input(mutate: Any, code: str, fld: str) -> None:
     with pytest.raises(InvalidInput) as err:
         settle_summary(Options(), 5, request)
     assert err.value.code == code and err.value.field == fld
+
+
+def test_a5_settle_hand_refuses_a_trick_leader_saying_who_leads_it() -> None:
+    """A5: S1, the seat after the dealer, leads trick 1, and the winner of each trick leads the
+    next. SettleHand refuses another leader named for a trick, saying who leads it."""
+    request = _summary(replay(_rec("revesino-full-01-random")))
+    tricks = request["revesino"]["tricks"]
+    assert request["dealer"] == 0 and [t["leader"] for t in tricks[:3]] == [1, 3, 0]
+    for i, message in ((0, "revesino.tricks[0].leader is 2, but the seat after the dealer leads: seat 1"),
+                       (2, "revesino.tricks[2].leader is 1, but the winner of trick 2 leads: seat 0")):
+        changed = copy.deepcopy(request)
+        changed["revesino"]["tricks"][i]["leader"] = (tricks[i]["leader"] + 1) % 4
+        with pytest.raises(InvalidInput) as err:
+            settle_summary(Options(), 5, changed)
+        assert (err.value.code, err.value.field, err.value.message) == ("INVALID_FIELD", f"revesino.tricks[{i}].leader", message)
+
+
+def test_a3_settle_hand_refuses_a_twelfth_trick() -> None:
+    """A3: eleven tricks are played. SettleHand refuses a twelfth (the four cards out of play led
+    as one) by the count, before reading its cards."""
+    request = _summary(replay(_rec("revesino-full-01-random")))
+    request["revesino"]["tricks"].append({"cards": request["revesino"]["outOfPlay"]})
+    with pytest.raises(InvalidInput) as err:
+        settle_summary(Options(), 5, request)
+    assert (err.value.code, err.value.field, err.value.message) == (
+        "INVALID_FIELD", "revesino.tricks", "revesino.tricks has 12 tricks; a hand has 11")
 
 
 def test_settle_summary_accepts_the_winner_each_trick_had() -> None:

@@ -785,6 +785,37 @@ def test_napolitana_cannot_announce_a_revesino_unless_the_option():
     ok(more(with_rules(r, napolitanaMayAnnounce=True), "1 revesino"))
 
 
+def test_a4_2_settle_hand_refuses_a_napolitanas_revesino_unless_the_option():
+    """A4.2 (DEFAULT: a napolitana may not announce a revesino; OPTION napolitanaMayAnnounce) in
+    SettleHand: S1 declares a napolitana, wins tricks 1-9 and announces under the option; the
+    hand settled under the option is the hand played, and refused without it."""
+    record = with_rules(build({1: "12o 12c"}, [1] * 9, aces=True, calls=["1 napolitana"]), napolitanaMayAnnounce=True)
+    result = ok(play_out(more(record, "1 revesino")))
+    assert result["napolitana"] == {"seat": 1, "outcome": "void"} and result["revesino"] == {"seat": 1, "outcome": "won"}
+    body = {"tricks": [{"cards": " ".join(t["cards"])} for t in result["tricks"]], "napolitana": 1, "announcer": 1}
+    request = {"game": "revesino", "seats": 4, "dealer": 0, "rules": {"napolitanaMayAnnounce": True}, "revesino": body}
+    assert api.settle_hand(request)["net"] == result["net"]
+    with pytest.raises(InvalidInput) as err:
+        api.settle_hand({**request, "rules": {}})
+    assert (err.value.code, err.value.field, err.value.message) == (
+        "INVALID_FIELD", "revesino.announcer", "a napolitana may not announce a revesino (napolitanaMayAnnounce is off)")
+
+
+def test_a4_2_settle_hand_refuses_an_announced_hand_that_ends_before_trick_10():
+    """A4.2: a revesino is announced after trick 9 and the hand goes on to trick 10 at least (cut
+    there, or played to 11). SettleHand refuses an announcer with only nine tricks given."""
+    result = ok(play_out(more(SWEEP, "1 revesino")))
+    assert result["revesino"] == {"seat": 1, "outcome": "won"}
+    tricks = [{"cards": " ".join(t["cards"])} for t in result["tricks"]]
+    request = {"game": "revesino", "seats": 4, "dealer": 0, "revesino": {"tricks": tricks, "announcer": 1}}
+    assert api.settle_hand(request)["net"] == result["net"]
+    for count in (8, 9):
+        with pytest.raises(InvalidInput) as err:
+            api.settle_hand({**request, "revesino": {"tricks": tricks[:count], "announcer": 1}})
+        assert (err.value.code, err.value.field, err.value.message) == (
+            "INVALID_FIELD", "revesino.tricks", f"a hand with a revesino announced ends after trick 10 or 11, not {count}")
+
+
 def test_a4_1_a4_2_a_refused_call_says_which_rule_refuses_it():
     """A4.1 and A4.2 (section 0) through the violation's message: a second napolitana call, a call
     by a seat that does not qualify, and a napolitana's revesino are each refused for their own
