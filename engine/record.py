@@ -193,8 +193,8 @@ _READERS: dict[tuple[str, int], ActionReader] = {}
 
 
 class Rules:
-    """A game's ``is_legal`` and ``apply`` (``play`` for a card), the calls ``replay`` makes at
-    every action, as the methods of a plain class: each game module has one, ``RULES``, whose
+    """A game's ``is_legal`` and ``advance`` (``apply`` into the replay's list), the calls
+    ``replay`` makes at every action, as the methods of a plain class: each game module has one, ``RULES``, whose
     methods call the module's functions. Compiled, ``replay`` calls a method of a compiled class
     natively, where it calls a module's function through Python's calling convention (its
     arguments checked and boxed, the answer's tuple made): a tenth of the replay of a Revesino
@@ -206,10 +206,9 @@ class Rules:
     def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]:
         raise NotImplementedError
 
-    def play(self, state: Any, action: Action, events: list[dict[str, Any]]) -> Any:
-        """``apply`` of a card played (``action.card`` set), its events appended to ``events``
-        (the replay's list) rather than returned in a list of their own: the commonest action
-        then makes no list, and the replay does not copy one into another."""
+    def advance(self, state: Any, action: Action, events: list[dict[str, Any]]) -> Any:
+        """``apply``, its events appended to ``events`` (the replay's list). A game may play a
+        card without making a list of its events (the commonest action), by its own ``advance``."""
         state, made = self.apply(state, action)
         events += made
         return state
@@ -450,14 +449,8 @@ def replay(game: Game, setup: Setup, actions: list[Any]) -> Replay:
                 check(game, state, action)  # raises the violation
         except IllegalAction as exc:
             return Replay(state, applied, {"action": i, "code": exc.code, "message": f"action {i} ({shown(text)}): {exc.message}"})
-        if action.card is not None:
-            first = len(applied)
-            state = rules.play(state, action, applied)
-            for k in range(first, len(applied)):
-                applied[k]["action"] = i
-            continue
-        state, events = rules.apply(state, action)
-        for event in events:
-            event["action"] = i
-        applied += events
+        first = len(applied)
+        state = rules.advance(state, action, applied)
+        for k in range(first, len(applied)):
+            applied[k]["action"] = i
     return Replay(state, applied)

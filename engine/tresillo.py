@@ -839,8 +839,9 @@ class _Rules(Rules):
     def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]:
         return apply(state, action)
 
-    def play(self, state: Any, action: Action, events: list[dict[str, Any]]) -> Any:
-        assert action.card is not None
+    def advance(self, state: Any, action: Action, events: list[dict[str, Any]]) -> Any:
+        if action.card is None:
+            return super().advance(state, action, events)
         return _play(state, action.seat, action.card, events)
 
 
