@@ -1190,6 +1190,139 @@ def test_r24_r28_an_implicit_napolitana_named_revoking_in_trick_10_of_a_cut_hand
     assert (unnamed["table"], named["table"]) == ({"fondo": 42}, {"fondo": 46})
 
 
+
+# H15: H9 with S2 holding 1o instead of 1c (1c out of play): he places 1o on the espadas led in
+# trick 5 (2 from S1). His copas are 2c only, played in trick 3, the trick after his renounce.
+H15 = [*H9[:4], "12e 1o 2e 3e", *H9[5:]]
+
+
+def test_r24_implicit_settle_hand_takes_the_very_next_trick_as_proof_of_the_first_renounce():
+    """R24 (implicit) in SettleHand: a seat that qualifies is the napolitana from its first
+    renounce, a card off the suit led while it holds that suit, as the later tricks show. In H15
+    S2 renounces 1b on the copas led in trick 2 holding 2c, his last copas, which only trick 3
+    shows. Read from the tricks alone (no napolitana named, or S2 named), the hand is the one
+    played, its tricks told back with their leaders and winners: S2 is the napolitana from trick
+    2, his 1b there placed (1 from S1), not a revoke (allowRevokes is off), then 1e on copas in
+    trick 4 (void: 1 from S1) and 1o on espadas in trick 5 (2 from S1)."""
+    rules = {"napolitanaDeclaration": "implicit"}
+    record = scripted(H15, undealt="1c 8o 9c", exchange={0: "descarte 10b"}, rules=rules)
+    result = ok(record)
+    assert result["napolitana"] == {"seat": 2, "outcome": "success"} and winners(result) == [1] * 11
+    assert [moves(result, n) for n in (2, 4, 5)] == [[("seat 1", "seat 2", 1)], [("seat 1", "seat 2", 1)], [("seat 1", "seat 2", 2)]]
+    unnamed = api.settle_hand({"game": "revesino", "seats": 4, "dealer": 0, "rules": rules,
+                               "revesino": {"tricks": [{"cards": " ".join(t["cards"])} for t in result["tricks"]]}})
+    for settled in (unnamed, settle(record, result)):
+        assert settled["napolitana"] == result["napolitana"]
+        assert settled["payments"] == result["payments"] and settled["net"] == result["net"]
+        assert settled["tricks"] == result["tricks"]  # each {"leader", "cards", "winner"}, as played
+
+
+def test_r24_r28_a_seat_named_revoking_in_trick_9_of_a_cut_hand_is_not_the_implicit_napolitana():
+    """R24 (implicit) and R28 in SettleHand: a seat named as revoking in tricks 1-9 is not the
+    napolitana (docs/rules/revesino.md), trick 9 included. H15's first nine tricks with S2's 5b and
+    7e swapped (5b on the espadas led in trick 7, 7e on the bastos led in trick 9), then S1's
+    announced revesino cut by S3's 11o in trick 10, where S2 follows with 6o. S2 qualifies and
+    renounces 1b in trick 2 holding 2c: not named, he is the napolitana from there, his aces of
+    tricks 2, 4 and 5 placed (1, 1, 2 from S1). Named revoking 7e in trick 9 (his unseen last card
+    a basto), he is no napolitana: each card he played off the suit led while holding it is a
+    revoke fined 2 (1b in trick 2, 1o in trick 5 holding 4e, 5b in trick 7 holding 7e, 7e in trick
+    9), and as a revoker he collects nothing, his 1e of trick 4 (placed while void) included."""
+    tricks = [*H15[:6], "10e 5b 8e 9e", H15[7], "11b 7e 6b 7b", "4o 6o 11o 5o"]
+
+    def settled(named: dict[int, str]) -> dict:
+        return settle_cut(tricks, named, dealer=0, announcer=1, napolitanaDeclaration="implicit")
+
+    unnamed, named = settled({}), settled({9: "7e"})
+    assert unnamed["napolitana"] == {"seat": 2, "outcome": "void"} and "napolitana" not in named
+    for result in (unnamed, named):
+        assert result["revesino"] == {"seat": 1, "outcome": "cut", "cutter": 3}
+    assert [moves(unnamed, n) for n in (2, 4, 5, 7, 9)] == [
+        [("seat 1", "seat 2", 1)], [("seat 1", "seat 2", 1)], [("seat 1", "seat 2", 2)], [], []]
+    assert [moves(named, n) for n in (2, 4, 5, 7, 9)] == [
+        [("seat 2", "fondo", 2)], [], [("seat 2", "fondo", 2)], [("seat 2", "fondo", 2)], [("seat 2", "fondo", 2)]]
+
+
+
+# H16: S1 leads and takes every trick. S2, void in copas, places 1b, 1e and 1o on the copas led in
+# tricks 1-3 (2, 1, 2 from S1); his quínola is his last oros in trick 7, forced by S1's 11o. His
+# first renounce is 8b on the espadas led in trick 9, holding 5e (trick 10). Out of play 2o 8o 9o 10b.
+H16 = ["1c 1b 2c 3c", "12c 1e 4c 5c", "11c 1o 6c 7c", "12b 2b 3b 4b", "11b 5b 6b 7b", "12o 5o 3o 4o",
+       "11o 10o 6o 7o", "12e 2e 3e 4e", "11e 8b 6e 7e", "10e 5e 8e 9e", "10c 9b 8c 9c"]
+
+
+def test_r24_implicit_a_first_renounce_in_trick_9_declares_the_napolitana_from_trick_9():
+    """R24 (implicit): the qualifying seat may renounce in tricks 1-9, and its first renounce makes
+    it the napolitana from that trick; before it he plays as anyone. In H16 S2 (1b 1e 1o and the
+    quínola) follows suit or is void through trick 8 and renounces first in trick 9, the last trick
+    of the privilege: the napolitana from trick 9, not a revoke (allowRevokes is off); his quínola
+    forced in trick 7, before it, paid the fondo's 9 as anyone's (escrowed, then kept by the
+    fondo). SettleHand reads the hand the same way from its tricks, with S2 named or not."""
+    rules = {"napolitanaDeclaration": "implicit"}
+    record = scripted(H16, undealt="10b 8o 9o", exchange={0: "descarte 2o"}, rules=rules)
+    result = ok(record)
+    assert winners(result) == [1] * 11 and result["napolitana"] == {"seat": 2, "outcome": "success"}
+    assert moves(result, 7) == [("seat 2", "escrow", 9)] and moves(result, 9) == []
+    body: dict[str, Any] = {"tricks": [{"cards": c} for c in H16]}
+    for named in ({}, {"napolitana": 2}):
+        settled = api.settle_hand({"game": "revesino", "seats": 4, "dealer": 0, "rules": rules, "revesino": {**body, **named}})
+        assert settled["napolitana"] == result["napolitana"]
+        assert settled["payments"] == result["payments"] and settled["net"] == result["net"]
+
+
+def test_r24_implicit_a_first_renounce_in_trick_10_is_a_revoke_and_no_napolitana():
+    """R24 (implicit): only a renounce in tricks 1-9 declares the napolitana. H16 with S2 following
+    espadas in trick 9 and playing 8b on S1's 8o in trick 10 while holding 2o (trick 11): a revoke
+    (allowRevokes: 2 into the fondo), and S2 is no napolitana. SettleHand agrees, and refuses S2
+    named as the napolitana, who never renounced in tricks 1-9."""
+    rules = {"napolitanaDeclaration": "implicit", "allowRevokes": True}
+    tricks = [*H16[:5], "12o 10o 3o 4o", "11o 5o 6o 7o", H16[7], "11e 5e 6e 7e", "8o 8b 8e 9e", "10c 2o 8c 9c"]
+    record = scripted(tricks, undealt="10b 10e 9o", exchange={0: "descarte 9b"}, rules=rules)
+    result = ok(record)
+    assert winners(result) == [1] * 11 and "napolitana" not in result
+    assert moves(result, 10) == [("seat 2", "fondo", 2)]
+    request = {"game": "revesino", "seats": 4, "dealer": 0, "rules": rules, "revesino": {"tricks": [{"cards": c} for c in tricks]}}
+    settled = api.settle_hand(request)
+    assert "napolitana" not in settled and settled["payments"] == result["payments"]
+    request["revesino"]["napolitana"] = 2
+    with pytest.raises(InvalidInput) as err:
+        api.settle_hand(request)
+    assert (err.value.code, err.value.field) == ("INVALID_FIELD", "revesino.napolitana")
+    assert err.value.message.startswith("seat 2 never renounced in tricks 1-9")
+
+
+def test_r24_implicit_in_a_cut_hand_an_unproven_renounce_declares_only_a_named_napolitana():
+    """R24 (implicit) in SettleHand of a hand cut in trick 10, whose last cards nobody saw: H16's
+    first nine tricks, then S1's announced revesino cut by S3's 10c in trick 10 (S1 holds 8c, S3
+    10c). S2 discards 1b, 1e, 1o on the copas led in tricks 1-3 (void) and plays 8b on the espadas
+    led in trick 9, his last espadas unseen. Not named, nothing shown is a renounce: S2 is no
+    napolitana, his aces placed as anyone's (2, 1, 2 from S1). Named the napolitana, his first
+    card off the suit led is his renounce (his unseen card may be of that suit): the napolitana,
+    void by the revesino (A6.5), his share of the cut's payment (64) the napolitana's too."""
+    cut = [*H16[:9], "8c 9b 10c 9c"]
+    request = {"game": "revesino", "seats": 4, "dealer": 0, "rules": {"napolitanaDeclaration": "implicit"}, "table": {"fondo": 20},
+               "revesino": {"tricks": [{"cards": c} for c in cut], "announcer": 1}}
+    unnamed = api.settle_hand(request)
+    named = api.settle_hand({**request, "revesino": {**request["revesino"], "napolitana": 2}})
+    assert "napolitana" not in unnamed and named["napolitana"] == {"seat": 2, "outcome": "void"}
+    for result in (unnamed, named):
+        assert result["revesino"] == {"seat": 1, "outcome": "cut", "cutter": 3}
+        assert [moves(result, n) for n in (1, 2, 3)] == [[("seat 1", "seat 2", 2)], [("seat 1", "seat 2", 1)], [("seat 1", "seat 2", 2)]]
+    assert (unnamed["net"], named["net"]) == ([-1, -85, 0, 64], [-1, -85, -64, 128])
+
+
+def test_r28_settle_hand_refuses_a_named_revoke_no_unseen_card_could_prove():
+    """R28 in SettleHand: in a hand cut in trick 10 a revoke the tricks do not show may be named,
+    its proof a card nobody saw; where no card left unplayed is of the suit led, it cannot have
+    been one. In the cut hand of the R28 test above every copas is played: S1's 1o on the copas
+    led in trick 7 named as a revoke is INVALID_FIELD."""
+    cards = ["4o 4b 8o 3b", "9o 2c 2b 7e", "1c 5e 11o 4c", "7o 5b 1b 6b", "9c 10e 8b 3c",
+             "11b 7c 10o 5o", "8c 5c 3e 1o", "10b 2o 11c 2e", "12b 1e 12c 8e", "6c 10c 4e 6o"]
+    with pytest.raises(InvalidInput) as err:
+        settle_cut(cards, {7: "1o"}, dealer=3, announcer=2)
+    assert (err.value.code, err.value.field) == ("INVALID_FIELD", "revesino.tricks[6].revoked")
+    assert err.value.message == "1o was not a revoke in trick 7: no card left unplayed is of copas"
+
+
 # H10: H9 with the napolitana called: S2 renounces 1b in trick 1 (1 x 2 from S1) and keeps the
 # quínola, his only oros, to trick 10, where S1's 11o forces it.
 H10 = ["12o 1b 2o 3o", "12c 8b 3c 4c", *H9[2:9], "11o 10o 4o 5o", H9[10]]
@@ -1351,6 +1484,20 @@ def test_a4_2_settle_hand_refuses_an_announcer_who_did_not_win_trick_9():
     assert "did not win tricks 1-9" in err.value.message
     plain = api.settle_hand({**request, "revesino": {"tricks": tricks}})
     assert [t["winner"] for t in plain["tricks"]] == [1] * 8 + [0, 1, 1] and "revesino" not in plain
+
+
+def test_a4_2_settle_hand_refuses_an_announcer_who_did_not_win_trick_1():
+    """A4.2: the announcer won tricks 1-9, the first included. H11 with S1's 1c and S2's 2c
+    exchanged: S2 takes trick 1 with 1c, S1 trick 2 with 12c over S2's lead and every trick after;
+    SettleHand refuses S1 as the announcer."""
+    tricks = [{"cards": t} for t in ["2c 1c 3c 4c", "5c 6c 7c 12c", *H11[2:]]]
+    request = {"game": "revesino", "seats": 4, "dealer": 0, "revesino": {"tricks": tricks, "announcer": 1}}
+    with pytest.raises(InvalidInput) as err:
+        api.settle_hand(request)
+    assert (err.value.code, err.value.field) == ("INVALID_FIELD", "revesino.announcer")
+    assert "did not win tricks 1-9" in err.value.message
+    plain = api.settle_hand({**request, "revesino": {"tricks": tricks}})
+    assert [t["winner"] for t in plain["tricks"]] == [2] + [1] * 10 and "revesino" not in plain
 
 
 def test_a5_1_settle_hand_refuses_a_forced_card_its_player_could_follow_with_another():

@@ -999,6 +999,8 @@ def _rec(name: str) -> dict[str, Any]:
 @pytest.mark.parametrize("mutate, code, fld", [
     (lambda r: r.update(seats=3), "INVALID_SEATS", "seats"),
     (lambda r: r.pop("revesino"), "MISSING_FIELD", "revesino"),
+    (lambda r: r.update(revesino=[r["revesino"]]), "INVALID_FIELD", "revesino"),  # an object, not a list
+    (lambda r: r.update(revesino=5), "INVALID_FIELD", "revesino"),
     (lambda r: r["revesino"]["tricks"][3].update(cards="1o 1o 2o 3o"), "DUPLICATE_CARD", "revesino.tricks[3].cards"),
     (lambda r: r["revesino"]["tricks"][3].update(cards="2o 3o 4o"), "WRONG_HAND_SIZE", "revesino.tricks[3].cards"),
     (lambda r: r["revesino"]["tricks"][3].update(cards="2o 3o 4o 13o"), "UNKNOWN_CARD", "revesino.tricks[3].cards"),
@@ -1008,12 +1010,18 @@ def _rec(name: str) -> dict[str, Any]:
      "revesino.tricks[0].winner"),
     (lambda r: r["revesino"]["tricks"].pop(), "INVALID_FIELD", "revesino.tricks"),
     (lambda r: r["revesino"].update(announcer=1), "INVALID_FIELD", "revesino.announcer"),
+    (lambda r: r["revesino"].update(announcer=4), "SEAT_OUT_OF_RANGE", "revesino.announcer"),
     (lambda r: r["revesino"].update(napolitana=1), "INVALID_FIELD", "revesino.napolitana"),
     (lambda r: r["revesino"].update(napolitana=9), "SEAT_OUT_OF_RANGE", "revesino.napolitana"),
     (lambda r: r["revesino"].update(napolitana="2"), "INVALID_FIELD", "revesino.napolitana"),  # a seat is a number
     (lambda r: r.pop("dealer"), "MISSING_FIELD", "dealer"),
+    (lambda r: r.update(dealer=4), "SEAT_OUT_OF_RANGE", "dealer"),
+    (lambda r: r.update(dealer="0"), "INVALID_FIELD", "dealer"),
+    (lambda r: r["revesino"]["tricks"][4].pop("cards"), "MISSING_FIELD", "revesino.tricks[4].cards"),
     (lambda r: r["revesino"]["tricks"][1].update(forced=["1o", 1]), "INVALID_FIELD", "revesino.tricks[1].forced"),
     (lambda r: r["revesino"]["tricks"][1].update(forced=["10c"]), "INVALID_FIELD", "revesino.tricks[1].forced"),
+    # (3c, seat 1's last copas in trick 3: no ace or quínola, never forced)
+    (lambda r: r["revesino"]["tricks"][2].update(forced="3c"), "INVALID_FIELD", "revesino.tricks[2].forced"),
     (lambda r: r["revesino"].update(extra=1), "INVALID_FIELD", "revesino.extra"),
     (lambda r: r["revesino"].pop("tricks"), "MISSING_FIELD", "revesino.tricks"),
     (lambda r: r["revesino"].update(tricks=None), "MISSING_FIELD", "revesino.tricks"),
@@ -1026,6 +1034,7 @@ def _rec(name: str) -> dict[str, Any]:
      "WRONG_HAND_SIZE", "revesino.outOfPlay"),
     (lambda r: r["revesino"]["tricks"][2].update(extra=1), "INVALID_FIELD", "revesino.tricks[2].extra"),
     (lambda r: r["revesino"].update(outOfPlay="1o 2o 3o 4o"), "DUPLICATE_CARD", "revesino.outOfPlay"),
+    (lambda r: r["revesino"].update(outOfPlay="13o"), "UNKNOWN_CARD", "revesino.outOfPlay"),
 ])
 def test_settle_summary_bad_input(mutate: Any, code: str, fld: str) -> None:
     request = _summary(replay(_rec("revesino-full-01-random")))
