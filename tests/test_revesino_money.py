@@ -1013,6 +1013,7 @@ def _rec(name: str) -> dict[str, Any]:
     (lambda r: r["revesino"].update(announcer=4), "SEAT_OUT_OF_RANGE", "revesino.announcer"),
     (lambda r: r["revesino"].update(napolitana=1), "INVALID_FIELD", "revesino.napolitana"),
     (lambda r: r["revesino"].update(napolitana=9), "SEAT_OUT_OF_RANGE", "revesino.napolitana"),
+    (lambda r: r["revesino"].update(napolitana=-1), "SEAT_OUT_OF_RANGE", "revesino.napolitana"),
     (lambda r: r["revesino"].update(napolitana="2"), "INVALID_FIELD", "revesino.napolitana"),  # a seat is a number
     (lambda r: r.pop("dealer"), "MISSING_FIELD", "dealer"),
     (lambda r: r.update(dealer=4), "SEAT_OUT_OF_RANGE", "dealer"),
@@ -1075,6 +1076,19 @@ def test_settle_summary_accepts_the_winner_each_trick_had() -> None:
     plain = settle_summary(Options(), 5, copy.deepcopy(request))
     for i, item in enumerate(request["revesino"]["tricks"]):
         item["winner"] = plain["tricks"][i]["winner"]
+    assert settle_summary(Options(), 5, request) == plain
+
+
+def test_settle_summary_takes_cards_as_a_list_of_card_strings() -> None:
+    """SettleHand's cards (a trick's, ``forced``, ``revoked``, ``outOfPlay``) are a string of cards
+    or a list of card strings: the hand given with lists settles as with strings."""
+    request = _summary(replay(_rec("revesino-full-01-random")))
+    plain = settle_summary(Options(), 5, copy.deepcopy(request))
+    body = request["revesino"]
+    for item in body["tricks"]:
+        item["cards"] = item["cards"].split()
+    body["outOfPlay"] = body["outOfPlay"].split()
+    assert len(body["outOfPlay"]) == 4
     assert settle_summary(Options(), 5, request) == plain
 
 
