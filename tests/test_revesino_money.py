@@ -732,6 +732,8 @@ def test_r19_announcers_own_quinola_won_extra_fondo() -> None:
     assert fee_free(r) == [-16 - 6, -16 - 6, -16 - 5, 17 + 48 + 17]
     side = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True), revesino_quinola_bonus="sidePayments")
     assert fee_free(side) == [-17, -17, -17, 17 + 48 + 3]
+    assert [(p["payer"], p["reason"]) for p in side["payments"] if "own quínola" in p["reason"]] == [
+        (f"seat {s}", "revesino won with his own quínola: each other player pays 1") for s in (0, 1, 2)]
     none = run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True), revesino_quinola_bonus="none")
     assert fee_free(none) == [-16, -16, -16, 17 + 48]
 
