@@ -1131,11 +1131,12 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
             holds_suit = any(x.suit is suit for x in later)
             renounce = seat in privileged and since <= n <= 9
             revoke = False
-            if c in revoked_at[i] and not holds_suit:
-                # The evidence is a card nobody saw played: his last, in a hand cut in trick 10.
+            if c in revoked_at[i] and (renounce or not holds_suit):
+                # A napolitana's renounce is no revoke, whatever he held; otherwise the evidence is a
+                # card nobody saw played: his last, in a hand cut in trick 10.
                 if full or renounce or not any(x.suit is suit for x in unseen):
-                    why = (f"seat {seat} held no {suit.word} after it" if full
-                           else f"seat {seat} is the napolitana, whose renounces in tricks 1-9 are no revokes" if renounce
+                    why = (f"seat {seat} is the napolitana, whose renounces in tricks 1-9 are no revokes" if renounce
+                           else f"seat {seat} held no {suit.word} after it" if full
                            else f"no card left unplayed is of {suit.word}")
                     raise InvalidInput("INVALID_FIELD", f"{where}.revoked", f"{c} was not a revoke in trick {n}: {why}")
                 holds_suit = True

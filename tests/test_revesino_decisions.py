@@ -1217,6 +1217,27 @@ def test_r24_implicit_settle_hand_takes_the_very_next_trick_as_proof_of_the_firs
         assert settled["tricks"] == result["tricks"]  # each {"leader", "cards", "winner"}, as played
 
 
+def test_r24_r28_settle_hand_refuses_a_napolitana_s_renounce_named_as_a_revoke_the_tricks_show():
+    """R24 and R28 in SettleHand: a napolitana's renounces in tricks 1-9 are no revokes, so naming
+    one as a revoke is INVALID_FIELD, as in ResolveTrick, also where the later tricks show he held
+    the suit. In H15 S2, the napolitana, renounces 1b on the copas led in trick 2 holding 2c (played
+    in trick 3); named revoked there, with S2 named the napolitana (implicit or explicit) and revokes
+    allowed, the request is refused with the reason. Not named, the hand settles as played."""
+    record = scripted(H15, undealt="1c 8o 9c", exchange={0: "descarte 10b"}, rules={"napolitanaDeclaration": "implicit"})
+    tricks = [{"cards": " ".join(t["cards"])} for t in ok(record)["tricks"]]
+    assert tricks[1]["cards"].split()[(2 - ok(record)["tricks"][1]["leader"]) % 4] == "1b"
+    for declaration in ("implicit", "explicit"):
+        rules = {"napolitanaDeclaration": declaration, "allowRevokes": True}
+        request = {"game": "revesino", "seats": 4, "dealer": 0, "rules": rules, "revesino": {"tricks": tricks, "napolitana": 2}}
+        assert api.settle_hand(request)["napolitana"] == {"seat": 2, "outcome": "success"}
+        named = [dict(t) for t in tricks]
+        named[1]["revoked"] = "1b"
+        with pytest.raises(InvalidInput) as err:
+            api.settle_hand({**request, "revesino": {"tricks": named, "napolitana": 2}})
+        assert (err.value.code, err.value.field) == ("INVALID_FIELD", "revesino.tricks[1].revoked")
+        assert err.value.message == "1b was not a revoke in trick 2: seat 2 is the napolitana, whose renounces in tricks 1-9 are no revokes"
+
+
 def test_r24_r28_a_seat_named_revoking_in_trick_9_of_a_cut_hand_is_not_the_implicit_napolitana():
     """R24 (implicit) and R28 in SettleHand: a seat named as revoking in tricks 1-9 is not the
     napolitana (docs/rules/revesino.md), trick 9 included. H15's first nine tricks with S2's 5b and
