@@ -391,6 +391,19 @@ def test_a15_defender_takes_plate() -> None:
     assert out["table"] == {"plate": 55, "plateHolds": "reservada", "cartulina": [{"seat": 0, "amount": 40}]}
 
 
+def test_a15_winning_defender_takes_the_plate_in_his_own_name() -> None:
+    """A15 with ``defenderTakesPlate``: the rendido's puesta P = 35 + 20 goes to the defender,
+    then the defender (not the Jugador) takes the plate of 35, and the payment says so."""
+    out = api.settle_hand({"game": "tresillo", "seats": 4, "dealer": 0, "rules": {"defenderTakesPlate": True},
+                           "table": {"plate": 30, "plateHolds": "primera", "cartulina": [{"seat": 3, "amount": 55}]},
+                           "tresillo": {"jugador": 1, "lance": "entrada", "trump": "oros", "surrender": "defended",
+                                        "defender": 2, "tricks": defended(5, 2, 2)}})
+    assert out["outcome"] == "dWin"
+    assert out["payments"][1:3] == [
+        {"payer": "seat 1", "payee": "seat 2", "amount": 55, "reason": "the rendido's puesta to the defender who won: 55 = plate 35 + 20"},
+        {"payer": "plate", "payee": "seat 2", "amount": 35, "reason": "the defender takes the plate: 35"}]
+
+
 def test_a17_defender_codillo_also_puesta() -> None:
     h = hand(surrender="defended", defender=2, tricks=defended(2, 2, 5))
     out = run(table(), h, Options(defender_codillo_also_puesta=True))
@@ -703,6 +716,49 @@ def test_read_table_rejects(tbl: Any, code: str, field: str) -> None:
     assert (err.value.code, err.value.field) == (code, field)
 
 
+def settle_annulled(tbl: Any) -> dict[str, Any]:
+    """SettleHand of an annulled hand on a 4-seat table dealt by seat 0, carrying ``tbl``."""
+    return api.settle_hand({"game": "tresillo", "seats": 4, "dealer": 0, "table": tbl, "tresillo": {"annulled": True}})
+
+
+PRIMERA_30: dict[str, Any] = {"plate": 30, "plateHolds": "primera"}
+
+
+@pytest.mark.parametrize(("tbl", "code", "field", "says"), [
+    ({"plate": -1}, "INVALID_TABLE", "table.plate", "table.plate -1 is negative"),
+    ({"plate": 100_000_005}, "INVALID_TABLE", "table.plate", "table.plate 100,000,005 is more than a table carries"),
+    ({**PRIMERA_30, "cartulina": [{"seat": 1, "amount": 30, "owner": 2}]}, "INVALID_FIELD", "table.cartulina[0].owner",
+     "unknown cartulina field"),
+    ({**PRIMERA_30, "cartulina": [{"seat": -1, "amount": 30}]}, "INVALID_TABLE", "table.cartulina[0].seat",
+     "table.cartulina[0].seat -1 is not a seat of this 4-seat table"),
+    ({**PRIMERA_30, "cartulina": [{"seat": 1, "amount": "30"}]}, "INVALID_FIELD", "table.cartulina[0].amount", "must be an integer"),
+    ({**PRIMERA_30, "cartulina": [{"seat": 1, "amount": 60, "partner": "2"}]}, "INVALID_FIELD", "table.cartulina[0].partner",
+     "must be an integer"),
+    ({**PRIMERA_30, "cartulina": [{"seat": 1, "amount": 60, "partner": 4}]}, "INVALID_TABLE", "table.cartulina[0].partner",
+     "partner 4 must be another seat of this 4-seat table"),
+    ({**PRIMERA_30, "cartulina": [{"seat": 1, "amount": 60, "partner": -1}]}, "INVALID_TABLE", "table.cartulina[0].partner",
+     "partner -1 must be another seat"),
+    # the limit is on the plate and the cartulina together, entry by entry
+    ({"plate": 99_999_970, "plateHolds": "primera", "cartulina": [{"seat": 1, "amount": 25}, {"seat": 2, "amount": 10}]},
+     "INVALID_TABLE", "table.cartulina[1]", "the plate and the cartulina to table.cartulina[1] together (100,000,005)"),
+])
+def test_format_5_table_rejects_through_settle_hand(tbl: dict[str, Any], code: str, field: str, says: str) -> None:
+    """FORMAT.md section 5 and docs/rules/tresillo.md (the table carried between hands): every
+    field of a cartulina entry is checked (seats of the table, integers, no unknown field), and
+    the plate and the cartulina together stay within a table's 100,000,000 tantos."""
+    with pytest.raises(InvalidInput) as err:
+        settle_annulled(tbl)
+    assert (err.value.code, err.value.field) == (code, field)
+    assert says in err.value.message
+
+
+def test_format_5_table_empty_plate_holds_reads_as_none() -> None:
+    """FORMAT.md section 5: a ``plateHolds`` left empty (protobuf JSON's default) or omitted is
+    ``none``, as on a fresh table; the dealer's 5 goes into the plate."""
+    for tbl in ({"plate": 30, "plateHolds": ""}, {"plate": 30, "plateHolds": None}, {"plate": 30}):
+        assert settle_annulled(tbl)["table"] == {"plate": 35, "plateHolds": "none", "cartulina": []}
+
+
 # ---- SettleHand ---------------------------------------------------------------------------------
 
 def summary_request(seats: int = 4, dealer: int = 0, tresillo: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
@@ -798,6 +854,115 @@ def test_settle_summary_four_first_tricks_then_one_lost_is_played_out() -> None:
 def test_settle_summary_three_seats_dealer_plays() -> None:
     request = summary_request(seats=3, dealer=0, tresillo={"jugador": 0, "tricks": [1, 2, 0, 0, 0, 0, 1, 2, 0]})
     assert settle_summary(DEFAULT, Table(), request)["net"] == [10, -5, -5]
+
+
+def settled(**tresillo: Any) -> dict[str, Any]:
+    """SettleHand (engine.api) of ``summary_request`` with these ``tresillo`` fields."""
+    return api.settle_hand(summary_request(tresillo=tresillo))
+
+
+def settle_rejected(**tresillo: Any) -> tuple[str, str]:
+    with pytest.raises(InvalidInput) as err:
+        settled(**tresillo)
+    return err.value.code, err.value.field
+
+
+def test_8_8_annulled_summary_carries_nothing_of_a_hand() -> None:
+    """8.8 (an annulled hand: no transfers beyond the dealer's 5): an annulled summary names no
+    Jugador, lance, trump, cards, tricks, bola, surrender or defender; the values protobuf JSON
+    prints for fields left empty are no value."""
+    base = {"game": "tresillo", "seats": 4, "dealer": 0}
+    empty = {"annulled": True, "jugadorHand": "", "tricks": [], "solera": False, "bola": "none", "surrender": "none"}
+    out = api.settle_hand({**base, "tresillo": empty})
+    assert out["outcome"] == "annulled" and out["net"] == [-5, 0, 0, 0]
+    for name, value in (("jugador", 1), ("lance", "entrada"), ("trump", "oros"), ("solera", True), ("jugadorHand", PLAIN),
+                        ("tricks", [1]), ("bola", "made"), ("surrender", "accepted"), ("defender", 2)):
+        with pytest.raises(InvalidInput) as err:
+            api.settle_hand({**base, "tresillo": {"annulled": True, name: value}})
+        assert (err.value.code, err.value.field) == ("INVALID_FIELD", f"tresillo.{name}"), name
+        assert "an annulled hand" in err.value.message
+
+
+def test_2_2_the_alcalde_neither_declares_nor_takes_tricks() -> None:
+    """2.2: on a 4-seat table the dealer (the alcalde) holds no cards: SettleHand says so when he
+    is named the Jugador or the winner of a trick."""
+    with pytest.raises(InvalidInput) as err:
+        settled(jugador=0)
+    assert err.value.message == "tresillo.jugador 0 is not an active seat (the dealer of a 4-seat table does not play)"
+    with pytest.raises(InvalidInput) as err:
+        settled(tricks=[1, 0, 1, 1, 1, 2, 1, 2, 3])
+    assert err.value.message == "tresillo.tricks[1] 0 is not an active seat: only the three players take tricks"
+
+
+def test_7_1_ten_tricks_are_refused_whoever_won_them() -> None:
+    """7.1: a hand has nine tricks. Ten are refused even when the first five do not make a planto
+    (the Jugador's 9 against 1 would otherwise read as a finished hand)."""
+    assert settle_rejected(tricks=[2] + [1] * 9) == ("INVALID_FIELD", "tresillo.tricks")
+
+
+def test_7_2_planto_after_five_through_settle_hand() -> None:
+    """7.2: the Jugador who wins tricks 1-5 and stops (no bola) ends the hand there: a win with
+    primeras, 1 + 5 (jugar) = 6, rounded 10 from each of the three others, and the plate."""
+    out = settled(tricks=[1] * 5)
+    assert out["outcome"] == "primeras" and out["primeras"] is True
+    assert out["net"] == [-15, 35, -10, -10]
+
+
+def test_7_2_bola_cut_at_the_sixth_trick_through_settle_hand() -> None:
+    """7.2 / TR-13: a bola attempt ends at the first trick the Jugador loses, the 6th included:
+    the failed bola pays as TR-13 (here 0 estuches: 1 + 5 = 6, rounded 10 each)."""
+    out = settled(tricks=[1] * 5 + [2], bola="failed")
+    assert out["outcome"] == "bolaFailed" and out["net"] == [85, -265, 90, 90]
+
+
+def test_7_2_bola_made_through_settle_hand() -> None:
+    """7.2 / 8.2: all nine tricks with the bola declared: the bola's 100 and the primeras (A19)."""
+    out = settled(tricks=[1] * 9, bola="made")
+    assert out["outcome"] == "bola"
+    assert out["condiciones"] == [{"item": "primeras", "tantos": 1}, {"item": "bola", "tantos": 100}, {"item": "jugar", "tantos": 5}]
+    assert out["net"] == [-5 - 110, 330 + 5, -110, -110]
+
+
+def test_7_3_early_end_through_settle_hand() -> None:
+    """7.3: a summary ends where the result is settled. A contra player with five tricks gives
+    codillo whatever follows (the puesta P = 5 + 20 into the plate and P to him); with one
+    trick to play, 4-4-0 (a win or a puesta) and 1-4-3 (a codillo or, at 1-4-4, a puesta real)
+    are not over."""
+    out = settled(tricks=[2] * 5)
+    assert out["outcome"] == "codillo" and out["codilloTo"] == 2 and out["net"] == [-5, -50, 25, 0]
+    assert settle_rejected(tricks=[1, 2, 1, 2, 1, 2, 1, 2]) == ("INVALID_FIELD", "tresillo.tricks")
+    assert settle_rejected(tricks=[2, 2, 2, 2, 3, 3, 3, 1]) == ("INVALID_FIELD", "tresillo.tricks")
+
+
+def test_7_4_defended_early_end_through_settle_hand() -> None:
+    """7.3 with 7.4's classes: D-PUESTA 4-4-1 after nine tricks; 1-4-3 with a trick to play is
+    D-CODILLO-R whatever it gives (1-4-4 too, A16), so the hand is over; 3-4-1 (D-PUESTA or
+    D-CODILLO-R) and 4-1-3 (D-WIN or D-PUESTA) with a trick to play are not."""
+    def defence(d: int, r: int, p: int) -> dict[str, Any]:
+        return {"surrender": "defended", "defender": 2, "tricks": defended(d, r, p)}
+
+    out = settled(**defence(4, 4, 1))
+    assert out["outcome"] == "dPuesta" and out["net"] == [-5, -25, -25, 0]  # the gemelas into the plate
+    out = settled(**defence(1, 4, 3))
+    assert out["outcome"] == "dCodilloR" and out["net"] == [-5, 0, -25, 0]  # the defender's puesta only
+    assert settle_rejected(**defence(3, 4, 1)) == ("INVALID_FIELD", "tresillo.tricks")
+    assert settle_rejected(**defence(4, 1, 3)) == ("INVALID_FIELD", "tresillo.tricks")
+
+
+def test_tr14_surrender_after_three_tricks_through_settle_hand() -> None:
+    """TR-14 / 7.4: the Jugador may surrender until he plays his card to the 4th trick, so after
+    three tricks; the entrada rendida accepted is his puesta, 5 + 20."""
+    out = settled(surrender="accepted", tricks=[1, 2, 3])
+    assert out["outcome"] == "rendida" and out["net"] == [-5, -25, 0, 0]
+
+
+def test_8_7_surrendered_hand_still_checks_a_given_jugador_hand() -> None:
+    """8.7: a surrendered hand needs no ``jugadorHand`` (no estuches are paid), but one given is
+    still read and checked."""
+    assert settled(surrender="accepted", tricks=[1, 2])["outcome"] == "rendida"
+    assert settle_rejected(surrender="accepted", tricks=[1, 2], jugadorHand="1e 7o") == ("WRONG_HAND_SIZE", "tresillo.jugadorHand")
+    assert settle_rejected(surrender="accepted", tricks=[1, 2], jugadorHand="1e 1e 3o 4o 5o 6o 3c 4c 5c") == (
+        "DUPLICATE_CARD", "tresillo.jugadorHand")
 
 
 # ---- random hands -------------------------------------------------------------------------------
