@@ -349,6 +349,8 @@ def test_a23_contraestuche_symmetric_or_flat():
     six = finished(hand("entrada copas", CONTRA_PLANTO, hold={1: "10c"}))
     assert six["outcome"] == "primeras" and (six["estuches"], six["contraestuches"]) == (0, 5)  # 6, capped
     assert six["net"] == [-20, 50, -15, -15]  # 5 + primeras 1 + jugar 5 = 11 -> 15 each
+    assert {"item": "contraestuches", "tantos": 5} in six["condiciones"]
+    assert not any(c["item"] == "estuches" for c in six["condiciones"])
     flat = under(hand("entrada copas", CONTRA_PLANTO, hold={1: "10c"}), {"contraestucheMode": "flat"})
     assert flat["contraestuches"] == 3 and flat["net"] == [-15, 35, -10, -10]  # 9 -> 10 each
     four = finished(hand("entrada copas", CONTRA_PLANTO, hold={1: "12c"}))
