@@ -574,9 +574,19 @@ def _checked_numbers(data: Any, descriptor: Any, where: str) -> Any:
                     raise error
         elif field.message_type is None or field.message_type.GetOptions().map_entry:
             continue
+        elif field.message_type.full_name == "google.protobuf.Struct" and type(value) is not dict:
+            # (json_format's words for an empty string lacked the value: "Struct must be in a dict which is")
+            raise ServiceError("INVALID_FIELD", f"{path}: expected an object, not {_said(value)}", path)
         elif field.message_type.full_name in _OPAQUE:
             new = _as_doubles(value, 1)
+        elif not is_repeated(field) and isinstance(value, (str, list)):
+            # (json_format reads a string's characters, or a list's items, as keys: "" and [] were
+            # an empty message, silently)
+            raise ServiceError("INVALID_FIELD", f"{path}: expected an object, not {json_kind(value)}", path)
         elif type(value) is list:
+            for i, item in enumerate(value):
+                if isinstance(item, (str, list)):  # (the same, of an item)
+                    raise ServiceError("INVALID_FIELD", f"{path}[{i}]: expected an object, not {_said(item)}", f"{path}[{i}]")
             items = [_checked_numbers(item, field.message_type, f"{path}[{i}]") for i, item in enumerate(value)]
             if any(a is not b for a, b in zip(items, value, strict=True)):
                 new = items

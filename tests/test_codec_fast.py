@@ -95,6 +95,7 @@ def _ref_integral(value: Any) -> Any:
 def ref_from_json(data: Any, message: Message, where: str = "") -> Message:
     if not isinstance(data, dict):
         raise ServiceError("INVALID_FIELD", f"{where or 'the body'} must be a JSON object, not {codec.json_kind(data)}", where or "body")
+    data = codec._checked_numbers(data, message.DESCRIPTOR, where)  # (the codec's checks before json_format's: "deal": [] is refused)
     try:
         json_format.ParseDict(data, message, ignore_unknown_fields=False)
     except json_format.ParseError as exc:

@@ -716,3 +716,24 @@ def test_rules_nested_too_deeply_are_found_among_fields_of_every_wire_type() -> 
         codec.request_json(deep + b"\x80", pb.ResolveTrickRequest)
     assert (raised.value.code, raised.value.field, raised.value.message) == (
         "INVALID_FIELD", "body", "the message is not a ResolveTrickRequest")
+
+
+@pytest.mark.parametrize(("record", "field", "message"), [
+    ({"deal": ""}, "deal", "deal: expected an object, not a string"),
+    ({"deal": []}, "deal", "deal: expected an object, not a list"),
+    ({"table": ""}, "table", "table: expected an object, not a string"),
+    ({"table": []}, "table", "table: expected an object, not a list"),
+    ({"table": {"cartulina": [""]}}, "table.cartulina[0]", "table.cartulina[0]: expected an object, not ''"),
+    ({"table": {"cartulina": [{"seat": 0}, []]}}, "table.cartulina[1]", "table.cartulina[1]: expected an object, not a list"),
+    ({"rules": ""}, "rules", "rules: expected an object, not ''"),
+], ids=["deal ''", "deal []", "table ''", "table []", "cartulina ['']", "cartulina [{}, []]", "rules ''"])
+def test_a_field_that_takes_an_object_given_an_empty_string_or_list_is_named(record, field, message, http, rest_url) -> None:
+    """docs/api.md, Errors: a field that takes an object but was given a string or a list is named
+    by its own name (``deal: expected an object, not a string``), an empty one too. Protobuf's JSON
+    parser reads a string's characters, or a list's items, as keys: ``""`` and ``[]`` were an empty
+    message, silently (a hand with ``"table": ""`` was validated as with a fresh table, a cartulina
+    entry ``""`` was ``seat is required``), and ``"rules": ""`` was worded "rules: Struct must be in
+    a dict which is"."""
+    body = {**_record(), **record}
+    failure = rest_failure(rest_request(http, rest_url, "ValidateHand", {"record": body}))
+    assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", field, message)
