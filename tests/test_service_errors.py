@@ -702,20 +702,23 @@ def test_rules_nested_too_deeply_are_named_on_both_transports(depth, stub, chann
 def test_rules_nested_too_deeply_are_found_among_fields_of_every_wire_type() -> None:
     """The gRPC reader finds the deep rules (above) by walking the refused request's fields in
     protobuf's wire format: a field it does not know, whatever its wire type (a varint, 8 or 4
-    fixed bytes), is stepped over; bytes that are not well-formed fields (a varint cut short at
-    the end) are the message's fault, and the body is named."""
+    fixed bytes, whatever those bytes are), is stepped over; bytes that are not well-formed fields
+    (a varint cut short at the end, a tag's or a varint field's value) are the message's fault, and
+    the body is named."""
     _, rules = _deep_rules(40)
     message = pb.ResolveTrickRequest(game="rentoy", seats=2, cards="1o")
     message.rules.CopyFrom(rules)
     deep = message.SerializeToString()
-    for unknown in (_varint(99 << 3 | 0) + _varint(300), _varint(99 << 3 | 1) + bytes(8), _varint(99 << 3 | 5) + bytes(4)):
+    for unknown in (_varint(99 << 3 | 0) + _varint(300), _varint(99 << 3 | 1) + bytes(8), _varint(99 << 3 | 5) + bytes(4),
+                    _varint(99 << 3 | 1) + bytes(range(0x0A, 0x12)), _varint(99 << 3 | 5) + bytes(range(0x0A, 0x0E))):
         with pytest.raises(ServiceError) as raised:
             codec.request_json(unknown + deep, pb.ResolveTrickRequest)
         assert (raised.value.code, raised.value.field) == ("INVALID_FIELD", "rules"), raised.value.message
-    with pytest.raises(ServiceError) as raised:
-        codec.request_json(deep + b"\x80", pb.ResolveTrickRequest)
-    assert (raised.value.code, raised.value.field, raised.value.message) == (
-        "INVALID_FIELD", "body", "the message is not a ResolveTrickRequest")
+    for cut in (b"\x80", _varint(99 << 3 | 0) + b"\x80"):
+        with pytest.raises(ServiceError) as raised:
+            codec.request_json(deep + cut, pb.ResolveTrickRequest)
+        assert (raised.value.code, raised.value.field, raised.value.message) == (
+            "INVALID_FIELD", "body", "the message is not a ResolveTrickRequest")
 
 
 @pytest.mark.parametrize(("record", "field", "message"), [
@@ -737,3 +740,70 @@ def test_a_field_that_takes_an_object_given_an_empty_string_or_list_is_named(rec
     body = {**_record(), **record}
     failure = rest_failure(rest_request(http, rest_url, "ValidateHand", {"record": body}))
     assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", field, message)
+
+
+def test_an_error_of_no_field_is_a_problem_without_field_or_field_violations(http, rest_url) -> None:
+    """docs/api.md, Errors: a problem names its field in ``field`` and ``fieldViolations``; an error
+    that concerns no field (MALFORMED_JSON, NOT_FOUND) has neither key, not a null field."""
+    for response in (_post(http, rest_url, "/v1/hands:validate", '{"game": "rentoy", '), http.get(rest_url + "/v1/nowhere", timeout=10)):
+        body = response.json()
+        assert set(body) == {"type", "title", "status", "detail", "code"}, body
+
+
+def test_internal_says_the_request_was_not_processed_and_names_only_the_exceptions_type(monkeypatch, stub, http, rest_url) -> None:
+    """docs/api.md, Errors: INTERNAL is a fault of the service: the request was not processed and
+    the server goes on. The message says so, with the exception's type and none of its words."""
+    def broken(record):
+        raise KeyError("secret-words")
+
+    monkeypatch.setattr(api, "validate", broken)
+    request = {"record": _record()}
+    expected = "internal error (KeyError); the request was not processed and the server goes on"
+    with pytest.raises(grpc.RpcError) as raised:
+        call_grpc(stub, "ValidateHand", request)
+    assert grpc_failure(raised.value).message == expected
+    failure = rest_failure(rest_request(http, rest_url, "ValidateHand", request))
+    assert (failure.code, failure.field, failure.message) == ("INTERNAL", None, expected)
+
+
+
+def test_a_field_the_schema_lacks_is_named_in_any_message_of_the_request_over_grpc(channel) -> None:
+    """docs/api.md, Errors: a gRPC message holding a field its schema lacks is INVALID_FIELD naming
+    where, wherever it is: in a list's later item (the cartulina's second entry, by its index), or
+    in a message past the record's others (the deal, after the table)."""
+    call = channel.unary_unary(f"/{SERVICE.full_name}/ValidateHand", request_serializer=None, response_deserializer=None)
+    in_entry = pb.HandRecord(game="tresillo", seats=4, dealer=0)
+    in_entry.table.cartulina.add(seat=0)
+    in_entry.table.cartulina.add(seat=1).MergeFromString(b"\x98\x06\x01")  # field 99, a varint
+    in_deal = pb.HandRecord(game="tresillo", seats=4, dealer=0)
+    in_deal.table.cartulina.add(seat=0)
+    in_deal.deal.hands.append("1o")
+    in_deal.deal.MergeFromString(b"\x98\x06\x01")
+    for record, where in ((in_entry, "record.table.cartulina[1]"), (in_deal, "record.deal")):
+        with pytest.raises(grpc.RpcError) as raised:
+            call(pb.ValidateHandRequest(record=record).SerializeToString(), timeout=10)
+        failure = grpc_failure(raised.value)
+        assert (failure.code, failure.field) == ("INVALID_FIELD", where), failure.message
+        assert f"{where}: field number 99 is not a field of" in failure.message
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("true", "the body must be a JSON object, not true"),
+    ("false", "the body must be a JSON object, not false"),
+    ("5", "the body must be a JSON object, not a number"),
+    ("2.5", "the body must be a JSON object, not a number"),
+    ('"rentoy"', "the body must be a JSON object, not a string"),
+    ("null", "the body must be a JSON object, not null"),
+])
+def test_a_body_that_is_not_an_object_is_said_as_json_writes_it(body, message, http, rest_url) -> None:
+    """docs/api.md, Errors: a message quotes what the request held as JSON writes it (``null``,
+    ``true``), a value by its kind: a body that is not a JSON object is INVALID_FIELD ``body``."""
+    failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
+    assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", "body", message)
+
+
+def test_an_unknown_field_is_named_with_the_message_that_lacks_it(http, rest_url) -> None:
+    """docs/api.md, Errors: an unknown key is INVALID_FIELD naming it, and the message says which
+    message of the schema has no such field (by its own name, not its package's)."""
+    failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", '{"game": "rentoy", "deal": {"cards": "1o"}}'))
+    assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", "deal.cards", "deal.cards: unknown field 'cards' of Deal")
