@@ -785,6 +785,11 @@ def test_a_field_the_schema_lacks_is_named_in_any_message_of_the_request_over_gr
         failure = grpc_failure(raised.value)
         assert (failure.code, failure.field) == ("INVALID_FIELD", where), failure.message
         assert f"{where}: field number 99 is not a field of" in failure.message
+    with pytest.raises(grpc.RpcError) as raised:  # the request message's own: the body
+        call(pb.ValidateHandRequest(record=in_deal).SerializeToString() + b"\xa0\x06\x01", timeout=10)
+    failure = grpc_failure(raised.value)
+    assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", "body", "the message: field number 100 is not a field of "
+                                                              "ValidateHandRequest (or not of its type): this service reads no such field")
 
 
 @pytest.mark.parametrize(("body", "message"), [
