@@ -702,6 +702,10 @@ def _in_json(reason: str, value: Any, parts: list[str], field: FieldDescriptor) 
     if is_list and isinstance(value, list):
         fits = _KINDS.get(wanted or "", lambda v: v is not None)  # (protobuf: null is not an item)
         index = next((i for i, item in enumerate(value) if not fits(item)), None)
+        if index is None and reason.startswith("Value out of range: "):
+            # (every item an integer: the wrong one is the number json_format quotes)
+            number = reason[len("Value out of range: "):]
+            index = next((i for i, item in enumerate(value) if str(item).lstrip("+") == number), None)
         if index is None:
             return reason, parts
         parts = [*parts[:-1], f"{parts[-1]}[{index}]"]

@@ -189,6 +189,9 @@ def test_messages_speak_json_not_python(channel, http, rest_url) -> None:
                         # (beyond a double's range JSON readers read a number as infinite, which JSON cannot write)
                         ('{"game": "rentoy", "dealer": 1e400}', "dealer: the number is beyond a double's range, so out of range"),
                         ('{"game": "rentoy", "table": {"score": [0, -1e400]}}', "table.score[1]: the number is beyond a double's range"),
+                        # (an item of a list named by its index, as any wrong item is)
+                        ('{"game": "rentoy", "table": {"score": [0, 1099511627776]}}', "table.score[1]: 1099511627776 is out of range"),
+                        ('{"game": "rentoy", "table": {"score": ["-3000000000", 0]}}', "table.score[0]: '-3000000000' is out of range"),
                         ('{"game": "tresillo", "seats": 4, "dealer": 0, "table": {"plate": {"a": 1}}}', "table.plate: expected an integer, not an object")):
         failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
         assert words in failure.message, failure.message
