@@ -1494,31 +1494,24 @@ def test_a6_8_a_revoker_gets_back_only_his_own_money_from_a_failed_napolitana():
 H11_LOST9 = [*H11[:8], "4b 2b 3b 1b", "6b 12b 5b 10o", "11b 7b 9o 8b"]
 
 
-def test_a4_2_settle_hand_refuses_an_announcer_who_did_not_win_trick_9():
-    """A4.2 / section 0: only the leader of trick 10 who won tricks 1-9 may announce. S1 won
-    tricks 1-8, S0 trick 9: SettleHand refuses S1 as the announcer; without him the hand settles."""
-    tricks = [{"cards": t} for t in H11_LOST9]
+@pytest.mark.parametrize(("cards", "winners"), [
+    (H11_LOST9, [1] * 8 + [0, 1, 1]),
+    # H11 with S1's 1c and S2's 2c exchanged: S2 takes trick 1 with 1c, S1 trick 2 with 12c over
+    # S2's lead and every trick after
+    (["2c 1c 3c 4c", "5c 6c 7c 12c", *H11[2:]], [2] + [1] * 10),
+], ids=["lost trick 9", "lost trick 1"])
+def test_a4_2_settle_hand_refuses_an_announcer_who_did_not_win_tricks_1_to_9(cards: list[str], winners: list[int]):
+    """A4.2 / section 0: only the leader of trick 10 who won tricks 1-9, the first included, may
+    announce. S1 leads trick 10 having lost trick 9 (to S0) or trick 1 (to S2): SettleHand
+    refuses S1 as the announcer; without him the hand settles."""
+    tricks = [{"cards": t} for t in cards]
     request = {"game": "revesino", "seats": 4, "dealer": 0, "revesino": {"tricks": tricks, "announcer": 1}}
     with pytest.raises(InvalidInput) as err:
         api.settle_hand(request)
     assert (err.value.code, err.value.field) == ("INVALID_FIELD", "revesino.announcer")
     assert "did not win tricks 1-9" in err.value.message
     plain = api.settle_hand({**request, "revesino": {"tricks": tricks}})
-    assert [t["winner"] for t in plain["tricks"]] == [1] * 8 + [0, 1, 1] and "revesino" not in plain
-
-
-def test_a4_2_settle_hand_refuses_an_announcer_who_did_not_win_trick_1():
-    """A4.2: the announcer won tricks 1-9, the first included. H11 with S1's 1c and S2's 2c
-    exchanged: S2 takes trick 1 with 1c, S1 trick 2 with 12c over S2's lead and every trick after;
-    SettleHand refuses S1 as the announcer."""
-    tricks = [{"cards": t} for t in ["2c 1c 3c 4c", "5c 6c 7c 12c", *H11[2:]]]
-    request = {"game": "revesino", "seats": 4, "dealer": 0, "revesino": {"tricks": tricks, "announcer": 1}}
-    with pytest.raises(InvalidInput) as err:
-        api.settle_hand(request)
-    assert (err.value.code, err.value.field) == ("INVALID_FIELD", "revesino.announcer")
-    assert "did not win tricks 1-9" in err.value.message
-    plain = api.settle_hand({**request, "revesino": {"tricks": tricks}})
-    assert [t["winner"] for t in plain["tricks"]] == [2] + [1] * 10 and "revesino" not in plain
+    assert [t["winner"] for t in plain["tricks"]] == winners and "revesino" not in plain
 
 
 def test_a5_1_settle_hand_refuses_a_forced_card_its_player_could_follow_with_another():
