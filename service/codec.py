@@ -570,23 +570,27 @@ def _checked_numbers(data: Any, descriptor: Any, where: str) -> Any:
                 at = path if i is None else f"{path}[{i}]"
                 error = (integer_text_error(item, at) if kind is str
                          else out_of_range(item, at) if kind is LongInteger or (kind is float and math.isinf(item)) else None)
+                if error is None and (kind is int or kind is str):  # (a decimal integer: beyond its type's range?)
+                    low, high = _INTEGER_RANGE[field.type]
+                    if not low <= int(item) <= high:
+                        error = out_of_range(item, at)
                 if error is not None:
                     raise error
         elif field.message_type is None or field.message_type.GetOptions().map_entry:
             continue
         elif field.message_type.full_name == "google.protobuf.Struct" and type(value) is not dict:
             # (json_format's words for an empty string lacked the value: "Struct must be in a dict which is")
-            raise ServiceError("INVALID_FIELD", f"{path}: expected an object, not {_said(value)}", path)
+            raise _not_an_object(value, path)
         elif field.message_type.full_name in _OPAQUE:
             new = _as_doubles(value, 1)
         elif not is_repeated(field) and isinstance(value, (str, list)):
             # (json_format reads a string's characters, or a list's items, as keys: "" and [] were
             # an empty message, silently)
-            raise ServiceError("INVALID_FIELD", f"{path}: expected an object, not {json_kind(value)}", path)
+            raise _not_an_object(value, path, json_kind(value))
         elif type(value) is list:
             for i, item in enumerate(value):
                 if isinstance(item, (str, list)):  # (the same, of an item)
-                    raise ServiceError("INVALID_FIELD", f"{path}[{i}]: expected an object, not {_said(item)}", f"{path}[{i}]")
+                    raise _not_an_object(item, f"{path}[{i}]")
             items = [_checked_numbers(item, field.message_type, f"{path}[{i}]") for i, item in enumerate(value)]
             if any(a is not b for a, b in zip(items, value, strict=True)):
                 new = items
@@ -662,12 +666,17 @@ def _item_error(items: list[Any], descriptor: Any, where: str) -> ServiceError |
     """The error of the first item of a list of messages that json_format refuses."""
     for i, item in enumerate(items):
         if not isinstance(item, dict):
-            return ServiceError("INVALID_FIELD", f"{where}[{i}]: expected an object, not {_said(item)}", f"{where}[{i}]")
+            return _not_an_object(item, f"{where}[{i}]")
         try:
             json_format.ParseDict(item, message_factory.GetMessageClass(descriptor)(), ignore_unknown_fields=False)
         except json_format.ParseError as exc:
             return parse_error(item, str(exc), f"{where}[{i}]", descriptor)
     return None
+
+
+def _not_an_object(value: Any, where: str, said: str | None = None) -> ServiceError:
+    """INVALID_FIELD for a value given where the schema takes an object."""
+    return ServiceError("INVALID_FIELD", f"{where}: expected an object, not {said or _said(value)}", where)
 
 
 def _said(value: Any) -> str:
@@ -702,10 +711,6 @@ def _in_json(reason: str, value: Any, parts: list[str], field: FieldDescriptor) 
     if is_list and isinstance(value, list):
         fits = _KINDS.get(wanted or "", lambda v: v is not None)  # (protobuf: null is not an item)
         index = next((i for i, item in enumerate(value) if not fits(item)), None)
-        if index is None and reason.startswith("Value out of range: "):
-            # (every item an integer: the wrong one is the number json_format quotes)
-            number = reason[len("Value out of range: "):]
-            index = next((i for i, item in enumerate(value) if str(item).lstrip("+") == number), None)
         if index is None:
             return reason, parts
         parts = [*parts[:-1], f"{parts[-1]}[{index}]"]
@@ -721,6 +726,13 @@ INTEGER_TYPES = frozenset({FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT6
                            FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64,
                            FieldDescriptor.TYPE_FIXED32, FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED32,
                            FieldDescriptor.TYPE_SFIXED64})
+# Each integer type's range, as json_format checks it (its words lack the item's index).
+_INTEGER_RANGE: dict[int, tuple[int, int]] = {
+    **dict.fromkeys((FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SFIXED32), (-2**31, 2**31 - 1)),
+    **dict.fromkeys((FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_FIXED32), (0, 2**32 - 1)),
+    **dict.fromkeys((FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_SINT64, FieldDescriptor.TYPE_SFIXED64), (-2**63, 2**63 - 1)),
+    **dict.fromkeys((FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_FIXED64), (0, 2**64 - 1)),
+}
 # What a field's JSON value is (a null item names it: json_format says only that null is refused).
 _KIND_OF: dict[int, str] = {
     FieldDescriptor.TYPE_STRING: "a string", FieldDescriptor.TYPE_BYTES: "a string", FieldDescriptor.TYPE_ENUM: "a string",
