@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -189,6 +190,29 @@ def cards_in(value: object, card: re.Pattern[str]) -> set[str]:
     if isinstance(value, str):
         return {token for token in value.split() if card.match(token)}
     return set()
+
+
+def read_until(server: subprocess.Popen[str], done: Callable[[list[str]], bool], seconds: float = 60) -> list[str]:
+    """The lines a server has written (its ``stdout``, a text pipe) up to the one after which
+    ``done(lines)`` holds: the server's own word that it serves (``gRPC listening on ...``,
+    ``naipes ready``), the condition to wait on before calling it. A client's wait for a port to
+    answer is not: a gRPC channel that found the port closed retries after a growing backoff (1,
+    1.6, 2.6 ... s), so that a server up after 17 s of a slow start was not reached within a 30 s
+    deadline. AssertionError with the lines if the server ends first, or has not written them
+    within ``seconds`` (it is killed then, which ends its output)."""
+    assert server.stdout is not None
+    watchdog = threading.Timer(seconds, server.kill)
+    watchdog.start()
+    lines: list[str] = []
+    try:
+        while not done(lines):
+            line = server.stdout.readline()
+            if not line:
+                raise AssertionError(f"the server ended (status {server.wait()}) before it was ready: {''.join(lines)}")
+            lines.append(line)
+    finally:
+        watchdog.cancel()
+    return lines
 
 
 def stop(server: subprocess.Popen[str]) -> str:

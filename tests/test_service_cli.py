@@ -10,7 +10,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import grpc
 import pytest
 import requests
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import ROOT, call_rest, load_example, rentoy_examples, stop, tool
+from service_support import ROOT, call_rest, load_example, read_until, rentoy_examples, stop, tool
 
 from engine import api
 
@@ -171,35 +170,42 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _grpc_server_alone(*args: str, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str, str]:
+    """``python -m service.grpc_server`` with ``args``, once it has written that it listens (it
+    serves from then on: ``read_until``): the server, the address it wrote, and its output so far."""
+    server = subprocess.Popen([sys.executable, "-m", "service.grpc_server", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    lines = read_until(server, lambda lines: bool(lines) and "gRPC listening on " in lines[-1])
+    return server, lines[-1].split("gRPC listening on ", 1)[1].strip(), "".join(lines)
+
+
+def _ready(lines: list[str]) -> bool:
+    """``naipes serve`` has written that it is ready: both its ports listen."""
+    return bool(lines) and "naipes ready" in lines[-1]
+
+
 def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
     rest_port, grpc_port = _free_port(), _free_port()
     env = {**os.environ, "NAIPES_WORKERS": "1"}
     server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port)],
                               env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output = ""
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert server.poll() is None, server.stdout.read() if server.stdout else ""
-            try:
-                answer = requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=2)
-                if answer.status_code == 200:
-                    break
-            except requests.ConnectionError:
-                pass
-            assert time.monotonic() < deadline, "REST did not come up"
-            time.sleep(0.2)
-        assert answer.json() == {"status": "SERVING"}
+        output = "".join(read_until(server, _ready))
+        # Both ports listen: a request is answered once the worker has loaded the app (seconds under
+        # load: a health check's 2 s timeout ran out, which the wait took for a failure).
+        answer = requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=60)
+        assert answer.status_code == 200 and answer.json() == {"status": "SERVING"}
         with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
-            grpc.channel_ready_future(channel).result(timeout=30)
             health = health_pb2_grpc.HealthStub(channel)
             for service in ("", "naipes.v1.NaipesService"):
-                status = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10).status
+                status = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=30).status
                 assert status == health_pb2.HealthCheckResponse.SERVING
         record, _ = load_example(rentoy_examples()[0])
         answer = requests.post(f"http://127.0.0.1:{rest_port}/v1/hands:validate", json=record, timeout=10)
         assert answer.json() == api.validate(record)
     finally:
-        output = stop(server)
+        output += stop(server)
     assert server.returncode == 0, output
     assert f"http://127.0.0.1:{rest_port}" in output and f"127.0.0.1:{grpc_port}" in output
     # The access log is off by default: nothing is written per call (its start and stop only).
@@ -223,8 +229,8 @@ def test_serve_refuses_a_port_another_server_listens_on() -> None:
             ports = {"--rest-port": _free_port(), "--grpc-port": _free_port(), flag: taken}
             server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--workers", "1", *(str(x) for item in ports.items() for x in item)],
                                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-            try:
-                server.wait(timeout=20)
+            try:  # (it exits of itself: its start takes seconds under load, and a stop before its check was a kill)
+                server.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 pass
             output = stop(server) if server.returncode is None else server.communicate()[0]
@@ -237,16 +243,15 @@ def test_grpc_server_alone_listens_where_the_environment_says() -> None:
     and NAIPES_GRPC_PORT; it answers the health check and stops on SIGTERM."""
     port = _free_port()
     env = {**os.environ, "NAIPES_HOST": "127.0.0.1", "NAIPES_GRPC_PORT": str(port)}
-    server = subprocess.Popen([sys.executable, "-m", "service.grpc_server"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, text=True)
+    server, target, output = _grpc_server_alone(env=env)
     try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            grpc.channel_ready_future(channel).result(timeout=30)
-            answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service="naipes.v1.NaipesService"), timeout=10)
+        assert target == f"127.0.0.1:{port}", output
+        with grpc.insecure_channel(target) as channel:
+            answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service="naipes.v1.NaipesService"), timeout=30)
             assert answer.status == health_pb2.HealthCheckResponse.SERVING
     finally:
-        output = stop(server)
-    assert server.returncode == 0 and f"gRPC listening on 127.0.0.1:{port}" in output, output
+        output += stop(server)
+    assert server.returncode == 0, output
 
 
 # A child process: the gRPC server's wait for a stop (``stop_signals``), with SIGTERM raised at the
@@ -307,13 +312,11 @@ def test_a_bad_setting_in_the_environment_is_a_usage_error(command, name, value)
     assert done.stderr.endswith(f"error: {name}: expected an integer, not '{value}'\n"), done.stderr
     assert subprocess.run([NAIPES, "rules", "rentoy"], env=env, capture_output=True, timeout=60).returncode == 0
     if command[-1] == "service.grpc_server":
-        port = _free_port()
-        server = subprocess.Popen([*command, "--port", str(port)], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        server, target, output = _grpc_server_alone("--port", "0", env=env)
         try:
-            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-                grpc.channel_ready_future(channel).result(timeout=30)
+            assert _grpc_health(target) == health_pb2.HealthCheckResponse.SERVING
         finally:
-            output = stop(server)
+            output += stop(server)
         assert server.returncode == 0, output
 
 
@@ -366,31 +369,25 @@ def test_a_rest_setting_does_not_stop_the_grpc_server_alone() -> None:
     """``python -m service.grpc_server`` serves no REST bodies: a bad NAIPES_STREAM_IDLE_SECONDS or
     NAIPES_BODY_SECONDS is not its to refuse, and it serves (it was a traceback as its modules were
     imported, the value read at import)."""
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "service.grpc_server", "--port", str(port)], cwd=ROOT,
-                              env={**os.environ, "NAIPES_STREAM_IDLE_SECONDS": "ten", "NAIPES_BODY_SECONDS": "ten"},
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server, target, output = _grpc_server_alone("--port", "0", env={**os.environ, "NAIPES_STREAM_IDLE_SECONDS": "ten", "NAIPES_BODY_SECONDS": "ten"})
     try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=30, wait_for_ready=True)
+        status = _grpc_health(target)
     finally:
-        output = stop(server)
-    assert answer.status == health_pb2.HealthCheckResponse.SERVING, output
+        output += stop(server)
+    assert status == health_pb2.HealthCheckResponse.SERVING, output
     assert server.returncode == 0 and "Traceback" not in output, output
 
 
 def test_grpc_server_alone_writes_the_access_log_the_environment_asks_for() -> None:
     """``NAIPES_ACCESS_LOG=1 python -m service.grpc_server``: a JSON line per call on stderr, the
     line alone (not in the format of the server's other log lines)."""
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "service.grpc_server", "--port", str(port)], cwd=ROOT,
-                              env={**os.environ, "NAIPES_ACCESS_LOG": "1"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server, target, output = _grpc_server_alone("--port", "0", env={**os.environ, "NAIPES_ACCESS_LOG": "1"})
     try:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        with grpc.insecure_channel(target) as channel:
             health = health_pb2_grpc.HealthStub(channel)
-            health.Check(health_pb2.HealthCheckRequest(), metadata=(("x-request-id", "alone-1"),), timeout=30, wait_for_ready=True)
+            health.Check(health_pb2.HealthCheckRequest(), metadata=(("x-request-id", "alone-1"),), timeout=30)
     finally:
-        output = stop(server)
+        output += stop(server)
     assert server.returncode == 0, output
     (line,) = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
     assert {k: line[k] for k in ("transport", "method", "code", "status", "requestId")} == {
@@ -450,16 +447,16 @@ def test_serve_listens_on_an_ipv6_address() -> None:
     rest_port, grpc_port = _free_port(), _free_port()
     server = subprocess.Popen([NAIPES, "serve", "--host", "::1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port), "--workers", "1"],
                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output = ""
     try:
-        assert server.stdout is not None
-        ready = ""
-        while "naipes ready" not in ready and (line := server.stdout.readline()):
-            ready = line
+        output = "".join(read_until(server, _ready))
+        ready = output.splitlines()[-1]
         assert f"REST on http://[::1]:{rest_port} (gunicorn, 1 worker), gRPC on [::1]:{grpc_port} (1 process)" in ready, ready
-        assert requests.get(f"http://[::1]:{rest_port}/healthz", timeout=10).json() == {"status": "SERVING"}
+        # (answered once the worker has loaded the app: _ready)
+        assert requests.get(f"http://[::1]:{rest_port}/healthz", timeout=60).json() == {"status": "SERVING"}
         assert _grpc_health(f"[::1]:{grpc_port}") == health_pb2.HealthCheckResponse.SERVING
     finally:
-        output = stop(server)
+        output += stop(server)
     assert server.returncode == 0, output
 
 
@@ -469,15 +466,13 @@ def test_grpc_server_alone_takes_port_0_and_logs_the_port_it_got() -> None:
     command = (sys.executable, "-m", "service.grpc_server")
     done = subprocess.run([*command, "--port", "65536"], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.endswith("error: argument --port: 65536 is not a port (0 to 65535; 0: any free port)\n")
-    server = subprocess.Popen([*command, "--port", "0"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server, target, output = _grpc_server_alone("--port", "0")
     try:
-        assert server.stdout is not None
-        line = server.stdout.readline()
-        port = int(line.rsplit(":", 1)[1])
-        assert "gRPC listening on 127.0.0.1:" in line and port > 0, line
-        assert _grpc_health(f"127.0.0.1:{port}") == health_pb2.HealthCheckResponse.SERVING
+        host, port = target.rsplit(":", 1)
+        assert host == "127.0.0.1" and int(port) > 0, output
+        assert _grpc_health(target) == health_pb2.HealthCheckResponse.SERVING
     finally:
-        output = stop(server)
+        output += stop(server)
     assert server.returncode == 0, output
 
 

@@ -93,7 +93,6 @@ def two_workers() -> Iterator[tuple[int, int, int]]:
     """``naipes serve --workers 2``: (its pid, REST port, gRPC port)."""
     server, rest_port, grpc_port = serve(2)
     try:
-        time.sleep(1)  # both gRPC processes listening
         yield server.pid, rest_port, grpc_port
     finally:
         output = stop(server)
