@@ -12,7 +12,6 @@ Run alone: ``python -m service.grpc_server --host 127.0.0.1 --port 50051``.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
 import logging
 import os
@@ -215,23 +214,32 @@ def address(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
 def stop_signals() -> Callable[[], int]:
     """Take SIGINT and SIGTERM as a stop from now on; return the wait for one (it returns the
-    signal's number). The handler only writes the number to a pipe the wait reads. A Python
-    handler runs in the main thread between two of its bytecodes, wherever the main thread is:
-    one that set a ``threading.Event`` could find the main thread inside that event's ``wait``,
-    holding the lock ``set`` takes, and the stop hung, the process deaf to any further signal
-    (seen under load: a SIGTERM sent as the port began to listen, the process killed 30 s later)."""
+    signal's number). The wait reads a pipe the signal's C handler writes the number to
+    (``signal.set_wakeup_fd``), on whatever thread the kernel hands the signal to; the Python
+    handler does nothing. A Python handler runs in the main thread between two of its bytecodes,
+    wherever the main thread is: one that set a ``threading.Event`` could find the main thread
+    inside that event's ``wait``, holding the lock ``set`` takes, and the stop hung, the process
+    deaf to any further signal (seen under load: a SIGTERM sent as the port began to listen, the
+    process killed 30 s later). One that wrote to the pipe itself ran only once the main thread
+    ran again: a signal handed to another thread (grpcio's, the thread pool's) left the main thread
+    in its read of the pipe, and the stop waited for anything else to wake it."""
     reader, writer = os.pipe()
-    os.set_blocking(writer, False)
+    os.set_blocking(writer, False)  # (the pipe full of earlier signals: the byte is dropped, one is enough)
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, lambda _signum, _frame: None)
+    signal.set_wakeup_fd(writer, warn_on_full_buffer=False)
 
-    def on_signal(signum: int, _frame: Any) -> None:
-        with contextlib.suppress(BlockingIOError):  # (the pipe full of earlier stops: one is enough)
-            os.write(writer, bytes([signum]))
+    def wait() -> int:
+        while (signum := os.read(reader, 1)[0]) not in STOP_SIGNALS:  # (another signal with a Python handler)
+            pass
+        return signum
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, on_signal)
-    return lambda: os.read(reader, 1)[0]
+    return wait
 
 
 def serve(host: str, port: int, max_workers: int | None = None) -> None:

@@ -295,6 +295,35 @@ def test_the_grpc_server_stops_on_a_signal_whenever_it_arrives() -> None:
         assert signum == signal.SIGTERM and seen >= line
 
 
+# A child process: the gRPC server's wait for a stop (``stop_signals``), with SIGINT or SIGTERM sent
+# to another of its threads (grpcio's, say), which then runs the signal's C handler. It prints the
+# signal the wait returned; a wait that hangs is killed by faulthandler, exit 1.
+_STOP_ON_ANOTHER_THREAD = """
+import faulthandler, signal, sys, threading
+from service.grpc_server import stop_signals
+faulthandler.dump_traceback_later(10, exit=True)
+wait = stop_signals()
+other = threading.Thread(target=threading.Event().wait, args=(60,), daemon=True)
+other.start()
+signal.pthread_kill(other.ident, int(sys.argv[1]))
+print(wait())
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_the_grpc_server_stops_on_a_signal_another_thread_receives(signum: signal.Signals) -> None:
+    """The kernel may hand a process's signal to any of its threads that does not block it (the
+    gRPC server has a dozen, grpcio's and the thread pool's); Python runs the handler in the main
+    thread only when that thread runs again, and the main thread waiting in its read of the pipe
+    did not: the stop waited for anything else to wake it (seconds to never). The signal's C
+    handler now writes the signal's number to the pipe itself (``signal.set_wakeup_fd``), on
+    whatever thread it runs."""
+    done = subprocess.run([sys.executable, "-c", _STOP_ON_ANOTHER_THREAD, str(int(signum))], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) == signum
+
+
 @pytest.mark.parametrize(("command", "name", "value"), [
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_GRPC_PORT", "abc"),
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_GRPC_PORT", "٣"),
