@@ -22,7 +22,9 @@ def test_a_short_soak_passes_and_samples_every_kind_of_server_process(tmp_path: 
     kinds = set(summary["calls"])
     assert {"rest.ValidateHand", "grpc.ValidateHand"} <= kinds, kinds
     assert any(kind.startswith("rest.bad.") for kind in kinds) and any(kind.startswith("grpc.bad.") for kind in kinds), kinds
-    assert summary["totals"]["calls"] > 100
+    # (calls in 9 s measure the machine's speed too: 91 with 2 cores under a load of 8, when the floor
+    # was 100; 40 still fails clients that stall)
+    assert summary["totals"]["calls"] > 40
     samples = (tmp_path / "samples.jsonl").read_text().splitlines()
     assert len(samples) >= 3
     assert all(p["rss_kb"] > 0 and p["fds"] > 0 and p["threads"] > 0 for p in json.loads(samples[-1])["processes"])
