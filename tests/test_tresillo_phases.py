@@ -1,0 +1,133 @@
+"""What each phase of a Tresillo hand reports and refuses, through ``engine.api``: the events of
+the auction (3.3), the declaration (3.4), the exchange (4), the surrender (7.4) and the bola (7.2),
+each with its kind, seat and value (the ``Event`` message of the API), and the edges of the rules
+of those phases that the other tests leave open.
+
+Dealer 0 at 4 seats unless stated: mano 1, medio 2, postre 3, seat 0 is the alcalde. Favour suit
+bastos (the default) unless stated.
+"""
+
+from __future__ import annotations
+
+import pytest
+from results_support import ok
+from test_tresillo_decisions import cut, hand
+from tresillo_support import STD, rec
+
+from engine import api
+from engine.errors import InvalidInput
+
+
+def events(result: dict) -> list[tuple]:
+    """Every event of a result as (action, kind, seat, value), the fields an event may leave out as None."""
+    return [(e["action"], e["kind"], e.get("seat"), e.get("value")) for e in result["events"]]
+
+
+# ---- 3.3: the auction's events ---------------------------------------------------------------------
+
+
+def test_3_3_auction_events_name_each_voice_its_seat_and_the_level_after_it():
+    """3.3 (TR-1's auction): each voice is an event of its kind, with the seat that said it and the
+    level after it (the mano's más equals: the level stays); the last paso is followed by the
+    ``jugador`` event naming the winner and the level he won at."""
+    result = ok(rec(STD, ["1 juego", "2 mas", "3 paso", "1 mas", "2 mas", "1 paso"]))
+    assert events(result) == [(0, "juego", 1, 1), (1, "mas", 2, 2), (2, "paso", 3, 2), (3, "mas", 1, 2),
+                              (4, "mas", 2, 3), (5, "paso", 1, 3), (5, "jugador", 2, 3)]
+    assert [e["text"] for e in result["events"]][3:] == [
+        "seat 1: más (level 2, equalling)", "seat 2: más (level 3)", "seat 1 passes",
+        "seat 2 wins the auction at level 3 and is the Jugador"]
+
+
+def test_3_3_a14_all_pass_events_annulled_or_the_espada_forced():
+    """3.3: three passes annul the hand, one ``annulled`` event after the third; A14
+    (``espadaForzada: ifAllPass``): instead the holder of the espada is named by an
+    ``espadaForzada`` event and must declare an entrada, at level 1."""
+    voices = ["1 paso", "2 paso", "3 paso"]
+    annulled = ok(rec(STD, voices))
+    assert events(annulled) == [(0, "paso", 1, 0), (1, "paso", 2, 0), (2, "paso", 3, 0), (2, "annulled", None, None)]
+    assert annulled["events"][-1]["text"] == "everybody passed: the hand is annulled and the deal passes"
+    forced = ok(rec(STD, voices, rules={"espadaForzada": "ifAllPass"}))
+    assert events(forced)[3:] == [(2, "espadaForzada", 1, None)]
+    assert forced["events"][-1]["text"] == "everybody passed: seat 1 holds the espada and must play an entrada"
+    assert (forced["phase"], forced["level"], forced["jugador"], forced["next"]["seat"]) == ("declare", 1, 1, 1)
+
+
+# ---- 3.4, 4: the declaration's and the exchange's events -------------------------------------------
+
+
+def test_3_4_4_vuelta_and_exchange_events_with_a_cedo():
+    """3.4: a vuelta's event names the Jugador and the card turned up; 4: each descarte is an event
+    of the seat with the number of cards discarded (the vuelta's Jugador draws one fewer), the
+    seat asked first cedes (``cedo``, his seat), the other opponent exchanges before him, and the
+    last exchange is followed by the ``play`` event naming the mano, who leads."""
+    record, start = hand(([1, 2], {1: "5o"}), lance="vuelta", stock_top="4b", discards={1: "5o 6o"}, contra="cedo")
+    assert record["actions"][3:start] == ["1 vuelta", "1 descarte 5o 6o", "2 cedo", "3 descarte", "2 descarte"]
+    result = ok(cut(record, start))
+    assert events(result)[4:] == [(3, "vuelta", 1, None), (4, "descarte", 1, 2), (5, "cedo", 2, None),
+                                  (6, "descarte", 3, 0), (7, "descarte", 2, 0), (7, "play", 1, None)]
+    assert [e.get("card") for e in result["events"][4:]] == ["4b", None, None, None, None, None]
+    assert result["events"][5]["text"] == "seat 1 discards 2 and draws 1"
+
+
+def test_3_4_4_solo_and_contra_events():
+    """3.4: a solo's event names the Jugador (no card turned, no exchange of his); 4: the opponent
+    after him goes to the contra (``contra``, his seat) and exchanges first, then the other."""
+    record, start = hand(([1, 2], {}), jugador=2, lance="solo copas", discards={1: "5o"})
+    assert record["actions"][3:start] == ["2 solo copas", "3 contra", "3 descarte", "1 descarte 5o"]
+    result = ok(cut(record, start))
+    assert events(result)[4:] == [(3, "solo", 2, None), (4, "contra", 3, None), (5, "descarte", 3, 0),
+                                  (6, "descarte", 1, 1), (6, "play", 1, None)]
+    assert "card" not in result["events"][4]
+
+
+# ---- 7.4: the surrender's events --------------------------------------------------------------------
+
+
+def test_7_4_surrender_events_name_the_rendido_and_each_answer():
+    """7.4: the Jugador's ``rindo`` names him; each ``bien`` names the opponent who accepts, the
+    second ending the hand; a ``defiendo`` names the defender. A vuelta rendida is one event."""
+    record, start = hand(([1, 2], {}))
+    surrendered = [*record["actions"][:start], "1 rindo"]
+    accepted = ok({**record, "actions": [*surrendered, "2 bien", "3 bien"]})
+    assert events(accepted)[-3:] == [(start, "rindo", 1, None), (start + 1, "bien", 2, None), (start + 2, "bien", 3, None)]
+    assert accepted["finished"] is True
+    defended = ok({**record, "actions": [*surrendered, "2 defiendo"]})
+    assert events(defended)[-2:] == [(start, "rindo", 1, None), (start + 1, "defiendo", 2, None)]
+    vuelta, start = hand(([1, 2], {1: "5o"}), lance="vuelta", stock_top="4b", discards={1: "5o 6o"})
+    result = ok({**vuelta, "actions": [*vuelta["actions"][:start], "1 rindo"]})
+    assert events(result)[-1] == (start, "rindo", 1, None) and result["finished"] is True
+
+
+# ---- 2.1, 2.3: the deal -------------------------------------------------------------------------------
+
+
+def test_2_1_2_3_nine_cards_to_each_active_seat_none_to_the_alcalde():
+    """2.1 / 2.3: each active seat is dealt nine cards and the baceta holds the other thirteen; at
+    four seats the dealer is the alcalde and is dealt nothing. A deal of the 40 cards otherwise
+    spread is refused (``WRONG_HAND_SIZE``) at the hand that is wrong, the alcalde's included; at
+    three seats the dealer is the postre and holds nine like the others."""
+    def refused(record: dict) -> tuple[str, str, str]:
+        with pytest.raises(InvalidInput) as err:
+            api.validate(record)
+        return err.value.code, err.value.field, err.value.message
+
+    def moved(hands: list[str], seat: int, top: int) -> dict:
+        """The record of ``hands`` with ``top`` cards of the stock moved to seat ``seat`` (or, if
+        negative, that many of its cards moved to the stock)."""
+        record = rec(hands)
+        held, stock = record["deal"]["hands"][seat].split(), record["deal"]["stock"].split()
+        if top >= 0:
+            held, stock = held + stock[:top], stock[top:]
+        else:
+            held, stock = held[:top], stock + held[top:]
+        record["deal"]["hands"][seat], record["deal"]["stock"] = " ".join(held), " ".join(stock)
+        return record
+
+    assert refused(moved(STD, 0, 1)) == ("WRONG_HAND_SIZE", "deal.hands[0]",
+                                         'seat 0 deals at this four-seat table and sits out as the alcalde: his hand must be ""')
+    assert refused(moved(STD, 2, -1)) == ("WRONG_HAND_SIZE", "deal.hands[2]",
+                                          "deal.hands[2] has 8 cards; Tresillo deals 9 to each active seat")
+    assert refused(moved(STD, 3, 1))[:2] == ("WRONG_HAND_SIZE", "deal.hands[3]")
+    three = ["1e 7o 1b 1o 12o 11o 3c 4e 5b", "2o 3o 4o 12c 11c 10c 12e 11e 12b", "5o 6o 1c 2c 10e 7e 2b 3b 11b"]
+    assert ok(rec(three))["next"]["seat"] == 1
+    assert refused(moved(three, 0, -1))[:2] == ("WRONG_HAND_SIZE", "deal.hands[0]")  # the dealer (postre) too
