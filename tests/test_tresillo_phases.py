@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from results_support import ok
 from test_tresillo_decisions import cut, hand
-from tresillo_support import STD, rec
+from tresillo_support import STD, more, rec
 
 from engine import api
 from engine.errors import InvalidInput
@@ -131,3 +131,32 @@ def test_2_1_2_3_nine_cards_to_each_active_seat_none_to_the_alcalde():
     three = ["1e 7o 1b 1o 12o 11o 3c 4e 5b", "2o 3o 4o 12c 11c 10c 12e 11e 12b", "5o 6o 1c 2c 10e 7e 2b 3b 11b"]
     assert ok(rec(three))["next"]["seat"] == 1
     assert refused(moved(three, 0, -1))[:2] == ("WRONG_HAND_SIZE", "deal.hands[0]")  # the dealer (postre) too
+
+
+# ---- A9: the vuelta solera as the hand reports it ---------------------------------------------------
+
+
+def test_a09_a_vuelta_solera_is_reported_from_the_jugadors_exchange_on():
+    """A9: a vuelta whose Jugador discards exactly one card is a vuelta solera; the hand in play
+    says so (``solera: true`` and the descarte's event) from his exchange on, and a vuelta with a
+    larger exchange reports no solera."""
+    record = rec(STD, ["1 juego", "2 paso", "3 paso", "1 vuelta"], stock_top="4b")
+    solera = ok(more(record, "1 descarte 5b", "2 contra"))
+    assert (solera["phase"], solera["lance"], solera["solera"]) == ("exchange", "vuelta", True)
+    assert [e["text"] for e in solera["events"] if e["kind"] == "descarte"] == ["seat 1 discards 1 and draws 0 (vuelta solera)"]
+    plain = ok(more(record, "1 descarte 5b 3c", "2 contra"))
+    assert (plain["phase"], plain["lance"]) == ("exchange", "vuelta") and "solera" not in plain
+    assert [e["text"] for e in plain["events"] if e["kind"] == "descarte"] == ["seat 1 discards 2 and draws 1"]
+
+
+def test_3_4_only_a_vuelta_turns_a_card_up():
+    """3.4: a vuelta turns up the top card of the baceta and the hand reports it (``turnUp``); an
+    entrada or a solo names its trump and turns nothing up, so no ``turnUp`` is reported, in the
+    declaration, the exchange or the play."""
+    record = rec(STD, ["1 juego", "2 paso", "3 paso"], stock_top="4b")
+    assert "turnUp" not in ok(record)
+    for lance in ("entrada oros", "solo copas"):
+        declared = ok(more(record, f"1 {lance}"))
+        assert declared["lance"] == lance.split()[0] and "turnUp" not in declared, lance
+    assert "turnUp" not in ok(more(record, "1 entrada oros", "1 descarte", "2 contra", "2 descarte", "3 descarte"))
+    assert ok(more(record, "1 vuelta"))["turnUp"] == "4b"
