@@ -175,14 +175,13 @@ _STATE_FIELDS: Final = ("options", "seats", "dealer", "table", "masks", "stock",
                   "bidders", "level", "holder", "forced_entrada",
                   "jugador", "lance", "trump", "trump_keys", "trump_mask", "turned", "solera", "queue", "discards", "exchanged",
                   "jugador_cards", "leader", "trick_cards", "tricks", "won",
-                  "rendido", "asking", "defender", "surrender", "bola", "planto", "annulled", "resume")
+                  "rendido", "asking", "defender", "surrender", "bola", "annulled", "resume")
 
 
 class State:
-    """A hand at one moment. A state is not changed once made: an action makes a ``copy`` (or a
-    ``replace``) and sets on it the fields it changes. (A class with ``__slots__`` rather than a
-    NamedTuple: its copy costs a fraction of ``NamedTuple._replace``, and mypyc compiles it to a
-    native class.)
+    """A hand at one moment. A state is not changed once made: an action makes a ``copy`` and sets
+    on it the fields it changes. (A class with ``__slots__`` rather than a NamedTuple: its copy
+    costs a fraction of ``NamedTuple._replace``, and mypyc compiles it to a native class.)
 
     Each seat's cards are kept as a ``key_mask`` (``masks``; ``hands`` gives them as cards): an
     int below 2**62, which mypyc computes with unboxed, so a play clears one bit, holding a card
@@ -202,7 +201,7 @@ class State:
                  jugador_cards: tuple[Card, ...] = (), leader: int = 0, trick_cards: tuple[Card, ...] = (),
                  tricks: tuple[Trick, ...] = (), won: tuple[int, ...] = (),
                  rendido: int | None = None, asking: tuple[int, ...] = (), defender: int | None = None,
-                 surrender: str = "none", bola: str = "none", planto: bool = False, annulled: bool = False,
+                 surrender: str = "none", bola: str = "none", annulled: bool = False,
                  resume: int | None = None) -> None:
         self.options = options
         self.seats = seats
@@ -241,7 +240,6 @@ class State:
         self.defender = defender
         self.surrender = surrender  # none | accepted | defended
         self.bola = bola  # none | attempt | made | failed
-        self.planto = planto
         self.annulled = annulled
         self.resume = resume  # whose turn it was when the Jugador surrendered
 
@@ -250,15 +248,8 @@ class State:
                      self.order, self.bidders, self.level, self.holder, self.forced_entrada,
                      self.jugador, self.lance, self.trump, self.trump_keys, self.trump_mask, self.turned, self.solera, self.queue,
                      self.discards, self.exchanged, self.jugador_cards, self.leader, self.trick_cards, self.tricks, self.won,
-                     self.rendido, self.asking, self.defender, self.surrender, self.bola, self.planto, self.annulled,
+                     self.rendido, self.asking, self.defender, self.surrender, self.bola, self.annulled,
                      self.resume)
-
-    def replace(self, **changes: Any) -> State:
-        """A copy with the fields named changed (as ``NamedTuple._replace``)."""
-        new = self.copy()  # (a copy and a few fields set: cheaper than a keyword constructor call)
-        for name, value in changes.items():
-            setattr(new, name, value)
-        return new
 
     def __repr__(self) -> str:
         return fields_repr(self, _STATE_FIELDS)
@@ -1013,7 +1004,7 @@ def _bola(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
     new = state.copy()
     if action.call == "planto":
-        new.phase, new.turn, new.planto = OVER, None, True
+        new.phase, new.turn = OVER, None  # (the hand ends won with primeras: 7.2)
         return new, [{"kind": "planto", "seat": seat, "text": f"seat {seat} stops after the first five tricks: a win with primeras"}]
     new.phase, new.turn, new.bola = PLAY, seat, "attempt"
     return new, [{"kind": "bola", "seat": seat, "text": f"seat {seat} goes on for the bola: all nine tricks"}]
