@@ -977,6 +977,36 @@ def test_a68_revoke_forfeits_what_he_would_collect() -> None:
     assert not pay(r, "seat 3", "seat 1") and r["forfeited"][0]["seat"] == 1 and r["forfeited"][0]["amount"] == 2
 
 
+def test_r2_on_equal_points_the_payer_is_the_one_with_more_tricks_whatever_his_seat() -> None:
+    """R2: most points, then more tricks, then the later seat: S1 and S2 tie on 9 points and S1,
+    the earlier seat, took more tricks (4 to 3): S1 pays, not the later S2 (under both orders)."""
+    assert choose_payer(Options(), 0, [5, 9, 9, 0], [1, 4, 3, 3], 3) == 1
+    assert choose_payer(Options(tiebreak_order="dealerThenLeft"), 0, [5, 9, 9, 0], [1, 3, 4, 3], 3) == 2
+
+
+def test_r21_the_party_payment_says_who_pays_it() -> None:
+    """A6.7 / R21: the party's payment says whether the failed napolitana pays it alone (RV-11:
+    S2 pays, though S0 has most points) or the player with most points (RV-8)."""
+    failed = run(_rv11_course(finished=True))
+    assert [(p["payer"], p["payee"], p["amount"], p["reason"]) for p in failed["payments"] if "party" in p["reason"]] == [
+        ("seat 2", "seat 3", 7, "the party to the hand winner (the failed napolitana pays): 7")]
+    plain = run(_rv8_course(False))
+    assert [(p["payer"], p["payee"], p["amount"], p["reason"]) for p in plain["payments"] if "party" in p["reason"]] == [
+        ("seat 0", "seat 2", 7, "the party to the hand winner (the player with most points pays): 7")]
+
+
+def test_a6_8_a_revoker_who_wins_the_hand_forfeits_the_party_which_names_no_trick() -> None:
+    """A6.8: S1 revokes in trick 2 and, with no points and no tricks, is the hand winner (S1 before
+    S3 on seat): the party (3 + 4 = 7) is forfeited, listed with its reason and, like the payment
+    it replaces, no trick (it belongs to the hand)."""
+    tricks = chain([2, ("3c 4c 5c 2b", {"revoke": "2b"}), 2, 0, 2, 0, 2, 0, 2, 0, 2])
+    r = run(Course(dealer=0, fondo=16, tricks=tricks, finished=True, out_of_play=(C("12e"), C("5b"), C("7c"), C("9o"))),
+            allow_revokes=True)
+    assert r["handWinner"] == 1 and r["party"] == 7 and not pay(r, "seat 2", "seat 1")
+    assert r["forfeited"] == [
+        {"seat": 1, "amount": 7, "reason": "the party to the hand winner (the player with most points pays): 7 (forfeited: seat 1 revoked)"}]
+
+
 # ---- read_table ---------------------------------------------------------------------------------
 
 def test_read_table() -> None:
