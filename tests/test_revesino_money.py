@@ -136,6 +136,18 @@ def test_a1_points_total_43() -> None:
     assert POINTS[C("12e")] == 3 and POINTS[C("11b")] == 2 and POINTS[C("10c")] == 1 and POINTS[C("9o")] == 0
 
 
+def test_course_plays_and_tricks_compare_and_hash_by_their_fields() -> None:
+    """``Play`` and ``PlayedTrick`` (the course of a hand) are values, equal and hashed by their
+    fields as the frozen dataclasses they replace: a play differs by seat, card, kind or revoke."""
+    play = Play(1, C("1o"), "placed")
+    assert play == Play(1, C("1o"), "placed") and hash(play) == hash(Play(1, C("1o"), "placed"))
+    assert play != Play(2, C("1o"), "placed") and play != Play(1, C("1c"), "placed")
+    assert play != Play(1, C("1o"), "forced") and play != Play(1, C("1o"), "placed", revoke=True)
+    trick = T(4, 1, "5e 12e 1b 9e")
+    assert trick == T(4, 1, "5e 12e 1b 9e") and hash(trick) == hash(T(4, 1, "5e 12e 1b 9e"))
+    assert trick != T(5, 1, "5e 12e 1b 9e") and trick != T(4, 1, "5e 11e 1b 9e") and trick != T(4, 2, "5e 12e 1b 9e")
+
+
 # ---- worked examples ----------------------------------------------------------------------------
 
 def test_rv3_trick_winner_and_placed_ace() -> None:
