@@ -148,6 +148,37 @@ def test_course_plays_and_tricks_compare_and_hash_by_their_fields() -> None:
     assert trick != T(5, 1, "5e 12e 1b 9e") and trick != T(4, 1, "5e 11e 1b 9e") and trick != T(4, 2, "5e 12e 1b 9e")
 
 
+def test_course_money_refuses_a_course_that_cannot_happen() -> None:
+    """``money`` takes the complete tricks in order, at most the last in progress, each of four
+    plays with every ace and quínola classified, and a revesino only after trick 9: anything else
+    is a ValueError, not money computed from it."""
+    done = chain([1, 2, 3])
+    open_trick = PlayedTrick(2, 1, (Play(1, C("5c"), ""),), None)
+    bad = [
+        (done[0], open_trick, done[2]),  # a trick in progress before a complete one
+        (done[0], done[2]),  # trick 3 as the second complete trick
+        (done[0], PlayedTrick(2, 1, done[1].plays[:3], 2)),  # a complete trick of three plays
+        (PlayedTrick(1, 1, (Play(1, C("1o"), ""), *done[0].plays[1:]), 1),),  # an ace without a kind
+    ]
+    bad += [(done[0], open_trick, PlayedTrick(2, 1, done[1].plays, done[1].winner)),  # a complete trick after one in progress
+            (done[0], open_trick, PlayedTrick(3, 1, (Play(1, C("6c"), ""),), None))]  # two in progress
+    for tricks in bad:
+        with pytest.raises(ValueError):
+            money(Options(), Course(dealer=0, fondo=16, tricks=tricks))
+    with pytest.raises(ValueError):
+        money(Options(), Course(dealer=0, fondo=16, tricks=chain([1] * 8), announcer=1))
+    assert money(Options(), Course(dealer=0, fondo=16, tricks=(done[0], open_trick)))["fondo"] == 17
+
+
+def test_course_money_shows_the_table_once_over_and_forfeited_only_when_someone_forfeits() -> None:
+    """``money``'s answer (module docstring): the table to carry comes once the hand is over, and
+    ``forfeited`` only when a revoker forfeited something (RV-8: nobody revoked)."""
+    over = run(_rv8_course(False))
+    assert over["table"] == {"fondo": over["fondo"]} and "forfeited" not in over
+    in_progress = run(dataclasses.replace(_rv8_course(False), finished=False))
+    assert "table" not in in_progress and "forfeited" not in in_progress and "handWinner" not in in_progress
+
+
 # ---- worked examples ----------------------------------------------------------------------------
 
 def test_rv3_trick_winner_and_placed_ace() -> None:
