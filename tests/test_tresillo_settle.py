@@ -458,6 +458,37 @@ def test_a20_primeras_contra_needs_the_contra_to_win_all_of_the_first_five() -> 
         assert out["condiciones"] == [] and out["net"] == [-5, -25, 0, 0], rule
 
 
+def test_a20_primeras_contra_needs_the_first_trick_too() -> None:
+    """7.2 / A20: the Jugador took the 1st trick, the contra 2-7 and the Jugador 8-9: a puesta
+    3-3-3 in which the contra won five tricks in a row, but not tricks 1-5, so no primeras against
+    him under either rule: he pays only the puesta, 5 + 20."""
+    tricks = [1, 2, 3, 2, 3, 2, 3, 1, 1]
+    for rule in ("narrow", "general"):
+        out = run(table(), hand(tricks=tricks), Options(primeras_contra_rule=rule))
+        assert out["outcome"] == "puesta" and not out["primerasContra"], rule
+        assert out["condiciones"] == [] and out["net"] == [-5, -25, 0, 0], rule
+
+
+def test_a20_narrow_primeras_contra_of_a_puesta_real_needs_every_trick_after_the_run() -> None:
+    """7.2 / A20 in a puesta real 1-4-4: the contra won tricks 1-6, the Jugador the 7th and the
+    contra the last two. ``narrow`` counts primeras against him only when the Jugador won every
+    trick after the contra's opening run, so not here (5 + 20); ``general`` counts them (1,
+    rounded 5 to each of the three others). With the Jugador's one trick the 9th, both count."""
+    seventh = [2, 3, 2, 3, 2, 3, 1, 2, 3]
+    assert classify(1, 4, 4) == ("puestaReal", None)
+    out = run(table(), hand(tricks=seventh))
+    assert out["outcome"] == "puestaReal" and not out["primerasContra"]
+    assert out["condiciones"] == [] and out["net"] == [-5, -25, 0, 0]
+    out = run(table(), hand(tricks=seventh), Options(primeras_contra_rule="general"))
+    assert out["primerasContra"] and out["condiciones"] == [{"item": "primeras", "tantos": 1}]
+    assert out["net"] == [-5 + 5, -15 - 25, 5, 5]
+    ninth = [2, 3, 2, 3, 2, 3, 2, 3, 1]
+    for rule in ("narrow", "general"):
+        out = run(table(), hand(tricks=ninth), Options(primeras_contra_rule=rule))
+        assert out["outcome"] == "puestaReal" and out["primerasContra"], rule
+        assert out["net"] == [-5 + 5, -15 - 25, 5, 5], rule
+
+
 def test_a21_favor_rounding_on_losses_and_bola_failure() -> None:
     lost = hand(lance="vuelta", trump="bastos", held="12b 3o 4o 5o 6o 3c 4c 5c 6c", tricks=PUESTA_441)  # 2 + 3 = 5
     assert run(table(), lost)["net"][0] == 10 - 5
@@ -841,6 +872,41 @@ def test_settle_summary_rejects(change: dict[str, Any], code: str, field: str) -
     with pytest.raises(InvalidInput) as err:
         settle_summary(DEFAULT, Table(), request)
     assert (err.value.code, err.value.field) == (code, field)
+
+
+@pytest.mark.parametrize(("field", "value", "says"), [
+    ("jugador", "1", "tresillo.jugador must be an integer, not '1'"),
+    ("jugador", True, "tresillo.jugador must be an integer, not true"),
+    ("jugador", 1.5, "tresillo.jugador must be an integer, not 1.5"),
+    ("defender", "2", "tresillo.defender must be an integer, not '2'"),
+    ("annulled", "true", "tresillo.annulled must be true or false, not 'true'"),
+    ("solera", "yes", "tresillo.solera must be true or false, not 'yes'"),
+    ("solera", 1, "tresillo.solera must be true or false, not 1"),
+    ("lance", 2, "tresillo.lance must be a string, not 2"),
+    ("jugadorHand", ["1e", "3o"], "tresillo.jugadorHand must be a string, not [\"1e\", \"3o\"]"),
+    ("tricks", "2 1 1 1 1 3 1 2 3", "tresillo.tricks must be a list, not '2 1 1 1 1 3 1 2 3'"),
+])
+def test_settle_summary_names_a_field_of_the_wrong_type(field: str, value: Any, says: str) -> None:
+    """SettleHand's ``tresillo`` fields (FORMAT.md's types): a seat number that is not an integer,
+    a flag that is not true or false, a word or card list that is not a string and ``tricks``
+    that is not a list are refused by name, quoting the value (a vuelta solera given "yes" is not
+    read as a solera)."""
+    change: dict[str, Any] = {"lance": "vuelta", field: value}
+    if field == "defender":
+        change.update(lance="entrada", surrender="defended", tricks=defended(4, 4, 1))
+    with pytest.raises(InvalidInput) as err:
+        settled(**change)
+    assert (err.value.code, err.value.field, err.value.message) == ("INVALID_FIELD", f"tresillo.{field}", says)
+
+
+def test_settle_summary_reads_integral_numbers_as_seats() -> None:
+    """SettleHand reads a seat number as JSON sends it: protobuf's Struct gives every number as a
+    double, and an integral one is the seat (1.0 is seat 1), for the Jugador, the defender and the
+    winners of the tricks alike."""
+    assert settled(jugador=1.0, tricks=[float(w) for w in WIN_NO_PRIMERAS]) == settled()
+    as_ints = settled(surrender="defended", defender=2, tricks=defended(2, 2, 5))
+    assert as_ints["outcome"] == "dCodilloP"
+    assert settled(jugador=1.0, surrender="defended", defender=2.0, tricks=defended(2, 2, 5)) == as_ints
 
 
 def test_settle_summary_four_first_tricks_then_one_lost_is_played_out() -> None:
