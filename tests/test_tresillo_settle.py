@@ -447,22 +447,11 @@ def test_a20_primeras_contra_narrow_and_general() -> None:
     assert not run(table(), hand(tricks=codillo), Options(primeras_contra_rule="general"))["primerasContra"]
 
 
-def test_a20_primeras_contra_needs_the_contra_to_win_all_of_the_first_five() -> None:
-    """7.2 / A20: the contra took tricks 1-4, the Jugador the 5th, the contra 6-7 and the Jugador
-    8-9: a puesta 3-3-3 with no primeras against him under either rule (the first five are not all
-    the contra's), so he pays only the puesta, 5 + 20."""
-    tricks = [2, 3, 2, 3, 1, 2, 3, 1, 1]
-    for rule in ("narrow", "general"):
-        out = run(table(), hand(tricks=tricks), Options(primeras_contra_rule=rule))
-        assert out["outcome"] == "puesta" and not out["primerasContra"], rule
-        assert out["condiciones"] == [] and out["net"] == [-5, -25, 0, 0], rule
-
-
-def test_a20_primeras_contra_needs_the_first_trick_too() -> None:
-    """7.2 / A20: the Jugador took the 1st trick, the contra 2-7 and the Jugador 8-9: a puesta
-    3-3-3 in which the contra won five tricks in a row, but not tricks 1-5, so no primeras against
-    him under either rule: he pays only the puesta, 5 + 20."""
-    tricks = [1, 2, 3, 2, 3, 2, 3, 1, 1]
+@pytest.mark.parametrize("tricks", [[2, 3, 2, 3, 1, 2, 3, 1, 1], [1, 2, 3, 2, 3, 2, 3, 1, 1]], ids=["fifth", "first"])
+def test_a20_primeras_contra_needs_the_contra_to_win_all_of_the_first_five(tricks: list[int]) -> None:
+    """7.2 / A20: a puesta 3-3-3 in which the Jugador took one of the first five tricks (the 5th:
+    the contra took 1-4 and 6-7; or the 1st: the contra took 2-7, five in a row but not tricks 1-5)
+    and tricks 8-9: no primeras against him under either rule, so he pays only the puesta, 5 + 20."""
     for rule in ("narrow", "general"):
         out = run(table(), hand(tricks=tricks), Options(primeras_contra_rule=rule))
         assert out["outcome"] == "puesta" and not out["primerasContra"], rule
