@@ -21,6 +21,7 @@ would send it, answers the same money, table and next dealer.
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import re
@@ -43,6 +44,7 @@ from naipes.v1 import naipes_pb2 as pb  # noqa: E402
 FIRST, END = (int(n) for n in os.environ.get("NAIPES_SESSION_SEEDS", "0-3").split("-"))
 SESSIONS = range(FIRST, END)
 HANDS = {"tresillo": 20, "revesino": 12, "rentoy": 20}  # (a Revesino hand is some 48 actions)
+NAPOLITANA_DEALS = 0.5  # the share of the app's own Revesino deals that give a seat a napolitana (A4.1)
 SEATS = {"tresillo": (3, 4), "revesino": (4,), "rentoy": (2, 4, 6, 8)}
 CARD = re.compile(r"(?<![\w.])(?:1[012]|[1-9])[ocebOCEB](?!\w)")
 # Fields of a seat's view that may show cards other than its hand and the tricks: what every seat
@@ -110,6 +112,12 @@ def app_deal(rng: random.Random, game: str, seats: int, dealer: int) -> dict:
     if game == "revesino":
         sizes = [12 if s == dealer else 11 for s in range(4)]
         starts = [sum(sizes[:s]) for s in range(4)]
+        if rng.random() < NAPOLITANA_DEALS:  # a seat dealt a napolitana (A4.1: three aces and the quínola, or four aces)
+            seat = rng.randrange(4)
+            cards = rng.choice([["1o", "1e", "1b", "1c"], *([*aces, "11c"] for aces in itertools.combinations(["1o", "1e", "1b", "1c"], 3))])
+            for i, card in enumerate(cards):  # each swapped into that seat's hand
+                j, k = pack.index(card), starts[seat] + i
+                pack[j], pack[k] = pack[k], pack[j]
         return {"hands": [" ".join(pack[starts[s]:starts[s] + sizes[s]]) for s in range(4)], "stock": " ".join(pack[45:])}
     return {"hands": [" ".join(pack[3 * s:3 * s + 3]) for s in range(seats)], "stock": " ".join(pack[3 * seats:])}
 
@@ -184,6 +192,7 @@ class Session:
         first = {"rentoy": self.dealer if self.rules.get("firstLeader") == "dealer" else (self.dealer + 1) % self.seats}
         seat = first.get(self.game, (self.dealer + 1) % self.seats)
         step = 0
+        phase = None  # the phase of the hand at the step before
         while True:
             answer = self.view(record, seat)
             if answer["finished"]:
@@ -199,9 +208,16 @@ class Session:
             options = answer["legal"]
             # Now and then a seat that is not to act looks: a call it may make out of turn (the
             # Jugador's rindo, the napolitana, a Rentoy bet or answer an option opens) is listed
-            # in its own view, and is sometimes made.
-            other = self.rng.randrange(self.seats)
-            if other != seat and self.rng.random() < 0.3:
+            # in its own view, and is sometimes made. When a phase begins every seat looks, as an
+            # app showing each player his actions would: the napolitana's window is one turn long
+            # (from the dealer's discard to the first card, section 0).
+            phase, last_phase = answer["view"].get("phase"), phase
+            if phase != last_phase:
+                lookers = [s for s in range(self.seats) if s != seat]
+            else:
+                other = self.rng.randrange(self.seats)
+                lookers = [other] if other != seat and self.rng.random() < 0.3 else []
+            for other in lookers:
                 looked = self.view(record, other)
                 assert looked["seat"] == seat  # every view names the same seat to act
                 out_of_turn = looked["legal"]
@@ -216,7 +232,10 @@ class Session:
                     if self.rng.random() < 0.5:
                         options = out_of_turn
                         self.stats["out of turn made"] += 1
+                        break
             action = pick(self.rng, options)
+            if int(action.split()[0]) != seat:
+                self.stats[f"out of turn made: {kind(action)}"] += 1
             if len(options) > 1 and self.rng.random() < 0.3:
                 # Another action of the list, appended instead, is accepted too.
                 spare = self.rng.choice([a for a in options if a != action])
@@ -403,8 +422,8 @@ def test_sessions_of_consecutive_hands(clients, game: str, seed: int) -> None:
 
 def test_sessions_reach_what_they_check(clients) -> None:
     """The sessions above reach what they check: pots that move, cartulina debts written and paid
-    in, out-of-turn calls made, Rentoy matches won and started again, finished hands seen from
-    every seat. (Sessions not already played in this run are played here.)"""
+    in, out-of-turn calls made (the napolitana's among them), Rentoy matches won and started again,
+    finished hands seen from every seat. (Sessions not already played in this run are played here.)"""
     totals: Counter[str] = Counter()
     for game in SEATS:
         for seed in SESSIONS:
@@ -414,6 +433,7 @@ def test_sessions_reach_what_they_check(clients) -> None:
     assert totals["revesino pot moved"]
     assert totals["rentoy matches"]
     assert totals["tresillo out of turn made"] and totals["rentoy out of turn made"]
+    assert totals["revesino out of turn made: napolitana"]  # (A4.1, called while another seat is to lead)
     assert all(totals[f"{game} views"] >= 2 * HANDS[game] * len(SESSIONS) for game in SEATS)
 
 
