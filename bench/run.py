@@ -293,6 +293,14 @@ def listening(port: int) -> bool:
         return False
 
 
+def serve_ready(log: Path, workers: int) -> bool:
+    """``naipes serve``, its output in ``log``, has written that it is ready (both ports listen) and
+    that each of its ``workers`` gRPC processes listens: the first to listen makes the port answer,
+    and a fixed wait for the others was short under load."""
+    text = log.read_text(errors="replace")
+    return "naipes ready" in text and text.count("gRPC listening on ") >= workers
+
+
 def descendants(pid: int) -> list[int]:
     parents: dict[int, int] = {}
     for entry in Path("/proc").iterdir():
@@ -390,11 +398,11 @@ class Server:
     def __enter__(self) -> Server:
         self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT, cwd=ROOT)
         deadline = time.monotonic() + 60
-        while not (listening(self.rest_port) and listening(self.grpc_port)):
+        while not serve_ready(Path(self.log.name), self.workers):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"naipes serve did not start: see {self.log.name}")
             time.sleep(0.1)
-        time.sleep(1.0)  # every gRPC process and gunicorn worker up
+        time.sleep(1.0)  # every gunicorn worker has loaded the app (it does after its port listens)
         return self
 
     def __exit__(self, *_: Any) -> None:

@@ -72,7 +72,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: E402
 from naipes_client import GrpcClient, NaipesError, RestClient, _grpc_error  # noqa: E402
 
 from bench import engine_driver  # noqa: E402
-from bench.run import free_port  # noqa: E402
+from bench.run import free_port, serve_ready  # noqa: E402
 from engine import api  # noqa: E402
 from engine.errors import InvalidInput  # noqa: E402
 from naipes.v1 import naipes_pb2 as pb  # noqa: E402
@@ -341,16 +341,10 @@ class Server:
         self.log = self.log_path.open("w")
         self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT, cwd=ROOT, env=self.env)
         deadline = time.monotonic() + 60
-        while not self.up():
+        while not serve_ready(self.log_path, self.workers):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"soak: naipes serve did not start: see {self.log_path}")
             time.sleep(0.1)
-
-    def up(self) -> bool:
-        """naipes serve has written that it is ready (both ports listen) and each gRPC process that
-        it serves (a fixed second after the first port answered was short under load)."""
-        text = self.log_path.read_text(errors="replace")
-        return "naipes ready" in text and text.count("gRPC listening on ") >= self.workers
 
     def stop(self) -> int:
         self.process.send_signal(signal.SIGTERM)
