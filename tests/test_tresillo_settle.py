@@ -863,6 +863,17 @@ def test_settle_summary_rejects(change: dict[str, Any], code: str, field: str) -
     assert (err.value.code, err.value.field) == (code, field)
 
 
+def settled(**tresillo: Any) -> dict[str, Any]:
+    """SettleHand (engine.api) of ``summary_request`` with these ``tresillo`` fields."""
+    return api.settle_hand(summary_request(tresillo=tresillo))
+
+
+def settle_rejected(**tresillo: Any) -> tuple[str, str]:
+    with pytest.raises(InvalidInput) as err:
+        settled(**tresillo)
+    return err.value.code, err.value.field
+
+
 @pytest.mark.parametrize(("field", "value", "says"), [
     ("jugador", "1", "tresillo.jugador must be an integer, not '1'"),
     ("jugador", True, "tresillo.jugador must be an integer, not true"),
@@ -909,17 +920,6 @@ def test_settle_summary_four_first_tricks_then_one_lost_is_played_out() -> None:
 def test_settle_summary_three_seats_dealer_plays() -> None:
     request = summary_request(seats=3, dealer=0, tresillo={"jugador": 0, "tricks": [1, 2, 0, 0, 0, 0, 1, 2, 0]})
     assert settle_summary(DEFAULT, Table(), request)["net"] == [10, -5, -5]
-
-
-def settled(**tresillo: Any) -> dict[str, Any]:
-    """SettleHand (engine.api) of ``summary_request`` with these ``tresillo`` fields."""
-    return api.settle_hand(summary_request(tresillo=tresillo))
-
-
-def settle_rejected(**tresillo: Any) -> tuple[str, str]:
-    with pytest.raises(InvalidInput) as err:
-        settled(**tresillo)
-    return err.value.code, err.value.field
 
 
 def test_8_8_annulled_summary_carries_nothing_of_a_hand() -> None:
