@@ -341,7 +341,7 @@ class Server:
         self.log = self.log_path.open("w")
         self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT, cwd=ROOT, env=self.env)
         deadline = time.monotonic() + 60
-        while not serve_ready(self.log_path, self.workers):
+        while not serve_ready(self.log_path):
             if self.process.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"soak: naipes serve did not start: see {self.log_path}")
             time.sleep(0.1)

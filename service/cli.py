@@ -95,9 +95,11 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
     processes); each process's pool for the streaming validator has NAIPES_STREAM_WORKERS
     processes, else one per CPU the server may use (service/stream.py), whatever ``workers``.
     ``access_log``: every process writes a JSON line per call to stderr (NAIPES_ACCESS_LOG=1 is
-    passed on: service/access.py)."""
+    passed on: service/access.py). ``naipes ready`` is logged once every process serves: each gRPC
+    process listens and each gunicorn worker has loaded the app (service/ready.py)."""
     from prometheus_client import multiprocess
 
+    from service import ready
     from service.grpc_server import address
 
     # A host the servers cannot listen on (a name that does not resolve, an address of another
@@ -114,7 +116,10 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
     # multiprocess mode, in a fresh directory of this server's own, in memory where /dev/shm is
     # (else in the temporary directory: an in-memory emptyDir under deploy/k8s), removed at stop.
     metrics_dir = tempfile.mkdtemp(prefix="naipes-metrics-", dir=_shm())
-    env = {**os.environ, "NAIPES_WORKERS": str(workers), "PROMETHEUS_MULTIPROC_DIR": metrics_dir, "NAIPES_ACCESS_LOG": "1" if access_log else "0"}
+    # Where each process says that it serves (service/ready.py): "naipes ready" waits for all of them.
+    ready_dir = tempfile.mkdtemp(prefix="naipes-ready-", dir=_shm())
+    env = {**os.environ, "NAIPES_WORKERS": str(workers), "PROMETHEUS_MULTIPROC_DIR": metrics_dir, ready.ENV: ready_dir,
+           "NAIPES_ACCESS_LOG": "1" if access_log else "0"}
     grpc_command = [sys.executable, "-m", "service.grpc_server", "--host", host, "--port", str(grpc_port)]
     children = {f"gRPC worker {i + 1}" if workers > 1 else "gRPC": subprocess.Popen(grpc_command, env=env) for i in range(workers)}
     # gthread workers: keep-alive connections, and a long ValidateHands stream does not trip the
@@ -142,7 +147,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
     started = time.monotonic()
     try:
         while not stopping:
-            if not announced and _listening(host, rest_port) and _listening(host, grpc_port):
+            if not announced and ready.serving(ready_dir, "grpc") >= workers and ready.serving(ready_dir, "rest") >= workers:
                 announced = True
                 one = workers == 1
                 log.info("naipes ready in %.1f s: REST on http://%s (gunicorn, %d worker%s), gRPC on %s (%d process%s)",
@@ -170,6 +175,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         shutil.rmtree(metrics_dir, ignore_errors=True)
+        shutil.rmtree(ready_dir, ignore_errors=True)
     log.info("naipes stopped")
     return status
 

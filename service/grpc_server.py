@@ -28,7 +28,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
-from service import access, metrics, stream
+from service import access, metrics, ready, stream
 from service.errors import DOMAIN, MAX_REQUEST_BYTES, ServiceError, from_exception
 from service.handlers import SERVICE, WIRE_HANDLERS
 
@@ -248,6 +248,7 @@ def serve(host: str, port: int, max_workers: int | None = None) -> None:
     wait_for_stop = stop_signals()  # (before the port listens: a signal as soon as it does is a stop too)
     server.start()
     log.info("gRPC listening on %s", address(host, bound))
+    ready.announce("grpc")
     wait_for_stop()
     server.stop(grace=2).wait()
     stream.shutdown_pool()

@@ -180,8 +180,45 @@ def _grpc_server_alone(*args: str, env: dict[str, str] | None = None) -> tuple[s
 
 
 def _ready(lines: list[str]) -> bool:
-    """``naipes serve`` has written that it is ready: both its ports listen."""
+    """``naipes serve`` has written that it is ready: every process it started serves."""
     return bool(lines) and "naipes ready" in lines[-1]
+
+
+# sitecustomize for the test below: importing service.rest (a gunicorn worker loading the app, and
+# nothing else ``naipes serve`` starts) first sleeps, then leaves a file named after the process.
+_SLOW_APP = """
+import os, sys, time
+class SlowApp:
+    def find_spec(self, name, path=None, target=None):
+        if name == "service.rest":
+            time.sleep(float(os.environ["SLOW_APP_SECONDS"]))
+            open(os.path.join(os.environ["SLOW_APP_LOADED"], str(os.getpid())), "w").close()
+        return None
+sys.meta_path.insert(0, SlowApp())
+"""
+
+
+def test_serve_is_ready_once_every_process_serves(tmp_path: Path) -> None:
+    """``naipes ready`` waits for each REST worker to load the app and each gRPC process to listen
+    (service/ready.py): it had been written once both ports listened, while the workers were still
+    loading (a request then waited for them) and the second gRPC process was still starting. Here
+    each worker's load takes 3 s more."""
+    (tmp_path / "sitecustomize.py").write_text(_SLOW_APP)
+    loaded = tmp_path / "loaded"
+    loaded.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
+           "SLOW_APP_SECONDS": "3", "SLOW_APP_LOADED": str(loaded)}
+    server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(_free_port()), "--grpc-port", str(_free_port()),
+                               "--workers", "2"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output = ""
+    try:
+        lines = read_until(server, _ready)
+        output = "".join(lines)
+        assert len(list(loaded.iterdir())) == 2, output  # both workers had loaded the app
+        assert sum("gRPC listening on " in line for line in lines) == 2, output
+    finally:
+        output += stop(server)
+    assert server.returncode == 0, output
 
 
 def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
@@ -192,9 +229,7 @@ def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
     output = ""
     try:
         output = "".join(read_until(server, _ready))
-        # Both ports listen: a request is answered once the worker has loaded the app (seconds under
-        # load: a health check's 2 s timeout ran out, which the wait took for a failure).
-        answer = requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=60)
+        answer = requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=10)
         assert answer.status_code == 200 and answer.json() == {"status": "SERVING"}
         with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
             health = health_pb2_grpc.HealthStub(channel)
@@ -481,8 +516,7 @@ def test_serve_listens_on_an_ipv6_address() -> None:
         output = "".join(read_until(server, _ready))
         ready = output.splitlines()[-1]
         assert f"REST on http://[::1]:{rest_port} (gunicorn, 1 worker), gRPC on [::1]:{grpc_port} (1 process)" in ready, ready
-        # (answered once the worker has loaded the app: _ready)
-        assert requests.get(f"http://[::1]:{rest_port}/healthz", timeout=60).json() == {"status": "SERVING"}
+        assert requests.get(f"http://[::1]:{rest_port}/healthz", timeout=10).json() == {"status": "SERVING"}
         assert _grpc_health(f"[::1]:{grpc_port}") == health_pb2.HealthCheckResponse.SERVING
     finally:
         output += stop(server)
