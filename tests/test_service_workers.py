@@ -8,6 +8,7 @@ import http.client
 import json
 import os
 import select
+import signal
 import socket
 import subprocess
 import time
@@ -106,6 +107,43 @@ def test_two_workers_serve_both_transports() -> None:
     with socket.socket() as s:  # every gRPC process is gone: the port is free again
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("127.0.0.1", grpc_port))
+
+
+def _ready_dir(pid: int) -> Path:
+    """The directory where ``naipes serve`` (process ``pid``) has its processes say they serve
+    (service/ready.py), from a child's environment."""
+    environ = (Path("/proc") / str(children(pid)[0]) / "environ").read_bytes().split(b"\0")
+    return Path(next(item.split(b"=", 1)[1].decode() for item in environ if item.startswith(b"NAIPES_READY_DIR=")))
+
+
+def test_ready_counts_the_processes_that_serve_and_a_replaced_worker_once() -> None:
+    """service/ready.py: at ``naipes ready`` each gRPC process and each gunicorn worker has said
+    that it serves, under its own process ID; a worker that dies stops counting (gunicorn's
+    ``child_exit``) and the one gunicorn starts in its place counts once it has loaded the app."""
+    server, rest_port, _ = serve(2)
+    try:
+        directory = _ready_dir(server.pid)
+        grpc_processes = {p for p in children(server.pid) if "service.grpc_server" in command(p)}
+        gunicorn = next(p for p in children(server.pid) if "gunicorn" in command(p))
+        workers = {p for p in children(gunicorn) if "gunicorn" in command(p)}
+        expected = {f"grpc-{p}" for p in grpc_processes} | {f"rest-{p}" for p in workers}
+        assert {entry.name for entry in directory.iterdir()} == expected
+        dead = min(workers)
+        os.kill(dead, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            now = {p for p in children(gunicorn) if "gunicorn" in command(p)}
+            names = {entry.name for entry in directory.iterdir()}
+            if len(now) == 2 and dead not in now and names == {f"grpc-{p}" for p in grpc_processes} | {f"rest-{p}" for p in now}:
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError(f"the replaced worker's files: {names}, workers {now}")
+        assert requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=10).json() == {"status": "SERVING"}
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
+    assert not directory.exists()  # (removed at the stop, as the metrics' directory is)
 
 
 def _listening(port: int) -> bool:
