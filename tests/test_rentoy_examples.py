@@ -133,6 +133,18 @@ def test_rt06_the_events_name_each_tricks_winner_and_the_hands():
     ]
 
 
+def test_rt06_each_card_is_reported_with_its_seat():
+    """RT-6: every card played is an event naming the seat that played it and the card, in order
+    of play (S1 leads, play goes to the right)."""
+    events = api.validate(rec(DEAL_A, "1o", PLAY_A[:4]))["events"]
+    assert events[:4] == [
+        {"kind": "card", "seat": 1, "card": "2o", "text": "seat 1 plays 2o", "action": 0},
+        {"kind": "card", "seat": 2, "card": "4e", "text": "seat 2 plays 4e", "action": 1},
+        {"kind": "card", "seat": 3, "card": "7c", "text": "seat 3 plays 7c", "action": 2},
+        {"kind": "card", "seat": 0, "card": "10c", "text": "seat 0 plays 10c", "action": 3},
+    ]
+
+
 def test_rt06_once_the_hand_is_won_or_folded_nobody_is_to_act():
     """RT-6, T5: after the deciding trick, or a refused envite, LegalActions names no seat to act
     and lists nothing, for the table and for every seat."""
@@ -160,6 +172,22 @@ def test_rt07_fold_after_a_reraise():
     assert [(e["kind"], e["seat"], e["team"], e["value"], e["action"]) for e in result["events"][:3]] == [
         ("envite", 1, A, 3, 0), ("raise", 2, B, 6, 1), ("no-quiero", 3, A, 3, 2)]
     assert result["events"][1]["text"] == "seat 2 (team 0) accepts 3 and raises to 6"
+
+
+def test_rt07_rt08_each_call_is_reported_with_its_seat_team_and_value():
+    """RT-7 / RT-8, B3: the events of the envite ladder in full: A's bet proposes 3, B's raise
+    accepts 3 and proposes 6; then A accepts 6 (RT-8), or refuses it and B scores the 3 accepted
+    (RT-7)."""
+    bets = ["1 envite", "2 envite"]
+    accepted = ok(rec(DEAL_A, "1o", [*bets, "3 quiero"], score=score(4, 5)))["events"]
+    assert accepted == [
+        {"kind": "envite", "seat": 1, "team": A, "value": 3, "text": "seat 1 (team 1) bets: the hand would be worth 3", "action": 0},
+        {"kind": "raise", "seat": 2, "team": B, "value": 6, "text": "seat 2 (team 0) accepts 3 and raises to 6", "action": 1},
+        {"kind": "quiero", "seat": 3, "team": A, "value": 6, "text": "seat 3 (team 1) accepts: the hand is worth 6", "action": 2},
+    ]
+    refused = ok(rec(DEAL_A, "1o", [*bets, "3 no-quiero"], score=score(4, 5)))["events"]
+    assert refused[2] == {"kind": "no-quiero", "seat": 3, "team": A, "value": 3, "action": 2,
+                          "text": "seat 3 (team 1) refuses 6: team 0 wins the hand at its last accepted value, 3"}
 
 
 def test_rt08_accept_and_play():
