@@ -272,6 +272,22 @@ def test_a_trick_is_a_value():
     for other in (Trick(1, (one, two)), Trick(2, (one, two), 2), Trick(1, (two, one), 2), (1, (one, two), 2)):
         assert trick != other
     assert Trick(1).with_card(one).with_card(two) == Trick(1, (one, two))
+    assert (trick == (1, (one, two), 2)) is False  # not a trick: Python's own answer, a plain False
+    assert eval(repr(trick)) == trick  # noqa: S307 - the repr pastes back into Python
+
+
+def test_a_setup_and_a_state_write_themselves_as_their_fields():
+    """record.fields_repr: a record's Setup and a game's state write themselves as a dataclass
+    would, ``Name(field=value, ...)``, every field by name."""
+    from engine import rentoy
+    from engine.record import read_setup
+
+    setup, _ = read_setup(rentoy, rec(DEAL_A, "1o"))
+    text = repr(setup)
+    assert text.startswith("Setup(seats=4, dealer=0, options=") and text.endswith(", seed=None)")
+    assert "hands=((Card.parse('10c'), Card.parse('11c'), Card.parse('12c')), " in text
+    state = repr(rentoy.start(setup))
+    assert state.startswith("State(options=") and ", turnup=Card.parse('1o'), " in state and state.endswith(")")
 
 
 # ---- records that are not well formed --------------------------------------------------------
