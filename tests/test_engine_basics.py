@@ -474,6 +474,14 @@ def test_malformed_actions(bad):
     assert violation(rec(DEAL_A, "1o", [bad])) == (0, "MALFORMED_ACTION")
 
 
+def test_a_seat_out_of_range_is_named_with_the_seats_of_the_table():
+    """FORMAT.md sections 2 and 4: the dealer and an action's seat are seats of the table, 0 to
+    seats - 1; the message of one that is not names them."""
+    result = api.validate(rec(DEAL_A, "1o", ["4 2o"]))
+    assert result["violation"]["message"] == "action 0 ('4 2o'): cannot read action '4 2o': '4' is not a seat of this 4-seat table (0..3)"
+    assert invalid(rec(DEAL_A, "1o", dealer=4)).message == "dealer 4 is not a seat of this 4-seat table (0..3)"
+
+
 def test_a_long_bad_action_is_quoted_by_its_start():
     huge = "x" * 900_000 + " 2o"
     message = api.validate(rec(DEAL_A, "1o", [huge]))["violation"]["message"]
