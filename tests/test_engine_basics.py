@@ -346,6 +346,16 @@ def test_records_that_are_not_well_formed(change, code, field):
     assert field.split("[")[0].split(".")[-1] in err.message or field == "deal.seed"
 
 
+@pytest.mark.parametrize("cards", ["hands", "stock"])
+def test_a_deal_is_a_seed_or_cards_not_both(cards):
+    """FORMAT.md section 3: ``deal`` is either the cards or a seed; a seed with hands alone, or
+    with a stock alone, is refused as one with both."""
+    record = rec(DEAL_A, "1o", rest="5c 6c")
+    deal = {"seed": "s", cards: record["deal"][cards]}
+    err = invalid({**record, "deal": deal})
+    assert (err.code, err.field) == ("INVALID_DEAL", "deal.seed")
+
+
 def test_a_record_of_1000_actions_is_read():
     """docs/api.md: PAYLOAD_TOO_LARGE is a record of more than 1,000 actions; one of 1,000 is read
     (this one has an illegal action, named as usual)."""
