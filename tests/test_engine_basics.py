@@ -303,6 +303,9 @@ def test_an_integer_field_may_be_written_as_a_whole_number():
     assert ok({**rec(DEAL_A, "1o", ["1 2o"]), "seats": 4.0, "dealer": 0.0})["next"]["seat"] == 2
     err = invalid({**rec(DEAL_A, "1o"), "dealer": 0.5})
     assert (err.code, err.field) == ("INVALID_FIELD", "dealer")
+    for field in ("seats", "dealer"):  # JSON's true is no integer, though Python's True is 1
+        err = invalid({**rec(DEAL_A, "1o"), field: True})
+        assert (err.code, err.field, err.message) == ("INVALID_FIELD", field, f"{field} must be an integer, not true")
 
 
 @pytest.mark.parametrize("change, code, field", [
@@ -479,7 +482,8 @@ def test_a_violation_at_action_zero_is_reported_as_zero():
 
 
 @pytest.mark.parametrize("bad", [17, None, "", "1", "1 2o 12o", "one 2o", "1 8o", "1 envite 3", "1 quiero please",
-                                 "\u0661 2o", "\uff11 2o"])  # seat 1 in Arabic-Indic and full-width digits
+                                 "\u0661 2o", "\uff11 2o",  # seat 1 in Arabic-Indic and full-width digits
+                                 ["1", "2o"], {"seat": 1, "card": "2o"}])  # JSON, but no string
 def test_malformed_actions(bad):
     assert violation(rec(DEAL_A, "1o", [bad])) == (0, "MALFORMED_ACTION")
 
