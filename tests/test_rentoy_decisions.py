@@ -121,6 +121,14 @@ def test_t02_option_bet_any_time():
     assert violation(rec(DEAL_A, "1o", ["3 envite", "2 envite"], rules=rules)) == (1, "NOT_YOUR_TURN")
 
 
+def test_t02_option_bet_any_time_lists_the_turn_first_then_the_other_seats_in_the_order_of_play():
+    # (docs/rules/rentoy.md, "Bets under betTiming anytime": the order of `next.legal`)
+    rules = {"betTiming": "anytime"}
+    assert ok(rec(DEAL_A, "1o", rules=rules))["next"]["legal"] == [
+        "1 2o", "1 12o", "1 3c", "1 envite", "2 envite", "3 envite", "0 envite"]
+    assert ok(rec(DEAL_A, "1o", ["1 2o", "2 4e"], rules=rules))["next"]["legal"] == [
+        "3 7c", "3 4b", "3 5b", "3 envite", "0 envite", "1 envite", "2 envite"]
+
 # ---- T3: who answers ------------------------------------------------------------------------
 
 
