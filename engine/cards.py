@@ -183,8 +183,10 @@ class Deck:
             raise ValueError(f"{card} is not in the {len(self)}-card deck")
         return card
 
-    def parse_cards(self, text: str, field: str) -> tuple[Card, ...]:
-        """Read a space-separated list of cards of this deck; errors name ``field``."""
+    def parse_cards(self, text: object, field: str) -> tuple[Card, ...]:
+        """Read a space-separated list of cards of this deck; errors name ``field``. ``text`` is
+        whatever the request held (typed ``object``: a ``str`` parameter would make the compiled
+        module raise a bare ``TypeError`` for a number or a list, before the check below)."""
         if not isinstance(text, str):
             raise InvalidInput("INVALID_FIELD", field, f"{field} must be a string of cards such as \"1e 7o 12c\"")
         canonical = self._canonical(text)

@@ -621,6 +621,17 @@ def test_a5_1_a6_8_resolve_trick_the_napolitanas_privilege_lasts_through_trick_9
     assert resolve("4c 5b 6c 7c", 1, 10, 12, napolitana=2, **revokes) == [("seat 2", "fondo", 2)]
 
 
+def test_resolve_trick_forced_and_revoked_are_strings_of_cards():
+    """ResolveTrick's ``forced`` and ``revoked`` are strings of cards ("1e 7o"): anything else (a
+    number, a list) is INVALID_FIELD on that field, as a card that is none is UNKNOWN_CARD."""
+    for field, value, code in (("forced", 5, "INVALID_FIELD"), ("forced", ["1e"], "INVALID_FIELD"),
+                               ("revoked", 1, "INVALID_FIELD"), ("revoked", "13e", "UNKNOWN_CARD")):
+        with pytest.raises(InvalidInput) as err:
+            resolve("5e 1e 9e 2e", 1, 4, 9, **{field: value}, rules={"allowRevokes": True})
+        assert (err.value.code, err.value.field) == (code, field)
+        assert err.value.message.startswith(field)
+
+
 def test_a5_1_resolve_trick_refuses_a_led_card_named_forced():
     """A5.1: the leader's ace or quínola is led, never forced (a forced card is played to a suit
     another player led). ResolveTrick refuses one named in ``forced`` (INVALID_FIELD), as

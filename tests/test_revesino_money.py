@@ -1111,6 +1111,9 @@ def _rec(name: str) -> dict[str, Any]:
     (lambda r: r["revesino"]["tricks"][2].update(extra=1), "INVALID_FIELD", "revesino.tricks[2].extra"),
     (lambda r: r["revesino"].update(outOfPlay="1o 2o 3o 4o"), "DUPLICATE_CARD", "revesino.outOfPlay"),
     (lambda r: r["revesino"].update(outOfPlay="13o"), "UNKNOWN_CARD", "revesino.outOfPlay"),
+    # cards are a string or a list of strings: a number is refused as the field's, as a list of numbers is
+    (lambda r: r["revesino"].update(outOfPlay=5), "INVALID_FIELD", "revesino.outOfPlay"),
+    (lambda r: r["revesino"]["tricks"][3].update(cards=1), "INVALID_FIELD", "revesino.tricks[3].cards"),
 ])
 def test_settle_summary_bad_input(mutate: Any, code: str, fld: str) -> None:
     request = _summary(replay(_rec("revesino-full-01-random")))
