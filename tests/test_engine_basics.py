@@ -53,6 +53,14 @@ def test_card_parse_and_print():
     assert copy.copy(card) is card and copy.deepcopy([card])[0] is card
 
 
+def test_a_card_is_looked_up_never_made():
+    """One object per card of the pack: a card is found with ``Card.of`` or ``Card.parse``, and
+    making another is refused (cards compare by identity)."""
+    with pytest.raises(TypeError, match="cards are not made but looked up"):
+        Card(1, Suit.OROS)
+    assert Card.of(1, Suit.OROS) is Card.parse("1o")
+
+
 def test_every_card_round_trips():
     for card in DECK_48.cards:
         assert Card.parse(str(card)) == card
@@ -110,7 +118,8 @@ def test_a_list_of_cards_reads_alike_in_every_spelling():
             assert deck.parse_cards(canonical, "f") == cards == deck.parse_cards(other, "f")
             assert deck._canonical(canonical) == cards  # by character codes, not token by token
             assert deck.parse_cards(f" {canonical} ", "f") == cards
-    bad = ("1o 13o", "1o 01o", "1oo", "1 o", "1o2o", "1o 10", "1o 1", "1o,2o", "1x", "1p", "20o", "31e", "1/o")
+    bad = ("1o 13o", "1o 01o", "1oo", "1 o", "1o2o", "1o 10", "1o 1", "1o,2o", "1x", "1p", "20o", "31e", "1/o",
+           ":o", "1o ;c", "<e", "/b")  # the characters either side of the digits are no rank
     for deck, text in [*((DECK_40, text) for text in (*bad, "8o")), *((DECK_48, text) for text in bad)]:
         err = invalid(deck.parse_cards, text, "deal.hands[1]")
         assert (err.code, err.field) == ("UNKNOWN_CARD", "deal.hands[1]")
