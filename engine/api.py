@@ -12,7 +12,7 @@ from engine import options as options_mod
 from engine import rentoy, revesino, shuffle, tresillo
 from engine.cards import Suit, cards_str
 from engine.errors import IllegalAction, InvalidInput, shown
-from engine.record import Game, check_seats, json_int, read_dealer, read_seats, read_setup, replay, require
+from engine.record import Game, json_int, read_dealer, read_seats, read_setup, replay, require
 
 GAMES: dict[str, ModuleType] = {"tresillo": tresillo, "revesino": revesino, "rentoy": rentoy}
 
@@ -52,10 +52,12 @@ def validate(record: Any) -> dict[str, Any]:
     return result
 
 
-def legal_actions(record: Any, seat: int | None = None) -> dict[str, Any]:
+def legal_actions(record: Any, seat: Any = None) -> dict[str, Any]:
     """Who acts now and every legal action; seen from ``seat``, only what that seat may see."""
     game = game_of(record)
     setup, actions = read_setup(game, record)
+    if seat is not None:
+        seat = require({"seat": seat}, "seat", int)  # (a JSON number: 2.0 is seat 2)
     if seat is not None and not 0 <= seat < setup.seats:
         raise InvalidInput("SEAT_OUT_OF_RANGE", "seat", f"seat {seat} is not a seat of this {setup.seats}-seat table")
     run = replay(game, setup, actions)
@@ -119,11 +121,10 @@ def resolve_trick(request: Any) -> dict[str, Any]:
             raise InvalidInput("INVALID_FIELD", "contract.trump", f"contract.trump: {exc}") from None
     elif (request.get("contract") or {}).get("trump"):
         raise InvalidInput("INVALID_FIELD", "contract.trump", f"{game.NAME} has no trumps")
-    seats = request.get("seats")
+    seats = read_seats(game, request) if request.get("seats") is not None else None
     if seats is None and len(game.SEATS) == 1:
         seats = game.SEATS[0]  # (Revesino: its only table, four seats)
     if seats is not None:
-        check_seats(game, seats)
         size = game.trick_size(seats)
         if len(cards) > size:
             raise InvalidInput("WRONG_HAND_SIZE", "cards", f"a trick at a {seats}-seat {game.NAME} table has {size} cards, not {len(cards)}")
@@ -197,7 +198,7 @@ def deal(request: Any) -> dict[str, Any]:
             "deal": {"hands": [cards_str(h) for h in hands], "stock": cards_str(stock)}}
 
 
-def describe_rules(name: str) -> dict[str, Any]:
+def describe_rules(name: Any) -> dict[str, Any]:
     """Every option of a game with its default, allowed values and the spec rule it implements."""
     game = game_of({"game": name})
     return {"game": game.NAME, "seats": list(game.SEATS), "options": options_mod.describe(game.Options)}

@@ -535,7 +535,7 @@ def settle_summary(options: Options, score: tuple[int, int], request: dict[str, 
     if value not in ladder:
         raise InvalidInput("INVALID_FIELD", "rentoy.value", f"rentoy.value {value} is not on the ladder {options.ladder}")
     end = hand.get("end", "tricks")
-    if end not in _END_REASON:
+    if not isinstance(end, str) or end not in _END_REASON:
         raise InvalidInput("INVALID_FIELD", "rentoy.end", f"rentoy.end must be tricks, fold or renuncio, not {shown(end)}")
     if end == "renuncio" and options.renuncio != "penalty":
         raise InvalidInput("INVALID_FIELD", "rentoy.end", "a hand ends by renuncio only under the option renuncio: penalty")

@@ -12,16 +12,18 @@ import pickle
 import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rentoy_support import DEAL_A, PLAY_A, rec
 from results_support import ok, violation
+from service_support import UNARY_CALLS, engine_answer
 from tresillo_support import STD
 from tresillo_support import rec as tresillo_rec
 
 from engine import api, shuffle
 from engine.cards import DECK_40, DECK_48, Card, Suit
-from engine.errors import INPUT_CODES, VIOLATION_CODES, InvalidInput
+from engine.errors import INPUT_CODES, VIOLATION_CODES, InvalidInput, NaipesError
 
 ENGINE = Path(__file__).resolve().parent.parent / "engine"
 
@@ -874,3 +876,42 @@ def test_the_engine_does_no_io():
                             re.MULTILINE)
     for path in ENGINE.glob("*.py"):
         assert not transports.search(path.read_text()), path.name
+
+
+# Any JSON value in any field of a request: the engine's answer or its error, never a crash.
+# (engine.api is called with JSON as parsed, by the service's codec and by apps that embed the
+# engine; compiled, a parameter typed int or str refuses anything else with a bare TypeError, so
+# each field is checked as the request's JSON, whatever the function's types.)
+_ANY_JSON = [None, True, 7, -1, 1.5, "x", "", [], {}, [None], {"a": 1}, 2**70, ["1o"], [[1]]]
+
+
+def _json_paths(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    if isinstance(value, dict):
+        return [at] + [p for k, v in value.items() for p in _json_paths(v, (*at, k))]
+    if isinstance(value, list):
+        return [at] + [p for i, v in enumerate(value) for p in _json_paths(v, (*at, i))]
+    return [at]
+
+
+def _with(request: dict[str, Any], at: tuple[Any, ...], value: Any) -> dict[str, Any]:
+    out = copy.deepcopy(request)
+    node: Any = out
+    for key in at[:-1]:
+        node = node[key]
+    node[at[-1]] = value
+    return out
+
+
+@pytest.mark.parametrize(("name", "rpc", "request_"), UNARY_CALLS, ids=[c[0] for c in UNARY_CALLS])
+def test_any_json_value_in_any_field_is_answered_or_refused_never_a_crash(name: str, rpc: str, request_: dict[str, Any]) -> None:
+    refused = 0
+    for at in _json_paths(request_)[1:]:
+        for value in _ANY_JSON:
+            try:
+                answer = engine_answer(rpc, _with(request_, at, value))
+            except NaipesError as exc:
+                refused += 1
+                assert exc.code in INPUT_CODES or exc.code in VIOLATION_CODES, (at, value, exc.code)
+            else:
+                assert isinstance(answer, dict), (at, value)
+    assert refused > 0  # (the request's own fields, given a list or an object, are refused)
