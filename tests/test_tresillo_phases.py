@@ -14,7 +14,8 @@ from results_support import ok
 from test_tresillo_decisions import cut, hand
 from tresillo_support import STD, more, rec
 
-from engine import api
+from engine import api, shuffle
+from engine.cards import DECK_40
 from engine.errors import InvalidInput
 
 
@@ -160,3 +161,54 @@ def test_3_4_only_a_vuelta_turns_a_card_up():
         assert declared["lance"] == lance.split()[0] and "turnUp" not in declared, lance
     assert "turnUp" not in ok(more(record, "1 entrada oros", "1 descarte", "2 contra", "2 descarte", "3 descarte"))
     assert ok(more(record, "1 vuelta"))["turnUp"] == "4b"
+
+
+# ---- 2.3: the deal from a seed ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seats, dealer", [(4, 2), (3, 1)])
+def test_2_3_seeded_deal_packets_of_three_to_mano_medio_postre_three_rounds(seats, dealer):
+    """2.3 (docs/deal.md): a deal from a seed gives packets of three cards from the top of the
+    shuffled pack, three rounds, to the mano, the medio and the postre in that order (at four
+    seats the dealer, the alcalde, is skipped; at three he is the postre); the baceta is the 13
+    cards left, in pack order."""
+    seed = f"2.3-{seats}-{dealer}"
+    out = api.deal({"game": "tresillo", "seats": seats, "dealer": dealer, "seed": seed})
+    pack = [str(c) for c in shuffle.shuffle(DECK_40.cards, seed)]
+    order = [(dealer + k) % seats for k in (1, 2, 3)]
+    expected = ["" for _ in range(seats)]
+    for place, seat in enumerate(order):
+        expected[seat] = " ".join(pack[9 * r + 3 * place + i] for r in range(3) for i in range(3))
+    assert out["deal"]["hands"] == expected
+    assert out["deal"]["stock"] == " ".join(pack[27:])
+
+
+# ---- 4: the contra's and the cedo's texts --------------------------------------------------------------
+
+
+def test_4_contra_and_cedo_events_say_who_exchanges_first():
+    """4: the opponent after the Jugador who goes to the contra exchanges first and the event says
+    so; one who cedes names the other opponent, who exchanges first."""
+    record, start = hand(([1, 2], {}), jugador=2, lance="solo copas", discards={1: "5o"})
+    contra = ok(cut(record, start))["events"][5]
+    assert (contra["kind"], contra["seat"], contra["text"]) == ("contra", 3, "seat 3 goes to the contra and exchanges first")
+    record, start = hand(([1, 2], {1: "5o"}), lance="vuelta", stock_top="4b", discards={1: "5o 6o"}, contra="cedo")
+    cedo = ok(cut(record, start))["events"][6]
+    assert (cedo["kind"], cedo["seat"], cedo["text"]) == ("cedo", 2, "seat 2 cedes: seat 3 exchanges first")
+
+
+# ---- 7.2: the bola decision's events -----------------------------------------------------------------
+
+
+def test_7_2_bola_and_planto_events_name_the_jugador_and_what_he_chose():
+    """7.2: after winning the first five tricks the Jugador says ``bola`` (he plays on for all
+    nine) or ``planto`` (the hand ends, won with primeras); each is an event of his seat that
+    says which."""
+    record, start = hand(([1] * 9, {}))
+    after5 = start + 15
+    planto = ok({**record, "actions": [*record["actions"][:after5], "1 planto"]})
+    assert events(planto)[-1] == (after5, "planto", 1, None)
+    assert planto["events"][-1]["text"] == "seat 1 stops after the first five tricks: a win with primeras"
+    bola = ok({**record, "actions": [*record["actions"][:after5], "1 bola"]})
+    assert events(bola)[-1] == (after5, "bola", 1, None)
+    assert bola["events"][-1]["text"] == "seat 1 goes on for the bola: all nine tricks"
