@@ -201,9 +201,10 @@ def test_4_contra_and_cedo_events_say_who_exchanges_first():
 
 
 def test_7_2_bola_and_planto_events_name_the_jugador_and_what_he_chose():
-    """7.2: after winning the first five tricks the Jugador says ``bola`` (he plays on for all
-    nine) or ``planto`` (the hand ends, won with primeras); each is an event of his seat that
-    says which."""
+    """7.2: the Jugador who wins the first five tricks is told so (``primeras``) and says ``bola``
+    (he plays on for all nine) or ``planto`` (the hand ends, won with primeras), each an event of
+    his seat that says which; a bola ends in ``bolaMade`` after the ninth trick or ``bolaFailed``
+    at the first trick he loses, naming it."""
     record, start = hand(([1] * 9, {}))
     after5 = start + 15
     planto = ok({**record, "actions": [*record["actions"][:after5], "1 planto"]})
@@ -212,3 +213,13 @@ def test_7_2_bola_and_planto_events_name_the_jugador_and_what_he_chose():
     bola = ok({**record, "actions": [*record["actions"][:after5], "1 bola"]})
     assert events(bola)[-1] == (after5, "bola", 1, None)
     assert bola["events"][-1]["text"] == "seat 1 goes on for the bola: all nine tricks"
+    primeras = ok(cut(record, after5))["events"][-1]
+    assert (primeras["kind"], primeras["seat"], primeras["text"]) == (
+        "primeras", 1, "seat 1 has won the first five tricks: bola (go on for all nine) or planto (stop)")
+    made = ok({**record, "actions": [*record["actions"][:after5], "1 bola", *record["actions"][after5:]]})
+    assert [(e["kind"], e.get("seat"), e["text"]) for e in made["events"] if e["kind"].startswith("bola")][-1] == (
+        "bolaMade", 1, "seat 1 takes all nine tricks: bola")
+    record, start = hand(([1, 1, 1, 1, 1, 2, 1, 1, 1], {}))
+    failed = ok({**record, "actions": [*record["actions"][:after5], "1 bola", *record["actions"][after5:after5 + 3]]})
+    assert (failed["events"][-1]["kind"], failed["events"][-1]["seat"], failed["events"][-1]["text"]) == (
+        "bolaFailed", 1, "seat 1 loses trick 6: the bola fails")
