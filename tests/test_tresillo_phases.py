@@ -105,8 +105,9 @@ def test_7_4_surrender_events_name_the_rendido_and_each_answer():
 def test_2_1_2_3_nine_cards_to_each_active_seat_none_to_the_alcalde():
     """2.1 / 2.3: each active seat is dealt nine cards and the baceta holds the other thirteen; at
     four seats the dealer is the alcalde and is dealt nothing. A deal of the 40 cards otherwise
-    spread is refused (``WRONG_HAND_SIZE``) at the hand that is wrong, the alcalde's included; at
-    three seats the dealer is the postre and holds nine like the others."""
+    spread is refused (``WRONG_HAND_SIZE``) at the hand that is wrong, the alcalde's included, and
+    so is a baceta short of thirteen; at three seats the dealer is the postre and holds nine like
+    the others."""
     def refused(record: dict) -> tuple[str, str, str]:
         with pytest.raises(InvalidInput) as err:
             api.validate(record)
@@ -132,6 +133,9 @@ def test_2_1_2_3_nine_cards_to_each_active_seat_none_to_the_alcalde():
     three = ["1e 7o 1b 1o 12o 11o 3c 4e 5b", "2o 3o 4o 12c 11c 10c 12e 11e 12b", "5o 6o 1c 2c 10e 7e 2b 3b 11b"]
     assert ok(rec(three))["next"]["seat"] == 1
     assert refused(moved(three, 0, -1))[:2] == ("WRONG_HAND_SIZE", "deal.hands[0]")  # the dealer (postre) too
+    short = rec(STD)
+    short["deal"]["stock"] = " ".join(short["deal"]["stock"].split()[1:])  # a card of the deck dealt to nobody
+    assert refused(short) == ("WRONG_HAND_SIZE", "deal.stock", "deal.stock has 12 cards; the baceta holds the 13 cards left")
 
 
 # ---- A9: the vuelta solera as the hand reports it ---------------------------------------------------
