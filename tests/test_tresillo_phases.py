@@ -81,6 +81,18 @@ def test_3_4_4_solo_and_contra_events():
     assert "card" not in result["events"][4]
 
 
+def test_3_4_the_declarations_text_names_the_lance_and_says_a_favor_only_in_the_favour_suit():
+    """3.4 / 3.1: a declaration's event says the lance and its suit (a vuelta the card turned up
+    and the trumps it makes), and adds "a favor" when the trumps are the favour suit (bastos by
+    default) and not otherwise."""
+    record = rec(STD, ["1 juego", "2 paso", "3 paso"], stock_top="4b")
+    texts = {lance: ok(more(record, f"1 {lance}"))["events"][-1]["text"] for lance in ("entrada oros", "solo bastos", "vuelta")}
+    assert texts == {"entrada oros": "seat 1 plays entrada in oros", "solo bastos": "seat 1 plays solo in bastos a favor",
+                     "vuelta": "seat 1 plays a vuelta: turns up 4b, trumps are bastos a favor"}
+    copas = ok(more(rec(STD, ["1 juego", "2 paso", "3 paso"], stock_top="4c"), "1 vuelta"))
+    assert copas["events"][-1]["text"] == "seat 1 plays a vuelta: turns up 4c, trumps are copas"
+
+
 # ---- 7.4: the surrender's events --------------------------------------------------------------------
 
 
