@@ -204,13 +204,16 @@ def test_2_3_seeded_deal_packets_of_three_to_mano_medio_postre_three_rounds(seat
 
 def test_4_contra_and_cedo_events_say_who_exchanges_first():
     """4: the opponent after the Jugador who goes to the contra exchanges first and the event says
-    so; one who cedes names the other opponent, who exchanges first."""
+    so; one who cedes names the other opponent, who exchanges first. The last exchange is followed
+    by the ``play`` event naming the mano, who leads."""
     record, start = hand(([1, 2], {}), jugador=2, lance="solo copas", discards={1: "5o"})
     contra = ok(cut(record, start))["events"][5]
     assert (contra["kind"], contra["seat"], contra["text"]) == ("contra", 3, "seat 3 goes to the contra and exchanges first")
     record, start = hand(([1, 2], {1: "5o"}), lance="vuelta", stock_top="4b", discards={1: "5o 6o"}, contra="cedo")
     cedo = ok(cut(record, start))["events"][6]
     assert (cedo["kind"], cedo["seat"], cedo["text"]) == ("cedo", 2, "seat 2 cedes: seat 3 exchanges first")
+    play = ok(cut(record, start))["events"][-1]
+    assert (play["kind"], play["seat"], play["text"]) == ("play", 1, "the exchange is over; seat 1, the mano, leads")
 
 
 # ---- 7.2: the bola decision's events -----------------------------------------------------------------
