@@ -466,6 +466,16 @@ def test_a12_a11_a_vuelta_kept_whole_is_refused_saying_one_to_nine_or_ten():
         "action 4 ('1 descarte'): seat 1 may discard 1 to 10 cards here, not 0")
 
 
+def test_a11_discarding_the_turned_card_is_refused_saying_it_stays_with_the_jugador():
+    """A11: the card a vuelta turns up stays with the Jugador (default
+    ``vueltaTurnedCardDiscardable: false``): a descarte naming it, alone or with others, is refused
+    saying so, not by the count."""
+    vuelta = rec(STD, ["1 juego", "2 paso", "3 paso", "1 vuelta"], stock_top="4b")
+    stays = "the turned card 4b stays with the Jugador: it cannot be discarded"
+    assert message(more(vuelta, "1 descarte 4b")) == f"action 4 ('1 descarte 4b'): {stays}"
+    assert message(more(vuelta, "1 descarte 4b 5b")) == f"action 4 ('1 descarte 4b 5b'): {stays}"
+
+
 # ---- 3.2, A4: the events of a más ------------------------------------------------------------------------
 
 
