@@ -41,7 +41,12 @@ def children(pid: int) -> list[int]:
 
 
 def command(pid: int) -> str:
-    return (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    """The process's command line; empty once it has gone (a killed worker can be reaped between
+    listing a parent's children and reading this)."""
+    try:
+        return (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
 
 
 def sockets(pid: int) -> int:
