@@ -49,6 +49,12 @@ STREAM_WINDOW = 1 << 20
 # and starved the process, health check included. A thread that waits for its request waits in
 # grpcio's C core, without the GIL; the pool starts its threads as calls need them.
 MAX_CALLS = 64
+# The largest message grpcio takes in (its own RESOURCE_EXHAUSTED beyond, "Received message larger
+# than max", before the service sees the call). The service's limit is MAX_REQUEST_BYTES: a message
+# between the two is refused by the service itself, with the error table's PAYLOAD_TOO_LARGE and
+# its details (a stream's message is answered so, and the stream goes on, as an NDJSON line over
+# the limit is). Twice the limit: 64 calls of a process holding one each is 128 MiB at most.
+MESSAGE_CEILING = 2 * MAX_REQUEST_BYTES
 _calls = itertools.count(1)  # unary NaipesService calls answered by this process (next() is atomic under the GIL)
 
 
@@ -83,6 +89,9 @@ def _method(name: str, handler: Callable[[Any], Any]) -> Callable[[Any, grpc.Ser
         request_id = None
         try:
             request_id = access.grpc_request_id(context)
+            if len(request) > MAX_REQUEST_BYTES:
+                raise ServiceError("PAYLOAD_TOO_LARGE", f"the request message is {len(request)} bytes, larger than the {MAX_REQUEST_BYTES} "
+                                   "the service accepts")
             answer = handler(request)
         except Exception as exc:  # every failure becomes a status; the server lives on
             error = from_exception(exc)
@@ -193,7 +202,7 @@ def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | Non
         maximum_concurrent_rpcs=max_calls,
         # SO_REUSEPORT: `naipes serve --workers N` runs N of these processes on one port, and
         # the kernel spreads the connections over them. A stream's receive window: STREAM_WINDOW.
-        options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES), ("grpc.so_reuseport", 1),
+        options=[("grpc.max_receive_message_length", MESSAGE_CEILING), ("grpc.so_reuseport", 1),
                  ("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", STREAM_WINDOW)],
     )
     server.add_generic_rpc_handlers((rpc_handlers(),))

@@ -177,11 +177,15 @@ class Answers(list[bytes]):
                 self.violations += 1
 
 
-def answer_wire(batch: list[bytes]) -> Answers:
-    """Serialized requests -> serialized responses (gRPC)."""
+def answer_wire(batch: list[Line]) -> Answers:
+    """Serialized requests -> serialized responses (gRPC); ``Ending.TOO_LARGE`` stands for a
+    message over the limit (``validate_wire``)."""
     out = Answers()
     for data in batch:
         try:
+            if data is Ending.TOO_LARGE:
+                raise ServiceError("PAYLOAD_TOO_LARGE", f"a message of the stream is larger than the {MAX_REQUEST_BYTES} bytes the service accepts")
+            assert isinstance(data, bytes)
             request = request_json(data, pb.ValidateHandsRequest)
         except Exception as exc:  # not a ValidateHandsRequest (or, unexpected, INTERNAL): the message's error
             error = {"error": problem(exc)}
@@ -308,7 +312,7 @@ def _internal(batch: list[Any], answer: Callable[[dict[str, Any]], bytes]) -> An
     return out
 
 
-def internal_wire(batch: list[bytes], _exc: BaseException) -> Answers:
+def internal_wire(batch: list[Line], _exc: BaseException) -> Answers:
     return _internal(batch, lambda error: from_engine(error, pb.ValidateHandsResponse).SerializeToString())
 
 
@@ -702,8 +706,11 @@ def _chunk_length(buffer: list[T], batch: int) -> int:
 
 
 def validate_wire(requests: Iterable[bytes], count: Counting | None = None) -> Iterator[bytes]:
-    """gRPC: serialized requests in, serialized responses out, in order (``count``: ``pipelined``'s)."""
-    return pipelined(requests, answer_wire, internal_wire, count=count)
+    """gRPC: serialized requests in, serialized responses out, in order (``count``: ``pipelined``'s).
+    A message over the limit (grpcio takes up to ``grpc_server.MESSAGE_CEILING``) is answered by
+    its error in its place, without going to the pool, and the stream goes on."""
+    return pipelined((data if len(data) <= MAX_REQUEST_BYTES else Ending.TOO_LARGE for data in requests),
+                     answer_wire, internal_wire, count=count)
 
 
 def validate_ndjson(lines: Iterable[Line], count: Counting | None = None) -> Iterator[bytes]:

@@ -274,9 +274,26 @@ def test_huge_payload(stub, channel, http, rest_url) -> None:
     assert len(body) > MAX_REQUEST_BYTES
     failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
     assert (failure.code, failure.status) == ("PAYLOAD_TOO_LARGE", 413)
+    size = json_format.ParseDict({"record": huge}, pb.ValidateHandRequest()).ByteSize()
+    assert MAX_REQUEST_BYTES < size <= grpc_server.MESSAGE_CEILING
+    with pytest.raises(grpc.RpcError) as raised:
+        call_grpc(stub, "ValidateHand", {"record": huge})
+    failure = grpc_failure(raised.value)
+    assert (failure.code, failure.field, failure.status) == ("PAYLOAD_TOO_LARGE", None, grpc.StatusCode.RESOURCE_EXHAUSTED)
+    assert f"is {size} bytes, larger than the {MAX_REQUEST_BYTES}" in failure.message
+    assert_healthy(channel, http, rest_url)
+
+
+def test_a_grpc_message_past_grpcios_ceiling_is_refused_by_grpcio(stub, channel, http, rest_url) -> None:
+    """Beyond ``MESSAGE_CEILING`` grpcio refuses the message before the service sees it: its own
+    RESOURCE_EXHAUSTED, without the error table's details (docs/api.md), and the server goes on."""
+    huge = _changed(lambda r: r.__setitem__("actions", ["0 1o" * 100] * (grpc_server.MESSAGE_CEILING // 300)))
+    assert json_format.ParseDict({"record": huge}, pb.ValidateHandRequest()).ByteSize() > grpc_server.MESSAGE_CEILING
     with pytest.raises(grpc.RpcError) as raised:
         call_grpc(stub, "ValidateHand", {"record": huge})
     assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert "larger than max" in (raised.value.details() or "")
+    assert grpc_failure(raised.value).code == ""  # (no ErrorInfo)
     assert_healthy(channel, http, rest_url)
 
 

@@ -274,6 +274,29 @@ def test_grpc_messages_as_large_as_the_limit_pass_the_stream_window(stub) -> Non
         assert to_json(answer) == expected(record)
 
 
+def test_grpc_a_message_over_the_limit_is_answered_in_its_place_and_the_stream_goes_on(stub) -> None:
+    """A message over 1 MiB (and within grpcio's ``MESSAGE_CEILING``) is that message's
+    PAYLOAD_TOO_LARGE entry, as an NDJSON line over the limit is; the messages after it are
+    answered."""
+    from service.errors import MAX_REQUEST_BYTES
+    from service.grpc_server import MESSAGE_CEILING
+
+    record = RECORDS[-1]
+    message = pb.ValidateHandsRequest(id="small", record=from_json(record, pb.HandRecord()))
+    large = pb.ValidateHandsRequest()
+    large.CopyFrom(message)
+    large.id = "x" * (MAX_REQUEST_BYTES + 10)
+    assert MAX_REQUEST_BYTES < large.ByteSize() <= MESSAGE_CEILING
+    answers = list(stub.ValidateHands(iter([message, large, message]), timeout=60))
+    assert len(answers) == 3
+    assert [a.id for a in answers] == ["small", "", "small"]
+    assert to_json(answers[1]) == {"error": {"code": "PAYLOAD_TOO_LARGE",
+                                             "message": f"a message of the stream is larger than the {MAX_REQUEST_BYTES} bytes the service accepts"}}
+    for answer in (answers[0], answers[2]):
+        answer.ClearField("id")
+        assert to_json(answer) == expected(record)
+
+
 def test_grpc_answers_come_while_the_client_is_still_sending(stub) -> None:
     """A client that waits for each answer before sending the next record gets it: nothing
     waits for a batch to fill."""

@@ -367,7 +367,7 @@ class GrpcClient:
         when a message sent waits ``timeout`` seconds for its answer. A record this client
         cannot put in a message is answered by its error in its place: ``INVALID_FIELD`` for JSON
         no record holds, ``PAYLOAD_TOO_LARGE`` for a record over the 1 MiB a message may be (which
-        grpcio would refuse, ending the stream). ``request_id``: the stream's (each attempt's)."""
+        the server would refuse with its whole batch, or grpcio past 2 MiB, ending the stream). ``request_id``: the stream's (each attempt's)."""
         metadata = _request_id(request_id)
         chunks = _batches(records, batch)
         # A stream refused with TOO_MANY_STREAMS is refused before its first answer: the messages
@@ -382,7 +382,7 @@ class GrpcClient:
             for record in chunk:
                 try:
                     item = self._pb.ValidateHandsRequest(record=self._message(self._pb.HandRecord, record))
-                    if item.ByteSize() > MAX_MESSAGE - 16:  # (with the batch's framing) grpcio would end the stream
+                    if item.ByteSize() > MAX_MESSAGE - 16:  # (with the batch's framing) the server would refuse its batch
                         raise NaipesError("PAYLOAD_TOO_LARGE", f"the record is larger than a message's {MAX_MESSAGE} bytes")
                     items.append(item)
                     layout.append(None)
