@@ -78,6 +78,7 @@ from engine.errors import InvalidInput  # noqa: E402
 from naipes.v1 import naipes_pb2 as pb  # noqa: E402
 from naipes.v1 import naipes_pb2_grpc  # noqa: E402
 from service.errors import ERRORS, MAX_REQUEST_BYTES, from_exception  # noqa: E402
+from service.grpc_server import MESSAGE_CEILING  # noqa: E402
 
 JSON = dict[str, Any]
 NDJSON = "application/x-ndjson"
@@ -718,7 +719,8 @@ class Client:
         self.timed("rest.stream-bad-lines", call)
 
     def grpc_stream_bad_messages(self) -> None:
-        """Messages with bad records, batches with bad items, bytes that are no message."""
+        """Messages with bad records, batches with bad items, bytes that are no message, messages
+        over the size limit."""
         stub = self.raw_stream
         rng = self.rng
         messages: list[bytes] = []
@@ -728,6 +730,9 @@ class Client:
             if roll < 0.1:
                 messages.append(b"\xff\xff\xff garbage")
                 checks.append(lambda r: r.error.code == "INVALID_FIELD" and r.error.field == "body")
+            elif roll < 0.12:  # over the limit, within grpcio's ceiling: its entry, and the stream goes on
+                messages.append(b"z" * rng.randrange(MAX_REQUEST_BYTES + 1, MESSAGE_CEILING + 1))
+                checks.append(lambda r: r.error.code == "PAYLOAD_TOO_LARGE" and not r.id and not r.error.field)
             elif roll < 0.5:
                 case = rng.choice(self.corpus.bad + self.corpus.good)
                 message = pb.ValidateHandsRequest(id=f"m{i}", record=_record_message(case.record))
@@ -823,7 +828,7 @@ class Client:
 
     def grpc_bad(self) -> None:
         rng = self.rng
-        what = rng.choice(["unknown-card", "duplicate-card", "oversize", "garbage", "unknown-method"])
+        what = rng.choice(["unknown-card", "duplicate-card", "oversize", "past-ceiling", "garbage", "unknown-method"])
 
         def call() -> str:
             if what in ("unknown-card", "duplicate-card"):
@@ -836,13 +841,16 @@ class Client:
                 raise Unexpected(f"{what}: answered")
             channel = self.raw_channel
             method = "ValidateHand" if what != "unknown-method" else "Explode"
-            body = {"oversize": b"\x0a" + b"z" * (MAX_REQUEST_BYTES + rng.randrange(1, MB)), "garbage": b"\xff\xfe\x00 not a message",
+            # Over the limit: the service's PAYLOAD_TOO_LARGE; past grpcio's ceiling, grpcio's own status.
+            body = {"oversize": b"z" * rng.randrange(MAX_REQUEST_BYTES + 1, MESSAGE_CEILING + 1),
+                    "past-ceiling": b"z" * (MESSAGE_CEILING + rng.randrange(1, MB)), "garbage": b"\xff\xfe\x00 not a message",
                     "unknown-method": b""}[what]
             try:
                 channel.unary_unary(SERVICE + method)(body, timeout=60)
             except grpc.RpcError as exc:
                 code, field_, message = grpc_code(exc)
-                wanted = {"oversize": "RESOURCE_EXHAUSTED", "garbage": "INVALID_FIELD", "unknown-method": "UNIMPLEMENTED"}[what]
+                wanted = {"oversize": "PAYLOAD_TOO_LARGE", "past-ceiling": "RESOURCE_EXHAUSTED", "garbage": "INVALID_FIELD",
+                          "unknown-method": "UNIMPLEMENTED"}[what]
                 if code != wanted or (what == "garbage" and field_ != "body"):
                     raise Unexpected(f"{what}: expected {wanted}, got {code} {field_} {message}") from None
                 return code
