@@ -53,8 +53,10 @@ MAX_CALLS = 64
 # than max", before the service sees the call). The service's limit is MAX_REQUEST_BYTES: a message
 # between the two is refused by the service itself, with the error table's PAYLOAD_TOO_LARGE and
 # its details (a stream's message is answered so, and the stream goes on, as an NDJSON line over
-# the limit is). Twice the limit: 64 calls of a process holding one each is 128 MiB at most.
-MESSAGE_CEILING = 2 * MAX_REQUEST_BYTES
+# the limit is). Half as much again as the limit: a call holds up to a message while it comes, and
+# 64 calls of a process holding one each is 96 MiB (64 MiB with grpcio refusing all over the limit);
+# the two processes of the pod (deploy/k8s) then stay within its memory limit at its streams' peak.
+MESSAGE_CEILING = 3 * MAX_REQUEST_BYTES // 2
 _calls = itertools.count(1)  # unary NaipesService calls answered by this process (next() is atomic under the GIL)
 
 

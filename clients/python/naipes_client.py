@@ -367,7 +367,7 @@ class GrpcClient:
         when a message sent waits ``timeout`` seconds for its answer. A record this client
         cannot put in a message is answered by its error in its place: ``INVALID_FIELD`` for JSON
         no record holds, ``PAYLOAD_TOO_LARGE`` for a record over the 1 MiB a message may be (which
-        the server would refuse with its whole batch, or grpcio past 2 MiB, ending the stream). ``request_id``: the stream's (each attempt's)."""
+        the server would refuse with its whole batch, or grpcio past 1.5 MiB, ending the stream). ``request_id``: the stream's (each attempt's)."""
         metadata = _request_id(request_id)
         chunks = _batches(records, batch)
         # A stream refused with TOO_MANY_STREAMS is refused before its first answer: the messages
