@@ -535,7 +535,8 @@ _ITEM, _DONE, _END, _FAILED = range(4)
 
 
 class Ending(enum.Enum):
-    """What ``read_lines`` yields in place of a line: no line a client sends (bytes) can equal
+    """What ``read_lines`` yields in place of a line (and ``validate_wire`` in place of a gRPC
+    message over the limit: ``TOO_LARGE``): no line or message a client sends (bytes) can equal
     one, and a member is itself again in a pool process (an enum pickles by name)."""
 
     TOO_LARGE = "a line over the limit"
@@ -543,7 +544,7 @@ class Ending(enum.Enum):
     BROKEN = "the body could not be read to its end (the last item)"
 
 
-Line = bytes | Ending  # an item of a REST stream
+Line = bytes | Ending  # an item of a REST stream (or of a gRPC one, on its way to the pool)
 
 
 def _size(item: object) -> int:
@@ -708,7 +709,8 @@ def _chunk_length(buffer: list[T], batch: int) -> int:
 def validate_wire(requests: Iterable[bytes], count: Counting | None = None) -> Iterator[bytes]:
     """gRPC: serialized requests in, serialized responses out, in order (``count``: ``pipelined``'s).
     A message over the limit (grpcio takes up to ``grpc_server.MESSAGE_CEILING``) is answered by
-    its error in its place, without going to the pool, and the stream goes on."""
+    its error in its place, and the stream goes on: ``Ending.TOO_LARGE`` goes to the pool in its
+    stead, not its bytes."""
     return pipelined((data if len(data) <= MAX_REQUEST_BYTES else Ending.TOO_LARGE for data in requests),
                      answer_wire, internal_wire, count=count)
 
