@@ -190,7 +190,7 @@ def limits() -> list[tuple[str, str, tuple[float, ...]]]:
         ("api.md", r"a batch (?:of more than|over) ([\d,]+) records", (stream.MAX_BATCH,)),
         ("api.md", r"limited to (\d+) MiB on both transports", (MAX_REQUEST_BYTES / mib,)),
         ("api.md", r"(?:NDJSON line|gRPC message|unary gRPC request) over (\d+) MiB", (MAX_REQUEST_BYTES / mib,)),
-        ("api.md", r"(?:message|refuses a gRPC message) past ([\d.]+) MiB", (grpc_server.MESSAGE_CEILING / mib,)),
+        ("api.md", r"message past ([\d.]+) MiB", (grpc_server.MESSAGE_CEILING / mib,)),
         ("api.md", r"within (\d+) seconds of the server starting to read it", (rest.BODY_SECONDS,)),
         ("api.md", r"sent nothing for (\d+) seconds \(its last entry", (stream.IDLE_SECONDS,)),
         ("api.md", r"pause at most (\d+) seconds between two reads", (stream.IDLE_SECONDS,)),
