@@ -21,6 +21,11 @@ input only while the messages read and not yet answered fit in a ``Window``, in 
 bytes (backpressure on the client), and messages go to the pool in batches that grow when the pool is busy (few
 round trips under load, no waiting for a batch to fill when the client is slow). A record that
 is not well formed is answered with an ``error`` entry and the stream goes on.
+
+A gRPC message whose batch is larger than ``PART_BYTES`` goes to the pool in parts (``Part``),
+runs of its items cut from its wire bytes (``split``), so that one large message is validated on
+every core rather than on one; their answers (``Piece``) are joined back into the message's answer,
+the same bytes as the whole message's (``validate_wire``).
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import orjson
 
@@ -60,6 +65,10 @@ BATCH = 32  # messages per round trip to a worker, at most
 # from 0.78 to 0.69 s on two cores (512 KiB: 0.68). The read-ahead of a stream is a few of these.
 BATCH_BYTES = 256 * 1024
 MAX_BATCH = 1000  # records in one message's batch, at most
+# A gRPC message's batch larger than this goes to the pool in parts of about this size (``split``):
+# a message goes to one pool process, so that a message of 1,000 records was validated on one core,
+# and a stream of them, whose window holds one such message, too (bench/NOTES.md).
+PART_BYTES = 64 * 1024
 BATCHES_PER_WORKER = 2  # batches in flight per worker process: one running, one queued
 Counting = Callable[["Answers"], None]  # counts a batch's records answered (its ``codes``, ``violations``: metrics, naipes audit)
 
@@ -73,10 +82,11 @@ def answer(request: pb.ValidateHandsRequest, unreadable: dict[int, dict[str, Any
     return _message(answer_json(to_engine(request), unreadable))
 
 
-def answer_bytes(request: dict[str, Any]) -> tuple[bytes, dict[str, Any]]:
+def answer_bytes(request: dict[str, Any], first: int = 0) -> tuple[bytes, dict[str, Any]]:
     """The serialized answer to a message in its JSON form (``answer`` serialized), written by
-    the codec straight from the answer's JSON (``to_wire``); and that answer's JSON."""
-    data = answer_json(request)
+    the codec straight from the answer's JSON (``to_wire``); and that answer's JSON (``first``:
+    ``answer_json``'s)."""
+    data = answer_json(request, first=first)
     try:
         return to_wire(data, pb.ValidateHandsResponse), data
     except Exception:  # an answer the schema cannot hold
@@ -93,10 +103,12 @@ def _message(data: dict[str, Any]) -> pb.ValidateHandsResponse:
         return from_engine({**data, "batch": [to_json(_response(item)) for item in data["batch"]]}, pb.ValidateHandsResponse)
 
 
-def answer_json(request: dict[str, Any], unreadable: dict[int, dict[str, Any]] | None = None) -> dict[str, Any]:
+def answer_json(request: dict[str, Any], unreadable: dict[int, dict[str, Any]] | None = None, first: int = 0) -> dict[str, Any]:
     """A message's answer in its JSON form, from the message's (``to_engine``'s: the set fields
     only): its record's (what ValidateHand answers, or its error), or its batch's, one answer per
-    item in order (``unreadable``: the error of each item that could not be read, by index)."""
+    item in order (``unreadable``: the error of each item that could not be read, by index;
+    ``first``: the index of the first item in its message's batch, when the request is a ``Part``
+    of it)."""
     items = request.get("batch")
     if not items:
         return entry(request)
@@ -108,7 +120,7 @@ def answer_json(request: dict[str, Any], unreadable: dict[int, dict[str, Any]] |
         return {**head, "error": problem(ServiceError(
             "PAYLOAD_TOO_LARGE", f"a batch holds at most {MAX_BATCH} records; this one has {len(items)}", "batch"))}
     unreadable = unreadable or {}
-    return {**head, "batch": [entry(item, i) if i not in unreadable else {**({"id": item["id"]} if "id" in item else {}), "error": unreadable[i]}
+    return {**head, "batch": [entry(item, first + i) if i not in unreadable else {**({"id": item["id"]} if "id" in item else {}), "error": unreadable[i]}
                               for i, item in enumerate(items)]}
 
 
@@ -155,11 +167,13 @@ def _response(data: dict[str, Any]) -> pb.ValidateHandsResponse:
         return from_engine({**head, "error": problem(exc)}, pb.ValidateHandsResponse)
 
 
-class Answers(list[bytes]):
-    """A batch's answers, as the pool sends them back: with ``codes``, how many records they
-    answer by code (``OK``, or the record's error's), and ``violations``, how many of the ``OK``
-    ones break a rule (``pipelined``'s ``count``: the metrics, ``naipes audit``). An item of a
-    message's batch is a record; a message answered whole by an error counts one."""
+class Answers(list[Any]):
+    """A batch's answers, as the pool sends them back (bytes, or a ``Piece`` for a ``Part``):
+    with ``codes``, how many records they answer by code (``OK``, or the record's error's), and
+    ``violations``, how many of the ``OK`` ones break a rule (``pipelined``'s ``count``: the
+    metrics, ``naipes audit``). An item of a message's batch is a record; a message answered whole
+    by an error counts one. A ``Piece`` is counted with its message, once joined
+    (``validate_wire``)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -169,6 +183,10 @@ class Answers(list[bytes]):
     def add(self, answer: bytes, data: dict[str, Any]) -> None:
         """Appends ``answer``, whose JSON is ``data``."""
         self.append(answer)
+        self.tally(data)
+
+    def tally(self, data: dict[str, Any]) -> None:
+        """Counts the records of an answer whose JSON is ``data``."""
         codes = self.codes
         for item in data.get("batch") or (data,):
             code = item["error"]["code"] if "error" in item else "OK"
@@ -176,12 +194,105 @@ class Answers(list[bytes]):
             if code == "OK" and not item["result"].get("valid"):
                 self.violations += 1
 
+    def merge(self, other: Answers) -> None:
+        """Adds ``other``'s counts to these."""
+        for code, records in other.codes.items():
+            self.codes[code] = self.codes.get(code, 0) + records
+        self.violations += other.violations
 
-def answer_wire(batch: list[Line]) -> Answers:
+
+class Part(NamedTuple):
+    """A run of the items of a large message's batch (``split``): their wire bytes, themselves a
+    ``ValidateHandsRequest`` holding that batch, and the index of the first in the message's."""
+
+    first: int
+    data: bytes
+
+
+class Piece(NamedTuple):
+    """A ``Part``'s answer: the wire bytes of its items' answers (the ``batch`` entries of a
+    ``ValidateHandsResponse``), with their ``Answers`` counts. ``data`` is None when the part
+    could not be read (its message is then answered whole); ``whole`` when ``data`` is the
+    message's own answer (INTERNAL: the part's worker failed)."""
+
+    data: bytes | None
+    counts: Answers
+    whole: bool = False
+
+
+def split(data: bytes, size: int = PART_BYTES) -> tuple[bytes, list[Part]] | None:
+    """A gRPC message larger than ``size`` whose fields are its ``batch``'s items and at most one
+    ``id`` (valid UTF-8), as its batch cut in parts of about ``size`` bytes, and the head of
+    its answer (the ``id`` field's bytes, the same in the response, or nothing): the answer is the
+    head followed by the parts' answers (``Piece``). None for any other message, which goes whole
+    (and is answered, or refused, as it is)."""
+    n = len(data)
+    if n <= size:
+        return None
+    head, parts = b"", []
+    start = first = items = pos = 0  # the current part's first byte and item; items so far
+    while pos < n:
+        at, tag = pos, data[pos]
+        if tag != 0x1A and tag != 0x12:  # field 3 (batch), field 2 (id), length-delimited
+            return None
+        pos += 1
+        length = shift = 0
+        while True:
+            if pos >= n or shift > 28:
+                return None
+            byte = data[pos]
+            pos += 1
+            length |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                break
+            shift += 7
+        end = pos + length
+        if end > n:
+            return None
+        if tag == 0x12:
+            if head:
+                return None
+            try:
+                data[pos:end].decode()
+            except UnicodeDecodeError:
+                return None
+            head = data[at:end]
+            if at > start:
+                parts.append(Part(first, data[start:at]))
+            start, first = end, items
+        else:
+            if end - start > size and at > start:
+                parts.append(Part(first, data[start:at]))
+                start, first = at, items
+            items += 1
+        pos = end
+    if start < n:
+        parts.append(Part(first, data[start:]))
+    if items > MAX_BATCH or len(parts) < 2:
+        return None
+    return head, parts
+
+
+def answer_part(part: Part) -> Piece:
+    """A ``Part``'s answer (in the pool): its items' answers, numbered as in their message."""
+    counts = Answers()
+    try:
+        request = request_json(part.data, pb.ValidateHandsRequest)
+    except Exception:  # the message is answered whole, as it would have been unsplit
+        return Piece(None, counts)
+    data, answer = answer_bytes(request, first=part.first)
+    counts.tally(answer)
+    return Piece(data, counts)
+
+
+def answer_wire(batch: list[Line | Part]) -> Answers:
     """Serialized requests -> serialized responses (gRPC); ``Ending.TOO_LARGE`` stands for a
-    message over the limit (``validate_wire``)."""
+    message over the limit (``validate_wire``), and a ``Part``'s answer is a ``Piece``."""
     out = Answers()
     for data in batch:
+        if isinstance(data, Part):
+            out.append(answer_part(data))
+            continue
         try:
             if data is Ending.TOO_LARGE:
                 raise ServiceError("PAYLOAD_TOO_LARGE", f"a message of the stream is larger than the {MAX_REQUEST_BYTES} bytes the service accepts")
@@ -312,8 +423,17 @@ def _internal(batch: list[Any], answer: Callable[[dict[str, Any]], bytes]) -> An
     return out
 
 
-def internal_wire(batch: list[Line], _exc: BaseException) -> Answers:
-    return _internal(batch, lambda error: from_engine(error, pb.ValidateHandsResponse).SerializeToString())
+def internal_wire(batch: list[Line | Part], _exc: BaseException) -> Answers:
+    out = _internal(batch, lambda error: from_engine(error, pb.ValidateHandsResponse).SerializeToString())
+    for i, item in enumerate(batch):
+        if isinstance(item, Part):  # its message's answer, counted once with the message
+            counts = Answers()
+            counts.codes = {"INTERNAL": 1}
+            out[i] = Piece(out[i], counts, whole=True)
+            out.codes["INTERNAL"] -= 1
+    if not out.codes.get("INTERNAL", 1):
+        del out.codes["INTERNAL"]
+    return out
 
 
 def internal_ndjson(batch: list[Line], _exc: BaseException) -> Answers:
@@ -549,6 +669,8 @@ Line = bytes | Ending  # an item of a REST stream (or of a gRPC one, on its way 
 
 def _size(item: object) -> int:
     """An item's bytes, as the window counts them (an ``Ending`` none)."""
+    if isinstance(item, Part):
+        return len(item.data)
     return len(item) if isinstance(item, bytes) else 0
 
 
@@ -710,9 +832,54 @@ def validate_wire(requests: Iterable[bytes], count: Counting | None = None) -> I
     """gRPC: serialized requests in, serialized responses out, in order (``count``: ``pipelined``'s).
     A message over the limit (grpcio takes up to ``grpc_server.MESSAGE_CEILING``) is answered by
     its error in its place, and the stream goes on: ``Ending.TOO_LARGE`` goes to the pool in its
-    stead, not its bytes."""
-    return pipelined((data if len(data) <= MAX_REQUEST_BYTES else Ending.TOO_LARGE for data in requests),
-                     answer_wire, internal_wire, count=count)
+    stead, not its bytes. A large batch goes in parts (``split``), and its answer is its
+    head followed by its pieces; when a part could not be read, the message is answered
+    whole here, as it would have been unsplit (the error names its place in the whole batch)."""
+    plans: deque[tuple[bytes, bytes, int] | None] = deque()  # per message: None, or (it, its answer's head, its parts)
+
+    def items() -> Iterator[Line | Part]:  # (in pipelined's input thread)
+        for data in requests:
+            if len(data) > MAX_REQUEST_BYTES:
+                plans.append(None)
+                yield Ending.TOO_LARGE
+                continue
+            cut = split(data)
+            if cut is None:
+                plans.append(None)
+                yield data
+                continue
+            head, parts = cut
+            plans.append((data, head, len(parts)))
+            yield from parts
+
+    pieces: list[Piece] = []
+    for answer in pipelined(items(), answer_wire, internal_wire, count=count):
+        if not isinstance(answer, Piece):
+            plans.popleft()
+            yield answer
+            continue
+        pieces.append(answer)
+        plan = plans[0]
+        assert plan is not None
+        data, head, parts = plan
+        if len(pieces) < parts:
+            continue
+        plans.popleft()
+        counts = Answers()
+        broken = next((piece for piece in pieces if piece.data is None or piece.whole), None)
+        if broken is None:
+            for piece in pieces:
+                counts.merge(piece.counts)
+            joined = head + b"".join(piece.data for piece in pieces if piece.data is not None)
+        elif broken.data is not None:
+            counts, joined = broken.counts, broken.data
+        else:
+            counts = answer_wire([data])
+            joined = counts[0]
+        pieces = []
+        if count is not None:
+            count(counts)
+        yield joined
 
 
 def validate_ndjson(lines: Iterable[Line], count: Counting | None = None) -> Iterator[bytes]:

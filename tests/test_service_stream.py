@@ -246,6 +246,162 @@ def test_the_pool_takes_batches_in_round_trips_of_bounded_size() -> None:
     assert stream._chunk_length([b"x" * (2 * stream.BATCH_BYTES), small], stream.BATCH) == 1
 
 
+def varint(n: int) -> bytes:
+    out = b""
+    while n >= 0x80:
+        out, n = out + bytes([n & 0x7F | 0x80]), n >> 7
+    return out + bytes([n])
+
+
+def batch_wire(items: list[bytes], id_: bytes | None = b"big", id_at: int = 0) -> bytes:
+    """A ValidateHandsRequest's wire bytes written by hand: its batch's items (each a serialized
+    ValidateHandsRequest) and its id field among them at ``id_at``."""
+    fields = [b"\x1a" + varint(len(item)) + item for item in items]
+    if id_ is not None:
+        fields.insert(id_at, b"\x12" + varint(len(id_)) + id_)
+    return b"".join(fields)
+
+
+LARGE_ITEMS = [r.SerializeToString() for r in grpc_requests(RECORDS)]  # 432 records, about 140 KB
+A_PROBLEM = [pb.ValidateHandsRequest(id="no-record").SerializeToString(), grpc_requests([BAD])[0].SerializeToString(),
+             pb.ValidateHandsRequest(id="nested", batch=grpc_requests(RECORDS[:1])).SerializeToString()]
+
+
+def test_split_cuts_a_large_batch_into_runs_of_its_items() -> None:
+    """A message larger than PART_BYTES holding a batch (and an id) is cut between its items, in
+    parts of at most PART_BYTES (or one item), each numbered by its first item; the head of the
+    answer is the id field, which the response spells the same."""
+    for id_at in (0, 100, len(LARGE_ITEMS)):
+        data = batch_wire(LARGE_ITEMS, id_at=id_at)
+        head, parts = stream.split(data)
+        assert head == b"\x12\x03big" and len(parts) >= len(data) // stream.PART_BYTES + 1
+        assert 0 < id_at < len(LARGE_ITEMS) or all(len(a.data) + len(b.data) > stream.PART_BYTES for a, b in zip(parts, parts[1:]))
+        assert b"".join(part.data for part in parts) == batch_wire(LARGE_ITEMS, None)
+        first = 0
+        for part in parts:
+            items = pb.ValidateHandsRequest.FromString(part.data).batch
+            assert part.first == first and not pb.ValidateHandsRequest.FromString(part.data).HasField("id")
+            assert len(part.data) <= stream.PART_BYTES or len(items) == 1
+            first += len(items)
+        assert first == len(LARGE_ITEMS) and (id_at in (0, len(LARGE_ITEMS)) or id_at in [part.first for part in parts])
+    assert stream.split(batch_wire(LARGE_ITEMS, None))[0] == b""
+    assert pb.ValidateHandsResponse(id="big").SerializeToString() == b"\x12\x03big"
+
+
+@pytest.mark.parametrize("data", [
+    batch_wire(LARGE_ITEMS[:100]),  # not larger than a part
+    batch_wire(LARGE_ITEMS) + b"\x0a\x00",  # a record beside the batch
+    batch_wire(LARGE_ITEMS) + b"\x12\x01x",  # two ids
+    batch_wire(LARGE_ITEMS, b"\xff\xfe"),  # an id that is not UTF-8
+    batch_wire(LARGE_ITEMS) + b"\x78\x01",  # an unknown field
+    batch_wire(LARGE_ITEMS * 3),  # more items than a batch holds
+    batch_wire(LARGE_ITEMS)[:-1],  # cut short
+    batch_wire(LARGE_ITEMS) + b"\x1a\xff\xff\xff\xff\xff\x01",  # a length no message has
+], ids=["small", "record", "two-ids", "not-utf8", "unknown", "too-many", "cut-short", "huge-length"])
+def test_a_message_that_is_not_a_plain_large_batch_goes_whole(data: bytes) -> None:
+    assert stream.split(data) is None
+
+
+def counted(answers: list[stream.Answers]) -> tuple[dict[str, int], int]:
+    codes: dict[str, int] = {}
+    for a in answers:
+        for code, n in a.codes.items():
+            codes[code] = codes.get(code, 0) + n
+    return {code: n for code, n in codes.items() if n}, sum(a.violations for a in answers)
+
+
+@pytest.mark.parametrize("where", [0, 150, 431])
+def test_a_large_batch_in_parts_is_answered_byte_for_byte_as_whole(where: int) -> None:
+    """The answer of a batch validated in parts is the whole batch's answer, the same bytes: every
+    item's, with its place in the whole batch in the fields of its error; counted the same."""
+    items = LARGE_ITEMS[:where] + A_PROBLEM + LARGE_ITEMS[where:]
+    messages = [LARGE_ITEMS[0], batch_wire(items, id_at=where // 2), batch_wire(items, None), LARGE_ITEMS[1]]
+    assert all(stream.split(m) for m in messages[1:3])
+    whole = [stream.answer_wire([m]) for m in messages]
+    counts: list[stream.Answers] = []
+    assert list(stream.validate_wire(iter(messages), counts.append)) == [a[0] for a in whole]
+    assert counted(counts) == counted(whole)
+    answer = pb.ValidateHandsResponse.FromString(whole[1][0])
+    assert [(a.error.code, a.error.field) for a in answer.batch[where:where + 3]] == [
+        ("MISSING_FIELD", f"batch[{where}].record"), ("UNKNOWN_CARD", "deal.hands[3]"), ("INVALID_FIELD", f"batch[{where + 2}].batch")]
+    assert counted(whole[1:2])[0]["OK"] == len(LARGE_ITEMS)
+
+
+@pytest.mark.parametrize("where", [10, 300])
+def test_a_large_batch_with_an_unreadable_item_is_answered_as_whole(where: int) -> None:
+    """When a part cannot be read, its message is answered as it would be unsplit: the error names
+    the item's place in the whole batch, and counts once."""
+    items = list(LARGE_ITEMS)
+    items[where] += b"\x78\x01"  # an unknown field in one item
+    data = batch_wire(items)
+    assert stream.split(data)
+    whole = stream.answer_wire([data])
+    counts: list[stream.Answers] = []
+    assert list(stream.validate_wire(iter([data]), counts.append)) == list(whole)
+    assert counted(counts) == counted([whole]) == ({"INVALID_FIELD": 1}, 0)
+    assert f"batch[{where}]" in pb.ValidateHandsResponse.FromString(whole[0]).error.field
+
+
+def test_a_large_batch_goes_to_the_pool_in_several_round_trips(monkeypatch: pytest.MonkeyPatch) -> None:
+    """One large message is spread over the pool's processes: its parts go in round trips of at most
+    BATCH_BYTES, which the pool's processes take at once."""
+    sizes: list[int] = []
+    pipelined = stream._pipelined
+
+    class Seen:
+        def __init__(self, executor) -> None:  # type: ignore[no-untyped-def]
+            self.executor = executor
+
+        def submit(self, work, chunk):  # type: ignore[no-untyped-def]
+            sizes.append(sum(stream._size(item) for item in chunk))
+            return self.executor.submit(work, chunk)
+
+    def spy(items, work, on_failure, executor, workers, batch, count=None):  # type: ignore[no-untyped-def]
+        return pipelined(items, work, on_failure, Seen(executor), workers, batch, count)
+
+    monkeypatch.setattr(stream, "_pipelined", spy)
+    data = batch_wire(LARGE_ITEMS * 2)
+    assert len(list(stream.validate_wire(iter([data])))) == 1
+    assert len(sizes) >= len(data) // stream.BATCH_BYTES + 1 and max(sizes) <= stream.BATCH_BYTES
+
+
+def test_a_large_batch_whose_worker_fails_is_one_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part whose work fails answers its whole message INTERNAL, once, counted once; the next
+    message is answered."""
+    pipelined = stream._pipelined
+
+    def failing(chunk):  # type: ignore[no-untyped-def]
+        if any(isinstance(item, stream.Part) and item.first > 0 for item in chunk):
+            raise ValueError("boom")
+        return stream.answer_wire(chunk)
+
+    threads = ThreadPoolExecutor(2)
+    monkeypatch.setattr(stream, "_pipelined", lambda items, work, on_failure, executor, workers, batch, count=None:
+                        pipelined(items, failing, on_failure, threads, 2, 1, count))
+    counts: list[stream.Answers] = []
+    answers = list(stream.validate_wire(iter([batch_wire(LARGE_ITEMS), LARGE_ITEMS[0]]), counts.append))
+    threads.shutdown()
+    assert len(answers) == 2
+    assert to_json(pb.ValidateHandsResponse.FromString(answers[0]))["error"]["code"] == "INTERNAL"
+    assert answers[1] == stream.answer_wire([LARGE_ITEMS[0]])[0]
+    assert counted(counts)[0] == {"INTERNAL": 1, **counted([stream.answer_wire([LARGE_ITEMS[0]])])[0]}
+
+
+def test_grpc_a_large_batch_is_answered_in_order_as_validate_hand(stub) -> None:
+    """Over the real server: a message of 432 records between two small ones, answered in order,
+    each record as ValidateHand answers it."""
+    singles = grpc_requests(RECORDS)
+    messages = [singles[0], pb.ValidateHandsRequest(id="all", batch=singles), singles[1]]
+    assert stream.split(messages[1].SerializeToString())
+    first, large, last = stub.ValidateHands(iter(messages), timeout=120)
+    assert (first.id, last.id, large.id) == ("r0", "r1", "all")
+    assert [a.id for a in large.batch] == [f"r{i}" for i in range(len(RECORDS))]
+    for record, answer in zip(RECORDS, large.batch, strict=True):
+        got = to_json(answer)
+        got.pop("id")
+        assert got == expected(record)
+
+
 def test_grpc_empty_stream(stub) -> None:
     assert list(stub.ValidateHands(iter([]), timeout=10)) == []
 
