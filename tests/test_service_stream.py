@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import io
+import itertools
 import json
 import os
 import socket
@@ -275,7 +276,7 @@ def test_split_cuts_a_large_batch_into_runs_of_its_items() -> None:
         data = batch_wire(LARGE_ITEMS, id_at=id_at)
         head, parts = stream.split(data)
         assert head == b"\x12\x03big" and len(parts) >= len(data) // stream.PART_BYTES + 1
-        assert 0 < id_at < len(LARGE_ITEMS) or all(len(a.data) + len(b.data) > stream.PART_BYTES for a, b in zip(parts, parts[1:]))
+        assert 0 < id_at < len(LARGE_ITEMS) or all(len(a.data) + len(b.data) > stream.PART_BYTES for a, b in itertools.pairwise(parts))
         assert b"".join(part.data for part in parts) == batch_wire(LARGE_ITEMS, None)
         first = 0
         for part in parts:
