@@ -66,9 +66,10 @@ BATCH = 32  # messages per round trip to a worker, at most
 BATCH_BYTES = 256 * 1024
 MAX_BATCH = 1000  # records in one message's batch, at most
 # A gRPC message's batch larger than this goes to the pool in parts of about this size (``split``):
-# a message goes to one pool process, so that a message of 1,000 records was validated on one core,
-# and a stream of them, whose window holds one such message, too (bench/NOTES.md).
-PART_BYTES = 64 * 1024
+# whole, a message of 1,000 records was validated on one core, and a stream of them held one in its
+# window. Parts of 64 KiB (about 125 Revesino records) left such streams 10-12% slower than batches
+# of 50 records (about 26 KB), which are not cut; 16 and 32 KiB did not (bench/NOTES.md).
+PART_BYTES = 32 * 1024
 BATCHES_PER_WORKER = 2  # batches in flight per worker process: one running, one queued
 Counting = Callable[["Answers"], None]  # counts a batch's records answered (its ``codes``, ``violations``: metrics, naipes audit)
 

@@ -290,7 +290,7 @@ def test_split_cuts_a_large_batch_into_runs_of_its_items() -> None:
 
 
 @pytest.mark.parametrize("data", [
-    batch_wire(LARGE_ITEMS[:100]),  # not larger than a part
+    batch_wire(LARGE_ITEMS[:50]),  # not larger than a part
     batch_wire(LARGE_ITEMS) + b"\x0a\x00",  # a record beside the batch
     batch_wire(LARGE_ITEMS) + b"\x12\x01x",  # two ids
     batch_wire(LARGE_ITEMS, b"\xff\xfe"),  # an id that is not UTF-8
