@@ -652,7 +652,7 @@ class Client:
 
     def grpc_stream(self, size: int, kind: str, bad_share: float = 0.05) -> None:
         cases = self.corpus.archive(self.rng, size, bad_share)
-        batch = self.rng.choice([1, 7, 50])
+        batch = self.rng.choice([1, 7, 50, 400])  # (400 records: a message validated in parts)
 
         def call() -> str:
             check_entries(kind, list(self.grpc.validate_hands([c.record for c in cases], batch=batch)), cases)
@@ -739,7 +739,8 @@ class Client:
                 messages.append(message.SerializeToString())
                 checks.append(_entry_check(case.expect, f"m{i}"))
             else:
-                items = [rng.choice(self.corpus.good + self.corpus.bad) for _ in range(rng.randrange(1, 30))]
+                length = rng.randrange(1, 30) if rng.random() < 0.8 else rng.randrange(100, 300)  # (large: in parts)
+                items = [rng.choice(self.corpus.good + self.corpus.bad) for _ in range(length)]
                 message = pb.ValidateHandsRequest(id=f"b{i}", batch=[pb.ValidateHandsRequest(record=_record_message(c.record)) for c in items])
                 messages.append(message.SerializeToString())
                 item_checks = [_entry_check(c.expect, None) for c in items]
