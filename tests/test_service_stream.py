@@ -514,6 +514,10 @@ def test_an_idle_pool_retires_and_the_next_stream_starts_a_fresh_one(monkeypatch
     """Once no stream has used the pool for NAIPES_POOL_IDLE seconds its processes exit (every
     serving process keeps a pool of one process per CPU); a stream still open keeps it."""
     monkeypatch.setenv("NAIPES_POOL_IDLE", "0.5")
+    deadline = time.monotonic() + 30
+    while stream._streams and time.monotonic() < deadline:  # a stream of an earlier test still ending (the servers are shared)
+        time.sleep(0.05)
+    assert not stream._streams, f"streams of earlier tests still open: {stream._streams}"
     wire = [r.SerializeToString() for r in grpc_requests(RECORDS[:4])]
     answers = stream.validate_wire(iter(wire))
     first = [next(answers)]  # the stream is open: its pool must stay
@@ -527,7 +531,8 @@ def test_an_idle_pool_retires_and_the_next_stream_starts_a_fresh_one(monkeypatch
     deadline = time.monotonic() + 30
     while stream._pool is not None and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert stream._pool is None
+    assert stream._pool is None, (f"streams open: {stream._streams}; look due in {stream._idle_due - time.monotonic():.1f} s"
+                                  if stream._idle_timer is not None else f"streams open: {stream._streams}; no look set")
     while any(alive(p.pid) for p in processes) and time.monotonic() < deadline:  # (the pool reaps them)
         time.sleep(0.05)
     assert not any(alive(p.pid) for p in processes)
