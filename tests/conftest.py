@@ -3,6 +3,9 @@ ephemeral 127.0.0.1 ports, in threads of the test process, shared by the whole s
 
 from __future__ import annotations
 
+# isort: off
+import service  # noqa: F401  (first: it sets GRPC_EXPERIMENTS, which grpc reads as it is imported, as the servers run)
+# isort: on
 import threading
 from collections.abc import Iterator
 

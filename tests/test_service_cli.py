@@ -539,6 +539,24 @@ def test_grpc_server_alone_takes_port_0_and_logs_the_port_it_got() -> None:
     assert server.returncode == 0, output
 
 
+def test_the_grpc_server_runs_grpcio_on_its_own_poller_unless_the_environment_says_otherwise() -> None:
+    """Importing ``service`` sets GRPC_EXPERIMENTS before grpc reads it (as grpc is imported: the
+    gRPC processes of ``naipes serve``, ``python -m service.grpc_server``) unless the environment
+    sets it, empty included; the installed grpcio knows every experiment it names, since an
+    unknown one is an error line at every start (shown by one that is unknown)."""
+    import service
+
+    code = ("import os, service, grpc; from concurrent import futures; server = grpc.server(futures.ThreadPoolExecutor(1)); "
+            "server.add_insecure_port('127.0.0.1:0'); server.start(); server.stop(None); print(repr(os.environ['GRPC_EXPERIMENTS']))")
+    env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
+    for given, expected in ((None, service.GRPC_EXPERIMENTS), ("", ""), ("-no_such_experiment", "-no_such_experiment")):
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env if given is None else {**env, "GRPC_EXPERIMENTS": given},
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0 and done.stdout == f"{expected!r}\n", done.stderr
+        assert ("Unknown experiment: no_such_experiment" in done.stderr) == (given == "-no_such_experiment"), done.stderr
+        assert "experiment" not in done.stderr.lower() or given, done.stderr
+
+
 def test_integer_arguments_are_ascii_digits() -> None:
     """As the API reads an integer given as a string: int() alone read '٣' as 3. The message names
     the argument once (it read "argument --seats: value: expected an integer", a field "value"
