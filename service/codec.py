@@ -164,18 +164,18 @@ def _wire_fields(data: bytes) -> list[tuple[int, bytes, bytes]] | None:
     out = []
     i, end = 0, len(data)
     while i < end:
-        tag, i = _read_varint(data, i)
+        tag, i = read_varint(data, i)
         if tag < 0:
             return None
         kind = tag & 7
         if kind == 0:
-            _, i = _read_varint(data, i)
+            _, i = read_varint(data, i)
             if i < 0:
                 return None
         elif kind in (1, 5):
             i += 8 if kind == 1 else 4
         elif kind == 2:
-            length, start = _read_varint(data, i)
+            length, start = read_varint(data, i)
             if length < 0 or start + length > end:
                 return None
             out.append((tag >> 3, _varint(tag), data[start:start + length]))
@@ -185,7 +185,7 @@ def _wire_fields(data: bytes) -> list[tuple[int, bytes, bytes]] | None:
     return out if i == end else None
 
 
-def _read_varint(data: bytes, i: int) -> tuple[int, int]:
+def read_varint(data: bytes, i: int) -> tuple[int, int]:
     """The varint at ``i`` and the index after it; (-1, -1) when there is none."""
     value, shift = 0, 0
     while i < len(data) and shift < 64:

@@ -49,7 +49,7 @@ from typing import Any, NamedTuple, TypeVar
 import orjson
 
 from naipes.v1 import naipes_pb2 as pb
-from service.codec import as_json, from_engine, loads, request_json, to_engine, to_json, to_wire
+from service.codec import as_json, from_engine, loads, read_varint, request_json, to_engine, to_json, to_wire
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
 from service.handlers import ANSWERS
 
@@ -233,20 +233,13 @@ def split(data: bytes, size: int = PART_BYTES) -> tuple[bytes, list[Part]] | Non
     head, parts = b"", []
     start = first = items = pos = 0  # the current part's first byte and item; items so far
     while pos < n:
-        at, tag = pos, data[pos]
+        at = pos
+        tag, pos = read_varint(data, pos)
         if tag != 0x1A and tag != 0x12:  # field 3 (batch), field 2 (id), length-delimited
             return None
-        pos += 1
-        length = shift = 0
-        while True:
-            if pos >= n or shift > 28:
-                return None
-            byte = data[pos]
-            pos += 1
-            length |= (byte & 0x7F) << shift
-            if byte < 0x80:
-                break
-            shift += 7
+        length, pos = read_varint(data, pos)
+        if length < 0:
+            return None
         end = pos + length
         if end > n:
             return None
@@ -416,25 +409,22 @@ def answer_ndjson(batch: list[Line]) -> Answers:
 
 
 def _internal(batch: list[Any], answer: Callable[[dict[str, Any]], bytes]) -> Answers:
-    """An INTERNAL error for each message of a batch whose work failed."""
+    """An INTERNAL error for each message of a batch whose work failed (for a ``Part``, its
+    message's answer, counted once with the message: ``validate_wire``)."""
     error = {"error": problem_json(from_exception(RuntimeError()))}
     data, out = answer(error), Answers()
-    for _ in batch:
-        out.add(data, error)
+    for item in batch:
+        if isinstance(item, Part):
+            counts = Answers()
+            counts.tally(error)
+            out.append(Piece(data, counts, whole=True))
+        else:
+            out.add(data, error)
     return out
 
 
 def internal_wire(batch: list[Line | Part], _exc: BaseException) -> Answers:
-    out = _internal(batch, lambda error: from_engine(error, pb.ValidateHandsResponse).SerializeToString())
-    for i, item in enumerate(batch):
-        if isinstance(item, Part):  # its message's answer, counted once with the message
-            counts = Answers()
-            counts.codes = {"INTERNAL": 1}
-            out[i] = Piece(out[i], counts, whole=True)
-            out.codes["INTERNAL"] -= 1
-    if not out.codes.get("INTERNAL", 1):
-        del out.codes["INTERNAL"]
-    return out
+    return _internal(batch, lambda error: from_engine(error, pb.ValidateHandsResponse).SerializeToString())
 
 
 def internal_ndjson(batch: list[Line], _exc: BaseException) -> Answers:
