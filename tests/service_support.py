@@ -388,3 +388,14 @@ REFUSED_CALLS: list[tuple[str, str, dict, str, str]] = [
     ("deal, five at rentoy", "Deal", {"game": "rentoy", "seats": 5, "dealer": 0, "seed": "s"}, "INVALID_SEATS", "seats"),
     ("rules, no such game", "DescribeRules", {"game": "mus"}, "UNKNOWN_GAME", "game"),
 ]
+
+
+def varint(value: int) -> bytes:
+    """``value`` as protobuf's wire format writes an integer (a negative one as its 64 bits)."""
+    value &= 2**64 - 1
+    out = bytearray()
+    while value >= 0x80:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)

@@ -25,6 +25,7 @@ from service_support import (
     rentoy_examples,
     rest_failure,
     rest_request,
+    varint,
 )
 
 from engine import api
@@ -656,14 +657,6 @@ def test_an_integer_of_thousands_of_digits_is_out_of_range_naming_its_field(chan
     assert_healthy(channel, http, rest_url)
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    return bytes([*out, value])
-
-
 def _deep_rules(depth: int) -> tuple[dict, object]:
     """Rules nested ``depth`` objects deep: as JSON, and as a Struct (protobuf's JSON parser
     refuses to build it)."""
@@ -710,7 +703,7 @@ def test_rules_nested_too_deeply_are_named_on_both_transports(depth, stub, chann
     deep = pb.ValidateHandsRequest(id="deep", record=json_format.ParseDict(record, pb.HandRecord()))
     deep.record.rules.CopyFrom(rules)
     items = [good.SerializeToString(), deep.SerializeToString()]  # (protobuf would not copy deep into a batch)
-    batch = pb.ValidateHandsRequest(id="batch").SerializeToString() + b"".join(b"\x1a" + _varint(len(i)) + i for i in items)
+    batch = pb.ValidateHandsRequest(id="batch").SerializeToString() + b"".join(b"\x1a" + varint(len(i)) + i for i in items)
     call = channel.stream_stream(f"/{SERVICE.full_name}/ValidateHands", request_serializer=None, response_deserializer=None)
     answers = [pb.ValidateHandsResponse.FromString(a) for a in call(iter([items[1], items[0], batch]), timeout=30)]
     assert (answers[0].error.code, answers[0].error.field) == ("INVALID_FIELD", "rules")
@@ -729,12 +722,12 @@ def test_rules_nested_too_deeply_are_found_among_fields_of_every_wire_type() -> 
     message = pb.ResolveTrickRequest(game="rentoy", seats=2, cards="1o")
     message.rules.CopyFrom(rules)
     deep = message.SerializeToString()
-    for unknown in (_varint(99 << 3 | 0) + _varint(300), _varint(99 << 3 | 1) + bytes(8), _varint(99 << 3 | 5) + bytes(4),
-                    _varint(99 << 3 | 1) + bytes(range(0x0A, 0x12)), _varint(99 << 3 | 5) + bytes(range(0x0A, 0x0E))):
+    for unknown in (varint(99 << 3 | 0) + varint(300), varint(99 << 3 | 1) + bytes(8), varint(99 << 3 | 5) + bytes(4),
+                    varint(99 << 3 | 1) + bytes(range(0x0A, 0x12)), varint(99 << 3 | 5) + bytes(range(0x0A, 0x0E))):
         with pytest.raises(ServiceError) as raised:
             codec.request_json(unknown + deep, pb.ResolveTrickRequest)
         assert (raised.value.code, raised.value.field) == ("INVALID_FIELD", "rules"), raised.value.message
-    for cut in (b"\x80", _varint(99 << 3 | 0) + b"\x80"):
+    for cut in (b"\x80", varint(99 << 3 | 0) + b"\x80"):
         with pytest.raises(ServiceError) as raised:
             codec.request_json(deep + cut, pb.ResolveTrickRequest)
         assert (raised.value.code, raised.value.field, raised.value.message) == (

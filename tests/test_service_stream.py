@@ -34,6 +34,7 @@ from service_support import (
     grpc_failure,
     load_example,
     rest_failure,
+    varint,
 )
 
 from naipes.v1 import naipes_pb2 as pb
@@ -245,13 +246,6 @@ def test_the_pool_takes_batches_in_round_trips_of_bounded_size() -> None:
     assert stream._chunk_length([small] * 100, stream.BATCH) == stream.BATCH
     assert stream._chunk_length([large] * 10, stream.BATCH) == 2
     assert stream._chunk_length([b"x" * (2 * stream.BATCH_BYTES), small], stream.BATCH) == 1
-
-
-def varint(n: int) -> bytes:
-    out = b""
-    while n >= 0x80:
-        out, n = out + bytes([n & 0x7F | 0x80]), n >> 7
-    return out + bytes([n])
 
 
 def batch_wire(items: list[bytes], id_: bytes | None = b"big", id_at: int = 0) -> bytes:

@@ -28,6 +28,7 @@ import pytest
 from examples_support import ROOT
 from google.protobuf import json_format, struct_pb2
 from google.protobuf.message import Message
+from service_support import varint
 
 from naipes.v1 import naipes_pb2 as pb
 from service import codec
@@ -174,16 +175,6 @@ def test_the_sources_run_without_the_encoder() -> None:
 
 
 # ---- the decoder: a request's bytes as its JSON ----------------------------------------------
-
-
-def varint(value: int) -> bytes:
-    value &= 2**64 - 1
-    out = bytearray()
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
 
 
 def number(field: int, value: int) -> bytes:
