@@ -27,8 +27,10 @@ def game_of(request: Any, field: str = "game") -> Game:
     return game
 
 
-def validate(record: Any) -> dict[str, Any]:
-    """Replay a hand record: is every action legal, and what is the hand worth (FORMAT.md section 6)."""
+def validate(record: Any, events: bool = True) -> dict[str, Any]:
+    """Replay a hand record: is every action legal, and what is the hand worth (FORMAT.md section 6);
+    with ``events`` false, the result's ``events`` (what happened, action by action) left empty
+    (a list every result carries, printed even when empty: docs/api.md)."""
     game = game_of(record)
     setup, actions = read_setup(game, record)
     run = replay(game, setup, actions)
@@ -48,7 +50,7 @@ def validate(record: Any) -> dict[str, Any]:
     result.update(game.summary(state))
     if finished:
         result.update(game.settlement(state))
-    result["events"] = run.events
+    result["events"] = run.events if events else []
     return result
 
 

@@ -29,7 +29,7 @@ SERVICE = pb.DESCRIPTOR.services_by_name["NaipesService"]
 # its request message (``to_engine``'s: ``json_format.MessageToDict``'s, the set fields only), by
 # the method's name in the service descriptor.
 ANSWERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "ValidateHand": lambda request: {"result": api.validate(request.get("record", {}))},
+    "ValidateHand": lambda request: {"result": api.validate(request.get("record", {}), events=not request.get("omitEvents"))},
     "LegalActions": lambda request: api.legal_actions(request.get("record", {}), request.get("seat")),
     "ResolveTrick": lambda request: api.resolve_trick(request),
     "SettleHand": lambda request: api.settle_hand(request),

@@ -121,14 +121,16 @@ def answer_json(request: dict[str, Any], unreadable: dict[int, dict[str, Any]] |
         return {**head, "error": problem(ServiceError(
             "PAYLOAD_TOO_LARGE", f"a batch holds at most {MAX_BATCH} records; this one has {len(items)}", "batch"))}
     unreadable = unreadable or {}
-    return {**head, "batch": [entry(item, first + i) if i not in unreadable else {**({"id": item["id"]} if "id" in item else {}), "error": unreadable[i]}
+    omit = bool(request.get("omitEvents"))
+    return {**head, "batch": [entry(item, first + i, omit) if i not in unreadable else {**({"id": item["id"]} if "id" in item else {}), "error": unreadable[i]}
                               for i, item in enumerate(items)]}
 
 
-def entry(request: dict[str, Any], index: int | None = None) -> dict[str, Any]:
+def entry(request: dict[str, Any], index: int | None = None, omit_events: bool = False) -> dict[str, Any]:
     """One record's answer in its JSON form: ValidateHand's ``result`` or the ``error``
     ValidateHand would answer (one bad record must not end the stream), and the ``id``.
-    ``index``: the item's place in its message's batch."""
+    ``index``: the item's place in its message's batch; ``omit_events``: its message's
+    ``omitEvents`` (an item's own applies too)."""
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     try:
@@ -136,7 +138,7 @@ def entry(request: dict[str, Any], index: int | None = None) -> dict[str, Any]:
             raise ServiceError("INVALID_FIELD", "an item of a batch carries one record, not a batch", f"batch[{index}].batch")
         if "record" not in request:
             raise ServiceError("MISSING_FIELD", "record is required", "record" if index is None else f"batch[{index}].record")
-        result = ANSWERS["ValidateHand"](request)["result"]
+        result = ANSWERS["ValidateHand"]({**request, "omitEvents": True} if omit_events else request)["result"]
     except Exception as exc:
         error = problem(exc)
     out: dict[str, Any] = {} if result is None else {"result": result}  # in the schema's order
@@ -204,10 +206,12 @@ class Answers(list[Any]):
 
 class Part(NamedTuple):
     """A run of the items of a large message's batch (``split``): their wire bytes, themselves a
-    ``ValidateHandsRequest`` holding that batch, and the index of the first in the message's."""
+    ``ValidateHandsRequest`` holding that batch, the index of the first in the message's, and
+    the message's ``omit_events``."""
 
     first: int
     data: bytes
+    omit_events: bool = False
 
 
 class Piece(NamedTuple):
@@ -222,19 +226,28 @@ class Piece(NamedTuple):
 
 
 def split(data: bytes, size: int = PART_BYTES) -> tuple[bytes, list[Part]] | None:
-    """A gRPC message larger than ``size`` whose fields are its ``batch``'s items and at most one
-    ``id`` (valid UTF-8), as its batch cut in parts of about ``size`` bytes, and the head of
-    its answer (the ``id`` field's bytes, the same in the response, or nothing): the answer is the
-    head followed by the parts' answers (``Piece``). None for any other message, which goes whole
-    (and is answered, or refused, as it is)."""
+    """A gRPC message larger than ``size`` whose fields are its ``batch``'s items, at most one
+    ``id`` (valid UTF-8) and ``omit_events``, as its batch cut in parts of about ``size`` bytes,
+    and the head of its answer (the ``id`` field's bytes, the same in the response, or nothing):
+    the answer is the head followed by the parts' answers (``Piece``). None for any other
+    message, which goes whole (and is answered, or refused, as it is)."""
     n = len(data)
     if n <= size:
         return None
-    head, parts = b"", []
+    head, parts, omit = b"", [], False
     start = first = items = pos = 0  # the current part's first byte and item; items so far
     while pos < n:
         at = pos
         tag, pos = read_varint(data, pos)
+        if tag == 0x20:  # field 4 (omit_events), a varint: the last one counts, as protobuf reads it
+            value, pos = read_varint(data, pos)
+            if value < 0:
+                return None
+            omit = value != 0
+            if at > start:
+                parts.append(Part(first, data[start:at]))
+            start, first = pos, items
+            continue
         if tag != 0x1A and tag != 0x12:  # field 3 (batch), field 2 (id), length-delimited
             return None
         length, pos = read_varint(data, pos)
@@ -264,7 +277,7 @@ def split(data: bytes, size: int = PART_BYTES) -> tuple[bytes, list[Part]] | Non
         parts.append(Part(first, data[start:]))
     if items > MAX_BATCH or len(parts) < 2:
         return None
-    return head, parts
+    return head, [part._replace(omit_events=True) for part in parts] if omit else parts
 
 
 def answer_part(part: Part) -> Piece:
@@ -274,6 +287,8 @@ def answer_part(part: Part) -> Piece:
         request = request_json(part.data, pb.ValidateHandsRequest)
     except Exception:  # the message is answered whole, as it would have been unsplit
         return Piece(None, counts)
+    if part.omit_events:
+        request["omitEvents"] = True
     data, answer = answer_bytes(request, first=part.first)
     counts.tally(answer)
     return Piece(data, counts)
@@ -300,10 +315,13 @@ def answer_wire(batch: list[Line | Part]) -> Answers:
     return out
 
 
+_MESSAGE_KEYS = ("record", "batch", "id", "omitEvents")
+
+
 def is_message(data: Any) -> bool:
     """Whether a line's JSON is a message of the stream (``{"id": ..., "record": {...}}``, or a
     batch) rather than a bare hand record, which names its game."""
-    return isinstance(data, dict) and ("record" in data or "batch" in data or "id" in data) and "game" not in data
+    return isinstance(data, dict) and any(key in data for key in _MESSAGE_KEYS) and "game" not in data
 
 
 def request_of_line(line: bytes) -> tuple[pb.ValidateHandsRequest, dict[int, dict[str, Any]]]:

@@ -122,7 +122,7 @@ def _with_examples(doc: dict[str, Any]) -> dict[str, Any]:
             media["example"] = example
     for op in (op for item in doc["paths"].values() for op in item.values()):
         for parameter in op.get("parameters", []):
-            parameter["example"] = {"game": "revesino", "seat": 1}[parameter["name"]]
+            parameter["example"] = {"game": "revesino", "seat": 1, "omitEvents": True}[parameter["name"]]
     return doc
 
 

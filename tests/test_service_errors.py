@@ -310,7 +310,7 @@ def test_routes_and_media_types(http, rest_url) -> None:
 
 
 def test_an_engine_failure_is_internal_and_the_servers_live_on(monkeypatch, stub, channel, http, rest_url) -> None:
-    def broken(record):
+    def broken(record, events=True):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(api, "validate", broken)
@@ -357,7 +357,7 @@ def test_a_handler_failure_over_grpc_is_internal_and_logged_with_its_traceback(m
 def test_engine_schema_drift_is_caught(monkeypatch, stub, http, rest_url) -> None:
     """A field the engine returns but the schema lacks is an error, never silently dropped."""
     real = api.validate
-    monkeypatch.setattr(api, "validate", lambda record: {**real(record), "newField": 1})
+    monkeypatch.setattr(api, "validate", lambda record, events=True: {**real(record, events), "newField": 1})
     request = {"record": _record()}
     with pytest.raises(grpc.RpcError) as raised:
         call_grpc(stub, "ValidateHand", request)
@@ -766,7 +766,7 @@ def test_an_error_of_no_field_is_a_problem_without_field_or_field_violations(htt
 def test_internal_says_the_request_was_not_processed_and_names_only_the_exceptions_type(monkeypatch, stub, http, rest_url) -> None:
     """docs/api.md, Errors: INTERNAL is a fault of the service: the request was not processed and
     the server goes on. The message says so, with the exception's type and none of its words."""
-    def broken(record):
+    def broken(record, events=True):
         raise KeyError("secret-words")
 
     monkeypatch.setattr(api, "validate", broken)

@@ -179,7 +179,7 @@ def test_an_answer_the_schema_cannot_hold_is_that_records_internal_error(monkeyp
     from engine import api
 
     real = api.validate
-    monkeypatch.setattr(api, "validate", lambda record: {**real(record), "newField": 1} if record.get("dealer") == 1 else real(record))
+    monkeypatch.setattr(api, "validate", lambda record, events=True: {**real(record, events), "newField": 1} if record.get("dealer") == 1 else real(record, events))
     records = [r for r in RECORDS if r["game"] == "rentoy"]
     drifted = next(i for i, r in enumerate(records) if r.get("dealer") == 1)
     fine = next(i for i, r in enumerate(records) if r.get("dealer") != 1)

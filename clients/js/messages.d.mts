@@ -429,7 +429,14 @@ export interface Proposal {
 /** ValidateHand's request: the hand record. */
 export interface ValidateHandRequest {
   /** The hand record (the REST body). */
-  record?: HandRecord | undefined;
+  record?:
+    | HandRecord
+    | undefined;
+  /**
+   * True: the result's `events` (what happened, action by action) left empty, which makes it
+   * about a third of its size; every other field as without it. REST: `?omitEvents=true`.
+   */
+  omitEvents?: boolean | undefined;
 }
 
 /** ValidateHand's response: the validation result. */
@@ -456,6 +463,11 @@ export interface ValidateHandsRequest {
    * tens of records than one record per message. At most 1000 items.
    */
   batch?: ValidateHandsRequest[] | undefined;
+  /**
+   * True: the result of this message's record, or of every item of its batch, with its
+   * `events` left empty (as ValidateHand's `omit_events`); an item may also set it for itself.
+   */
+  omitEvents?: boolean | undefined;
 }
 
 /**
