@@ -617,6 +617,9 @@ def unary_payloads(out: Path) -> dict[str, Any]:
             (out / f"{rpc}-{name}.grpc").write_bytes(grpc_frame(message))
             files[f"{rpc}/{name}"] = {"json": out / f"{rpc}-{name}.json", "grpc": out / f"{rpc}-{name}.grpc",
                                       "actions": len(data["actions"])}
+        brief = out / f"ValidateHand-{name}-brief.grpc"  # the same record, its events omitted
+        brief.write_bytes(grpc_frame(pb.ValidateHandRequest(record=json_format.ParseDict(record, pb.HandRecord()), omit_events=True)))
+        files[f"ValidateHand/{name}"]["grpc_brief"] = brief
     return files
 
 
@@ -635,10 +638,13 @@ def payloads(out: Path, cfg: Config) -> dict[str, Any]:
                     for i in range(count)]
         (out / f"ValidateHands-{name}.grpc").write_bytes(b"".join(grpc_frame(pb.ValidateHandsRequest(batch=messages[i:i + STREAM_BATCH]))
                                                                    for i in range(0, count, STREAM_BATCH)))
+        (out / f"ValidateHands-{name}-brief.grpc").write_bytes(b"".join(
+            grpc_frame(pb.ValidateHandsRequest(batch=messages[i:i + STREAM_BATCH], omit_events=True)) for i in range(0, count, STREAM_BATCH)))
         (out / f"ValidateHands-{name}-single.grpc").write_bytes(b"".join(grpc_frame(m) for m in messages))
         (out / f"ValidateHands-{name}.ndjson").write_text("".join(json.dumps(records[i % len(records)]) + "\n" for i in range(count)))
         files[f"ValidateHands/{name}"] = {"grpc": out / f"ValidateHands-{name}.grpc", "ndjson": out / f"ValidateHands-{name}.ndjson",
-                                          "grpc_single": out / f"ValidateHands-{name}-single.grpc", "records": count}
+                                          "grpc_single": out / f"ValidateHands-{name}-single.grpc", "records": count,
+                                          "grpc_brief": out / f"ValidateHands-{name}-brief.grpc"}
     return files
 
 
@@ -663,15 +669,19 @@ def check_payloads(server: Server, files: dict[str, Any], streams: bool = True) 
                 continue
             if rpc == "ValidateHands":
                 call_stream = channel.stream_stream(f"/naipes.v1.NaipesService/{rpc}")
-                for body in (data, entry["grpc_single"].read_bytes()):
+                for body, brief in ((data, False), (entry["grpc_single"].read_bytes(), False), (entry["grpc_brief"].read_bytes(), True)):
                     frames = split_frames(body)
                     answers = [pb.ValidateHandsResponse.FromString(a) for a in call_stream(iter(frames), timeout=600)]
                     assert len(answers) == len(frames), key
                     results = [item for a in answers for item in (a.batch if a.batch else [a])]
                     assert len(results) == entry["records"] and all(r.HasField("result") and r.result.valid for r in results), key
+                    assert all(bool(r.result.events) != brief for r in results), (key, brief)
                 continue
             call = channel.unary_unary(f"/naipes.v1.NaipesService/{rpc}")
             call(data[5:], timeout=30)
+            if "grpc_brief" in entry:
+                answer = pb.ValidateHandResponse.FromString(call(entry["grpc_brief"].read_bytes()[5:], timeout=30))
+                assert answer.result.valid and not answer.result.events, key
             answer = requests.post(f"http://127.0.0.1:{server.rest_port}/v1/hands:{'validate' if rpc == 'ValidateHand' else 'legalActions'}",
                                    data=entry["json"].read_bytes(), headers={"Content-Type": "application/json"}, timeout=30)
             assert answer.status_code == 200 and answer.json()["valid"], (key, answer.text[:300])
@@ -749,17 +759,24 @@ def measure(cfg: Config, server: Server, files: dict[str, Any], raw: Path) -> di
         unary = files[f"ValidateHand/{name}"]
         one_by_one = repeated(cfg, lambda u=unary: h2load(f"{grpc_base}/naipes.v1.NaipesService/ValidateHand", u["grpc"],
                                                           cfg.service_seconds, cfg.warm_up, raw, connections=1), root)
+        # The same with every answer's events omitted (omit_events), the stream and one request at a time.
+        brief = [h2load(url, entry["grpc_brief"], 0, 0, raw, connections=1, requests=1) for _ in range(cfg.service_repeats)]
+        brief_rps = [entry["records"] / (1 / x.rps) for x in brief]
+        brief_one_by_one = repeated(cfg, lambda u=unary: h2load(f"{grpc_base}/naipes.v1.NaipesService/ValidateHand", u["grpc_brief"],
+                                                                cfg.service_seconds, cfg.warm_up, raw, connections=1), root)
         stream_rest(server, entry["ndjson"], entry["records"])  # warm the REST workers' pools
         rest_rates = [stream_rest(server, entry["ndjson"], entry["records"]) for _ in range(cfg.service_repeats)]
         figures["stream"][name] = {
             "records": entry["records"], "batch": STREAM_BATCH, "grpc_stream_records_per_s": median(stream_rps), "runs": stream_rps,
-            "errors": sum(x.errors for x in stream + single), "command": stream[0].command,
+            "errors": sum(x.errors for x in stream + single + brief) + brief_one_by_one["errors"], "command": stream[0].command,
+            "brief_grpc_stream_records_per_s": median(brief_rps), "brief_runs": brief_rps, "brief_command": brief[0].command,
+            "brief_unary_sequential_per_s": brief_one_by_one["rps"], "brief_unary_sequential": brief_one_by_one,
             "grpc_stream_single_records_per_s": median(single_rps), "single_runs": single_rps, "single_command": single[0].command,
             "unary_sequential_per_s": one_by_one["rps"], "unary_sequential": one_by_one,
             "unary_concurrent_per_s": figures["grpc"][f"ValidateHand/{name}"]["rps"],
             "rest_stream_records_per_s": median(rest_rates), "rest_runs": rest_rates}
         log(f"  stream {name}: {median(stream_rps):.0f} records/s in batches of {STREAM_BATCH}, {median(single_rps):.0f} one per message "
-            f"(one by one {one_by_one['rps']:.0f}/s)")
+            f"(one by one {one_by_one['rps']:.0f}/s); events omitted {median(brief_rps):.0f} records/s (one by one {brief_one_by_one['rps']:.0f}/s)")
     return figures
 
 
@@ -1088,6 +1105,11 @@ def ratios(results: dict[str, Any]) -> list[dict[str, Any]]:
                 rows.append({"target": f"ValidateHands {name} records/s (batches of {entry.get('batch', 1)}) vs ValidateHand {label}, "
                                        f"{workers} worker(s)", "value": value,
                              "goal": f">= {TARGETS['stream_vs_unary']}", "met": value >= TARGETS["stream_vs_unary"]})
+            if "brief_grpc_stream_records_per_s" in entry:
+                value = entry["brief_grpc_stream_records_per_s"] / entry["brief_unary_sequential_per_s"]
+                rows.append({"target": f"ValidateHands {name} records/s (batches of {entry.get('batch', 1)}), events omitted, vs ValidateHand "
+                                       f"one request at a time, events omitted, {workers} worker(s)", "value": value,
+                             "goal": f">= {TARGETS['stream_vs_unary']}", "met": value >= TARGETS["stream_vs_unary"]})
         mem = figures["memory"]["max_process_mb"]
         rows.append({"target": f"largest server process RSS under load, {workers} worker(s) (MB)", "value": mem,
                      "goal": f"< {TARGETS['rss_mb']:.0f}", "met": mem < TARGETS["rss_mb"]})
@@ -1132,7 +1154,9 @@ def write_report(results: dict[str, Any], path: Path, command: str) -> None:
     for figures in results.get("service", {}).values():
         commands += [figures["command"], *(e["command"] for t in ("grpc", "rest") for e in figures[t].values()),
                      *(s["command"] for s in figures["stream"].values()), *(s["single_command"] for s in figures["stream"].values() if "single_command" in s),
-                     *(s["unary_sequential"]["command"] for s in figures["stream"].values())]
+                     *(s["unary_sequential"]["command"] for s in figures["stream"].values()),
+                     *(s[k] for s in figures["stream"].values() for k in ("brief_command",) if k in s),
+                     *(s["brief_unary_sequential"]["command"] for s in figures["stream"].values() if "brief_unary_sequential" in s)]
     if "scaling" in results:
         commands += [*results["scaling"]["commands"].values(), *(e["command"] for t in ("grpc", "rest") for e in results["scaling"][t].values())]
     for cmd in commands:
@@ -1213,11 +1237,13 @@ def service_report(results: dict[str, Any], lines: list[str]) -> None:
             lines.append(f"| {key} | " + " | ".join(cells) + " |")
         lines += ["", "Streaming validator (one ValidateHands stream, records/s) against one ValidateHand request per record:", "",
                   f"| game | records in the stream | gRPC stream, batches of {STREAM_BATCH} | gRPC stream, one record per message | "
-                  "REST NDJSON stream, one record per line | unary, one at a time | unary, 16 in flight |",
-                  "|---|---:|---:|---:|---:|---:|---:|"]
+                  "REST NDJSON stream, one record per line | unary, one at a time | unary, 16 in flight | "
+                  f"events omitted: gRPC stream, batches of {STREAM_BATCH} | events omitted: unary, one at a time |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for name, s in figures["stream"].items():
             lines.append(f"| {name} | {s['records']} | {fmt(s['grpc_stream_records_per_s'])} | {fmt(s.get('grpc_stream_single_records_per_s', float('nan')))} | "
-                         f"{fmt(s['rest_stream_records_per_s'])} | {fmt(s['unary_sequential_per_s'])} | {fmt(s['unary_concurrent_per_s'])} |")
+                         f"{fmt(s['rest_stream_records_per_s'])} | {fmt(s['unary_sequential_per_s'])} | {fmt(s['unary_concurrent_per_s'])} | "
+                         f"{fmt(s.get('brief_grpc_stream_records_per_s', float('nan')))} | {fmt(s.get('brief_unary_sequential_per_s', float('nan')))} |")
         mem = figures["memory"]
         lines += ["", f"Resident memory during the load (peak per process): largest {mem['max_process_mb']:.0f} MB; all server processes "
                   f"together at most {mem['total_mb']:.0f} MB. " + "; ".join(f"{role}: {v['processes']} process(es), up to {v['max_mb']:.0f} MB"
