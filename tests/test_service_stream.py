@@ -5,6 +5,7 @@ bounded number of records in flight."""
 
 from __future__ import annotations
 
+import gc
 import http.client
 import io
 import itertools
@@ -497,8 +498,6 @@ def test_the_pool_takes_only_the_cpus_the_process_may_use() -> None:
 
 
 def test_the_pool_processes_freeze_their_start_and_collect_less_often() -> None:
-    import gc
-
     pool = stream.pool()
     assert pool.submit(gc.get_threshold).result(timeout=60) == stream.POOL_GC_THRESHOLD
     assert pool.submit(gc.get_freeze_count).result(timeout=60) > 10_000  # the schema, the engine, their imports
@@ -510,6 +509,7 @@ def test_an_idle_pool_retires_and_the_next_stream_starts_a_fresh_one(monkeypatch
     monkeypatch.setenv("NAIPES_POOL_IDLE", "0.5")
     deadline = time.monotonic() + 30
     while stream._streams and time.monotonic() < deadline:  # a stream of an earlier test still ending (the servers are shared)
+        gc.collect()  # (or a stream's generator abandoned in a reference cycle: it ends when collected)
         time.sleep(0.05)
     assert not stream._streams, f"streams of earlier tests still open: {stream._streams}"
     wire = [r.SerializeToString() for r in grpc_requests(RECORDS[:4])]
