@@ -33,7 +33,7 @@ def validate(record: Any, events: bool = True) -> dict[str, Any]:
     (a list every result carries, printed even when empty: docs/api.md)."""
     game = game_of(record)
     setup, actions = read_setup(game, record)
-    run = replay(game, setup, actions)
+    run = replay(game, setup, actions, events)
     state = run.state
     finished = game.is_finished(state) and run.violation is None
     result: dict[str, Any] = {
@@ -50,7 +50,7 @@ def validate(record: Any, events: bool = True) -> dict[str, Any]:
     result.update(game.summary(state))
     if finished:
         result.update(game.settlement(state))
-    result["events"] = run.events if events else []
+    result["events"] = run.events
     return result
 
 

@@ -206,11 +206,13 @@ class Rules:
     def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]:
         raise NotImplementedError
 
-    def advance(self, state: Any, action: Action, events: list[dict[str, Any]]) -> Any:
-        """``apply``, its events appended to ``events`` (the replay's list). A game may play a
-        card without making a list of its events (the commonest action), by its own ``advance``."""
+    def advance(self, state: Any, action: Action, events: list[dict[str, Any]] | None) -> Any:
+        """``apply``, its events appended to ``events`` (the replay's list; None: no events wanted).
+        A game may play a card without making a list of its events (the commonest action), and
+        without making them at all when none are wanted, by its own ``advance``."""
         state, made = self.apply(state, action)
-        events += made
+        if events is not None:
+            events += made
         return state
 
 
@@ -436,12 +438,15 @@ def check(game: Game, state: Any, action: Action) -> None:
     raise game.explain(state, action)
 
 
-def replay(game: Game, setup: Setup, actions: list[Any]) -> Replay:
-    """Fold the actions over the game's start state; stop at the first illegal action."""
+def replay(game: Game, setup: Setup, actions: list[Any], events: bool = True) -> Replay:
+    """Fold the actions over the game's start state; stop at the first illegal action. Without
+    ``events`` the replay's events stay empty, and the games do not make those of the cards
+    played (a quarter of the replay of a Revesino record)."""
     state = game.start(setup)
     reader = action_reader(game, setup.seats)
     rules = game.RULES
     applied: list[dict[str, Any]] = []
+    sink = applied if events else None
     for i, text in enumerate(actions):
         try:
             action = reader.read(text)
@@ -450,7 +455,7 @@ def replay(game: Game, setup: Setup, actions: list[Any]) -> Replay:
         except IllegalAction as exc:
             return Replay(state, applied, {"action": i, "code": exc.code, "message": f"action {i} ({shown(text)}): {exc.message}"})
         first = len(applied)
-        state = rules.advance(state, action, applied)
+        state = rules.advance(state, action, sink)
         for k in range(first, len(applied)):
             applied[k]["action"] = i
     return Replay(state, applied)

@@ -470,7 +470,7 @@ class _Rules(Rules):
     def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]:
         return apply(state, action)
 
-    def advance(self, state: Any, action: Action, events: list[dict[str, Any]]) -> Any:
+    def advance(self, state: Any, action: Action, events: list[dict[str, Any]] | None) -> Any:
         if action.card is None:
             return super().advance(state, action, events)
         return _play(state, action.seat, action.card, events)
@@ -557,12 +557,13 @@ def _trick_winner_index(plays: tuple[Play, ...]) -> int:
     return best
 
 
-def _play(state: State, seat: int, card: Card, events: Events) -> State:
-    """A card played: the new state; its events are appended to ``events``."""
+def _play(state: State, seat: int, card: Card, events: Events | None) -> State:
+    """A card played: the new state; its events are appended to ``events`` (None: none made)."""
     key = card.key
     hand, plays, played = _hand(state, seat), state.plays, state.played
     slot = _slot(card)
-    events.append(_CARD_EVENT[seat][slot].copy())
+    if events is not None:
+        events.append(_CARD_EVENT[seat][slot].copy())
     napolitana = state.napolitana
     revoke = False
     if plays:
@@ -571,11 +572,13 @@ def _play(state: State, seat: int, card: Card, events: Events) -> State:
         if card.suit is not led and hand & SUIT_MASKS[first.key >> 4]:  # off suit while holding the suit led
             if napolitana is None and _renounces(state, seat):
                 napolitana = seat  # R24 implicit: the first renounce declares the napolitana
-                events.append({"kind": "napolitana", "seat": seat, "text": f"seat {seat} renounces: a napolitana"})
+                if events is not None:
+                    events.append({"kind": "napolitana", "seat": seat, "text": f"seat {seat} renounces: a napolitana"})
             revoke = not (seat == napolitana and len(played) < 9)
             if revoke:
-                events.append({"kind": "renuncio", "seat": seat, "card": card.code,
-                               "text": f"seat {seat} revokes: holds {led.word} and plays {card}"})
+                if events is not None:
+                    events.append({"kind": "renuncio", "seat": seat, "card": card.code,
+                                   "text": f"seat {seat} revokes: holds {led.word} and plays {card}"})
     # (classify reads the state before a renounce declared the napolitana: his card is placed either way)
     kind = classify(state, seat, card) if SPECIAL_BY_KEY[key] else ""
     plays = appended(plays, Play(seat, card, kind, revoke) if kind or revoke else _PLAIN_PLAY[seat][slot])
@@ -588,11 +591,13 @@ def _play(state: State, seat: int, card: Card, events: Events) -> State:
     index = _trick_winner_index(plays)
     winner = (leader + index) % 4
     number = len(played) + 1
-    events.append(_TRICK_EVENTS[number][winner][_slot(plays[index].card)].copy())
+    if events is not None:
+        events.append(_TRICK_EVENTS[number][winner][_slot(plays[index].card)].copy())
     phase, cut = state.phase, state.cut
     turn: int | None = winner
     if state.announcer is not None and winner != state.announcer and not cut:
-        events.append({"kind": "cut", "seat": winner, "trick": number, "text": f"seat {winner} cuts the revesino"})
+        if events is not None:
+            events.append({"kind": "cut", "seat": winner, "trick": number, "text": f"seat {winner} cuts the revesino"})
         cut = True
         if not state.options.play_out_after_cut:
             phase, turn = OVER, None

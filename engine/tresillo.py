@@ -830,7 +830,7 @@ class _Rules(Rules):
     def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]:
         return apply(state, action)
 
-    def advance(self, state: Any, action: Action, events: list[dict[str, Any]]) -> Any:
+    def advance(self, state: Any, action: Action, events: list[dict[str, Any]] | None) -> Any:
         if action.card is None:
             return super().advance(state, action, events)
         return _play(state, action.seat, action.card, events)
@@ -1032,11 +1032,12 @@ def _next_seat(order: tuple[int, ...], seat: int) -> int:
     return order[2] if seat == order[1] else order[0]
 
 
-def _play(state: State, seat: int, card: Card, events: Events) -> State:
-    """A card played: the new state; its events are appended to ``events``."""
+def _play(state: State, seat: int, card: Card, events: Events | None) -> State:
+    """A card played: the new state; its events are appended to ``events`` (None: none made)."""
     masks = with_item(state.masks, seat, state.masks[seat] & ~(1 << card.key))
     cards = appended(state.trick_cards, card)
-    events.append(_CARD_EVENTS[seat][card.key].copy())
+    if events is not None:
+        events.append(_CARD_EVENTS[seat][card.key].copy())
     order = state.order
     if len(cards) < 3:
         new = state.copy()
@@ -1049,7 +1050,8 @@ def _play(state: State, seat: int, card: Card, events: Events) -> State:
         winner = _next_seat(order, winner)
     tricks = state.tricks + (Trick(leader, cards, winner),)
     number = len(tricks)
-    events.append(_TRICK_EVENTS[number - 1][winner][cards[idx].key].copy())
+    if events is not None:
+        events.append(_TRICK_EVENTS[number - 1][winner][cards[idx].key].copy())
     return _after_trick(state, masks, tricks, winner, events)
 
 
@@ -1065,7 +1067,7 @@ def _opponents(order: tuple[int, ...], seat: int) -> tuple[int, int]:
 
 
 def _after_trick(state: State, masks: tuple[int, ...], tricks: tuple[Trick, ...], winner: int,
-                 events: Events) -> State:
+                 events: Events | None) -> State:
     """7.2 / 7.3: the bola decision after five straight tricks; the early end once decided. The
     state given is the one before the trick's last card; ``masks``, ``tricks`` and the trick's
     ``winner`` are after it, and the new state is built once from them. Its events are appended
@@ -1079,18 +1081,22 @@ def _after_trick(state: State, masks: tuple[int, ...], tricks: tuple[Trick, ...]
     turn: int | None = winner
     if bola == "attempt":
         if winner != declarer:
-            events.append({"kind": "bolaFailed", "seat": declarer, "text": f"seat {declarer} loses trick {played}: the bola fails"})
+            if events is not None:
+                events.append({"kind": "bolaFailed", "seat": declarer, "text": f"seat {declarer} loses trick {played}: the bola fails"})
             phase, turn, bola = OVER, None, "failed"
         elif played == 9:
-            events.append({"kind": "bolaMade", "seat": declarer, "text": f"seat {declarer} takes all nine tricks: bola"})
+            if events is not None:
+                events.append({"kind": "bolaMade", "seat": declarer, "text": f"seat {declarer} takes all nine tricks: bola"})
             phase, turn, bola = OVER, None, "made"
     elif state.defender is None and played == 5 and won[declarer] == 5:
-        events.append({"kind": "primeras", "seat": declarer,
-                       "text": f"seat {declarer} has won the first five tricks: bola (go on for all nine) or planto (stop)"})
+        if events is not None:
+            events.append({"kind": "primeras", "seat": declarer,
+                           "text": f"seat {declarer} has won the first five tricks: bola (go on for all nine) or planto (stop)"})
         phase, turn = BOLA_DECISION, declarer
     elif _is_over(state, played, won, declarer):
         remaining = 9 - played
-        events.append({"kind": "over", "text": "the result is settled" + ("" if remaining == 0 else f" with {remaining} tricks unplayed")})
+        if events is not None:
+            events.append({"kind": "over", "text": "the result is settled" + ("" if remaining == 0 else f" with {remaining} tricks unplayed")})
         phase, turn = OVER, None
     new = state.copy()
     new.masks, new.leader, new.trick_cards, new.tricks, new.won = masks, winner, (), tricks, won
