@@ -772,3 +772,158 @@ console.log(JSON.stringify(out));
         assert answer == {"error": {"isNaipesError": True, "code": "INVALID_FIELD", "field": "x-request-id", "message": message},
                           "sent": []}, refused
     assert seen == [f"js-{i}" for i in range(1, 8)] + REFUSED_IDS  # (the last ones sent here, by requests)
+
+
+# ---- omit_events (omitEvents): results without their events, when asked ---------------------------
+
+
+def _events_omitted(brief: dict, full: dict) -> None:
+    """``brief`` is ``full`` without its events: none (the service prints the list empty, as it
+    prints every result's, docs/api.md), every other field the same."""
+    assert brief.get("events", []) == []
+    assert {k: v for k, v in brief.items() if k != "events"} == {k: v for k, v in full.items() if k != "events"}
+
+
+def _omit_archive() -> tuple[list[dict], list[dict | None]]:
+    """The archive of the omit_events tests: the examples' records at three points of their hands
+    (most with events), a record the service refuses and one no message holds; and what the
+    engine answers each record (None for the two errors)."""
+    records = _archive()
+    archive = [*records[:5], {"game": "mus"}, *records[5:], dict(RECORD, seats="four")]
+    full = [{"result": api.validate(r)} for r in records[:5]] + [None] + [{"result": api.validate(r)} for r in records[5:]] + [None]
+    assert sum(bool(answer["result"]["events"]) for answer in full if answer) > len(records) // 2  # events to omit
+    return archive, full
+
+
+def test_python_clients_validate_hand_omits_events_only_when_asked(clients) -> None:
+    """validate_hand(omit_events=True), over REST and gRPC: the result without its events, every
+    other field as without the option (violations, tricks, points, payments, the table); without
+    it (or with False) the events are there, as the engine gives them."""
+    records = [r for r in _archive() if api.validate(r)["events"]]
+    assert {r["game"] for r in records} == {"rentoy", "revesino", "tresillo"}
+    for client in clients:
+        for record in records:
+            full = api.validate(record)
+            assert client.validate_hand(record) == client.validate_hand(record, omit_events=False) == full, type(client).__name__
+            _events_omitted(client.validate_hand(record, omit_events=True, request_id="omit-1"), full)
+
+
+def test_python_clients_raise_the_same_error_with_omit_events(clients) -> None:
+    for client in clients:
+        for omit_events in (False, True):
+            with pytest.raises(NaipesError) as err:
+                client.validate_hand(dict(RECORD, game="mus"), omit_events=omit_events)
+            assert (err.value.code, err.value.field) == ("UNKNOWN_GAME", "game"), type(client).__name__
+
+
+def test_python_clients_validate_an_archive_without_events_only_when_asked(clients) -> None:
+    """validate_hands(omit_events=True), over REST and gRPC, in batches smaller and larger than the
+    archive: one answer per record, in order, each result without its events and otherwise the
+    same; each error entry the same as without the option; without it, every result's events."""
+    archive, full = _omit_archive()
+    for client in clients:
+        name = type(client).__name__
+        for batch in (4, 500):
+            plain = list(client.validate_hands(iter(archive), batch=batch))
+            brief = list(client.validate_hands(iter(archive), batch=batch, omit_events=True))
+            assert len(plain) == len(brief) == len(archive), name
+            assert [a for a, f in zip(plain, full, strict=True) if f] == [f for f in full if f], name
+            for got, want, without in zip(brief, full, plain, strict=True):
+                if want is None:
+                    assert got == without and "error" in got, name  # (an error is the same with or without the option)
+                else:
+                    assert list(got) == ["result"], name
+                    _events_omitted(got["result"], want["result"])
+
+
+def test_python_clients_send_omit_events_only_when_asked(rest_url: str, grpc_target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the clients send: with omit_events, REST's ``?omitEvents=true`` and ``"omitEvents": true``
+    on every NDJSON line, gRPC's ``omit_events`` on the request and on every message of the stream;
+    without it (False, the default) no trace of the field, as before the option."""
+    import urllib.request
+
+    sent: list[tuple[str, bytes]] = []  # REST: each request's URL and body
+    urlopen = urllib.request.urlopen
+
+    def recording(request: Any, *args: Any, **kwargs: Any) -> Any:
+        sent.append((request.full_url, request.data or b""))
+        return urlopen(request, *args, **kwargs)
+
+    monkeypatch.setattr(urllib.request, "urlopen", recording)
+    with RestClient(rest_url) as rest:
+        for omit_events in (False, True):
+            sent.clear()
+            rest.validate_hand(RECORD, omit_events=omit_events)
+            list(rest.validate_hands([RECORD] * 5, batch=2, omit_events=omit_events))
+            (url, _), (stream_url, body) = sent
+            assert url == rest_url + ("/v1/hands:validate?omitEvents=true" if omit_events else "/v1/hands:validate")
+            assert stream_url == rest_url + "/v1/hands:validateStream"
+            lines = [json.loads(line) for line in body.splitlines()]
+            assert [len(line["batch"]) for line in lines] == [2, 2, 1]
+            assert [line.get("omitEvents") for line in lines] == [True if omit_events else None] * 3
+            assert not any("omitEvents" in item for line in lines for item in line["batch"])
+    messages: list[Any] = []  # gRPC: each request message
+
+    def recording_stub(stub: Any) -> None:
+        unary, streaming = stub.ValidateHand, stub.ValidateHands
+        monkeypatch.setattr(stub, "ValidateHand", lambda request, **kwargs: unary(messages.append(request) or request, **kwargs))
+        monkeypatch.setattr(stub, "ValidateHands", lambda requests, **kwargs: streaming(
+            (messages.append(request) or request for request in requests), **kwargs))
+
+    with GrpcClient(grpc_target) as grpc_client:
+        for stub in grpc_client._stubs:
+            recording_stub(stub)
+        for omit_events in (False, True):
+            messages.clear()
+            grpc_client.validate_hand(RECORD, omit_events=omit_events)
+            list(grpc_client.validate_hands([RECORD] * 5, batch=2, omit_events=omit_events))
+            assert [type(m).__name__ for m in messages] == ["ValidateHandRequest"] + ["ValidateHandsRequest"] * 3
+            assert [len(m.batch) for m in messages[1:]] == [2, 2, 1]
+            assert [m.HasField("omit_events") for m in messages] == [omit_events] * 4
+            assert all(m.omit_events for m in messages) is omit_events
+            assert not any(item.HasField("omit_events") for m in messages[1:] for item in m.batch)
+
+
+def test_javascript_client_omits_events_only_when_asked(rest_url: str, tmp_path: Path) -> None:
+    """naipes.mjs: validateHand(record, { omitEvents: true }) sends ?omitEvents=true and
+    validateHands(records, { omitEvents: true }) "omitEvents": true on every line; each result
+    comes without its events, every other field (and every error entry) as without the option;
+    without it (or false) nothing is sent and the events are there."""
+    archive, full = _omit_archive()
+    records = [r for r, f in zip(archive, full, strict=True) if f]  # (those validated)
+    out = _node(tmp_path, f"""
+const sent = [];  // each request as fetch saw it: its URL and body
+const recording = (url, init) => {{ sent.push([url, init.body ?? ""]); return fetch(url, init); }};
+const naipes = new Naipes({json.dumps(rest_url)}, {{ fetchImpl: recording }});
+const records = {json.dumps(records)};
+const archive = {json.dumps(archive)};
+const out = [];
+for (const options of [undefined, {{ omitEvents: false }}, {{ omitEvents: true, requestId: "omit-1" }}]) {{
+  const before = sent.length;
+  const answers = [];
+  for (const record of records) answers.push(await naipes.validateHand(record, options));
+  const hands = await naipes.validateHands(archive, {{ ...options, batch: 4 }});
+  out.push({{ answers, hands, sent: sent.slice(before) }});
+}}
+console.log(JSON.stringify(out));
+""")
+    want = [f["result"] for f in full if f]
+    for options, run in zip(("absent", "false", "true"), out, strict=True):
+        urls = [url for url, _body in run["sent"]]
+        lines = [json.loads(line) for _url, body in run["sent"][len(records):] for line in body.splitlines()]
+        assert [len(line["batch"]) for line in lines] == [4] * (len(archive) // 4) + [len(archive) % 4] * (len(archive) % 4 > 0), options
+        if options == "true":
+            assert urls == [rest_url + "/v1/hands:validate?omitEvents=true"] * len(records) + [rest_url + "/v1/hands:validateStream"]
+            assert all(line["omitEvents"] is True for line in lines)
+            for got, expected in zip(run["answers"], want, strict=True):
+                _events_omitted(got, expected)
+            for got, expected, without in zip(run["hands"], full, out[0]["hands"], strict=True):
+                if expected is None:
+                    assert got == without and "error" in got
+                else:
+                    _events_omitted(got["result"], expected["result"])
+        else:
+            assert urls == [rest_url + "/v1/hands:validate"] * len(records) + [rest_url + "/v1/hands:validateStream"], options
+            assert not any("omitEvents" in line for line in lines), options
+            assert run["answers"] == want, options
+            assert [h for h, f in zip(run["hands"], full, strict=True) if f] == [f for f in full if f], options

@@ -120,6 +120,8 @@ WRONG = {
     "number_for_a_request_id": ("await naipes.validateHand(record, { requestId: 7 });", "number"),
     "misspelt_request_id": ('await naipes.deal({}, { requestID: "abc-1" });', "requestID"),
     "request_id_for_the_seat": ('await naipes.legalActions(record, { requestId: "abc-1" });', "requestId"),
+    "string_for_omit_events": ('await naipes.validateHand(record, { omitEvents: "true" });', "string"),
+    "omit_events_on_legal_actions": ('await naipes.legalActions(record, 3, { omitEvents: true });', "omitEvents"),
     "list_that_may_be_absent": ("const r = await naipes.validateHand(record); r.payments.length;", "undefined"),
     "answer_not_narrowed": ("const [a] = await naipes.validateHands([record]); a.result.valid;", "undefined"),
     "field_the_answer_lacks": ('const r: ValidationResult = { game: "rentoy", tricks: [], events: [], valide: true };', "valide"),
@@ -187,6 +189,9 @@ await naipes.legalActions(record, null, { requestId: "abc-2" });
 await naipes.describeRules("rentoy", { requestId: undefined });
 const ids: CallOptions = { requestId: null };
 await naipes.validateHands([record], { batch: 10, retries: 1, requestId: "abc-3" });
+const brief: ValidationResult = await naipes.validateHand(record, { omitEvents: true, requestId: "abc-4" });
+await naipes.validateHands([record], { batch: 10, omitEvents: true });
+console.log(brief.events.length);
 await naipes.settleHand({ game: "rentoy", rentoy: { winner: 0, value: 1 } }, ids);
 const names: string[] = (rules.options ?? []).map((o) => `${o.name}=${o.default}`);
 const trick = await naipes.resolveTrick({ game: "rentoy", seats: 2, leader: 0, contract: { trump: "oros" }, cards: "1e 2c" });

@@ -124,11 +124,21 @@ export interface CallOptions {
   requestId?: string | null | undefined;
 }
 
+/** What validateHand takes besides its record. */
+export interface ValidateHandOptions extends CallOptions {
+  /** True: the result's `events` (what happened, action by action) empty, every other field as
+   *  without it (sent as ?omitEvents=true). Default false (nothing sent). */
+  omitEvents?: boolean | undefined;
+}
+
 export interface ValidateHandsOptions extends CallOptions {
   /** Records per NDJSON line (fewer when they are large: a line is at most 1 MiB). Default 50. */
   batch?: number;
   /** How many times a stream refused with TOO_MANY_STREAMS is sent again. Default 30. */
   retries?: number;
+  /** True: every result's `events` empty, every other field as without it (sent as
+   *  "omitEvents": true on each line). Default false (nothing sent). */
+  omitEvents?: boolean | undefined;
   /** The stream's request ID (each attempt's): CallOptions' `requestId`. */
   requestId?: string | null | undefined;
 }
@@ -143,8 +153,9 @@ export class Naipes {
   fetch: typeof fetch;
   timeoutMs: number;
 
-  /** Replay a hand record: legality, next legal actions, tricks, settlement. */
-  validateHand<G extends Game>(record: Request<M.HandRecord, G>, options?: CallOptions): Promise<M.ValidationResult>;
+  /** Replay a hand record: legality, next legal actions, tricks, settlement (with `omitEvents`,
+   *  its `events` empty). */
+  validateHand<G extends Game>(record: Request<M.HandRecord, G>, options?: ValidateHandOptions): Promise<M.ValidationResult>;
   /** Who acts and every legal action; with `seat`, that seat's view only (null: no seat). */
   legalActions<G extends Game>(record: Request<M.HandRecord, G>, seat?: number | null, options?: CallOptions): Promise<M.LegalActionsResponse>;
   /** The winner of one trick. */

@@ -18,6 +18,10 @@
 // and request IDs"); one the service would refuse is refused before sending, INVALID_FIELD naming
 // x-request-id, as the Python client's `request_id`. (In a browser, a call with one is preflighted.)
 //
+// validateHand and validateHands take `omitEvents: true` too (`{ omitEvents: true }`): each result
+// comes with its `events` (what happened, action by action: most of a result's size) empty, every
+// other field as without it, for a caller that needs only the verdicts and the money.
+//
 // TypeScript: naipes.d.mts types every method's request and answer as the REST API speaks them
 // (its messages, messages.d.mts, generated from the proto), a request's rules by its game (rules.d.mts,
 // generated from the engine's option tables); `import type { HandRecord } from "./naipes.mjs"`.
@@ -75,9 +79,11 @@ export class Naipes {
     }
   }
 
-  /** Replay a hand record: legality, next legal actions, tricks, settlement. */
-  validateHand(record, { requestId } = {}) {
-    return this.#call("POST", "/v1/hands:validate", record, requestId);
+  /** Replay a hand record: legality, next legal actions, tricks, settlement. `omitEvents`: the
+   *  result's `events` empty, every other field as without it (?omitEvents=true; nothing is
+   *  sent without it). */
+  validateHand(record, { omitEvents = false, requestId } = {}) {
+    return this.#call("POST", `/v1/hands:validate${omitEvents ? "?omitEvents=true" : ""}`, record, requestId);
   }
 
   /** Who acts and every legal action; with `seat`, that seat's view only (null or undefined: no
@@ -113,8 +119,10 @@ export class Naipes {
    *  lines of `batch` records (one body, built in memory: browsers cannot send a request body as
    *  a stream over HTTP/1.1), the answers read as they come. A server process validates a few
    *  streams at a time and refuses more (TOO_MANY_STREAMS): the stream is sent again after its
-   *  Retry-After, `retries` times. `requestId`: the stream's (each attempt's). */
-  async validateHands(records, { batch = 50, retries = 30, requestId } = {}) {
+   *  Retry-After, `retries` times. `omitEvents`: every result's `events` empty, every other field
+   *  as without it ("omitEvents": true on each line; nothing is sent without it).
+   *  `requestId`: the stream's (each attempt's). */
+  async validateHands(records, { batch = 50, retries = 30, omitEvents = false, requestId } = {}) {
     const headers = { ...requestHeaders(requestId), "Content-Type": "application/x-ndjson" };
     // Each record's JSON alone (one that JSON cannot hold is its own error), in lines of `batch`
     // records, fewer when they are large: a line is at most 1 MiB.
@@ -132,7 +140,8 @@ export class Naipes {
     }
     if (part.length) parts.push(part);
     if (!parts.length) return texts;
-    const body = parts.map((part) => `{"batch": [${part.map((text) => `{"record": ${text}}`).join(", ")}]}\n`).join("");
+    const head = omitEvents ? `{"omitEvents": true, "batch": [` : `{"batch": [`;
+    const body = parts.map((part) => `${head}${part.map((text) => `{"record": ${text}}`).join(", ")}]}\n`).join("");
     // The stream is bounded by its progress, not its length: it is cancelled when the server
     // sends nothing for timeoutMs (each line is answered as soon as the server has read it).
     const controller = new AbortController();

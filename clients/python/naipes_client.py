@@ -11,7 +11,10 @@ iterable), one answer per record out, in order, sent in batches (the fast way to
 the server refuses for being busy (``TOO_MANY_STREAMS``) is sent again a second later. A request the service rejects raises ``NaipesError`` with the
 error's stable ``code`` and the offending ``field``. Every call takes a ``request_id`` (1 to 128
 visible ASCII characters, as the service reads it), sent as the request's ``X-Request-Id`` (gRPC:
-``x-request-id`` metadata), which the service writes in its access log. The REST client needs only the standard
+``x-request-id`` metadata), which the service writes in its access log. ``validate_hand`` and
+``validate_hands`` take ``omit_events=True`` for results with their ``events`` (what happened,
+action by action: most of a result's size) left empty, every other field as without it, for a caller
+that needs only the verdicts and the money. The REST client needs only the standard
 library; the gRPC client needs the ``naipes`` package (``pip install .`` in this repository) for
 the generated stubs and the service's codec between the messages and their JSON (``service.codec``).
 """
@@ -206,8 +209,11 @@ class RestClient:
                 answer: JSON = json.loads(response.read())  # (the service answers a JSON object)
                 return answer
 
-    def validate_hand(self, record: JSON, *, request_id: str | None = None) -> JSON:
-        return self._call("POST", "/v1/hands:validate", record, request_id)
+    def validate_hand(self, record: JSON, *, omit_events: bool = False, request_id: str | None = None) -> JSON:
+        """The record's validation result. ``omit_events``: the result's ``events`` left empty,
+        every other field as without it (``?omitEvents=true``; nothing is sent when false)."""
+        query = "?omitEvents=true" if omit_events else ""
+        return self._call("POST", "/v1/hands:validate" + query, record, request_id)
 
     def legal_actions(self, record: JSON, seat: int | None = None, *, request_id: str | None = None) -> JSON:
         query = "" if seat is None else "?" + urllib.parse.urlencode({"seat": seat})
@@ -225,28 +231,33 @@ class RestClient:
     def describe_rules(self, game: str, *, request_id: str | None = None) -> JSON:
         return self._call("GET", f"/v1/games/{urllib.parse.quote(game, safe='')}/rules", None, request_id)
 
-    def validate_hands(self, records: Iterable[JSON], batch: int = BATCH, *, request_id: str | None = None) -> Iterator[JSON]:
+    def validate_hands(self, records: Iterable[JSON], batch: int = BATCH, *, omit_events: bool = False,
+                       request_id: str | None = None) -> Iterator[JSON]:
         """Validate many records: one answer per record, in order: ``{"result": ...}`` (what
         validate_hand answers) or ``{"error": {"code", "field", "message"}}`` for a record that
         is not well formed (or JSON cannot hold: NaN, a set; ``INVALID_FIELD`` naming the field,
         answered here). NDJSON requests of up to ``REST_CHUNK`` records, in lines of
         ``batch`` records (fewer when they are large: ``BATCH_BYTES``); a request fails with
         ``DEADLINE_EXCEEDED`` when the server sends nothing for ``timeout`` seconds (plus 10 ms a
-        record of the request), however long the whole takes. ``request_id``: each request's."""
+        record of the request), however long the whole takes. ``omit_events``: every result's
+        ``events`` left empty, every other field as without it (``"omitEvents": true`` on each
+        line; nothing is sent when false). ``request_id``: each request's."""
         headers = {"Content-Type": "application/x-ndjson", **dict(_request_id(request_id))}
         for chunk in _chunks(records, REST_CHUNK):
             texts = [_record_text(record) for record in chunk]  # each alone: one bad record is its own error
             parts = list(_batches([t for t in texts if isinstance(t, str)], batch, len))
-            answers = self._stream(parts, len(chunk), headers)
+            answers = self._stream(parts, len(chunk), headers, omit_events)
             for text in texts:
                 yield next(answers) if isinstance(text, str) else text
             next(answers, None)  # (none is left: this reads the body to its end and closes it)
 
-    def _stream(self, parts: list[list[str]], records: int, headers: dict[str, str]) -> Iterator[JSON]:
-        """The answers to one NDJSON request of ``parts`` (batches of records' JSON texts)."""
+    def _stream(self, parts: list[list[str]], records: int, headers: dict[str, str], omit_events: bool = False) -> Iterator[JSON]:
+        """The answers to one NDJSON request of ``parts`` (batches of records' JSON texts), each
+        line ``omitEvents`` when ``omit_events`` is true."""
         if not parts:
             return
-        body = "".join('{"batch": [' + ", ".join('{"record": ' + t + "}" for t in part) + "]}\n" for part in parts).encode()
+        head = '{"omitEvents": true, "batch": [' if omit_events else '{"batch": ['
+        body = "".join(head + ", ".join('{"record": ' + t + "}" for t in part) + "]}\n" for part in parts).encode()
         for attempt in range(STREAM_RETRIES + 1):
             request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST", headers=headers)
             try:
@@ -337,8 +348,12 @@ class GrpcClient:
 
         return to_json(message)
 
-    def validate_hand(self, record: JSON, *, request_id: str | None = None) -> JSON:
+    def validate_hand(self, record: JSON, *, omit_events: bool = False, request_id: str | None = None) -> JSON:
+        """The record's validation result. ``omit_events``: the result's ``events`` left empty,
+        every other field as without it (the request's ``omit_events``, not set when false)."""
         request = self._pb.ValidateHandRequest(record=self._message(self._pb.HandRecord, record))
+        if omit_events:
+            request.omit_events = True
         return self._json(self._call(self._stub.ValidateHand, request, request_id).result)
 
     def legal_actions(self, record: JSON, seat: int | None = None, *, request_id: str | None = None) -> JSON:
@@ -359,7 +374,8 @@ class GrpcClient:
     def describe_rules(self, game: str, *, request_id: str | None = None) -> JSON:
         return self._json(self._call(self._stub.DescribeRules, self._pb.DescribeRulesRequest(game=game), request_id))
 
-    def validate_hands(self, records: Iterable[JSON], batch: int = BATCH, *, request_id: str | None = None) -> Iterator[JSON]:
+    def validate_hands(self, records: Iterable[JSON], batch: int = BATCH, *, omit_events: bool = False,
+                       request_id: str | None = None) -> Iterator[JSON]:
         """Validate many records over one ValidateHands stream, ``batch`` records per message
         (fewer when they are large: ``BATCH_BYTES``):
         one answer per record, in order, as the REST client gives them. The stream has no deadline
@@ -367,7 +383,10 @@ class GrpcClient:
         when a message sent waits ``timeout`` seconds for its answer. A record this client
         cannot put in a message is answered by its error in its place: ``INVALID_FIELD`` for JSON
         no record holds, ``PAYLOAD_TOO_LARGE`` for a record over the 1 MiB a message may be (which
-        the server would refuse with its whole batch, or grpcio past 1.5 MiB, ending the stream). ``request_id``: the stream's (each attempt's)."""
+        the server would refuse with its whole batch, or grpcio past 1.5 MiB, ending the stream).
+        ``omit_events``: every result's ``events`` left empty, every other field as without it
+        (each message's ``omit_events``, not set when false). ``request_id``: the stream's (each
+        attempt's)."""
         metadata = _request_id(request_id)
         chunks = _batches(records, batch)
         # A stream refused with TOO_MANY_STREAMS is refused before its first answer: the messages
@@ -390,7 +409,10 @@ class GrpcClient:
                     layout.append({"error": {k: v for k, v in (("code", getattr(exc, "code", "INVALID_FIELD")),
                                                                ("field", getattr(exc, "field", None)),
                                                                ("message", getattr(exc, "message", str(exc)))) if v is not None}})
-            return layout, self._pb.ValidateHandsRequest(batch=items)
+            request = self._pb.ValidateHandsRequest(batch=items)
+            if omit_events:
+                request.omit_events = True
+            return layout, request
 
         def messages(again: list[tuple[list[JSON | None], naipes_pb2.ValidateHandsRequest]], layouts: deque[list[JSON | None]],
                      answered: list[bool], progress: _Progress) -> Iterator[naipes_pb2.ValidateHandsRequest]:
