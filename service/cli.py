@@ -6,11 +6,13 @@
       Defaults from NAIPES_HOST, NAIPES_REST_PORT, NAIPES_GRPC_PORT, NAIPES_WORKERS, NAIPES_ACCESS_LOG.
   naipes validate FILE|-      replay a hand record (or {"record": ..., "expect": ...});
                               exit 0 valid, 1 a rule is broken, 2 invalid input, 3 an internal error
-  naipes audit FILE|-         validate an archive: NDJSON, one record (or {"id": ..., "record": ...}, or
+  naipes audit FILE|- [--omit-events]
+                              validate an archive: NDJSON, one record (or {"id": ..., "record": ...}, or
                               {"id": ..., "batch": [...]}) per line, on every core; each line answered
                               as POST /v1/hands:validateStream answers it, a count on stderr; exit 0
                               every record valid, 1 a rule broken, 2 a record not well formed, 3 an
-                              internal error
+                              internal error; --omit-events: every result's events left empty (each
+                              line as if it carried "omitEvents": true)
   naipes legal FILE|- [--seat N]
   naipes deal --game rentoy --seats 4 --dealer 0 [--seed S]
   naipes rules GAME
@@ -34,11 +36,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.protobuf.message import Message
+
+if TYPE_CHECKING:  # (service.stream is imported by the commands that stream)
+    from service.stream import Line
 
 EXIT_VALID, EXIT_VIOLATION, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
 REST_THREADS = 4  # threads per gunicorn worker
@@ -252,12 +257,41 @@ def validate(path: str) -> int:
     return _answer(call)
 
 
-def audit(path: str) -> int:
+def omitting_events(lines: Iterable[Line]) -> Iterator[Line]:
+    """NDJSON lines (``stream.read_lines``') as lines asking for results without their events
+    (``omitEvents``), each answered as it would be but for that: a message of the stream
+    (``stream.is_message``) given ``"omitEvents": true`` (one that says ``omitEvents`` keeps its
+    own), a bare hand record made the record of such a message (as the stream reads a bare record:
+    its errors named within the record alike). A line that is not a JSON object, or a bare record
+    that gives a key twice (whose error names the key from the line's top), goes as it is."""
+    import orjson
+
+    from service import stream
+    from service.codec import unique_keys
+
+    for line in lines:
+        if isinstance(line, bytes):
+            try:
+                data = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                data = None
+            if isinstance(data, dict):
+                if stream.is_message(data):
+                    if "omitEvents" not in data:
+                        start = line.index(b"{") + 1  # (a message has a key: a comma follows)
+                        line = line[:start] + b'"omitEvents": true, ' + line[start:]
+                elif unique_keys(line):
+                    line = b'{"omitEvents": true, "record": ' + line.strip() + b"}\n"
+        yield line
+
+
+def audit(path: str, omit_events: bool = False) -> int:
     """An archive validated as the REST NDJSON stream validates it (``service.stream``, on a pool
     of one process per CPU this process may use), with no server: each answer line printed as it
     comes, in order, then on stderr how many records were valid, broke a rule or were not well
     formed, as the pool tallies them (``stream.Answers``). The exit code is the worst record's, as
-    ``validate``'s (3 for an internal error)."""
+    ``validate``'s (3 for an internal error). ``omit_events``: every result's ``events`` left
+    empty (``omitting_events``), every other field and the counts as without it."""
     from service import stream
 
     try:
@@ -279,7 +313,8 @@ def audit(path: str) -> int:
     out = open(sys.stdout.fileno(), "wb", closefd=False)  # noqa: SIM115 (flushed below; stdout stays open)
     start = time.perf_counter()
     try:
-        for line in stream.validate_ndjson(stream.read_lines(body), count):
+        lines = stream.read_lines(body)
+        for line in stream.validate_ndjson(omitting_events(lines) if omit_events else lines, count):
             out.write(line)
         out.flush()
     finally:
@@ -414,6 +449,9 @@ def parser() -> argparse.ArgumentParser:
                                      "1 a violation, 2 a record not well formed, 3 an internal error")
     a.add_argument("file", help="NDJSON: one record, {\"id\": ..., \"record\": ...} or {\"id\": ..., \"batch\": [...]} a line; "
                                 "- for stdin")
+    a.add_argument("--omit-events", action="store_true",
+                   help="every result with its events (what happened, action by action) left empty, every other field "
+                        "as without it: about a third of the output or less")
     lg = sub.add_parser("legal", help="who acts and every legal action of a hand in progress; exit as validate")
     lg.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
     lg.add_argument("--seat", type=integer_argument, help="the view of this seat only")
@@ -458,7 +496,7 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "validate":
         return validate(args.file)
     if args.command == "audit":
-        return audit(args.file)
+        return audit(args.file, args.omit_events)
     if args.command == "legal":
         return legal(args.file, args.seat)
     if args.command == "deal":

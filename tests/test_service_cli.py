@@ -154,6 +154,49 @@ def test_audit_reads_crlf_lines_and_skips_blank_ones() -> None:
     assert windows.stdout == plain.stdout, windows.stdout
 
 
+def _events_emptied(answer: dict[str, Any]) -> dict[str, Any]:
+    """An answer line of the stream as it is with its results' events omitted (the list left empty)."""
+    if "batch" in answer:
+        return {**answer, "batch": [_events_emptied(item) for item in answer["batch"]]}
+    return {**answer, "result": {**answer["result"], "events": []}} if "result" in answer else answer
+
+
+def test_audit_omit_events_leaves_out_the_events_and_nothing_else(tmp_path: Path) -> None:
+    """``naipes audit --omit-events``: every line answered as without it but for the results'
+    events, left empty (records under ids, a bare record, a batch, violations, records not well
+    formed, a line that is not JSON), with the same counts and exit code; without it, the events
+    are printed."""
+    path, body = _archive(tmp_path)
+    plain = naipes("audit", str(path))
+    brief = naipes("audit", "--omit-events", str(path))
+    full = [json.loads(line) for line in plain.stdout.splitlines()]
+    assert sum(bool(answer.get("result", {}).get("events")) for answer in full) >= 30  # events to omit
+    assert [json.loads(line) for line in brief.stdout.splitlines()] == [_events_emptied(answer) for answer in full]
+    assert brief.returncode == plain.returncode == 2
+    for done in (plain, brief):
+        assert "36 records" in done.stderr and "32 valid, 2 with a violation, 2 not validated" in done.stderr, done.stderr
+
+
+def test_audit_omit_events_reads_every_kind_of_line_as_without_it() -> None:
+    """``--omit-events`` on lines written otherwise: CRLF ends and white space around a bare
+    record, a message that says ``omitEvents`` itself (its own say kept), a record that gives a
+    key twice (the same error, naming the key), a line that is not an object: each answered as
+    without the option but for the events."""
+    record = _valid_record()
+    text = json.dumps(record)
+    lines = [f"  {text} ", json.dumps({"id": "own", "omitEvents": False, "record": record}),
+             json.dumps({"omitEvents": True, "batch": [{"record": record}]}), text[:-1] + ', "dealer": 1}',
+             json.dumps({"id": "twice", "record": record})[:-1] + ', "id": "again"}', "[1, 2]", '"text"', "{}"]
+    stdin = "\r\n".join(lines) + "\r\n"
+    plain, brief = naipes("audit", "-", stdin=stdin), naipes("audit", "--omit-events", "-", stdin=stdin)
+    full = [json.loads(line) for line in plain.stdout.splitlines()]
+    assert len(full) == len(lines) and full[0]["result"]["events"] and full[1]["result"]["events"]
+    assert full[3]["error"]["field"] == "dealer" and "given twice" in full[3]["error"]["message"]
+    want = [_events_emptied(answer) if i != 1 else answer for i, answer in enumerate(full)]
+    assert [json.loads(line) for line in brief.stdout.splitlines()] == want
+    assert brief.returncode == plain.returncode == 2
+
+
 def test_legal_and_deal() -> None:
     done = naipes("deal", "--game", "rentoy", "--seats", "4", "--dealer", "0", "--seed", "X")
     assert done.returncode == 0
