@@ -682,6 +682,9 @@ def check_payloads(server: Server, files: dict[str, Any], streams: bool = True) 
             if "grpc_brief" in entry:
                 answer = pb.ValidateHandResponse.FromString(call(entry["grpc_brief"].read_bytes()[5:], timeout=30))
                 assert answer.result.valid and not answer.result.events, key
+                brief = requests.post(f"http://127.0.0.1:{server.rest_port}/v1/hands:validate?omitEvents=true", data=entry["json"].read_bytes(),
+                                      headers={"Content-Type": "application/json"}, timeout=30)
+                assert brief.status_code == 200 and brief.json()["valid"] and brief.json()["events"] == [], (key, brief.text[:300])
             answer = requests.post(f"http://127.0.0.1:{server.rest_port}/v1/hands:{'validate' if rpc == 'ValidateHand' else 'legalActions'}",
                                    data=entry["json"].read_bytes(), headers={"Content-Type": "application/json"}, timeout=30)
             assert answer.status_code == 200 and answer.json()["valid"], (key, answer.text[:300])
@@ -733,6 +736,14 @@ def measure(cfg: Config, server: Server, files: dict[str, Any], raw: Path) -> di
         figures["grpc"][key] = repeated(cfg, lambda e=entry, r=rpc: h2load(f"{grpc_base}/naipes.v1.NaipesService/{r}", e["grpc"],
                                                                            cfg.service_seconds, cfg.warm_up, raw), root)
         figures["rest"][key] = repeated(cfg, lambda e=entry, p=path: wrk(rest_base + p, e["json"], cfg.service_seconds, raw), root)
+        figures["grpc"][key]["actions"] = figures["rest"][key]["actions"] = entry["actions"]
+        log(f"  {key}: gRPC {figures['grpc'][key]['rps']:.0f} req/s, REST {figures['rest'][key]['rps']:.0f} req/s")
+    for name in api.GAMES:  # the same records, their answers' events omitted (omit_events)
+        entry, key = files[f"ValidateHand/{name}"], f"ValidateHand/{name}, events omitted"
+        figures["grpc"][key] = repeated(cfg, lambda e=entry: h2load(f"{grpc_base}/naipes.v1.NaipesService/ValidateHand", e["grpc_brief"],
+                                                                    cfg.service_seconds, cfg.warm_up, raw), root)
+        figures["rest"][key] = repeated(cfg, lambda e=entry: wrk(rest_base + "/v1/hands:validate?omitEvents=true", e["json"],
+                                                                 cfg.service_seconds, raw), root)
         figures["grpc"][key]["actions"] = figures["rest"][key]["actions"] = entry["actions"]
         log(f"  {key}: gRPC {figures['grpc'][key]['rps']:.0f} req/s, REST {figures['rest'][key]['rps']:.0f} req/s")
     if not cfg.smoke:
@@ -1361,7 +1372,8 @@ def check_complete(results: dict[str, Any]) -> list[str]:
         for name, entry in figures["stream"].items():
             if entry["errors"]:
                 problems.append(f"{workers} worker(s) stream {name}: {entry['errors']} errors")
-    expected_keys = {f"{rpc}/{g}" for rpc in ("ValidateHand", "LegalActions") for g in api.GAMES} | {"health"}
+    expected_keys = ({f"{rpc}/{g}" for rpc in ("ValidateHand", "LegalActions") for g in api.GAMES} | {"health"}
+                     | {f"ValidateHand/{g}, events omitted" for g in api.GAMES})
     for workers, figures in results.get("service", {}).items():
         for transport in ("grpc", "rest"):
             if set(figures[transport]) != expected_keys:
