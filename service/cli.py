@@ -36,14 +36,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from google.protobuf.message import Message
-
-if TYPE_CHECKING:  # (service.stream is imported by the commands that stream)
-    from service.stream import Line
 
 EXIT_VALID, EXIT_VIOLATION, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
 REST_THREADS = 4  # threads per gunicorn worker
@@ -257,41 +254,13 @@ def validate(path: str) -> int:
     return _answer(call)
 
 
-def omitting_events(lines: Iterable[Line]) -> Iterator[Line]:
-    """NDJSON lines (``stream.read_lines``') as lines asking for results without their events
-    (``omitEvents``), each answered as it would be but for that: a message of the stream
-    (``stream.is_message``) given ``"omitEvents": true`` (one that says ``omitEvents`` keeps its
-    own), a bare hand record made the record of such a message (as the stream reads a bare record:
-    its errors named within the record alike). A line that is not a JSON object, or a bare record
-    that gives a key twice (whose error names the key from the line's top), goes as it is."""
-    import orjson
-
-    from service import stream
-    from service.codec import unique_keys
-
-    for line in lines:
-        if isinstance(line, bytes):
-            try:
-                data = orjson.loads(line)
-            except orjson.JSONDecodeError:
-                data = None
-            if isinstance(data, dict):
-                if stream.is_message(data):
-                    if "omitEvents" not in data:
-                        start = line.index(b"{") + 1  # (a message has a key: a comma follows)
-                        line = line[:start] + b'"omitEvents": true, ' + line[start:]
-                elif unique_keys(line):
-                    line = b'{"omitEvents": true, "record": ' + line.strip() + b"}\n"
-        yield line
-
-
 def audit(path: str, omit_events: bool = False) -> int:
     """An archive validated as the REST NDJSON stream validates it (``service.stream``, on a pool
     of one process per CPU this process may use), with no server: each answer line printed as it
     comes, in order, then on stderr how many records were valid, broke a rule or were not well
     formed, as the pool tallies them (``stream.Answers``). The exit code is the worst record's, as
     ``validate``'s (3 for an internal error). ``omit_events``: every result's ``events`` left
-    empty (``omitting_events``), every other field and the counts as without it."""
+    empty (``stream.validate_ndjson``'s), every other field and the counts as without it."""
     from service import stream
 
     try:
@@ -313,8 +282,7 @@ def audit(path: str, omit_events: bool = False) -> int:
     out = open(sys.stdout.fileno(), "wb", closefd=False)  # noqa: SIM115 (flushed below; stdout stays open)
     start = time.perf_counter()
     try:
-        lines = stream.read_lines(body)
-        for line in stream.validate_ndjson(omitting_events(lines) if omit_events else lines, count):
+        for line in stream.validate_ndjson(stream.read_lines(body), count, omit_events):
             out.write(line)
         out.flush()
     finally:

@@ -31,6 +31,7 @@ the same bytes as the whole message's (``validate_wire``).
 from __future__ import annotations
 
 import enum
+import functools
 import gc
 import io
 import logging
@@ -394,9 +395,10 @@ def line_json(line: bytes) -> dict[str, Any] | None:
     return engine_request(data, pb.ValidateHandsRequest)
 
 
-def answer_ndjson(batch: list[Line]) -> Answers:
+def answer_ndjson(batch: list[Line], omit_events: bool = False) -> Answers:
     """Lines of NDJSON -> lines of the responses' JSON (REST), printed from the answers' JSON as
-    REST's other answers are (service/handlers.py)."""
+    REST's other answers are (service/handlers.py). ``omit_events``: each line read as if it said
+    ``"omitEvents": true`` (unless it says ``omitEvents`` itself)."""
     from service.codec import dumps_bytes
 
     out = Answers()
@@ -415,6 +417,8 @@ def answer_ndjson(batch: list[Line]) -> Answers:
                 read = to_engine(request)
             else:
                 unreadable = {}
+            if omit_events:
+                read.setdefault("omitEvents", True)
             answered = answer_json(read, unreadable)
             try:
                 data = as_json(answered, pb.ValidateHandsResponse)
@@ -891,9 +895,11 @@ def validate_wire(requests: Iterable[bytes], count: Counting | None = None) -> I
         yield joined
 
 
-def validate_ndjson(lines: Iterable[Line], count: Counting | None = None) -> Iterator[bytes]:
-    """REST: NDJSON lines in (blank lines skipped), response lines out, in order (``count``: ``pipelined``'s)."""
-    return pipelined((line for line in lines if isinstance(line, Ending) or line.strip()), answer_ndjson, internal_ndjson, count=count)
+def validate_ndjson(lines: Iterable[Line], count: Counting | None = None, omit_events: bool = False) -> Iterator[bytes]:
+    """REST: NDJSON lines in (blank lines skipped), response lines out, in order (``count``:
+    ``pipelined``'s; ``omit_events``: ``answer_ndjson``'s, for ``naipes audit --omit-events``)."""
+    work = functools.partial(answer_ndjson, omit_events=True) if omit_events else answer_ndjson
+    return pipelined((line for line in lines if isinstance(line, Ending) or line.strip()), work, internal_ndjson, count=count)
 
 
 # The buffer over a raw stream (``read_lines``). A raw stream's read that returns what has arrived

@@ -124,7 +124,7 @@ def test_audit_exits_3_for_an_internal_error(tmp_path: Path, monkeypatch: pytest
     "naipes audit" says; the line is printed and counted as not validated."""
     from service import cli, stream
 
-    def failing(lines: Any, count: Any) -> Any:
+    def failing(lines: Any, count: Any, omit_events: bool = False) -> Any:
         """The first record's batch failed; the second is not well formed."""
         answers = stream.internal_ndjson(list(lines)[:1], RuntimeError())
         missing = {"error": {"code": "MISSING_FIELD", "field": "seats", "message": "seats is required"}}
