@@ -8,7 +8,7 @@ threads, each picking one scenario after another at random (``SCENARIOS``): the 
 of all three games through the project's Python client (``clients/python``, REST and gRPC; random
 legal records from ``bench.engine_driver``, hands in progress, records with an illegal action),
 the same over one kept-alive HTTP connection and over new gRPC channels, both streams (small and
-~1,000-record archives, bad lines and records among them), bad input (malformed JSON, unknown and
+~1,000-record archives, bad lines and records among them, half of them with ``omit_events``), bad input (malformed JSON, unknown and
 duplicate cards, oversize bodies and messages, wrong media types, routes and methods, a request
 line HTTP cannot read, bytes that are no message), clients that go away mid-body, mid-stream or
 mid-answer, calls that hit their deadline, late bodies and a stream that pauses past the
