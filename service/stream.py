@@ -240,40 +240,37 @@ def split(data: bytes, size: int = PART_BYTES) -> tuple[bytes, list[Part]] | Non
     while pos < n:
         at = pos
         tag, pos = read_varint(data, pos)
-        if tag == 0x20:  # field 4 (omit_events), a varint: the last one counts, as protobuf reads it
-            value, pos = read_varint(data, pos)
-            if value < 0:
+        if tag == 0x1A:  # field 3, an item of the batch
+            length, pos = read_varint(data, pos)
+            if length < 0 or pos + length > n:
                 return None
-            omit = value != 0
-            if at > start:
-                parts.append(Part(first, data[start:at]))
-            start, first = pos, items
-            continue
-        if tag != 0x1A and tag != 0x12:  # field 3 (batch), field 2 (id), length-delimited
-            return None
-        length, pos = read_varint(data, pos)
-        if length < 0:
-            return None
-        end = pos + length
-        if end > n:
-            return None
-        if tag == 0x12:
-            if head:
-                return None
-            try:
-                data[pos:end].decode()
-            except UnicodeDecodeError:
-                return None
-            head = data[at:end]
-            if at > start:
-                parts.append(Part(first, data[start:at]))
-            start, first = end, items
-        else:
-            if end - start > size and at > start:
+            if pos + length - start > size and at > start:
                 parts.append(Part(first, data[start:at]))
                 start, first = at, items
             items += 1
-        pos = end
+            pos += length
+            continue
+        if tag == 0x12:  # field 2, the id: once, valid UTF-8, the head of the answer
+            length, end = read_varint(data, pos)
+            if head or length < 0 or end + length > n:
+                return None
+            try:
+                data[end:end + length].decode()
+            except UnicodeDecodeError:
+                return None
+            end += length
+            head = data[at:end]
+        elif tag == 0x20:  # field 4, omit_events, a varint: the last one counts, as protobuf reads it
+            value, end = read_varint(data, pos)
+            if value < 0:
+                return None
+            omit = value != 0
+        else:
+            return None
+        # A field of the message itself, not of its items: left out of the parts.
+        if at > start:
+            parts.append(Part(first, data[start:at]))
+        start, first, pos = end, items, end
     if start < n:
         parts.append(Part(first, data[start:]))
     if items > MAX_BATCH or len(parts) < 2:
