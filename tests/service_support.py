@@ -399,3 +399,11 @@ def varint(value: int) -> bytes:
         value >>= 7
     out.append(value)
     return bytes(out)
+
+
+def events_emptied(answer: dict[str, Any]) -> dict[str, Any]:
+    """A stream's answer (``{"result": ...}``, ``{"error": ...}`` or ``{"batch": [...]}``) as it is
+    with its results' events omitted (``omitEvents``: the list left empty)."""
+    if "batch" in answer:
+        return {**answer, "batch": [events_emptied(item) for item in answer["batch"]]}
+    return {**answer, "result": {**answer["result"], "events": []}} if "result" in answer else answer

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from service_support import call_grpc, rest_failure, varint
+from service_support import call_grpc, events_emptied, rest_failure, varint
 from test_service_stream import LARGE_ITEMS, RECORDS, batch_wire, expected, grpc_requests, post_stream
 
 from engine import api
@@ -18,13 +18,6 @@ from service.codec import to_json
 
 SOME = RECORDS[::9]  # complete hands, hands in progress and violations of every game
 OMIT = b"\x20\x01"  # ValidateHandsRequest.omit_events = true, as the wire writes it
-
-
-def without_events(answer: dict) -> dict:
-    """A stream's answer (``{"result": ...}`` or ``{"error": ...}``) as it is with events omitted."""
-    if "result" not in answer:
-        return answer
-    return {**answer, "result": {**answer["result"], "events": []}}
 
 
 def test_the_examples_have_events_to_omit() -> None:
@@ -90,11 +83,11 @@ def test_grpc_stream_omit_events_on_a_message_a_batch_and_an_item(stub) -> None:
     for i, (record, answer) in enumerate(zip(SOME, answers, strict=False)):
         got = to_json(answer)
         assert got.pop("id") == f"r{i}"
-        assert got == (without_events(expected(record)) if i % 2 == 0 else expected(record))
+        assert got == (events_emptied(expected(record)) if i % 2 == 0 else expected(record))
     batch_answer, mixed_answer = answers[len(SOME)], answers[len(SOME) + 1]
-    assert [{k: v for k, v in to_json(a).items() if k != "id"} for a in batch_answer.batch] == [without_events(expected(r)) for r in SOME]
+    assert [{k: v for k, v in to_json(a).items() if k != "id"} for a in batch_answer.batch] == [events_emptied(expected(r)) for r in SOME]
     got = [{k: v for k, v in to_json(a).items() if k != "id"} for a in mixed_answer.batch]
-    assert got == [without_events(expected(r)) if i == 1 else expected(r) for i, r in enumerate(SOME)]
+    assert got == [events_emptied(expected(r)) if i == 1 else expected(r) for i, r in enumerate(SOME)]
 
 
 @pytest.mark.parametrize("at", [0, 200, len(LARGE_ITEMS)])
@@ -124,11 +117,11 @@ def test_split_reads_omit_events_as_protobuf_does() -> None:
     assert pb.ValidateHandsRequest(omit_events=True).SerializeToString() == OMIT
 
 
-def test_grpc_a_large_batch_with_omit_events_is_answered_without_events(stub) -> None:
+def test_grpc_a_large_batch_with_omit_events_is_answered_events_emptied(stub) -> None:
     request = pb.ValidateHandsRequest(id="all", batch=grpc_requests(RECORDS), omit_events=True)
     assert stream.split(request.SerializeToString())
     (answer,) = stub.ValidateHands(iter([request]), timeout=120)
-    assert [{k: v for k, v in to_json(a).items() if k != "id"} for a in answer.batch] == [without_events(expected(r)) for r in RECORDS]
+    assert [{k: v for k, v in to_json(a).items() if k != "id"} for a in answer.batch] == [events_emptied(expected(r)) for r in RECORDS]
 
 
 def test_rest_stream_omit_events_on_a_line_and_a_batch(rest_url) -> None:
@@ -139,9 +132,9 @@ def test_rest_stream_omit_events_on_a_line_and_a_batch(rest_url) -> None:
     assert status == 200 and len(answers) == len(SOME) + 2
     for i, (record, answer) in enumerate(zip(SOME, answers, strict=False)):
         assert answer.pop("id") == f"r{i}"
-        assert answer == without_events(expected(record))
-    assert answers[-2]["batch"] == [without_events(expected(r)) for r in SOME]
-    assert answers[-1]["batch"] == [without_events(expected(r)) if i == 0 else expected(r) for i, r in enumerate(SOME)]
+        assert answer == events_emptied(expected(record))
+    assert answers[-2]["batch"] == [events_emptied(expected(r)) for r in SOME]
+    assert answers[-1]["batch"] == [events_emptied(expected(r)) if i == 0 else expected(r) for i, r in enumerate(SOME)]
 
 
 def test_rest_stream_a_line_with_only_omit_events_lacks_its_record(rest_url) -> None:

@@ -17,7 +17,7 @@ import grpc
 import pytest
 import requests
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import ROOT, call_rest, load_example, read_until, rentoy_examples, stop, tool
+from service_support import ROOT, call_rest, events_emptied, load_example, read_until, rentoy_examples, stop, tool
 
 from engine import api
 
@@ -154,13 +154,6 @@ def test_audit_reads_crlf_lines_and_skips_blank_ones() -> None:
     assert windows.stdout == plain.stdout, windows.stdout
 
 
-def _events_emptied(answer: dict[str, Any]) -> dict[str, Any]:
-    """An answer line of the stream as it is with its results' events omitted (the list left empty)."""
-    if "batch" in answer:
-        return {**answer, "batch": [_events_emptied(item) for item in answer["batch"]]}
-    return {**answer, "result": {**answer["result"], "events": []}} if "result" in answer else answer
-
-
 def test_audit_omit_events_leaves_out_the_events_and_nothing_else(tmp_path: Path) -> None:
     """``naipes audit --omit-events``: every line answered as without it but for the results'
     events, left empty (records under ids, a bare record, a batch, violations, records not well
@@ -171,7 +164,7 @@ def test_audit_omit_events_leaves_out_the_events_and_nothing_else(tmp_path: Path
     brief = naipes("audit", "--omit-events", str(path))
     full = [json.loads(line) for line in plain.stdout.splitlines()]
     assert sum(bool(answer.get("result", {}).get("events")) for answer in full) >= 30  # events to omit
-    assert [json.loads(line) for line in brief.stdout.splitlines()] == [_events_emptied(answer) for answer in full]
+    assert [json.loads(line) for line in brief.stdout.splitlines()] == [events_emptied(answer) for answer in full]
     assert brief.returncode == plain.returncode == 2
     for done in (plain, brief):
         assert "36 records" in done.stderr and "32 valid, 2 with a violation, 2 not validated" in done.stderr, done.stderr
@@ -192,7 +185,7 @@ def test_audit_omit_events_reads_every_kind_of_line_as_without_it() -> None:
     full = [json.loads(line) for line in plain.stdout.splitlines()]
     assert len(full) == len(lines) and full[0]["result"]["events"] and full[1]["result"]["events"]
     assert full[3]["error"]["field"] == "dealer" and "given twice" in full[3]["error"]["message"]
-    want = [_events_emptied(answer) if i != 1 else answer for i, answer in enumerate(full)]
+    want = [events_emptied(answer) if i != 1 else answer for i, answer in enumerate(full)]
     assert [json.loads(line) for line in brief.stdout.splitlines()] == want
     assert brief.returncode == plain.returncode == 2
 
