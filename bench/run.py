@@ -728,22 +728,19 @@ def measure(cfg: Config, server: Server, files: dict[str, Any], raw: Path) -> di
         health_runs["rest"].append(repeated(cfg, lambda: wrk(rest_base + "/healthz", None, cfg.service_seconds, raw), root))
 
     health()
+    calls = []  # (key, RPC, its gRPC body, its REST path, the payload's entry)
     for key, entry in files.items():
         if key == "health.grpc" or key.startswith("ValidateHands"):
             continue
-        rpc, game = key.split("/")
-        path = "/v1/hands:validate" if rpc == "ValidateHand" else "/v1/hands:legalActions"
-        figures["grpc"][key] = repeated(cfg, lambda e=entry, r=rpc: h2load(f"{grpc_base}/naipes.v1.NaipesService/{r}", e["grpc"],
-                                                                           cfg.service_seconds, cfg.warm_up, raw), root)
-        figures["rest"][key] = repeated(cfg, lambda e=entry, p=path: wrk(rest_base + p, e["json"], cfg.service_seconds, raw), root)
-        figures["grpc"][key]["actions"] = figures["rest"][key]["actions"] = entry["actions"]
-        log(f"  {key}: gRPC {figures['grpc'][key]['rps']:.0f} req/s, REST {figures['rest'][key]['rps']:.0f} req/s")
+        rpc, _game = key.split("/")
+        calls.append((key, rpc, entry["grpc"], "/v1/hands:validate" if rpc == "ValidateHand" else "/v1/hands:legalActions", entry))
     for name in api.GAMES:  # the same records, their answers' events omitted (omit_events)
-        entry, key = files[f"ValidateHand/{name}"], f"ValidateHand/{name}, events omitted"
-        figures["grpc"][key] = repeated(cfg, lambda e=entry: h2load(f"{grpc_base}/naipes.v1.NaipesService/ValidateHand", e["grpc_brief"],
-                                                                    cfg.service_seconds, cfg.warm_up, raw), root)
-        figures["rest"][key] = repeated(cfg, lambda e=entry: wrk(rest_base + "/v1/hands:validate?omitEvents=true", e["json"],
-                                                                 cfg.service_seconds, raw), root)
+        entry = files[f"ValidateHand/{name}"]
+        calls.append((f"ValidateHand/{name}, events omitted", "ValidateHand", entry["grpc_brief"], "/v1/hands:validate?omitEvents=true", entry))
+    for key, rpc, body, path, entry in calls:
+        figures["grpc"][key] = repeated(cfg, lambda b=body, r=rpc: h2load(f"{grpc_base}/naipes.v1.NaipesService/{r}", b,
+                                                                          cfg.service_seconds, cfg.warm_up, raw), root)
+        figures["rest"][key] = repeated(cfg, lambda e=entry, p=path: wrk(rest_base + p, e["json"], cfg.service_seconds, raw), root)
         figures["grpc"][key]["actions"] = figures["rest"][key]["actions"] = entry["actions"]
         log(f"  {key}: gRPC {figures['grpc'][key]['rps']:.0f} req/s, REST {figures['rest'][key]['rps']:.0f} req/s")
     if not cfg.smoke:
@@ -1166,7 +1163,7 @@ def write_report(results: dict[str, Any], path: Path, command: str) -> None:
         commands += [figures["command"], *(e["command"] for t in ("grpc", "rest") for e in figures[t].values()),
                      *(s["command"] for s in figures["stream"].values()), *(s["single_command"] for s in figures["stream"].values() if "single_command" in s),
                      *(s["unary_sequential"]["command"] for s in figures["stream"].values()),
-                     *(s[k] for s in figures["stream"].values() for k in ("brief_command",) if k in s),
+                     *(s["brief_command"] for s in figures["stream"].values() if "brief_command" in s),
                      *(s["brief_unary_sequential"]["command"] for s in figures["stream"].values() if "brief_unary_sequential" in s)]
     if "scaling" in results:
         commands += [*results["scaling"]["commands"].values(), *(e["command"] for t in ("grpc", "rest") for e in results["scaling"][t].values())]
