@@ -27,10 +27,12 @@ def game_of(request: Any, field: str = "game") -> Game:
     return game
 
 
-def validate(record: Any, events: bool = True) -> dict[str, Any]:
+def validate(record: Any, events: bool | str = True) -> dict[str, Any]:
     """Replay a hand record: is every action legal, and what is the hand worth (FORMAT.md section 6);
     with ``events`` false, the result's ``events`` (what happened, action by action) left empty
-    (a list every result carries, printed even when empty: docs/api.md)."""
+    (a list every result carries, printed even when empty: docs/api.md); with ``events=WIRE``
+    (``engine.record``), its shared events as the wire encoder takes them, (shared event, action
+    index) pairs (``record.stamped`` makes the events they stand for)."""
     game = game_of(record)
     setup, actions = read_setup(game, record)
     run = replay(game, setup, actions, events)

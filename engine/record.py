@@ -281,7 +281,7 @@ class Replay:
     """A replay's outcome: the state reached, the events of the actions applied, and the first
     illegal action's violation (the state is then the one before it)."""
 
-    def __init__(self, state: Any, events: list[dict[str, Any]], violation: dict[str, Any] | None = None) -> None:
+    def __init__(self, state: Any, events: list[Any], violation: dict[str, Any] | None = None) -> None:
         self.state = state
         self.events = events
         self.violation = violation
@@ -438,15 +438,28 @@ def check(game: Game, state: Any, action: Action) -> None:
     raise game.explain(state, action)
 
 
-def replay(game: Game, setup: Setup, actions: list[Any], events: bool = True) -> Replay:
+# Events are dicts, each stamped with its ``action`` (the index of the action that caused it) by
+# ``replay``. A game may append *shared* events: dicts of its own tables, made once at import
+# (Tresillo's and Revesino's card played, trick won), with an ``action`` key set to None, which
+# are never changed nor handed out themselves. The replay hands out each shared event as a copy
+# with its ``action`` set; or, for the wire encoder (``events=WIRE``), as the pair (shared event,
+# action index), which the encoder writes from that event's bytes, encoded once
+# (``service/_wire.pyx``): making, stamping, encoding and freeing the copies was about a third of
+# a Revesino record's work in the streaming validator.
+WIRE: Final = "wire"
+
+
+def replay(game: Game, setup: Setup, actions: list[Any], events: bool | str = True) -> Replay:
     """Fold the actions over the game's start state; stop at the first illegal action. Without
     ``events`` the replay's events stay empty, and the games do not make those of the cards
-    played (a quarter of the replay of a Revesino record)."""
+    played (a quarter of the replay of a Revesino record); with ``events=WIRE`` a shared event is
+    the pair (shared event, action index) (``stamped`` makes the event it stands for)."""
     state = game.start(setup)
     reader = action_reader(game, setup.seats)
     rules = game.RULES
-    applied: list[dict[str, Any]] = []
+    applied: list[Any] = []
     sink = applied if events else None
+    pairs = events == WIRE
     for i, text in enumerate(actions):
         try:
             action = reader.read(text)
@@ -457,5 +470,25 @@ def replay(game: Game, setup: Setup, actions: list[Any], events: bool = True) ->
         first = len(applied)
         state = rules.advance(state, action, sink)
         for k in range(first, len(applied)):
-            applied[k]["action"] = i
+            event: dict[str, Any] = applied[k]
+            if "action" not in event:  # made for this action: stamped as it is
+                event["action"] = i
+            elif pairs:
+                applied[k] = (event, i)
+            else:
+                event = event.copy()
+                event["action"] = i
+                applied[k] = event
     return Replay(state, applied)
+
+
+def stamped(events: list[Any]) -> list[Any]:
+    """A replay's events (``replay``) with each (shared event, action index) pair as the event
+    it stands for."""
+    return [{**event[0], "action": event[1]} if type(event) is tuple else event for event in events]
+
+
+def shared_copied(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """An action's events (a game's ``apply``) with each shared event copied, so that a caller
+    may change them."""
+    return [event.copy() if event.get("action", 0) is None else event for event in events]

@@ -27,6 +27,7 @@ from engine.record import (
     json_int,
     remember_last,
     replaced,
+    shared_copied,
     with_item,
 )
 from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Money, Play, PlayedTrick, is_special, qualifies_mask, strength
@@ -253,10 +254,10 @@ _DESCARTE: Final[tuple[tuple[Action, ...], ...]] = tuple(tuple([Action(s, call="
 _CARD_EVENT: Final[tuple[tuple[dict[str, Any], ...], ...]] = tuple(
     tuple([{"kind": "card", "seat": s, "card": str(c), "text": f"seat {s} plays {c}", "action": None} for c in DECK_48.cards])
     for s in _SEATS)
-"""The event of each seat's play of each card: copied for each play (a copy of a small dict is
-cheaper than building it), never handed out itself. Its last key, ``action``, is the index of
-the action in the record, which ``record.replay`` sets: written here, it is a value replaced in
-the copy rather than a key added to it."""
+"""The event of each seat's play of each card: a shared event (``engine.record.replay``),
+appended as it is and never changed; the replay copies it with its ``action`` set (a copy of a
+small dict is cheaper than building it; the key is written here, so that the copy's value is
+replaced rather than a key added), or pairs it with the action's index for the wire encoder."""
 _RANK_STRENGTH: Final[tuple[int, ...]] = tuple([STRENGTH.get(rank, 0) for rank in range(13)])
 """``STRENGTH`` indexed by rank."""
 _PLAIN_PLAY: Final[tuple[tuple[Play, ...], ...]] = tuple(tuple([Play(s, c, "") for c in DECK_48.cards]) for s in _SEATS)
@@ -450,7 +451,7 @@ def apply(state: State, action: Action) -> tuple[State, Events]:
     seat = action.seat
     if action.card is not None:
         events: Events = []
-        return _play(state, seat, action.card, events), events
+        return _play(state, seat, action.card, events), shared_copied(events)
     call = action.call
     if call in ("cambio", "quedo", "descarte"):
         return _exchange(state, action)
@@ -490,9 +491,9 @@ _EXCHANGE_TEXT: Final[dict[str, tuple[str, ...]]] = {
 _TRICK_EVENTS: Final[tuple[tuple[tuple[dict[str, Any], ...], ...], ...]] = tuple(
     tuple(tuple([{"kind": "trick", "seat": winner, "card": c.code, "trick": number, "text": f"trick {number} to seat {winner} with {c}",
                   "action": None} for c in DECK_48.cards]) for winner in _SEATS) for number in range(12))
-"""The event of a trick, by number (1..11), winner and winning card's ``_slot``: copied for each
-trick (as ``_CARD_EVENT``, with its ``action`` to be set), never handed out itself. (Adding a
-sixth key to the copy made the dict grow.)"""
+"""The event of a trick, by number (1..11), winner and winning card's ``_slot``: a shared event,
+as ``_CARD_EVENT``. (Its ``action`` key is written here: adding a sixth key to the copy made the
+dict grow.)"""
 
 
 def _exchange(state: State, action: Action) -> tuple[State, Events]:
@@ -563,7 +564,7 @@ def _play(state: State, seat: int, card: Card, events: Events | None) -> State:
     hand, plays, played = _hand(state, seat), state.plays, state.played
     slot = _slot(card)
     if events is not None:
-        events.append(_CARD_EVENT[seat][slot].copy())
+        events.append(_CARD_EVENT[seat][slot])
     napolitana = state.napolitana
     revoke = False
     if plays:
@@ -592,7 +593,7 @@ def _play(state: State, seat: int, card: Card, events: Events | None) -> State:
     winner = (leader + index) % 4
     number = len(played) + 1
     if events is not None:
-        events.append(_TRICK_EVENTS[number][winner][_slot(plays[index].card)].copy())
+        events.append(_TRICK_EVENTS[number][winner][_slot(plays[index].card)])
     phase, cut = state.phase, state.cut
     turn: int | None = winner
     if state.announcer is not None and winner != state.announcer and not cut:

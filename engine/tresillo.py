@@ -42,6 +42,7 @@ from engine.record import (
     fields_repr,
     play_actions,
     remember_last,
+    shared_copied,
     with_item,
 )
 from engine.tresillo_options import Options, solera_unsurrenderable
@@ -800,7 +801,7 @@ def apply(state: State, action: Action) -> tuple[State, Events]:
     """Apply a legal action; return the new state and the events it caused."""
     if action.card is not None:
         events: Events = []
-        return _play(state, action.seat, action.card, events), events
+        return _play(state, action.seat, action.card, events), shared_copied(events)
     # The handler by the call's word, compared in turn: native calls (a table of functions would
     # make generic ones).
     call = action.call
@@ -1012,9 +1013,10 @@ def _bola(state: State, action: Action) -> tuple[State, Events]:
 
 # The events of the play, made once: a card played ("seat 2 plays 10o"), by seat and
 # ``Card.key``, and a trick won ("trick 3 to seat 2 with 10o"), by the trick's number - 1, the
-# seat and the winning card's key. An action's events are copies: copying a dict costs about half
-# of building it key by key. Each ends with its ``action`` key, which the replay sets (as
-# Revesino's): a value replaced in the copy rather than a key added to it.
+# seat and the winning card's key. They are shared events (``engine.record.replay``): appended
+# as they are, never changed; the replay copies each with its ``action`` set (copying a dict
+# costs about half of building it key by key; the key is written here, so that the copy's value
+# is replaced rather than a key added), or pairs it with the action's index for the wire encoder.
 _CARD_EVENTS: Final = tuple(by_key({card.key: {"kind": "card", "seat": seat, "card": card.code,
                                                        "text": f"seat {seat} plays {card}", "action": None}
                                             for card in DECK.cards}, {})
@@ -1037,7 +1039,7 @@ def _play(state: State, seat: int, card: Card, events: Events | None) -> State:
     masks = with_item(state.masks, seat, state.masks[seat] & ~(1 << card.key))
     cards = appended(state.trick_cards, card)
     if events is not None:
-        events.append(_CARD_EVENTS[seat][card.key].copy())
+        events.append(_CARD_EVENTS[seat][card.key])
     order = state.order
     if len(cards) < 3:
         new = state.copy()
@@ -1051,7 +1053,7 @@ def _play(state: State, seat: int, card: Card, events: Events | None) -> State:
     tricks = state.tricks + (Trick(leader, cards, winner),)
     number = len(tricks)
     if events is not None:
-        events.append(_TRICK_EVENTS[number - 1][winner][cards[idx].key].copy())
+        events.append(_TRICK_EVENTS[number - 1][winner][cards[idx].key])
     return _after_trick(state, masks, tricks, winner, events)
 
 

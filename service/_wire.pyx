@@ -9,7 +9,11 @@
 Building the message is most of what an answer costs the server: protobuf's constructor makes an
 object for each of a Revesino answer's 60 events, 11 tricks and 12 payments, and then serializes
 them (about 45 µs of the 100 a streamed record takes). Written from the JSON as it is, the same
-bytes take about 13 µs.
+bytes take about 13 µs. A validation result's card and trick events, shared dicts of the games'
+tables, come paired with their action's index and are written from their bytes encoded once
+(``put_shared``): with the replay's part of it (``engine.record``), a Revesino record's answer
+costs the streaming validator 12% fewer instructions, a Tresillo one 6% (callgrind, a pool
+process answering batches of 50: 525,000 against 463,000, 429,000 against 402,000).
 
 The encoder knows only what the engine's answers hold: objects of the service's own messages, with int32,
 bool and string fields, lists of them and of such objects. Anything else (a key the schema lacks,
@@ -45,6 +49,9 @@ cdef extern from "Python.h":
     PyObject* PyList_GET_ITEM(object, Py_ssize_t)
     PyObject* PyTuple_GET_ITEM(object, Py_ssize_t)
     bint PyDict_Next(object, Py_ssize_t*, PyObject**, PyObject**)
+    bint PyTuple_CheckExact(object)
+    Py_ssize_t PyTuple_GET_SIZE(object)
+    object PyLong_FromVoidPtr(void*)
 
 
 class Doubt(Exception):
@@ -231,6 +238,7 @@ cdef int put_message(Buf* b, unsigned long long tag, object v, Type t, int depth
 
 cdef int put_list(Buf* b, Field f, object v, int depth) except -1:
     cdef Py_ssize_t i, n, start
+    cdef object item
     if not PyList_CheckExact(v):
         raise Doubt()
     n = PyList_GET_SIZE(v)
@@ -241,7 +249,11 @@ cdef int put_list(Buf* b, Field f, object v, int depth) except -1:
             put_string(b, f.tag, <object>PyList_GET_ITEM(v, i), True)
     elif f.kind == MESSAGE:
         for i in range(n):
-            put_message(b, f.tag, <object>PyList_GET_ITEM(v, i), f.sub, depth)
+            item = <object>PyList_GET_ITEM(v, i)
+            if PyTuple_CheckExact(item):
+                put_shared(b, f, <tuple>item)
+            else:
+                put_message(b, f.tag, item, f.sub, depth)
     elif f.kind == INT32:  # packed
         start = open_length(b, f.tag)
         for i in range(n):
@@ -249,6 +261,75 @@ cdef int put_list(Buf* b, Field f, object v, int depth) except -1:
         close_length(b, start)
     else:
         raise Doubt()
+    return 0
+
+
+# A shared event (``engine.record``: a dict of a game's tables, never changed, its ``action``
+# None) comes to the encoder paired with the index of its action, as the replay leaves it for the
+# wire (``engine.api.validate(events=WIRE)``). Its fields before ``action`` and after it are
+# encoded once, kept here by the event's id with the event itself (so that the id cannot be
+# another object's while kept), and each pair is written as those bytes with ``action`` between
+# them: the bytes protobuf writes for the event with its ``action`` set.
+cdef dict _shared = {}  # id(event) -> (event, its type, bytes before action, action's Field, bytes after it)
+MAX_SHARED = 16384  # past this many shared events, the others are encoded at each use
+
+
+cdef int put_shared(Buf* b, Field f, tuple pair) except -1:
+    cdef object event, key
+    cdef PyObject* found
+    cdef tuple parts
+    cdef bytes head, tail
+    cdef Field action
+    cdef long long i
+    if f.sub is None or PyTuple_GET_SIZE(pair) != 2:
+        raise Doubt()
+    event = <object>PyTuple_GET_ITEM(pair, 0)
+    key = PyLong_FromVoidPtr(<void*>event)
+    found = PyDict_GetItemWithError(_shared, key)
+    if found != NULL and (<tuple>found)[0] is event and (<tuple>found)[1] is f.sub:
+        parts = <tuple>found
+    else:
+        parts = shared_parts(event, f.sub)
+        if len(_shared) < MAX_SHARED:
+            _shared[key] = parts
+    head, action, tail = parts[2], parts[3], parts[4]
+    i = as_int32(<object>PyTuple_GET_ITEM(pair, 1))
+    if b.dry:
+        return 0
+    put_varint(b, f.tag)
+    put_varint(b, <unsigned long long>(len(head) + varint_size(action.tag) + varint_size(<unsigned long long>i) + len(tail)))
+    put_bytes(b, head)
+    put_varint(b, action.tag)
+    put_varint(b, <unsigned long long>i)
+    put_bytes(b, tail)
+    return 0
+
+
+cdef tuple shared_parts(object event, Type t):
+    """A shared event's entry of ``_shared``; ``Doubt`` unless it is one (a dict whose ``action``
+    is None, of a type whose ``action`` is an optional int32)."""
+    cdef Field action, f
+    if not PyDict_CheckExact(event) or "action" not in event or event["action"] is not None or "action" not in t.index:
+        raise Doubt()
+    action = <Field>t._fields[t.index["action"]]
+    if action.kind != INT32 or action.repeated or not action.presence:
+        raise Doubt()
+    head, tail = {}, {}
+    for k, v in (<dict>event).items():
+        if k == "action":
+            continue
+        if k not in t.index:
+            raise Doubt()
+        f = <Field>t._fields[t.index[k]]
+        (head if f.number < action.number else tail)[k] = v
+    return (event, t, encode(head, t), action, encode(tail, t))
+
+
+cdef inline int put_bytes(Buf* b, bytes data) except -1:
+    cdef Py_ssize_t n = len(data)
+    reserve(b, n)
+    memcpy(b.data + b.len, <const char*>data, n)
+    b.len += n
     return 0
 
 

@@ -39,6 +39,7 @@ from google.protobuf.internal import type_checkers
 from google.protobuf.message import Message
 
 from engine.errors import shown
+from engine.record import stamped
 from service.errors import ServiceError
 
 try:  # compiled from service/_wire.pyx (setup.py) with Cython and a C compiler; else protobuf writes
@@ -94,7 +95,24 @@ def to_wire(data: Any, cls: type[Message]) -> bytes:
             return _wire.encode(data, _wire_type(cls.DESCRIPTOR))
         except _wire.Doubt:
             pass
-    return from_engine(data, cls).SerializeToString()
+    return from_engine(plain(data), cls).SerializeToString()
+
+
+def plain(data: Any) -> Any:
+    """An answer for the wire (a validation result, or a ValidateHand or ValidateHands answer
+    holding them: ``engine.api.validate(events=WIRE)``) with each (shared event, action index)
+    pair of its events as the event it stands for: what ``from_engine`` takes. Another answer
+    as it is."""
+    if not isinstance(data, dict):
+        return data
+    out = dict(data)
+    if isinstance(data.get("events"), list):
+        out["events"] = stamped(data["events"])
+    if isinstance(data.get("result"), dict):
+        out["result"] = plain(data["result"])
+    if isinstance(data.get("batch"), list):
+        out["batch"] = [plain(item) for item in data["batch"]]
+    return out
 
 
 def request_json(data: bytes, cls: type[Message]) -> dict[str, Any]:

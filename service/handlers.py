@@ -19,6 +19,7 @@ from google.protobuf import message_factory
 from google.protobuf.message import Message
 
 from engine import api
+from engine.record import WIRE
 from naipes.v1 import naipes_pb2 as pb
 from service.codec import from_engine, request_json, to_engine, to_wire
 
@@ -28,14 +29,24 @@ SERVICE = pb.DESCRIPTOR.services_by_name["NaipesService"]
 # The engine's answer to each unary RPC, as the JSON of its response message, from the JSON of
 # its request message (``to_engine``'s: ``json_format.MessageToDict``'s, the set fields only), by
 # the method's name in the service descriptor.
+def _validate_hand(request: dict[str, Any], events: bool | str = True) -> dict[str, Any]:
+    return {"result": api.validate(request.get("record", {}), events=False if request.get("omitEvents") else events)}
+
+
 ANSWERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    "ValidateHand": lambda request: {"result": api.validate(request.get("record", {}), events=not request.get("omitEvents"))},
+    "ValidateHand": _validate_hand,
     "LegalActions": lambda request: api.legal_actions(request.get("record", {}), request.get("seat")),
     "ResolveTrick": lambda request: api.resolve_trick(request),
     "SettleHand": lambda request: api.settle_hand(request),
     "Deal": lambda request: api.deal(request),
     "DescribeRules": lambda request: api.describe_rules(request.get("game", "")),
 }
+
+
+# The answers the gRPC handlers write with the codec (``to_wire``), where they differ from
+# ``ANSWERS``: ValidateHand's shared events as the encoder takes them (``engine.record.WIRE``).
+WIRE_ANSWERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    **ANSWERS, "ValidateHand": lambda request: _validate_hand(request, WIRE)}
 
 
 def _classes(name: str) -> tuple[type[Message], type[Message]]:
@@ -60,7 +71,7 @@ def wire_handler(name: str) -> Callable[[bytes], bytes]:
     answer written by the codec straight from and to the engine's JSON (``request_json``,
     ``to_wire``: what parsing the message, printing it, building the response and serializing it
     would give, without the messages). Bytes that are not the request are ``INVALID_FIELD``."""
-    answer = ANSWERS[name]
+    answer = WIRE_ANSWERS[name]
     request_class, response_class = _classes(name)
 
     def handler(request: bytes) -> bytes:

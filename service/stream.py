@@ -50,9 +50,9 @@ from typing import Any, NamedTuple, TypeVar
 import orjson
 
 from naipes.v1 import naipes_pb2 as pb
-from service.codec import as_json, from_engine, loads, read_varint, request_json, to_engine, to_json, to_wire
+from service.codec import as_json, from_engine, loads, plain, read_varint, request_json, to_engine, to_json, to_wire
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
-from service.handlers import ANSWERS
+from service.handlers import ANSWERS, WIRE_ANSWERS
 
 log = logging.getLogger("naipes.stream")
 
@@ -88,11 +88,11 @@ def answer_bytes(request: dict[str, Any], first: int = 0) -> tuple[bytes, dict[s
     """The serialized answer to a message in its JSON form (``answer`` serialized), written by
     the codec straight from the answer's JSON (``to_wire``); and that answer's JSON (``first``:
     ``answer_json``'s)."""
-    data = answer_json(request, first=first)
+    data = answer_json(request, first=first, wire=True)
     try:
         return to_wire(data, pb.ValidateHandsResponse), data
     except Exception:  # an answer the schema cannot hold
-        message = _message(data)
+        message = _message(plain(data))
         return message.SerializeToString(), to_json(message)
 
 
@@ -105,15 +105,16 @@ def _message(data: dict[str, Any]) -> pb.ValidateHandsResponse:
         return from_engine({**data, "batch": [to_json(_response(item)) for item in data["batch"]]}, pb.ValidateHandsResponse)
 
 
-def answer_json(request: dict[str, Any], unreadable: dict[int, dict[str, Any]] | None = None, first: int = 0) -> dict[str, Any]:
+def answer_json(request: dict[str, Any], unreadable: dict[int, dict[str, Any]] | None = None, first: int = 0,
+                wire: bool = False) -> dict[str, Any]:
     """A message's answer in its JSON form, from the message's (``to_engine``'s: the set fields
     only): its record's (what ValidateHand answers, or its error), or its batch's, one answer per
     item in order (``unreadable``: the error of each item that could not be read, by index;
     ``first``: the index of the first item in its message's batch, when the request is a ``Part``
-    of it)."""
+    of it; ``wire``: for the codec, as ``handlers.WIRE_ANSWERS`` answers)."""
     items = request.get("batch")
     if not items:
-        return entry(request)
+        return entry(request, wire=wire)
     head: dict[str, Any] = {"id": request["id"]} if "id" in request else {}
     if "record" in request:
         return {**head, "error": problem(ServiceError(
@@ -123,15 +124,15 @@ def answer_json(request: dict[str, Any], unreadable: dict[int, dict[str, Any]] |
             "PAYLOAD_TOO_LARGE", f"a batch holds at most {MAX_BATCH} records; this one has {len(items)}", "batch"))}
     unreadable = unreadable or {}
     omit = bool(request.get("omitEvents"))
-    return {**head, "batch": [entry(item, first + i, omit) if i not in unreadable else {**({"id": item["id"]} if "id" in item else {}), "error": unreadable[i]}
+    return {**head, "batch": [entry(item, first + i, omit, wire) if i not in unreadable else {**({"id": item["id"]} if "id" in item else {}), "error": unreadable[i]}
                               for i, item in enumerate(items)]}
 
 
-def entry(request: dict[str, Any], index: int | None = None, omit_events: bool = False) -> dict[str, Any]:
+def entry(request: dict[str, Any], index: int | None = None, omit_events: bool = False, wire: bool = False) -> dict[str, Any]:
     """One record's answer in its JSON form: ValidateHand's ``result`` or the ``error``
     ValidateHand would answer (one bad record must not end the stream), and the ``id``.
     ``index``: the item's place in its message's batch; ``omit_events``: its message's
-    ``omitEvents`` (an item's own applies too)."""
+    ``omitEvents`` (an item's own applies too); ``wire``: as ``answer_json``'s."""
     result: dict[str, Any] | None = None
     error: dict[str, Any] | None = None
     try:
@@ -139,7 +140,7 @@ def entry(request: dict[str, Any], index: int | None = None, omit_events: bool =
             raise ServiceError("INVALID_FIELD", "an item of a batch carries one record, not a batch", f"batch[{index}].batch")
         if "record" not in request:
             raise ServiceError("MISSING_FIELD", "record is required", "record" if index is None else f"batch[{index}].record")
-        result = ANSWERS["ValidateHand"]({**request, "omitEvents": True} if omit_events else request)["result"]
+        result = (WIRE_ANSWERS if wire else ANSWERS)["ValidateHand"]({**request, "omitEvents": True} if omit_events else request)["result"]
     except Exception as exc:
         error = problem(exc)
     out: dict[str, Any] = {} if result is None else {"result": result}  # in the schema's order
