@@ -26,13 +26,13 @@ from service.codec import from_engine, request_json, to_engine, to_wire
 SERVICE = pb.DESCRIPTOR.services_by_name["NaipesService"]
 
 
-# The engine's answer to each unary RPC, as the JSON of its response message, from the JSON of
-# its request message (``to_engine``'s: ``json_format.MessageToDict``'s, the set fields only), by
-# the method's name in the service descriptor.
 def _validate_hand(request: dict[str, Any], events: bool | str = True) -> dict[str, Any]:
     return {"result": api.validate(request.get("record", {}), events=False if request.get("omitEvents") else events)}
 
 
+# The engine's answer to each unary RPC, as the JSON of its response message, from the JSON of
+# its request message (``to_engine``'s: ``json_format.MessageToDict``'s, the set fields only), by
+# the method's name in the service descriptor.
 ANSWERS: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "ValidateHand": _validate_hand,
     "LegalActions": lambda request: api.legal_actions(request.get("record", {}), request.get("seat")),
