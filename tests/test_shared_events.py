@@ -6,15 +6,12 @@ writes from the event's bytes encoded once. Whatever way an answer is made, it i
 from __future__ import annotations
 
 import copy
-import os
-import subprocess
-import sys
 from typing import Any
 
 import pytest
-from examples_support import ROOT
 from google.protobuf import json_format
 from test_service_stream import RECORDS
+from test_wire import reference, written_without_the_encoder
 
 from bench.engine_driver import random_record
 from engine import api, revesino, tresillo
@@ -49,10 +46,6 @@ def results() -> list[tuple[dict[str, Any], dict[str, Any]]]:
 RESULTS = results()
 
 
-def reference(data: Any, cls: Any) -> bytes:
-    return json_format.ParseDict(data, cls(), ignore_unknown_fields=False).SerializeToString()
-
-
 def test_shared_events_for_the_wire_stand_for_the_events_and_nothing_else_changes() -> None:
     paired = 0
     for full, wire in RESULTS:
@@ -79,13 +72,7 @@ def test_the_sources_write_shared_events_without_the_encoder() -> None:
     """With NAIPES_PURE=1 the codec has protobuf write an answer for the wire: its pairs become the
     events they stand for."""
     full, wire = next((f, w) for f, w in RESULTS if f["game"] == "revesino" and len(f["events"]) > 40)
-    script = ("import service, sys; from service import codec; from naipes.v1 import naipes_pb2 as pb; "
-              "assert codec._wire is None and not service.COMPILED; "
-              f"sys.stdout.write(codec.to_wire({wire!r}, pb.ValidationResult).hex())")
-    env = {**os.environ, "NAIPES_PURE": "1", "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
-    assert run.returncode == 0, run.stderr
-    assert bytes.fromhex(run.stdout) == reference(full, pb.ValidationResult)
+    assert written_without_the_encoder(wire) == reference(full, pb.ValidationResult)
 
 
 SHARED = {"kind": "card", "seat": 1, "card": "1o", "text": "seat 1 plays 1o", "action": None}

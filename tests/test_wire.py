@@ -161,17 +161,22 @@ def test_compiled_when_required() -> None:
         assert codec._wire is not None, "NAIPES_REQUIRE_COMPILED=1 but service/_wire.pyx is not compiled: make build"
 
 
-def test_the_sources_run_without_the_encoder() -> None:
-    """With NAIPES_PURE=1 (or the encoder stale, or never compiled) the codec has protobuf write the
-    answers: the same bytes."""
-    data = {"game": "revesino", "valid": True, "events": [EVENT] * 3, "net": [-19, 7, -4, 16]}
+def written_without_the_encoder(data: Any) -> bytes:
+    """``codec.to_wire(data, pb.ValidationResult)`` in a process run with NAIPES_PURE=1."""
     script = ("import service, sys; from service import codec; from naipes.v1 import naipes_pb2 as pb; "
               "assert codec._wire is None and not service.COMPILED; "
               f"sys.stdout.write(codec.to_wire({data!r}, pb.ValidationResult).hex())")
     env = {**os.environ, "NAIPES_PURE": "1", "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
     assert run.returncode == 0, run.stderr
-    assert bytes.fromhex(run.stdout) == reference(data, pb.ValidationResult)
+    return bytes.fromhex(run.stdout)
+
+
+def test_the_sources_run_without_the_encoder() -> None:
+    """With NAIPES_PURE=1 (or the encoder stale, or never compiled) the codec has protobuf write the
+    answers: the same bytes."""
+    data = {"game": "revesino", "valid": True, "events": [EVENT] * 3, "net": [-19, 7, -4, 16]}
+    assert written_without_the_encoder(data) == reference(data, pb.ValidationResult)
 
 
 # ---- the decoder: a request's bytes as its JSON ----------------------------------------------
