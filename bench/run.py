@@ -55,6 +55,7 @@ if str(ROOT) not in sys.path:
 
 from bench import engine_driver  # noqa: E402
 from engine import api  # noqa: E402
+from engine.record import WIRE  # noqa: E402
 
 STREAM_BATCH = 50  # records per ValidateHands message (the batch a client auditing an archive sends)
 CONCURRENCY = 16  # requests in flight: h2load -c 16 -m 1 (16 connections, one stream each), wrk -c 16
@@ -1042,12 +1043,14 @@ def request_steps(record: dict[str, Any], cfg: Config) -> dict[str, float]:
     request = pb.ValidateHandRequest.FromString(wire)
     data = to_engine(request)["record"]
     result = api.validate(data)
+    for_wire = api.validate(data, events=WIRE)  # what gRPC's handler has written (engine.record: shared events)
     steps: dict[str, Callable[[], Any]] = {
         "gRPC: wire bytes -> dict (request_json)": lambda: request_json(wire, pb.ValidateHandRequest),
         "REST: JSON text -> message (json.loads + from_json)": lambda: from_json(json.loads(body), pb.HandRecord()),
         "REST: message -> dict (to_engine)": lambda: to_engine(request),
         "engine (api.validate)": lambda: api.validate(data),
-        "gRPC: dict -> wire bytes (to_wire)": lambda: to_wire({"result": result}, pb.ValidateHandResponse),
+        "gRPC: engine, its answer for the wire (api.validate, events=WIRE)": lambda: api.validate(data, events=WIRE),
+        "gRPC: dict -> wire bytes (to_wire)": lambda: to_wire({"result": for_wire}, pb.ValidateHandResponse),
         "REST: answer -> JSON text (as_json + dumps_bytes)": lambda: dumps_bytes(as_json({"result": result}, pb.ValidateHandResponse)["result"]),
         "(gRPC by protobuf's messages: parse + to_engine)": lambda: to_engine(pb.ValidateHandRequest.FromString(wire)),
         "(gRPC by protobuf's messages: from_engine + serialize)": lambda: from_engine({"result": result}, pb.ValidateHandResponse).SerializeToString(),
