@@ -474,19 +474,23 @@ def replay(game: Game, setup: Setup, actions: list[Any], events: bool | str = Tr
             event: dict[str, Any] = applied[k]
             if "action" not in event:  # made for this action: stamped as it is
                 event["action"] = i
-            elif pairs:
-                applied[k] = (event, i)
             else:
-                event = event.copy()
-                event["action"] = i
-                applied[k] = event
+                applied[k] = (event, i) if pairs else stamped_copy(event, i)
     return Replay(state, applied)
+
+
+def stamped_copy(event: dict[str, Any], action: Any) -> dict[str, Any]:
+    """A shared event as handed out: a copy with its ``action`` set (the key is the shared
+    event's, so the copy's value is replaced in place)."""
+    copy = event.copy()
+    copy["action"] = action
+    return copy
 
 
 def stamped(events: list[Any]) -> list[Any]:
     """A replay's events (``replay``) with each (shared event, action index) pair as the event
     it stands for."""
-    return [{**event[0], "action": event[1]} if type(event) is tuple else event for event in events]
+    return [stamped_copy(event[0], event[1]) if type(event) is tuple else event for event in events]
 
 
 def shared_copied(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
