@@ -20,8 +20,11 @@ Everything is measured in the same run, on the same machine, medians over repeat
 
 * scaling: two workers against one in paired runs (both servers up, runs alternating), with the
   CPU of every server process, of the load generator and of the rest of the machine per run.
+* pinned: ``naipes serve --pin-cpus`` against the default in paired runs the same way, for 1 and
+  2 workers (the health check and ValidateHand over both transports; with one worker also
+  ValidateHand one request at a time and the stream).
 
-Usage: python -m bench.run [--smoke] [--only engine,openspiel,service,scaling,profiles] [--out DIR]
+Usage: python -m bench.run [--smoke] [--only engine,openspiel,service,scaling,pinned,profiles] [--out DIR]
 """
 
 from __future__ import annotations
@@ -59,7 +62,7 @@ from engine.record import WIRE  # noqa: E402
 
 STREAM_BATCH = 50  # records per ValidateHands message (the batch a client auditing an archive sends)
 CONCURRENCY = 16  # requests in flight: h2load -c 16 -m 1 (16 connections, one stream each), wrk -c 16
-SECTIONS = ("engine", "openspiel", "service", "scaling", "profiles")
+SECTIONS = ("engine", "openspiel", "service", "scaling", "pinned", "profiles")
 TARGETS = {"engine_hands_vs_hearts": 1.0, "validate_vs_hearts_replay": 3.0, "validate_vs_health": 0.85,
            "two_workers_vs_one": 1.6, "stream_vs_unary": 10.0, "rss_mb": 200.0}
 
@@ -386,12 +389,12 @@ class MemorySampler:
 class Server:
     """``naipes serve --workers W`` on free ports, for the duration of a ``with``."""
 
-    def __init__(self, workers: int, out: Path, tag: str = "") -> None:
+    def __init__(self, workers: int, out: Path, tag: str = "", extra: tuple[str, ...] = ()) -> None:
         self.workers = workers
         self.rest_port, self.grpc_port = free_port(), free_port()
         naipes = Path(sys.executable).parent / "naipes"
         self.command = [str(naipes) if naipes.exists() else "naipes", "serve", "--host", "127.0.0.1", "--rest-port", str(self.rest_port),
-                        "--grpc-port", str(self.grpc_port), "--workers", str(workers)]
+                        "--grpc-port", str(self.grpc_port), "--workers", str(workers), *extra]
         self.log = (out / f"serve{tag}-w{workers}.log").open("w")
 
     def __enter__(self) -> Server:
@@ -816,44 +819,108 @@ def scaling(cfg: Config, out: Path) -> dict[str, Any]:
     files = payloads(raw, cfg)
     calls = ["health", *(key for key in files if key.startswith("ValidateHand/"))]
     results: dict[str, Any] = {"grpc": {}, "rest": {}}
-    patience = 120.0  # seconds of waiting for an idle machine in the whole section, at most
+    patience = [120.0]  # seconds of waiting for an idle machine in the whole section, at most
     with Server(1, out, tag="-scaling") as one, Server(2, out, tag="-scaling") as two:
         servers = {1: one, 2: two}
         for server in servers.values():
             check_payloads(server, files, streams=False)
-
-        def load(server: Server, transport: str, key: str) -> Load:
-            if transport == "grpc":
-                path, body = ("/grpc.health.v1.Health/Check", files["health.grpc"]) if key == "health" else \
-                    (f"/naipes.v1.NaipesService/{key.split('/')[0]}", files[key]["grpc"])
-                return h2load(f"http://127.0.0.1:{server.grpc_port}{path}", body, cfg.service_seconds, cfg.warm_up, raw)
-            path, json_body = ("/healthz", None) if key == "health" else ("/v1/hands:validate", files[key]["json"])
-            return wrk(f"http://127.0.0.1:{server.rest_port}{path}", json_body, cfg.service_seconds, raw)
-
         for transport in ("grpc", "rest"):
             for key in calls:
-                pairs: list[dict[int, Load]] = []
-                for repeat in range(cfg.service_repeats):
-                    pair = {}
-                    patience -= wait_quiet(min(30.0, max(0.0, patience)))
-                    for workers in ((1, 2) if repeat % 2 == 0 else (2, 1)):
-                        server = servers[workers]
-                        pair[workers] = accounted(server.process.pid, lambda s=server, t=transport, k=key: load(s, t, k))
-                    pairs.append(pair)
-                ratios_ = [p[2].rps / p[1].rps for p in pairs]
-                results[transport][key] = {
-                    "ratio": median(ratios_), "ratios": ratios_, "rps_1": median([p[1].rps for p in pairs]),
-                    "rps_2": median([p[2].rps for p in pairs]), "runs_1": [p[1].rps for p in pairs], "runs_2": [p[2].rps for p in pairs],
-                    "errors": sum(p[w].errors for p in pairs for w in (1, 2)), "requests": sum(p[w].requests for p in pairs for w in (1, 2)),
-                    "cpu_1": [p[1].cpu for p in pairs], "cpu_2": [p[2].cpu for p in pairs],
-                    "other_max": max(p[w].cpu["other"] for p in pairs for w in (1, 2)),
-                    "generator_max": max(p[w].cpu["generator"] for p in pairs for w in (1, 2)), "command": pairs[0][1].command}
+                pairs = paired(cfg, servers, lambda s, t=transport, k=key: unary_load(cfg, files, raw, s, t, k), patience)
+                results[transport][key] = pair_figures(pairs, 1, 2)
                 log(f"  scaling {transport} {key}: {results[transport][key]['ratio']:.2f}x "
-                    f"({', '.join(f'{r:.2f}' for r in ratios_)}; other processes up to {results[transport][key]['other_max']:.2f} cores)")
+                    f"({', '.join(f'{r:.2f}' for r in results[transport][key]['ratios'])}; "
+                    f"other processes up to {results[transport][key]['other_max']:.2f} cores)")
         results["commands"] = {str(w): shlex.join(s.command) for w, s in servers.items()}
         logs = {w: s.log.name for w, s in servers.items()}
     text = Path(logs[2]).read_text()
     results["grpc_calls_per_process"] = [int(n) for n in re.findall(r"answered (\d+) unary calls", text)]
+    return results
+
+
+def unary_load(cfg: Config, files: dict[str, Any], raw: Path, server: Server, transport: str, key: str) -> Load:
+    """One load run of a unary call (``health`` or ``ValidateHand/<game>``) on ``server``, at
+    ``CONCURRENCY`` requests in flight."""
+    if transport == "grpc":
+        path, body = ("/grpc.health.v1.Health/Check", files["health.grpc"]) if key == "health" else \
+            (f"/naipes.v1.NaipesService/{key.split('/')[0]}", files[key]["grpc"])
+        return h2load(f"http://127.0.0.1:{server.grpc_port}{path}", body, cfg.service_seconds, cfg.warm_up, raw)
+    path, json_body = ("/healthz", None) if key == "health" else ("/v1/hands:validate", files[key]["json"])
+    return wrk(f"http://127.0.0.1:{server.rest_port}{path}", json_body, cfg.service_seconds, raw)
+
+
+def paired(cfg: Config, servers: dict[Any, Server], run: Callable[[Server], Load], patience: list[float]) -> list[dict[Any, Load]]:
+    """``cfg.service_repeats`` pairs of ``run``, each on one server of two followed at once by the
+    other (order alternating), each pair started once the machine is idle (``wait_quiet``, out of
+    ``patience[0]`` seconds left for the section)."""
+    first, second = servers
+    pairs: list[dict[Any, Load]] = []
+    for repeat in range(cfg.service_repeats):
+        pair = {}
+        patience[0] -= wait_quiet(min(30.0, max(0.0, patience[0])))
+        for side in ((first, second) if repeat % 2 == 0 else (second, first)):
+            server = servers[side]
+            pair[side] = accounted(server.process.pid, lambda s=server: run(s))
+        pairs.append(pair)
+    return pairs
+
+
+def pair_figures(pairs: list[dict[Any, Load]], base: Any, other: Any) -> dict[str, Any]:
+    """A call's paired runs: the median of the ratios other / base, each side's req/s, CPU, errors."""
+    ratios_ = [p[other].rps / p[base].rps for p in pairs]
+    sides = (base, other)
+    return {"ratio": median(ratios_), "ratios": ratios_, "rps_1": median([p[base].rps for p in pairs]),
+            "rps_2": median([p[other].rps for p in pairs]), "runs_1": [p[base].rps for p in pairs], "runs_2": [p[other].rps for p in pairs],
+            "p50_ms_1": median([p[base].p50_ms for p in pairs]), "p50_ms_2": median([p[other].p50_ms for p in pairs]),
+            "errors": sum(p[w].errors for p in pairs for w in sides), "requests": sum(p[w].requests for p in pairs for w in sides),
+            "cpu_1": [p[base].cpu for p in pairs], "cpu_2": [p[other].cpu for p in pairs],
+            "other_max": max(p[w].cpu["other"] for p in pairs for w in sides),
+            "generator_max": max(p[w].cpu["generator"] for p in pairs for w in sides), "command": pairs[0][base].command}
+
+
+def pinned(cfg: Config, out: Path) -> dict[str, Any]:
+    """``naipes serve --pin-cpus`` (service/affinity.py) against the default, paired as the
+    scaling section pairs its servers: for each number of workers, an unpinned and a pinned server
+    side by side, each run on one followed at once by the same on the other. The unary calls at
+    ``CONCURRENCY`` in flight over both transports; with one worker also ValidateHand one request
+    at a time and the ValidateHands stream (batches of ``STREAM_BATCH``), the two sides of the
+    streaming target's ratio."""
+    raw = out / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    files = payloads(raw, cfg)
+    calls = ["health", *(f"ValidateHand/{name}" for name in api.GAMES)]
+    results: dict[str, Any] = {"workers": {}, "commands": {}}
+    patience = [120.0]
+    for workers in cfg.workers:
+        figures: dict[str, Any] = {"grpc": {}, "rest": {}, "lone": {}, "stream": {}}
+        with Server(workers, out, tag="-unpinned") as plain, Server(workers, out, tag="-pinned", extra=("--pin-cpus",)) as pin:
+            servers = {"unpinned": plain, "pinned": pin}
+            for server in servers.values():
+                check_payloads(server, files, streams=False)
+            for transport in ("grpc", "rest"):
+                for key in calls:
+                    pairs = paired(cfg, servers, lambda s, t=transport, k=key: unary_load(cfg, files, raw, s, t, k), patience)
+                    figures[transport][key] = pair_figures(pairs, "unpinned", "pinned")
+                    log(f"  pinned, {workers} worker(s), {transport} {key}: {figures[transport][key]['rps_1']:.0f} -> "
+                        f"{figures[transport][key]['rps_2']:.0f} req/s ({figures[transport][key]['ratio']:.2f}x)")
+            if workers == 1:
+                for name in api.GAMES:
+                    path = "/naipes.v1.NaipesService/ValidateHand"
+                    pairs = paired(cfg, servers, lambda s, n=name, p=path: h2load(f"http://127.0.0.1:{s.grpc_port}{p}", files[f"ValidateHand/{n}"]["grpc"],
+                                                                            cfg.service_seconds, cfg.warm_up, raw, connections=1), patience)
+                    figures["lone"][name] = pair_figures(pairs, "unpinned", "pinned")
+                    entry = files[f"ValidateHands/{name}"]
+                    for server in servers.values():  # start each server's pool
+                        h2load(f"http://127.0.0.1:{server.grpc_port}/naipes.v1.NaipesService/ValidateHands", entry["grpc"], 0, 0, raw,
+                               connections=1, requests=1)
+                    pairs = paired(cfg, servers, lambda s, e=entry: h2load(f"http://127.0.0.1:{s.grpc_port}/naipes.v1.NaipesService/ValidateHands",
+                                                                            e["grpc"], 0, 0, raw, connections=1, requests=1), patience)
+                    figures["stream"][name] = {**pair_figures(pairs, "unpinned", "pinned"), "records": entry["records"]}
+                    log(f"  pinned, one at a time {name}: {figures['lone'][name]['rps_1']:.0f} -> {figures['lone'][name]['rps_2']:.0f} req/s; "
+                        f"stream {figures['stream'][name]['rps_1'] * entry['records']:.0f} -> "
+                        f"{figures['stream'][name]['rps_2'] * entry['records']:.0f} records/s")
+            results["commands"][str(workers)] = {side: shlex.join(s.command) for side, s in servers.items()}
+        results["workers"][str(workers)] = figures
     return results
 
 
@@ -1157,6 +1224,8 @@ def write_report(results: dict[str, Any], path: Path, command: str) -> None:
         service_report(results, lines)
     if "scaling" in results:
         scaling_report(results, lines)
+    if "pinned" in results:
+        pinned_report(results, lines)
     if "profiles" in results:
         profiles_report(results, lines)
     lines += ["## Commands", "", "```sh", command]
@@ -1170,6 +1239,8 @@ def write_report(results: dict[str, Any], path: Path, command: str) -> None:
                      *(s["brief_unary_sequential"]["command"] for s in figures["stream"].values() if "brief_unary_sequential" in s)]
     if "scaling" in results:
         commands += [*results["scaling"]["commands"].values(), *(e["command"] for t in ("grpc", "rest") for e in results["scaling"][t].values())]
+    if "pinned" in results:
+        commands += [c for sides in results["pinned"]["commands"].values() for c in sides.values()]
     for cmd in commands:
         generic = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", re.sub(r"--(rest|grpc)-port \d+", r"--\1-port PORT", cmd))
         generic = re.sub(r"/\S*/bench/out/", "bench/out/", generic)
@@ -1282,6 +1353,54 @@ def scaling_report(results: dict[str, Any], lines: list[str]) -> None:
     lines += [""]
 
 
+def pinned_report(results: dict[str, Any], lines: list[str]) -> None:
+    pn = results["pinned"]
+    transports = {"grpc": "gRPC", "rest": "REST"}
+    lines += ["## Pinned to CPUs (`naipes serve --pin-cpus`) against the default (paired runs)", "",
+              "For each number of workers an unpinned and a pinned server side by side (`--pin-cpus`: each gRPC process and REST "
+              "worker on one CPU, in turn; service/affinity.py), each run on one followed at once by the same run on the other, "
+              f"{results['service_repeats']} pairs per call, as in the scaling section; the ratio is pinned / unpinned, the median of the "
+              "paired ratios. Not the configuration the targets above are read on (the default, unpinned): pinning is for CPUs the "
+              "server has to itself (README).", ""]
+    for workers, figures in pn["workers"].items():
+        lines += [f"### {workers} worker(s)", "",
+                  "| call | transport | unpinned req/s | pinned req/s | ratio | paired ratios | p50 unpinned | p50 pinned | "
+                  "pinned: CPU per server process | other CPU |", "|---|---|---:|---:|---:|---|---:|---:|---|---:|"]
+        for transport, label in transports.items():
+            for key, e in figures[transport].items():
+                lines.append(f"| {key} | {label} | {fmt(e['rps_1'])} | {fmt(e['rps_2'])} | {e['ratio']:.2f} | "
+                             + ", ".join(f"{r:.2f}" for r in e["ratios"]) + f" | {e['p50_ms_1']:.2f} ms | {e['p50_ms_2']:.2f} ms | "
+                             + "; ".join(cores(c) for c in e["cpu_2"]) + f" | {e['other_max']:.2f} |")
+        lines += [""]
+    lines += ["What the pin does to the ratios of the targets (from the medians above; the target rows are the unpinned server's):", "",
+              "| ratio | workers | transport | unpinned | pinned |", "|---|---:|---|---|---|"]
+    for workers, figures in pn["workers"].items():
+        for transport, label in transports.items():
+            health = figures[transport]["health"]
+            cells = []
+            for side in ("1", "2"):
+                cells.append(" / ".join(f"{e['rps_' + side] / health['rps_' + side]:.2f}" for key, e in figures[transport].items() if key != "health"))
+            lines.append(f"| ValidateHand vs health ({' / '.join(api.GAMES)}) | {workers} | {label} | {cells[0]} | {cells[1]} |")
+    if {"1", "2"} <= set(pn["workers"]):
+        one, two = pn["workers"]["1"], pn["workers"]["2"]
+        for transport, label in transports.items():
+            cells = [" / ".join(f"{two[transport][key]['rps_' + side] / one[transport][key]['rps_' + side]:.2f}" for key in one[transport])
+                     for side in ("1", "2")]
+            lines.append(f"| two workers vs one (health / {' / '.join(api.GAMES)}; unpaired medians) | 2 : 1 | {label} | {cells[0]} | {cells[1]} |")
+    one = pn["workers"].get("1", {})
+    if one.get("stream"):
+        lines += ["", "With one worker, the two sides of the streaming target: ValidateHand one request at a time, and a ValidateHands "
+                  f"stream in batches of {STREAM_BATCH} (records/s):", "",
+                  "| game | one at a time, unpinned | pinned | stream, unpinned | pinned | stream vs one at a time, unpinned | pinned |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for name, lone in one["lone"].items():
+            st = one["stream"][name]
+            rec_1, rec_2 = st["rps_1"] * st["records"], st["rps_2"] * st["records"]
+            lines.append(f"| {name} | {fmt(lone['rps_1'])} | {fmt(lone['rps_2'])} | {fmt(rec_1)} | {fmt(rec_2)} | "
+                         f"{rec_1 / lone['rps_1']:.2f} | {rec_2 / lone['rps_2']:.2f} |")
+    lines += [""]
+
+
 def per_call(g: dict[str, Any]) -> str:
     """A bound table's last two cells: the server's CPU and context switches a call, health check
     and ValidateHand (blank in a report of a run that did not count them)."""
@@ -1364,6 +1483,11 @@ def check_complete(results: dict[str, Any]) -> list[str]:
         for key, entry in results.get("scaling", {}).get(transport, {}).items():
             if entry["errors"] or entry["requests"] <= 0:
                 problems.append(f"scaling {transport} {key}: {entry['errors']} errors, {entry['requests']} requests")
+    for workers, figures in results.get("pinned", {}).get("workers", {}).items():
+        for kind in ("grpc", "rest", "lone", "stream"):
+            for key, entry in figures[kind].items():
+                if entry["errors"] or entry["requests"] <= 0:
+                    problems.append(f"pinned, {workers} worker(s), {kind} {key}: {entry['errors']} errors, {entry['requests']} requests")
     for workers, figures in results.get("service", {}).items():
         for transport in ("grpc", "rest"):
             for key, entry in figures[transport].items():
@@ -1414,7 +1538,7 @@ def main(argv: list[str] | None = None) -> int:
                                "service_seconds": cfg.service_seconds, "warm_up_seconds": cfg.warm_up,
                                "concurrency": CONCURRENCY, "targets": TARGETS, "machine": machine()}
     runners: dict[str, Callable[[], Any]] = {"engine": lambda: engine(cfg), "openspiel": lambda: openspiel(cfg),
-                                             "service": lambda: service(cfg, work), "scaling": lambda: scaling(cfg, work),
+                                             "service": lambda: service(cfg, work), "scaling": lambda: scaling(cfg, work), "pinned": lambda: pinned(cfg, work),
                                              "profiles": lambda: profiles(cfg, work)}
     for section in SECTIONS:
         if section in sections:

@@ -1,9 +1,11 @@
 """The ``naipes`` command.
 
-  naipes serve [--host H] [--rest-port P] [--grpc-port P] [--workers N] [--access-log]
+  naipes serve [--host H] [--rest-port P] [--grpc-port P] [--workers N] [--access-log] [--pin-cpus]
       REST under gunicorn (N workers) and gRPC (N processes on one port), until SIGINT or SIGTERM;
-      --access-log: a JSON line per call on stderr (service/access.py).
-      Defaults from NAIPES_HOST, NAIPES_REST_PORT, NAIPES_GRPC_PORT, NAIPES_WORKERS, NAIPES_ACCESS_LOG.
+      --access-log: a JSON line per call on stderr (service/access.py); --pin-cpus: each gRPC
+      process and REST worker on one CPU of the server's (service/affinity.py).
+      Defaults from NAIPES_HOST, NAIPES_REST_PORT, NAIPES_GRPC_PORT, NAIPES_WORKERS, NAIPES_ACCESS_LOG,
+      NAIPES_PIN_CPUS.
   naipes validate FILE|-      replay a hand record (or {"record": ..., "expect": ...});
                               exit 0 valid, 1 a rule is broken, 2 invalid input, 3 an internal error
   naipes audit FILE|- [--omit-events]
@@ -90,7 +92,7 @@ def _worker_tmp_dir() -> list[str]:
     return ["--worker-tmp-dir", shm] if shm else []
 
 
-def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: bool = False) -> int:
+def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: bool = False, pin_cpus: bool = False) -> int:
     """Run ``workers`` gRPC server processes sharing one port (SO_REUSEPORT: the kernel spreads
     connections over them) and gunicorn (REST) with ``workers`` worker processes; stop them all on
     SIGINT or SIGTERM, or when one dies. NAIPES_WORKERS is passed on (the number of serving
@@ -98,10 +100,12 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
     processes, else one per CPU the server may use (service/stream.py), whatever ``workers``.
     ``access_log``: every process writes a JSON line per call to stderr (NAIPES_ACCESS_LOG=1 is
     passed on: service/access.py). ``naipes ready`` is logged once every process serves: each gRPC
-    process listens and each gunicorn worker has loaded the app (service/ready.py)."""
+    process listens and each gunicorn worker has loaded the app (service/ready.py). ``pin_cpus``:
+    the i-th gRPC process and the i-th gunicorn worker run on the i-th CPU this process may use,
+    in turn; the pools on all of them (service/affinity.py)."""
     from prometheus_client import multiprocess
 
-    from service import ready
+    from service import affinity, ready
     from service.grpc_server import address
 
     # A host the servers cannot listen on (a name that does not resolve, an address of another
@@ -122,8 +126,20 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
     ready_dir = tempfile.mkdtemp(prefix="naipes-ready-", dir=_shm())
     env = {**os.environ, "NAIPES_WORKERS": str(workers), "PROMETHEUS_MULTIPROC_DIR": metrics_dir, ready.ENV: ready_dir,
            "NAIPES_ACCESS_LOG": "1" if access_log else "0"}
+    for name in (affinity.CPU_ENV, affinity.SERVER_CPUS_ENV):  # (naipes serve's own, to its processes)
+        env.pop(name, None)
+    cpus: list[int] = []
+    if pin_cpus:
+        from service.stream import pool_size
+
+        cpus = affinity.available()
+        env[affinity.SERVER_CPUS_ENV] = affinity.written(cpus)
+        env["NAIPES_STREAM_WORKERS"] = str(pool_size())  # (counted here: a pinned process sees one CPU)
+        log.info("naipes serve: each gRPC process and REST worker pinned to one of CPUs %s", affinity.written(cpus))
     grpc_command = [sys.executable, "-m", "service.grpc_server", "--host", host, "--port", str(grpc_port)]
-    children = {f"gRPC worker {i + 1}" if workers > 1 else "gRPC": subprocess.Popen(grpc_command, env=env) for i in range(workers)}
+    children = {f"gRPC worker {i + 1}" if workers > 1 else "gRPC":
+                subprocess.Popen(grpc_command, env={**env, affinity.CPU_ENV: str(cpus[i % len(cpus)])} if cpus else env)
+                for i in range(workers)}
     # gthread workers: keep-alive connections, and a long ValidateHands stream does not trip the
     # worker timeout (a sync worker is killed after --timeout seconds in one request); ours
     # (service.rest_worker) answers the requests gunicorn cannot read in problem JSON, not HTML.
@@ -411,6 +427,9 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--workers", type=workers_argument, help="gRPC server processes and gunicorn workers; default: NAIPES_WORKERS, else 2")
     s.add_argument("--access-log", action="store_true", default=None,
                    help="write one JSON line per call of either transport to stderr (no bodies); default: NAIPES_ACCESS_LOG=1, else off")
+    s.add_argument("--pin-cpus", action="store_true", default=None,
+                   help="run each gRPC process and REST worker on one CPU of those the server may use, in turn (Linux; for a "
+                        "machine or CPU set of the server's own); default: NAIPES_PIN_CPUS=1, else off")
     v = sub.add_parser("validate", help="replay a hand record; exit 0 valid, 1 violation, 2 invalid input, 3 internal error")
     v.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
     a = sub.add_parser("audit", help="validate an archive of hand records (NDJSON) on every core; exit 0 all valid, "
@@ -460,7 +479,12 @@ def _main(argv: list[str] | None) -> int:
         except ValueError as exc:
             commands.error(str(exc))
         access_log = args.access_log or env_flag(commands, "NAIPES_ACCESS_LOG")
-        return serve(args.host, args.rest_port, args.grpc_port, args.workers, access_log)
+        from service import affinity
+
+        pin_cpus = args.pin_cpus or env_flag(commands, affinity.SETTING)
+        if pin_cpus and not affinity.supported():
+            commands.error(f"--pin-cpus ({affinity.SETTING}): this platform cannot set a process's CPUs (os.sched_setaffinity)")
+        return serve(args.host, args.rest_port, args.grpc_port, args.workers, access_log, pin_cpus)
     if args.command == "validate":
         return validate(args.file)
     if args.command == "audit":

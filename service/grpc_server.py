@@ -28,7 +28,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
-from service import access, metrics, ready, stream
+from service import access, affinity, metrics, ready, stream
 from service.errors import DOMAIN, MAX_REQUEST_BYTES, ServiceError, from_exception
 from service.handlers import SERVICE, WIRE_HANDLERS
 
@@ -286,6 +286,12 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(str(exc))
     access.configure(env_flag(parser, access.SETTING))
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:  # (naipes serve --pin-cpus: before the server starts its threads, which run where this one does)
+        cpu = affinity.pin_from_env()
+    except (ValueError, OSError) as exc:
+        parser.error(f"{affinity.CPU_ENV}: {exc}")
+    if cpu is not None:
+        log.info("gRPC server pinned to CPU %d", cpu)
     serve(args.host, port)
 
 

@@ -4,6 +4,10 @@ python:service.gunicorn_conf``): server hooks.
 ``post_worker_init``, in a worker that has loaded the app: it tells ``naipes serve`` that it serves
 (service/ready.py).
 
+``pre_fork``, in gunicorn's master, and ``post_fork``, in the worker it has just forked: under
+``naipes serve --pin-cpus`` each worker runs on one CPU of the server's, the one with the fewest
+of the live workers (service/affinity.py).
+
 ``child_exit``, in gunicorn's master: a worker that has exited (stopped, killed, or replaced by
 gunicorn) no longer counts as serving, and is marked dead for prometheus_client's multiprocess mode, which drops its live gauges
 (``naipes_streams_in_progress``, ``service.metrics``) from the sums; its counters stay in them,
@@ -14,7 +18,20 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from service import ready
+from service import affinity, ready
+
+
+def pre_fork(server: Any, worker: Any) -> None:
+    cpus = affinity.server_cpus()
+    if cpus is not None:
+        worker.naipes_cpu = affinity.least_used(cpus, (getattr(w, "naipes_cpu", None) for w in server.WORKERS.values()))
+
+
+def post_fork(server: Any, worker: Any) -> None:
+    cpu = getattr(worker, "naipes_cpu", None)
+    if cpu is not None:
+        affinity.pin([cpu])
+        server.log.info("REST worker %d pinned to CPU %d", worker.pid, cpu)
 
 
 def post_worker_init(worker: Any) -> None:

@@ -466,7 +466,8 @@ def pool_size() -> int:
     given (on 2 cores, batches of 50 Rentoy records: 22,700 records/s with two pool processes,
     14,400 with one, bench/NOTES.md; a 15,000-record Revesino stream on a one-worker server:
     1.1 s with two, 1.9 s with one). A pod with no CPU limit sees every core of its node: set
-    NAIPES_STREAM_WORKERS there (deploy/k8s/naipes.yaml)."""
+    NAIPES_STREAM_WORKERS there (deploy/k8s/naipes.yaml). ``naipes serve --pin-cpus`` counts them
+    before it pins its processes, each to one CPU, and sets NAIPES_STREAM_WORKERS for them."""
     configured = os.environ.get("NAIPES_STREAM_WORKERS")
     if configured:
         return max(1, int(configured))
@@ -504,7 +505,9 @@ def _start_worker(parent: int) -> None:
     watch for the end of the process it serves (``parent``, its pid: the process may have been
     killed while this one started)."""
     import service.handlers  # noqa: F401
+    from service import affinity
 
+    affinity.unpin_from_env()  # (started by a pinned serving process: naipes serve --pin-cpus)
     gc.freeze()
     gc.set_threshold(*POOL_GC_THRESHOLD)
     threading.Thread(target=_orphaned, args=(parent,), name="naipes-pool-parent", daemon=True).start()

@@ -1,0 +1,101 @@
+"""``naipes serve --pin-cpus``: each serving process on one CPU of the server's.
+
+A serving process is a handful of threads that hand every call to one another: gRPC's poller and
+completion queue, the thread that runs the handler, gRPC's own threads (gunicorn's gthread worker
+likewise: its event loop and its request threads). Left to the scheduler they run on whichever
+CPU is free, and every hand-off to a thread on another CPU is a wake-up across CPUs, on a virtual
+machine an interrupt through the hypervisor; on one CPU the same hand-offs stay within it, and the
+handler runs on caches its process keeps warm. Measured on the 2-core bench machine (bench/NOTES.md,
+one gRPC process, h2load at 16 calls in flight): the health check 4,700 calls a second unpinned,
+10,000-11,700 pinned; ValidateHand (Revesino) 3,000 against 5,600-6,500; a lone call's round trip
+375 us against 236.
+
+Off by default: pinning is for a machine (or a container's CPU set) the server has to itself. In a
+container that may use every CPU of a shared node, every server pinning its first process to the
+node's first CPU would crowd that CPU while others idle; with Kubernetes, pin only under the static
+CPU manager, which gives a Guaranteed pod CPUs of its own (deploy/k8s/naipes.yaml).
+
+How: ``naipes serve`` reads the CPUs it may use (its affinity: ``taskset``, a cpuset) and gives
+them to its processes in turn, each by an environment variable: the i-th gRPC process pins itself
+to the i-th CPU (``CPU_ENV``) as it starts, before gRPC starts its threads; gunicorn's master gives
+each worker it forks the CPU with the fewest of its workers (``gunicorn_conf.pre_fork``), a worker
+that replaces one that exited included, and the worker pins itself at once (``post_fork``). The
+streaming validator's pool processes are started by the serving processes and would inherit their
+CPU: they take back all of the server's CPUs (``SERVER_CPUS_ENV``, ``stream._start_worker``), and
+their number is counted by ``naipes serve`` before any process is pinned (NAIPES_STREAM_WORKERS,
+unless set: ``stream.pool_size``)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+CPU_ENV = "NAIPES_CPU"  # the one CPU a gRPC process of naipes serve runs on
+SERVER_CPUS_ENV = "NAIPES_SERVER_CPUS"  # every CPU of the server, "0,1": set when its processes are pinned
+SETTING = "NAIPES_PIN_CPUS"  # naipes serve --pin-cpus, from the environment (1 or 0)
+
+
+def supported() -> bool:
+    """Whether this platform sets a thread's CPUs (Linux does; macOS and Windows do not)."""
+    return hasattr(os, "sched_setaffinity")
+
+
+def available() -> list[int]:
+    """The CPUs this process may run on, in order."""
+    return sorted(os.sched_getaffinity(0))
+
+
+def written(cpus: Iterable[int]) -> str:
+    return ",".join(str(cpu) for cpu in cpus)
+
+
+def read(text: str) -> list[int]:
+    return [int(part) for part in text.split(",") if part]
+
+
+def server_cpus() -> list[int] | None:
+    """The server's CPUs when its serving processes are pinned (``SERVER_CPUS_ENV``), else None."""
+    text = os.environ.get(SERVER_CPUS_ENV)
+    return read(text) if text else None
+
+
+def pin(cpus: Iterable[int]) -> None:
+    """Run every thread of this process, and every thread or process it starts from now on, on
+    ``cpus`` only."""
+    wanted = set(cpus)
+    try:
+        threads = [int(tid) for tid in os.listdir("/proc/self/task")]
+    except OSError:  # (no /proc: this thread, which starts the others)
+        threads = [0]
+    for tid in threads:
+        try:
+            os.sched_setaffinity(tid, wanted)
+        except ProcessLookupError:  # a thread that has just ended
+            pass
+
+
+def pin_from_env() -> int | None:
+    """In a gRPC process of ``naipes serve --pin-cpus``: run on the CPU it was given
+    (``CPU_ENV``); the CPU, or None when it was given none."""
+    text = os.environ.get(CPU_ENV)
+    if not text:
+        return None
+    cpu = int(text)
+    pin([cpu])
+    return cpu
+
+
+def unpin_from_env() -> None:
+    """In a pool process a pinned serving process started: run on every CPU of the server again."""
+    cpus = server_cpus()
+    if cpus is not None:
+        pin(cpus)
+
+
+def least_used(cpus: list[int], taken: Iterable[int | None]) -> int:
+    """The first of ``cpus`` that the fewest of ``taken`` (the CPUs of live workers) are."""
+    counts = dict.fromkeys(cpus, 0)
+    for cpu in taken:
+        if cpu in counts:
+            counts[cpu] += 1
+    return min(cpus, key=lambda cpu: counts[cpu])

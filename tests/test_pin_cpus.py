@@ -1,0 +1,210 @@
+"""``naipes serve --pin-cpus`` (service/affinity.py): each gRPC process and each gunicorn worker runs,
+every thread of it, on one CPU of those the server may use, in turn; the streaming validator's pool
+processes they start run on all of them, as many as without the pin; a worker gunicorn starts in
+place of one that died takes the CPU left free; without the flag nothing is pinned, whatever the
+environment says of CPUs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+
+import grpc
+import pytest
+import requests
+from google.protobuf import json_format
+from service_support import load_example, read_until, rentoy_examples, stop
+from test_service_cli import NAIPES, _free_port
+from test_service_workers import children, command
+
+from engine import api
+from naipes.v1 import naipes_pb2 as pb
+from naipes.v1 import naipes_pb2_grpc
+from service import affinity
+from service.codec import to_json
+
+pytestmark = pytest.mark.skipif(not affinity.supported(), reason="no os.sched_setaffinity on this platform")
+
+CPUS = sorted(os.sched_getaffinity(0)) if affinity.supported() else []
+
+
+def cpu_list(text: str) -> frozenset[int]:
+    """A kernel CPU list, ``0-2,5``."""
+    cpus: set[int] = set()
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        cpus.update(range(int(low), int(high or low) + 1))
+    return frozenset(cpus)
+
+
+def threads_cpus(pid: int) -> set[frozenset[int]]:
+    """The CPUs each thread of process ``pid`` may run on (one set when all agree)."""
+    found = set()
+    for task in (Path("/proc") / str(pid) / "task").iterdir():
+        try:
+            status = (task / "status").read_text()
+        except OSError:  # (a thread that has just ended)
+            continue
+        found.add(cpu_list(next(line.split(":", 1)[1].strip() for line in status.splitlines() if line.startswith("Cpus_allowed_list:"))))
+    return found
+
+
+def serve(workers: int, *extra: str, env: dict[str, str] | None = None, cpus: list[int] | None = None) -> tuple[subprocess.Popen[str], int, int, list[str]]:
+    """``naipes serve`` with ``extra`` arguments on free loopback ports, started on ``cpus`` (its
+    affinity; default: this process's), once ready: (server, REST port, gRPC port, its lines)."""
+    rest_port, grpc_port = _free_port(), _free_port()
+    server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port),
+                               "--workers", str(workers), *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              env=env, preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
+    lines = read_until(server, lambda lines: bool(lines) and "naipes ready" in lines[-1])
+    return server, rest_port, grpc_port, lines
+
+
+def processes(server: subprocess.Popen[str]) -> tuple[list[int], int, list[int]]:
+    """(the gRPC processes, gunicorn's master, its workers) of ``naipes serve``."""
+    grpc_processes = sorted(p for p in children(server.pid) if "service.grpc_server" in command(p))
+    gunicorn = next(p for p in children(server.pid) if "gunicorn" in command(p))
+    return grpc_processes, gunicorn, sorted(p for p in children(gunicorn) if "gunicorn" in command(p))
+
+
+def pool_processes(pid: int) -> list[int]:
+    """The streaming validator's pool processes of serving process ``pid`` (not multiprocessing's
+    resource tracker, a helper process that runs no validation)."""
+    return [p for p in children(pid) if "spawn_main" in command(p)]
+
+
+def one_cpu(pid: int) -> int:
+    """The one CPU every thread of process ``pid`` runs on (AssertionError otherwise)."""
+    found = threads_cpus(pid)
+    assert len(found) == 1 and len(next(iter(found))) == 1, (pid, command(pid), found)
+    return next(iter(next(iter(found))))
+
+
+def validate_both(rest_port: int, grpc_port: int, stream_records: int) -> None:
+    """A unary call and a stream over each transport, each answer the engine's."""
+    record, _ = load_example(rentoy_examples()[0])
+    message = json_format.ParseDict(record, pb.HandRecord())
+    with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+        stub = naipes_pb2_grpc.NaipesServiceStub(channel)
+        assert to_json(stub.ValidateHand(pb.ValidateHandRequest(record=message), timeout=30).result) == api.validate(record)
+        batch = pb.ValidateHandsRequest(id="b", batch=[pb.ValidateHandsRequest(id=str(i), record=message) for i in range(stream_records)])
+        (answer,) = stub.ValidateHands(iter([batch]), timeout=120)
+        assert [to_json(a.result) for a in answer.batch] == [api.validate(record)] * stream_records
+    with requests.Session() as http:
+        assert http.post(f"http://127.0.0.1:{rest_port}/v1/hands:validate", json=record, timeout=30).json() == api.validate(record)
+        lines = "".join(json.dumps(record) + "\n" for _ in range(stream_records))
+        answer = http.post(f"http://127.0.0.1:{rest_port}/v1/hands:validateStream", data=lines, timeout=120,
+                           headers={"Content-Type": "application/x-ndjson"})
+        assert [json.loads(line) for line in answer.text.splitlines()] == [{"result": api.validate(record)}] * stream_records
+
+
+def test_pin_cpus_runs_each_serving_process_on_one_cpu_in_turn_and_the_pools_on_all() -> None:
+    workers = len(CPUS) + 1  # one CPU takes two of each
+    server, rest_port, grpc_port, lines = serve(workers, "--pin-cpus")
+    try:
+        grpc_processes, gunicorn, rest_workers = processes(server)
+        assert len(grpc_processes) == len(rest_workers) == workers
+        # Every thread of each serving process on one CPU: the gRPC processes on the CPUs in turn,
+        # the workers on the least used, which comes to the same counts.
+        expected = Counter(CPUS[i % len(CPUS)] for i in range(workers))
+        assert Counter(one_cpu(p) for p in grpc_processes) == expected
+        assert Counter(one_cpu(p) for p in rest_workers) == expected
+        for pid in (server.pid, gunicorn):  # naipes serve and gunicorn's master are not pinned
+            assert threads_cpus(pid) == {frozenset(CPUS)}
+        assert f"naipes serve: each gRPC process and REST worker pinned to one of CPUs {affinity.written(CPUS)}" in "".join(lines)
+        validate_both(rest_port, grpc_port, 60)
+        # The pools the streams started: one process per CPU of the server's, each on all of them.
+        pools = [pool_processes(p) for p in grpc_processes + rest_workers]
+        started = [pool for pool in pools if pool]
+        assert len(started) >= 2, pools  # (one gRPC process's and one worker's at least)
+        for pool in started:
+            assert len(pool) == len(CPUS), pools
+            for pid in pool:
+                assert threads_cpus(pid) == {frozenset(CPUS)}, (pid, command(pid))
+        # The serving processes, which started threads since (the pool's), are still on their CPU.
+        assert Counter(one_cpu(p) for p in grpc_processes) == expected
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
+
+
+def test_a_worker_that_replaces_one_takes_the_cpu_left_free() -> None:
+    if len(CPUS) < 2:
+        pytest.skip("one CPU: every worker is on it")
+    server, rest_port, _, _ = serve(2, "--pin-cpus")
+    try:
+        _, gunicorn, rest_workers = processes(server)
+        cpu_of = {p: one_cpu(p) for p in rest_workers}
+        assert sorted(cpu_of.values()) == CPUS[:2]
+        dead = min(rest_workers)
+        os.kill(dead, signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            now = [p for p in children(gunicorn) if "gunicorn" in command(p) and p not in cpu_of]
+            if now and requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=10).ok:
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("gunicorn started no worker in place of the killed one")
+        assert one_cpu(now[0]) == cpu_of[dead]
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
+
+
+def test_pin_cpus_uses_the_cpus_the_server_is_given() -> None:
+    """Started on one CPU (``taskset -c N naipes serve``, a container's CPU set): every serving
+    process on it, and the pools of one process, as unpinned they would be."""
+    cpu = CPUS[-1]
+    server, rest_port, grpc_port, _ = serve(2, "--pin-cpus", cpus=[cpu])
+    try:
+        grpc_processes, _, rest_workers = processes(server)
+        assert [one_cpu(p) for p in grpc_processes + rest_workers] == [cpu] * 4
+        validate_both(rest_port, grpc_port, 10)
+        pools = [pool for pool in (pool_processes(p) for p in grpc_processes + rest_workers) if pool]
+        assert pools and all(len(pool) == 1 for pool in pools), pools
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
+
+
+def test_without_pin_cpus_nothing_is_pinned_whatever_the_environment_says() -> None:
+    """NAIPES_CPU and NAIPES_SERVER_CPUS are naipes serve's word to its processes: in its own
+    environment they are dropped, not obeyed."""
+    env = {**os.environ, affinity.CPU_ENV: str(CPUS[0]), affinity.SERVER_CPUS_ENV: str(CPUS[0])}
+    env.pop(affinity.SETTING, None)
+    server, rest_port, grpc_port, _ = serve(1, env=env)
+    try:
+        grpc_processes, _, rest_workers = processes(server)
+        for pid in grpc_processes + rest_workers:
+            assert threads_cpus(pid) == {frozenset(CPUS)}, (pid, command(pid))
+        validate_both(rest_port, grpc_port, 5)
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
+
+
+def test_pin_cpus_from_the_environment() -> None:
+    server, _, _, lines = serve(1, env={**os.environ, affinity.SETTING: "1"})
+    try:
+        grpc_processes, _, rest_workers = processes(server)
+        assert [one_cpu(p) for p in grpc_processes + rest_workers] == [CPUS[0], CPUS[0]]
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
+    bad = subprocess.run([NAIPES, "serve", "--workers", "1"], env={**os.environ, affinity.SETTING: "yes"},
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and f"{affinity.SETTING}: " in bad.stderr, bad.stderr
+
+
+def test_least_used_gives_the_first_cpu_with_the_fewest_workers() -> None:
+    assert affinity.least_used([0, 1], []) == 0
+    assert affinity.least_used([0, 1], [0]) == 1
+    assert affinity.least_used([0, 1], [0, 1]) == 0
+    assert affinity.least_used([0, 1], [1, 1, 0]) == 0
+    assert affinity.least_used([2, 5], [None, 7, 2]) == 5  # (a worker without a CPU, a CPU not the server's: not counted)
