@@ -18,8 +18,9 @@ CPU manager, which gives a Guaranteed pod CPUs of its own (deploy/k8s/naipes.yam
 How: ``naipes serve`` reads the CPUs it may use (its affinity: ``taskset``, a cpuset) and gives
 them to its processes in turn, each by an environment variable: the i-th gRPC process pins itself
 to the i-th CPU (``CPU_ENV``) as it starts, before gRPC starts its threads; gunicorn's master gives
-each worker it forks the CPU with the fewest of its workers (``gunicorn_conf.pre_fork``), a worker
-that replaces one that exited included, and the worker pins itself at once (``post_fork``). The
+each worker it forks the CPU with the fewest of its workers (``gunicorn_conf.pre_fork``), the first
+such after those the gRPC processes took last (``turned``), a worker that replaces one that exited
+included, and the worker pins itself at once (``post_fork``). The
 streaming validator's pool processes are started by the serving processes and would inherit their
 CPU: they take back all of the server's CPUs (``SERVER_CPUS_ENV``, ``stream._start_worker``), and
 their number is counted by ``naipes serve`` before any process is pinned (NAIPES_STREAM_WORKERS,
@@ -90,6 +91,15 @@ def unpin_from_env() -> None:
     cpus = server_cpus()
     if cpus is not None:
         pin(cpus)
+
+
+def turned(cpus: list[int], taken: int) -> list[int]:
+    """``cpus`` in the order the next processes take them once ``taken`` processes have taken
+    them in turn: gunicorn's workers start where the gRPC processes ended, so that with fewer
+    processes of each than CPUs the two transports run on different CPUs (one worker on two
+    CPUs: gRPC on the first, REST on the second)."""
+    k = taken % len(cpus)
+    return cpus[k:] + cpus[:k]
 
 
 def least_used(cpus: list[int], taken: Iterable[int | None]) -> int:

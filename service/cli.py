@@ -101,7 +101,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
     ``access_log``: every process writes a JSON line per call to stderr (NAIPES_ACCESS_LOG=1 is
     passed on: service/access.py). ``naipes ready`` is logged once every process serves: each gRPC
     process listens and each gunicorn worker has loaded the app (service/ready.py). ``pin_cpus``:
-    the i-th gRPC process and the i-th gunicorn worker run on the i-th CPU this process may use,
+    the gRPC processes, then the gunicorn workers, each run on the next CPU this process may use,
     in turn; the pools on all of them (service/affinity.py)."""
     from prometheus_client import multiprocess
 
@@ -153,7 +153,8 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
     children["REST"] = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--worker-class", REST_WORKER_CLASS, "--threads", str(REST_THREADS),
          "--reuse-port", "--bind", address(host, rest_port), "--graceful-timeout", "5", "--log-level", "warning",
-         "--no-control-socket", "--config", "python:service.gunicorn_conf", *_worker_tmp_dir(), "service.rest:create_app()"], env=env)
+         "--no-control-socket", "--config", "python:service.gunicorn_conf", *_worker_tmp_dir(), "service.rest:create_app()"],
+        env={**env, affinity.SERVER_CPUS_ENV: affinity.written(affinity.turned(cpus, workers))} if cpus else env)
     stopping: list[int] = []
 
     def on_signal(signum: int, _frame: Any) -> None:

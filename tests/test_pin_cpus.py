@@ -110,10 +110,10 @@ def test_pin_cpus_runs_each_serving_process_on_one_cpu_in_turn_and_the_pools_on_
         grpc_processes, gunicorn, rest_workers = processes(server)
         assert len(grpc_processes) == len(rest_workers) == workers
         # Every thread of each serving process on one CPU: the gRPC processes on the CPUs in turn,
-        # the workers on the least used, which comes to the same counts.
+        # the workers on the least used, the first such after the gRPC processes' last.
         expected = Counter(CPUS[i % len(CPUS)] for i in range(workers))
         assert Counter(one_cpu(p) for p in grpc_processes) == expected
-        assert Counter(one_cpu(p) for p in rest_workers) == expected
+        assert Counter(one_cpu(p) for p in rest_workers) == Counter(CPUS[(workers + i) % len(CPUS)] for i in range(workers))
         for pid in (server.pid, gunicorn):  # naipes serve and gunicorn's master are not pinned
             assert threads_cpus(pid) == {frozenset(CPUS)}
         assert f"naipes serve: each gRPC process and REST worker pinned to one of CPUs {affinity.written(CPUS)}" in "".join(lines)
@@ -193,13 +193,21 @@ def test_pin_cpus_from_the_environment() -> None:
     server, _, _, lines = serve(1, env={**os.environ, affinity.SETTING: "1"})
     try:
         grpc_processes, _, rest_workers = processes(server)
-        assert [one_cpu(p) for p in grpc_processes + rest_workers] == [CPUS[0], CPUS[0]]
+        # (one of each: on two CPUs or more, gRPC's and REST's are not the same)
+        assert [one_cpu(p) for p in grpc_processes + rest_workers] == [CPUS[0], CPUS[1 % len(CPUS)]]
     finally:
         output = stop(server)
     assert server.returncode == 0, output
     bad = subprocess.run([NAIPES, "serve", "--workers", "1"], env={**os.environ, affinity.SETTING: "yes"},
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and f"{affinity.SETTING}: " in bad.stderr, bad.stderr
+
+
+def test_turned_starts_after_the_cpus_taken() -> None:
+    assert affinity.turned([0, 1], 1) == [1, 0]
+    assert affinity.turned([0, 1], 2) == [0, 1]
+    assert affinity.turned([0, 1, 2, 3], 2) == [2, 3, 0, 1]
+    assert affinity.turned([4], 3) == [4]
 
 
 def test_least_used_gives_the_first_cpu_with_the_fewest_workers() -> None:
