@@ -5,10 +5,10 @@ completion queue, the thread that runs the handler, gRPC's own threads (gunicorn
 likewise: its event loop and its request threads). Left to the scheduler they run on whichever
 CPU is free, and every hand-off to a thread on another CPU is a wake-up across CPUs, on a virtual
 machine an interrupt through the hypervisor; on one CPU the same hand-offs stay within it, and the
-handler runs on caches its process keeps warm. Measured on the 2-core bench machine (bench/NOTES.md,
-one gRPC process, h2load at 16 calls in flight): the health check 4,700 calls a second unpinned,
-10,000-11,700 pinned; ValidateHand (Revesino) 3,000 against 5,600-6,500; a lone call's round trip
-375 us against 236.
+handler runs on caches its process keeps warm. Measured on the 2-core bench machine (bench/REPORT.md,
+"Pinned to CPUs": one gRPC process, h2load at 16 calls in flight, paired runs): the health check
+7,954 calls a second pinned against 3,928, ValidateHand 1.7-1.8 times as many, a lone call 1.5 times
+as many one after another.
 
 Off by default: pinning is for a machine (or a container's CPU set) the server has to itself. In a
 container that may use every CPU of a shared node, every server pinning its first process to the
