@@ -216,3 +216,15 @@ def test_least_used_gives_the_first_cpu_with_the_fewest_workers() -> None:
     assert affinity.least_used([0, 1], [0, 1]) == 0
     assert affinity.least_used([0, 1], [1, 1, 0]) == 0
     assert affinity.least_used([2, 5], [None, 7, 2]) == 5  # (a worker without a CPU, a CPU not the server's: not counted)
+
+
+def test_pin_cpus_where_cpus_cannot_be_set_is_a_usage_error(tmp_path: Path) -> None:
+    """A platform without ``os.sched_setaffinity`` (macOS, Windows), made here by taking it away
+    at start-up: ``--pin-cpus`` and ``NAIPES_PIN_CPUS=1`` are refused with exit 2, nothing started."""
+    (tmp_path / "sitecustomize.py").write_text("import os\ndel os.sched_setaffinity\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    for args, extra in ((["--pin-cpus"], {}), ([], {affinity.SETTING: "1"})):
+        done = subprocess.run([NAIPES, "serve", "--workers", "1", "--rest-port", str(_free_port()), "--grpc-port", str(_free_port()), *args],
+                              env={**env, **extra}, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2, done.stderr
+        assert "--pin-cpus (NAIPES_PIN_CPUS): this platform cannot set a process's CPUs" in done.stderr, done.stderr
