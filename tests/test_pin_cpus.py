@@ -18,9 +18,9 @@ import grpc
 import pytest
 import requests
 from google.protobuf import json_format
-from service_support import load_example, read_until, rentoy_examples, stop
+from service_support import load_example, rentoy_examples, stop
 from test_service_cli import NAIPES, _free_port
-from test_service_workers import children, command
+from test_service_workers import children, command, serve
 
 from engine import api
 from naipes.v1 import naipes_pb2 as pb
@@ -52,17 +52,6 @@ def threads_cpus(pid: int) -> set[frozenset[int]]:
             continue
         found.add(cpu_list(next(line.split(":", 1)[1].strip() for line in status.splitlines() if line.startswith("Cpus_allowed_list:"))))
     return found
-
-
-def serve(workers: int, *extra: str, env: dict[str, str] | None = None, cpus: list[int] | None = None) -> tuple[subprocess.Popen[str], int, int, list[str]]:
-    """``naipes serve`` with ``extra`` arguments on free loopback ports, started on ``cpus`` (its
-    affinity; default: this process's), once ready: (server, REST port, gRPC port, its lines)."""
-    rest_port, grpc_port = _free_port(), _free_port()
-    server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port),
-                               "--workers", str(workers), *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              env=env, preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
-    lines = read_until(server, lambda lines: bool(lines) and "naipes ready" in lines[-1])
-    return server, rest_port, grpc_port, lines
 
 
 def processes(server: subprocess.Popen[str]) -> tuple[list[int], int, list[int]]:
@@ -105,7 +94,8 @@ def validate_both(rest_port: int, grpc_port: int, stream_records: int) -> None:
 
 def test_pin_cpus_runs_each_serving_process_on_one_cpu_in_turn_and_the_pools_on_all() -> None:
     workers = len(CPUS) + 1  # one CPU takes two of each
-    server, rest_port, grpc_port, lines = serve(workers, "--pin-cpus")
+    lines: list[str] = []
+    server, rest_port, grpc_port = serve(workers, extra=("--pin-cpus",), output=lines)
     try:
         grpc_processes, gunicorn, rest_workers = processes(server)
         assert len(grpc_processes) == len(rest_workers) == workers
@@ -136,7 +126,7 @@ def test_pin_cpus_runs_each_serving_process_on_one_cpu_in_turn_and_the_pools_on_
 def test_a_worker_that_replaces_one_takes_the_cpu_left_free() -> None:
     if len(CPUS) < 2:
         pytest.skip("one CPU: every worker is on it")
-    server, rest_port, _, _ = serve(2, "--pin-cpus")
+    server, rest_port, _ = serve(2, extra=("--pin-cpus",))
     try:
         _, gunicorn, rest_workers = processes(server)
         cpu_of = {p: one_cpu(p) for p in rest_workers}
@@ -161,7 +151,7 @@ def test_pin_cpus_uses_the_cpus_the_server_is_given() -> None:
     """Started on one CPU (``taskset -c N naipes serve``, a container's CPU set): every serving
     process on it, and the pools of one process, as unpinned they would be."""
     cpu = CPUS[-1]
-    server, rest_port, grpc_port, _ = serve(2, "--pin-cpus", cpus=[cpu])
+    server, rest_port, grpc_port = serve(2, extra=("--pin-cpus",), cpus=[cpu])
     try:
         grpc_processes, _, rest_workers = processes(server)
         assert [one_cpu(p) for p in grpc_processes + rest_workers] == [cpu] * 4
@@ -178,7 +168,7 @@ def test_without_pin_cpus_nothing_is_pinned_whatever_the_environment_says() -> N
     environment they are dropped, not obeyed."""
     env = {**os.environ, affinity.CPU_ENV: str(CPUS[0]), affinity.SERVER_CPUS_ENV: str(CPUS[0])}
     env.pop(affinity.SETTING, None)
-    server, rest_port, grpc_port, _ = serve(1, env=env)
+    server, rest_port, grpc_port = serve(1, env=env)
     try:
         grpc_processes, _, rest_workers = processes(server)
         for pid in grpc_processes + rest_workers:
@@ -190,7 +180,7 @@ def test_without_pin_cpus_nothing_is_pinned_whatever_the_environment_says() -> N
 
 
 def test_pin_cpus_from_the_environment() -> None:
-    server, _, _, lines = serve(1, env={**os.environ, affinity.SETTING: "1"})
+    server, _, _ = serve(1, env={**os.environ, affinity.SETTING: "1"})
     try:
         grpc_processes, _, rest_workers = processes(server)
         # (one of each: on two CPUs or more, gRPC's and REST's are not the same)

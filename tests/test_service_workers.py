@@ -59,14 +59,19 @@ def sockets(pid: int) -> int:
     return count
 
 
-def serve(workers: int, env: dict[str, str] | None = None, extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen[str], int, int]:
+def serve(workers: int, env: dict[str, str] | None = None, extra: tuple[str, ...] = (), cpus: list[int] | None = None,
+          output: list[str] | None = None) -> tuple[subprocess.Popen[str], int, int]:
     """``naipes serve`` (with ``extra`` arguments) on free loopback ports, once it has written that
     it is ready (every gRPC process listens and every REST worker has loaded the app): (server,
-    REST port, gRPC port)."""
+    REST port, gRPC port). ``cpus``: started on those CPUs only (its affinity, as ``taskset``
+    sets it); ``output``: gets the lines it wrote up to ``naipes ready``."""
     rest_port, grpc_port = _free_port(), _free_port()
     server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port),
-                               "--workers", str(workers), *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
-    read_until(server, lambda lines: bool(lines) and "naipes ready" in lines[-1])
+                               "--workers", str(workers), *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
+                              preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
+    lines = read_until(server, lambda lines: bool(lines) and "naipes ready" in lines[-1])
+    if output is not None:
+        output.extend(lines)
     return server, rest_port, grpc_port
 
 
