@@ -878,6 +878,10 @@ def pair_figures(pairs: list[dict[Any, Load]], base: Any, other: Any) -> dict[st
             "generator_max": max(p[w].cpu["generator"] for p in pairs for w in sides), "command": pairs[0][base].command}
 
 
+def rpc_url(server: Server, rpc: str) -> str:
+    return f"http://127.0.0.1:{server.grpc_port}/naipes.v1.NaipesService/{rpc}"
+
+
 def pinned(cfg: Config, out: Path) -> dict[str, Any]:
     """``naipes serve --pin-cpus`` (service/affinity.py) against the default, paired as the
     scaling section pairs its servers: for each number of workers, an unpinned and a pinned server
@@ -905,16 +909,17 @@ def pinned(cfg: Config, out: Path) -> dict[str, Any]:
                         f"{figures[transport][key]['rps_2']:.0f} req/s ({figures[transport][key]['ratio']:.2f}x)")
             if workers == 1:
                 for name in api.GAMES:
-                    path = "/naipes.v1.NaipesService/ValidateHand"
-                    pairs = paired(cfg, servers, lambda s, n=name, p=path: h2load(f"http://127.0.0.1:{s.grpc_port}{p}", files[f"ValidateHand/{n}"]["grpc"],
+                    pairs = paired(cfg, servers, lambda s, n=name: h2load(rpc_url(s, "ValidateHand"), files[f"ValidateHand/{n}"]["grpc"],
                                                                             cfg.service_seconds, cfg.warm_up, raw, connections=1), patience)
                     figures["lone"][name] = pair_figures(pairs, "unpinned", "pinned")
                     entry = files[f"ValidateHands/{name}"]
+
+                    def stream(server: Server, body: Path = entry["grpc"]) -> Load:  # one ValidateHands stream of the archive
+                        return h2load(rpc_url(server, "ValidateHands"), body, 0, 0, raw, connections=1, requests=1)
+
                     for server in servers.values():  # start each server's pool
-                        h2load(f"http://127.0.0.1:{server.grpc_port}/naipes.v1.NaipesService/ValidateHands", entry["grpc"], 0, 0, raw,
-                               connections=1, requests=1)
-                    pairs = paired(cfg, servers, lambda s, e=entry: h2load(f"http://127.0.0.1:{s.grpc_port}/naipes.v1.NaipesService/ValidateHands",
-                                                                            e["grpc"], 0, 0, raw, connections=1, requests=1), patience)
+                        stream(server)
+                    pairs = paired(cfg, servers, stream, patience)
                     figures["stream"][name] = {**pair_figures(pairs, "unpinned", "pinned"), "records": entry["records"]}
                     log(f"  pinned, one at a time {name}: {figures['lone'][name]['rps_1']:.0f} -> {figures['lone'][name]['rps_2']:.0f} req/s; "
                         f"stream {figures['stream'][name]['rps_1'] * entry['records']:.0f} -> "
