@@ -15,21 +15,22 @@ container that may use every CPU of a shared node, every server pinning its firs
 node's first CPU would crowd that CPU while others idle; with Kubernetes, pin only under the static
 CPU manager, which gives a Guaranteed pod CPUs of its own (deploy/k8s/naipes.yaml).
 
-How: ``naipes serve`` reads the CPUs it may use (its affinity: ``taskset``, a cpuset) and gives
-them to its processes in turn, each by an environment variable: the i-th gRPC process pins itself
-to the i-th CPU (``CPU_ENV``) as it starts, before gRPC starts its threads; gunicorn's master gives
-each worker it forks the CPU with the fewest of its workers (``gunicorn_conf.pre_fork``), the first
-such after those the gRPC processes took last (``turned``), a worker that replaces one that exited
-included, and the worker pins itself at once (``post_fork``). The
-streaming validator's pool processes are started by the serving processes and would inherit their
-CPU: they take back all of the server's CPUs (``SERVER_CPUS_ENV``, ``stream._start_worker``), and
-their number is counted by ``naipes serve`` before any process is pinned (NAIPES_STREAM_WORKERS,
-unless set: ``stream.pool_size``)."""
+How: ``naipes serve`` reads the CPUs it may use (its affinity: ``taskset``, a cpuset), orders them
+one hardware thread of each core first (``spread``), and gives them to its processes in turn, each
+by an environment variable: the i-th gRPC process pins itself to the i-th CPU (``CPU_ENV``) as it
+starts, before gRPC starts its threads; gunicorn's master gives each worker it forks the CPU with
+the fewest of its workers (``gunicorn_conf.pre_fork``), the first such after those the gRPC
+processes took last (``turned``), a worker that replaces one that exited included, and the worker
+pins itself at once (``post_fork``). The streaming validator's pool processes are started by the
+serving processes and would inherit their CPU: they take back all of the server's CPUs
+(``SERVER_CPUS_ENV``, ``stream._start_worker``), and their number is counted by ``naipes serve``
+before any process is pinned (NAIPES_STREAM_WORKERS, unless set: ``stream.pool_size``)."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from pathlib import Path
 
 CPU_ENV = "NAIPES_CPU"  # the one CPU a gRPC process of naipes serve runs on
 SERVER_CPUS_ENV = "NAIPES_SERVER_CPUS"  # every CPU of the server, "0,1": set when its processes are pinned
@@ -41,9 +42,41 @@ def supported() -> bool:
     return hasattr(os, "sched_setaffinity")
 
 
-def available() -> list[int]:
-    """The CPUs this process may run on, in order."""
-    return sorted(os.sched_getaffinity(0))
+TOPOLOGY = Path("/sys/devices/system/cpu")  # Linux's description of each CPU
+
+
+def available(topology: Path = TOPOLOGY) -> list[int]:
+    """The CPUs this process may run on, in the order its processes take them: one hardware
+    thread of each core first (``spread``)."""
+    return spread(os.sched_getaffinity(0), topology)
+
+
+def spread(cpus: Iterable[int], topology: Path = TOPOLOGY) -> list[int]:
+    """``cpus`` ordered so that processes taking them in turn fill every core before any core's
+    second hardware thread (SMT, hyperthreads): a core's threads share its execution units and
+    caches, so two serving processes on one core do less than on two. The first of each core's
+    threads among ``cpus``, by number, then the second ones, and so on: siblings numbered 0 and 4
+    (four cores) keep the order 0-7, siblings numbered 0 and 1 give 0, 2, 4, 6, 1, 3, 5, 7. Where
+    the kernel does not say which CPUs share a core (``topology``, Linux's sysfs), each CPU is
+    its own core."""
+    mine = sorted(set(cpus))
+    rank: dict[int, int] = {}
+    for cpu in mine:
+        try:
+            siblings = kernel_list((topology / f"cpu{cpu}" / "topology" / "thread_siblings_list").read_text())
+        except (OSError, ValueError):
+            siblings = frozenset([cpu])
+        rank[cpu] = sum(1 for other in siblings if other < cpu and other in rank)
+    return sorted(mine, key=lambda cpu: (rank[cpu], cpu))
+
+
+def kernel_list(text: str) -> frozenset[int]:
+    """A CPU list as the kernel writes it, ``0-2,5``."""
+    cpus: set[int] = set()
+    for part in text.strip().split(","):
+        low, _, high = part.partition("-")
+        cpus.update(range(int(low), int(high or low) + 1))
+    return frozenset(cpus)
 
 
 def written(cpus: Iterable[int]) -> str:

@@ -30,16 +30,7 @@ from service.codec import to_json
 
 pytestmark = pytest.mark.skipif(not affinity.supported(), reason="no os.sched_setaffinity on this platform")
 
-CPUS = sorted(os.sched_getaffinity(0)) if affinity.supported() else []
-
-
-def cpu_list(text: str) -> frozenset[int]:
-    """A kernel CPU list, ``0-2,5``."""
-    cpus: set[int] = set()
-    for part in text.split(","):
-        low, _, high = part.partition("-")
-        cpus.update(range(int(low), int(high or low) + 1))
-    return frozenset(cpus)
+CPUS = affinity.available() if affinity.supported() else []  # (in the order the server takes them: test_spread_*)
 
 
 def threads_cpus(pid: int) -> set[frozenset[int]]:
@@ -50,7 +41,7 @@ def threads_cpus(pid: int) -> set[frozenset[int]]:
             status = (task / "status").read_text()
         except OSError:  # (a thread that has just ended)
             continue
-        found.add(cpu_list(next(line.split(":", 1)[1].strip() for line in status.splitlines() if line.startswith("Cpus_allowed_list:"))))
+        found.add(affinity.kernel_list(next(line.split(":", 1)[1].strip() for line in status.splitlines() if line.startswith("Cpus_allowed_list:"))))
     return found
 
 
@@ -218,3 +209,36 @@ def test_pin_cpus_where_cpus_cannot_be_set_is_a_usage_error(tmp_path: Path) -> N
                               env={**env, **extra}, capture_output=True, text=True, timeout=60)
         assert done.returncode == 2, done.stderr
         assert "--pin-cpus (NAIPES_PIN_CPUS): this platform cannot set a process's CPUs" in done.stderr, done.stderr
+
+
+def topology(tmp_path: Path, siblings: dict[int, str]) -> Path:
+    """A sysfs CPU tree in which CPU n's hardware threads are ``siblings[n]`` (a kernel list)."""
+    for cpu, listed in siblings.items():
+        (tmp_path / f"cpu{cpu}" / "topology").mkdir(parents=True)
+        (tmp_path / f"cpu{cpu}" / "topology" / "thread_siblings_list").write_text(listed + "\n")
+    return tmp_path
+
+
+def test_spread_fills_every_core_before_a_second_hardware_thread(tmp_path: Path) -> None:
+    # Siblings numbered apart (Intel's usual numbering): the order is the numbers'.
+    apart = topology(tmp_path / "apart", {n: f"{n % 4},{n % 4 + 4}" for n in range(8)})
+    assert affinity.spread(range(8), apart) == [0, 1, 2, 3, 4, 5, 6, 7]
+    # Siblings numbered together (many AMD and ARM machines, some virtual ones): one of each core first.
+    together = topology(tmp_path / "together", {n: f"{n - n % 2}-{n - n % 2 + 1}" for n in range(8)})
+    assert affinity.spread(range(8), together) == [0, 2, 4, 6, 1, 3, 5, 7]
+    # Only the server's CPUs count: a core of which the server has one thread is a core of its own.
+    assert affinity.spread([1, 2, 3, 5], together) == [1, 2, 5, 3]
+    # Four threads a core.
+    four = topology(tmp_path / "four", {n: f"{n - n % 4}-{n - n % 4 + 3}" for n in range(8)})
+    assert affinity.spread([7, 6, 5, 4, 3, 2, 1, 0], four) == [0, 4, 1, 5, 2, 6, 3, 7]
+
+
+def test_spread_without_the_kernel_s_topology_takes_each_cpu_as_a_core(tmp_path: Path) -> None:
+    assert affinity.spread([3, 0, 2], tmp_path / "none") == [0, 2, 3]
+    broken = topology(tmp_path / "broken", {0: "0-1", 1: "garbage"})
+    assert affinity.spread([0, 1], broken) == [0, 1]  # (CPU 1's line unreadable: its own core; CPU 0 the first of its)
+
+
+def test_kernel_list_reads_ranges_and_single_cpus() -> None:
+    assert affinity.kernel_list("0-2,5\n") == {0, 1, 2, 5}
+    assert affinity.kernel_list("7") == {7}
