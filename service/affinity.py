@@ -35,6 +35,7 @@ from pathlib import Path
 CPU_ENV = "NAIPES_CPU"  # the one CPU a gRPC process of naipes serve runs on
 SERVER_CPUS_ENV = "NAIPES_SERVER_CPUS"  # every CPU of the server, "0,1": set when its processes are pinned
 SETTING = "NAIPES_PIN_CPUS"  # naipes serve --pin-cpus, from the environment (1 or 0)
+TOPOLOGY = Path("/sys/devices/system/cpu")  # Linux's description of each CPU (which share a core)
 
 
 def supported() -> bool:
@@ -42,13 +43,10 @@ def supported() -> bool:
     return hasattr(os, "sched_setaffinity")
 
 
-TOPOLOGY = Path("/sys/devices/system/cpu")  # Linux's description of each CPU
-
-
-def available(topology: Path = TOPOLOGY) -> list[int]:
+def available() -> list[int]:
     """The CPUs this process may run on, in the order its processes take them: one hardware
     thread of each core first (``spread``)."""
-    return spread(os.sched_getaffinity(0), topology)
+    return spread(os.sched_getaffinity(0))
 
 
 def spread(cpus: Iterable[int], topology: Path = TOPOLOGY) -> list[int]:
