@@ -717,8 +717,8 @@ def explain(state: State, action: Action) -> IllegalAction:
             return not_now(f"seat {seat} holds the espada and nobody has bid: under espadaForzada mustOpen it must say juego")
         if state.level == 0:
             return not_now("nobody has bid yet: open with juego, or paso")
-        if state.holder == seat:
-            return not_now(f"seat {seat} already holds the bid")
+        # (never the holder's own más: the holder does not speak in the auction, whose turn goes
+        # to the other bidders after his bid and ends once they have all passed)
         return not_now(f"the auction is at its top level {state.level}: only the mano may equal it; seat {seat} can only pass")
     if phase == DECLARE and call in ("entrada", "vuelta", "solo"):
         if state.forced_entrada:
@@ -777,8 +777,8 @@ def _why_no_surrender(state: State, seat: int) -> str:
         return "the Jugador has already surrendered"
     if solera_unsurrenderable(state.options, state.solera):
         return "a vuelta solera cannot be surrendered (soleraSurrender forbidden)"
-    if state.options.surrender_only_on_own_turn and state.turn != seat:
-        return "the Jugador may surrender only at his own turn (surrenderOnlyOnOwnTurn)"
+    # (not out of turn under surrenderOnlyOnOwnTurn: that rindo is NOT_YOUR_TURN, out_of_turn_calls
+    # being empty then, and is not explained here)
     return "too late: the Jugador has played his card to the fourth trick"
 
 
