@@ -767,7 +767,7 @@ def _explain_discard(state: State, seat: int, args: tuple[str, ...]) -> IllegalA
 
 
 def _why_no_surrender(state: State, seat: int) -> str:
-    if seat != state.jugador:
+    if state.jugador is not None and seat != state.jugador:  # (during the auction there is no Jugador to name)
         return f"only the Jugador (seat {state.jugador}) may surrender"
     if state.phase != PLAY:
         return f"a surrender comes after the exchange and before the Jugador's fourth card, not during the {state.phase}"

@@ -255,6 +255,46 @@ def test_a31_a_rindo_by_an_opponent_or_in_a_solo_is_refused_saying_why():
         f"action {start} ('1 rindo'): a solo cannot be surrendered: the Jugador must play it out")
 
 
+def test_a31_a_rindo_during_the_auction_is_refused_saying_when_a_surrender_comes():
+    """A31 and 7.4: a surrender is the Jugador's, after the exchange; during the auction nobody is
+    the Jugador yet, and the mano's rindo there is refused saying when a surrender comes (it names
+    no Jugador)."""
+    assert message(rec(STD, ["1 rindo"])) == (
+        "action 0 ('1 rindo'): a surrender comes after the exchange and before the Jugador's fourth card, not during the auction")
+    assert message(rec(STD, ["1 juego", "2 rindo"])) == (
+        "action 1 ('2 rindo'): a surrender comes after the exchange and before the Jugador's fourth card, not during the auction")
+
+
+# ---- 3.3, 4, 7.2, 7.4: a card played outside the play ------------------------------------------------
+
+
+def test_3_3_4_7_a_card_outside_the_play_is_refused_naming_what_the_seat_may_say():
+    """Sections 3.3, 4, 7.2 and 7.4: cards are played only in the play (section 5). A card the seat
+    to act holds, played during the auction, the declaration, the exchange, the contra question,
+    the answers to a surrender or the bola decision, is NOT_ALLOWED_NOW, naming the phase and what
+    the seat may say in it (FORMAT.md's "a card during the auction")."""
+    record, start = hand(([1] * 9, {}))  # S1's entrada; S1 wins every trick (and leads each)
+    actions = record["actions"]  # S1 holds 1e, S2 6o (their first cards)
+    cases = [
+        (0, "1 1e", "auction", "seat 1 may say paso, juego or mas"),
+        (3, "1 1e", "declare", "seat 1 may say entrada <suit>, vuelta or solo <suit>"),
+        (4, "1 1e", "exchange", "seat 1 may say descarte [cards]"),
+        (5, "2 6o", "contraOrder", "seat 2 may say contra or cedo"),
+    ]
+    for n, card, phase, says in cases:
+        assert ok(cut(record, n))["phase"] == phase
+        assert message({**record, "actions": [*actions[:n], card]}) == (
+            f"action {n} ('{card}'): no card is played during the {phase}: {says}"), phase
+    surrender = [*actions[:start], "1 rindo"]
+    assert message({**record, "actions": [*surrender, "2 6o"]}) == (
+        f"action {start + 1} ('2 6o'): no card is played during the surrender: seat 2 may say bien or defiendo")
+    five = actions[:start + 15]  # S1 has won tricks 1-5: the bola decision is his
+    assert ok({**record, "actions": five})["phase"] == "bolaDecision"
+    lead = actions[start + 15]
+    assert message({**record, "actions": [*five, lead]}) == (
+        f"action {start + 15} ('{lead}'): no card is played during the bolaDecision: seat 1 may say bola or planto")
+
+
 # ---- 7.4, A32: the texts of a surrender and of its answers -------------------------------------------
 
 
