@@ -578,7 +578,8 @@ def _must_play_trump(state: State, hand: int, led_rank: int) -> bool:
     if state.options.multi_matador_renege and count > 1:
         return False
     forcing = state.options.matador_forcing == "trickLeader" or state.leader == state.mano
-    return forcing and led_rank < 3 and outranked
+    # (every trump held is a matador here, so a trump led that outranks one is itself a matador, rank 0 or 1)
+    return forcing and outranked
 
 
 def _may_play(state: State, seat: int, card: Card) -> bool:
