@@ -270,11 +270,6 @@ class State:
         return self.order[0]
 
     @property
-    def declarer(self) -> int | None:
-        """Who plays for the lance now: the defender after a defence, else the Jugador."""
-        return self.defender if self.defender is not None else self.jugador
-
-    @property
     def finished(self) -> bool:
         return self.phase == OVER
 
@@ -1076,27 +1071,30 @@ def _after_trick(state: State, masks: tuple[int, ...], tricks: tuple[Trick, ...]
     ``winner`` are after it, and the new state is built once from them. Its events are appended
     to ``events``."""
     played = len(tricks)
-    declarer = state.declarer
-    assert declarer is not None
+    # The bola and the primeras are the Jugador's, in an undefended hand only (section 0): a defence
+    # comes before the fourth trick is over and leaves bola "none", and _is_over ends a defended
+    # hand by the defender's, the rendido's and the mano pobre's tricks.
+    jugador = state.jugador
+    assert jugador is not None
     won = state.won
     won = with_item(won, winner, won[winner] + 1)
     phase, bola = PLAY, state.bola
     turn: int | None = winner
     if bola == "attempt":
-        if winner != declarer:
+        if winner != jugador:
             if events is not None:
-                events.append({"kind": "bolaFailed", "seat": declarer, "text": f"seat {declarer} loses trick {played}: the bola fails"})
+                events.append({"kind": "bolaFailed", "seat": jugador, "text": f"seat {jugador} loses trick {played}: the bola fails"})
             phase, turn, bola = OVER, None, "failed"
         elif played == 9:
             if events is not None:
-                events.append({"kind": "bolaMade", "seat": declarer, "text": f"seat {declarer} takes all nine tricks: bola"})
+                events.append({"kind": "bolaMade", "seat": jugador, "text": f"seat {jugador} takes all nine tricks: bola"})
             phase, turn, bola = OVER, None, "made"
-    elif state.defender is None and played == 5 and won[declarer] == 5:
+    elif state.defender is None and played == 5 and won[jugador] == 5:
         if events is not None:
-            events.append({"kind": "primeras", "seat": declarer,
-                           "text": f"seat {declarer} has won the first five tricks: bola (go on for all nine) or planto (stop)"})
-        phase, turn = BOLA_DECISION, declarer
-    elif _is_over(state, played, won, declarer):
+            events.append({"kind": "primeras", "seat": jugador,
+                           "text": f"seat {jugador} has won the first five tricks: bola (go on for all nine) or planto (stop)"})
+        phase, turn = BOLA_DECISION, jugador
+    elif _is_over(state, played, won, jugador):
         remaining = 9 - played
         if events is not None:
             events.append({"kind": "over", "text": "the result is settled" + ("" if remaining == 0 else f" with {remaining} tricks unplayed")})
@@ -1107,7 +1105,7 @@ def _after_trick(state: State, masks: tuple[int, ...], tricks: tuple[Trick, ...]
     return new
 
 
-def _is_over(state: State, played: int, won: tuple[int, ...], declarer: int) -> bool:
+def _is_over(state: State, played: int, won: tuple[int, ...], jugador: int) -> bool:
     """7.3: all nine tricks played, or (``stopWhenDecided``) the result is certain. ``played``
     tricks are done and ``won`` counts them by seat."""
     remaining = 9 - played
@@ -1120,8 +1118,8 @@ def _is_over(state: State, played: int, won: tuple[int, ...], declarer: int) -> 
         defender, rendido = state.defender, state.rendido
         pobre = next(s for s in state.order if s not in (defender, rendido))
         return settle_mod.decided_in_hand(won[defender], won[rendido], won[pobre], True)
-    a, b = _opponents(state.order, declarer)
-    return settle_mod.decided_in_hand(won[declarer], won[a], won[b], False)
+    a, b = _opponents(state.order, jugador)
+    return settle_mod.decided_in_hand(won[jugador], won[a], won[b], False)
 
 
 # ---- results -----------------------------------------------------------------------------
