@@ -674,16 +674,14 @@ def summary(state: State) -> dict[str, Any]:
     money = _money(state)
     out: dict[str, Any] = {"phase": state.phase, "exchanges": list(state.choices), "fondo": money.fondo,
                            "escrow": money.escrow, "cardPoints": money.points, "seatTricks": money.seat_tricks}
+    # (money_of gives the napolitana whenever the state has one, and the revesino whenever it has
+    # an announcer, each with its outcome "pending" until it is decided)
     if money.napolitana is not None:
         out["napolitana"] = money.napolitana
     if money.revesino is not None:
         out["revesino"] = money.revesino
     if money.forfeited:
         out["forfeited"] = money.forfeited
-    if state.napolitana is not None and "napolitana" not in out:
-        out["napolitana"] = {"seat": state.napolitana, "outcome": "pending"}
-    if state.announcer is not None and "revesino" not in out:
-        out["revesino"] = {"seat": state.announcer, "outcome": "pending"}
     return out
 
 
