@@ -715,7 +715,11 @@ def explain(state: State, action: Action) -> IllegalAction:
             return not_now("nobody has bid yet: open with juego, or paso")
         # (never the holder's own más: the holder does not speak in the auction, whose turn goes
         # to the other bidders after his bid and ends once they have all passed)
-        return not_now(f"the auction is at its top level {state.level}: only the mano may equal it; seat {seat} can only pass")
+        if state.options.auction_priority == "positional":
+            who = f"a seat that speaks before seat {state.holder}, who holds it, may equal it (auctionPriority positional)"
+        else:
+            who = "the mano may equal it"
+        return not_now(f"the auction is at its top level {state.level}: only {who}; seat {seat} can only pass")
     if phase == DECLARE and call in ("entrada", "vuelta", "solo"):
         if state.forced_entrada:
             return not_now("the espada's holder must play an entrada when everybody passed (espadaForzada ifAllPass)")

@@ -444,6 +444,17 @@ def test_3_2_a4_a_raise_at_the_top_level_is_refused_saying_only_the_mano_may_equ
         "action 7 ('2 mas'): the auction is at its top level 5: only the mano may equal it; seat 2 can only pass")
 
 
+def test_a04_positional_a_raise_at_the_top_level_is_refused_naming_who_may_equal_it():
+    """A4, ``auctionPriority: positional``: any seat speaking before the holder equals the bid, not
+    only the mano; at the top level the postre's más over the medio's bid is refused saying so."""
+    voices = ["1 paso", "2 juego", "3 mas", "2 mas", "3 mas", "2 mas", "3 mas", "2 mas", "3 mas", "2 mas"]
+    top = ok({**rec(STD, voices), "rules": {"auctionPriority": "positional"}})
+    assert (top["level"], top["holder"], top["next"]["seat"]) == (5, 2, 3)
+    assert message({**rec(STD, [*voices, "3 mas"]), "rules": {"auctionPriority": "positional"}}) == (
+        "action 10 ('3 mas'): the auction is at its top level 5: only a seat that speaks before seat 2, who holds it, "
+        "may equal it (auctionPriority positional); seat 3 can only pass")
+
+
 def test_5_a3_a_card_off_the_suit_led_is_refused_naming_the_cards_that_follow():
     """Section 5: a seat holding the plain suit led must follow it; A3: the espada (a trump) is no
     card of espadas, so playing it on an espadas lead is refused with a note saying why. An
