@@ -708,7 +708,9 @@ def explain(state: State, action: Action) -> IllegalAction:
         return not_now(_why_no_surrender(state, seat))
     if phase == AUCTION and call in ("paso", "juego", "mas"):
         if call == "juego":
-            return not_now(f"the auction already stands at level {state.level}: juego only opens it; say mas or paso")
+            # (at the top level a más is refused to a seat that cannot equal the bid: only paso is left)
+            say = "mas or paso" if "mas" in _auction_voices(state, seat) else "paso"
+            return not_now(f"the auction already stands at level {state.level}: juego only opens it; say {say}")
         if call == "paso":
             return not_now(f"seat {seat} holds the espada and nobody has bid: under espadaForzada mustOpen it must say juego")
         if state.level == 0:
@@ -723,8 +725,9 @@ def explain(state: State, action: Action) -> IllegalAction:
     if phase == DECLARE and call in ("entrada", "vuelta", "solo"):
         if state.forced_entrada:
             return not_now("the espada's holder must play an entrada when everybody passed (espadaForzada ifAllPass)")
-        return not_now(f"the auction reached level {state.level}; {' '.join((call, *action.args))} is below it "
-                       f"(entrada 1, entrada a favor 2, vuelta 3, solo 4, solo a favor 5)")
+        ladder = ("favorSuit none: entrada 1, vuelta 2, solo 3" if state.favor is None
+                  else "entrada 1, entrada a favor 2, vuelta 3, solo 4, solo a favor 5")
+        return not_now(f"the auction reached level {state.level}; {' '.join((call, *action.args))} is below it ({ladder})")
     if phase == EXCHANGE and call == "descarte":
         return _explain_discard(state, seat, action.args)
     return not_now(f"{call} is not a call of the {phase}: seat {seat} may say {_PHASE_CALLS[phase]}")

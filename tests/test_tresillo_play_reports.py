@@ -224,6 +224,34 @@ def test_3_2_a14_3_4_the_refusals_of_the_auction_and_the_declaration_say_why():
         "(entrada 1, entrada a favor 2, vuelta 3, solo 4, solo a favor 5)")
 
 
+def test_3_4_a7_without_a_favour_suit_a_lance_below_the_level_is_refused_citing_the_three_level_ladder():
+    """3.4 / A7: under ``favorSuit: none`` the ladder is entrada 1, vuelta 2, solo 3, with no lance
+    a favor; a lance below the level reached is refused citing that ladder, not the default's five
+    levels (under which a vuelta would be 3, above the 2 reached here)."""
+    voices = ["1 juego", "2 mas", "3 paso", "1 paso"]  # S2 at level 2
+    assert message(rec(STD, [*voices, "2 entrada oros"], rules={"favorSuit": "none"})) == (
+        "action 4 ('2 entrada oros'): the auction reached level 2; entrada oros is below it "
+        "(favorSuit none: entrada 1, vuelta 2, solo 3)")
+
+
+def test_3_2_a4_a_juego_at_the_top_level_is_told_to_pass_when_it_cannot_equal():
+    """3.2 / A4: juego only opens the auction; at its top level (5, or 3 under ``favorSuit:
+    none``) a seat that may not equal the bid can only pass, and the refusal of its juego says
+    paso alone, not "mas or paso". Under ``auctionPriority: positional`` a seat speaking before
+    the holder may still equal it, and is told mas or paso."""
+    top = ["1 juego", "2 mas", "3 mas", "1 mas", "2 mas", "3 mas", "1 mas"]  # level 5, held by the mano
+    assert message(rec(STD, [*top, "2 juego"])) == (
+        "action 7 ('2 juego'): the auction already stands at level 5: juego only opens it; say paso")
+    top3 = ["1 juego", "2 mas", "3 paso", "1 mas", "2 mas", "1 mas"]  # level 3 of 3, held by the mano
+    assert message(rec(STD, [*top3, "2 juego"], rules={"favorSuit": "none"})) == (
+        "action 6 ('2 juego'): the auction already stands at level 3: juego only opens it; say paso")
+    held_by_3 = ["1 juego", "2 mas", "3 mas", "1 mas", "2 mas", "3 mas", "1 paso"]  # level 5, held by seat 3
+    assert message(rec(STD, [*held_by_3, "2 juego"])) == (
+        "action 7 ('2 juego'): the auction already stands at level 5: juego only opens it; say paso")
+    assert message(rec(STD, [*held_by_3, "2 juego"], rules={"auctionPriority": "positional"})) == (
+        "action 7 ('2 juego'): the auction already stands at level 5: juego only opens it; say mas or paso")
+
+
 def test_a31_the_refusals_of_a_surrender_say_why():
     """A31 and 7.4: a rindo is refused during the exchange, after a surrender already made, for a
     vuelta solera under ``soleraSurrender: forbidden``, and once the Jugador has played to the
