@@ -953,7 +953,9 @@ def _discard(state: State, action: Action) -> tuple[State, Events]:
     exchanged = with_item(state.exchanged, seat, len(out))
     solera = state.solera or (vuelta and len(out) == 1)
     queue = state.queue[1:]
-    text = f"seat {seat} discards {len(out)} and draws {draw}" + (" (vuelta solera)" if solera and seat == state.jugador else "")
+    # (a one-card vuelta is a vuelta solera only while vueltaSoleraAllowed is on: off, it is a plain vuelta)
+    named = solera and seat == state.jugador and state.options.vuelta_solera_allowed
+    text = f"seat {seat} discards {len(out)} and draws {draw}" + (" (vuelta solera)" if named else "")
     events: Events = [{"kind": "descarte", "seat": seat, "value": len(out), "text": text}]
     new = state.copy()
     new.masks, new.stock, new.discards, new.exchanged, new.solera, new.queue = masks, stock, discards, exchanged, solera, queue

@@ -590,7 +590,9 @@ def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
 
 
 def _lance_name(options: Options, hand: Hand) -> str:
-    if hand.lance == "vuelta" and hand.solera:
+    """The lance as a payment's reason names it: a one-card vuelta is a vuelta solera only while
+    ``vueltaSoleraAllowed`` is on (A9; off, it is a plain vuelta everywhere)."""
+    if hand.lance == "vuelta" and hand.solera and options.vuelta_solera_allowed:
         return "vuelta solera"
     return hand.lance or ""
 

@@ -185,6 +185,19 @@ def test_a09_only_the_jugadors_one_card_vuelta_discard_is_called_a_vuelta_solera
     assert texts(entrada, start) == ["seat 1 discards 0 and draws 0", "seat 2 discards 0 and draws 0", "seat 3 discards 0 and draws 0"]
 
 
+def test_a09_under_vuelta_solera_allowed_false_a_one_card_vuelta_is_not_called_a_vuelta_solera():
+    """A9: with ``vueltaSoleraAllowed`` off a one-card vuelta is a plain vuelta everywhere (scored
+    2, not the solo's 20): neither its descarte event nor its condiciones call it a vuelta
+    solera."""
+    solera, start = hand(([1, 1, 1, 1, 2, 2, 1], {1: "5o"}), lance="vuelta", stock_top="4b", discards={1: "5o"})
+    plain = {**solera, "rules": {"vueltaSoleraAllowed": False}}  # (won 5-2-0: decided after seven tricks)
+    events = ok(cut(plain, start))["events"]
+    assert [e["text"] for e in events if e["kind"] == "descarte"] == [
+        "seat 1 discards 1 and draws 0", "seat 2 discards 0 and draws 0", "seat 3 discards 0 and draws 0"]
+    reasons = {p["reason"] for p in ok(plain)["payments"] if p["payee"] == "seat 1" and p["payer"] != "plate"}
+    assert reasons == {"condiciones of the vuelta won: vuelta 2 + jugar 5 = 7, rounded up 10, x2 a favor = 20"}  # (4b: bastos)
+
+
 def test_a33_the_early_end_event_counts_the_tricks_left_unplayed():
     """A33 / 7.3: a hand that ends once its result is certain says how many tricks were left
     unplayed (the medio's solo, the mano taking tricks 1-5: a codillo, 4 tricks left); played
