@@ -584,7 +584,7 @@ def settle(options: Options, table: Table, hand: Hand) -> dict[str, Any]:
         assert giver is not None
         to = contra[giver]
         out["codilloTo"] = to
-        no_puesta = " (a solo lost by codillo pays only the codillo)" if solo_codillo else ""
+        no_puesta = _no_puesta_note(options, hand) if solo_codillo else ""
         led.pay(jug, to, amount, f"codillo to the player with most tricks: {how}{no_puesta}")
     return _result(led, out)
 
@@ -595,6 +595,20 @@ def _lance_name(options: Options, hand: Hand) -> str:
     if hand.lance == "vuelta" and hand.solera and options.vuelta_solera_allowed:
         return "vuelta solera"
     return hand.lance or ""
+
+
+def _no_puesta_note(options: Options, hand: Hand) -> str:
+    """A24: why a solo (or a vuelta solera) lost by codillo makes no puesta, for the codillo's
+    reason: in the reserved-puesta state only (``reservedOnly``) or always; and whether it paid its
+    condiciones (``soloCodilloPaysCond``), which the seed's "pays only the codillo" denies."""
+    what = f"a {_lance_name(options, hand)} lost by codillo"
+    if options.solo_codillo_no_puesta == "reservedOnly":
+        what += " while the plate holds a reserved puesta"
+    if options.solo_codillo_pays_cond:
+        always = "soloCodilloNoPuesta always; " if options.solo_codillo_no_puesta == "always" else ""
+        return f"; {what} makes no puesta ({always}it still pays its condiciones)"
+    always = "soloCodilloNoPuesta always, " if options.solo_codillo_no_puesta == "always" else ""
+    return f"; {what} pays only the codillo ({always}soloCodilloPaysCond false)"
 
 
 def _settle_surrender(options: Options, hand: Hand, led: _Ledger, out: dict[str, Any], favor: bool) -> None:

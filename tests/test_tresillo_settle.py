@@ -487,6 +487,35 @@ def test_a21_favor_rounding_on_losses_and_bola_failure() -> None:
     assert run(table(), lost6, Options(favor_rounding="roundedDouble"))["net"][0] == 15 - 5
 
 
+@pytest.mark.parametrize(("rules", "table_", "note"), [
+    ({}, {"plate": 30, "plateHolds": "reservada"},
+     "35 = the plate (it holds a reserved puesta); a solo lost by codillo while the plate holds a reserved puesta makes no puesta "
+     "(it still pays its condiciones)"),
+    ({"soloCodilloPaysCond": False}, {"plate": 30, "plateHolds": "reservada"},
+     "35 = the plate (it holds a reserved puesta); a solo lost by codillo while the plate holds a reserved puesta pays only "
+     "the codillo (soloCodilloPaysCond false)"),
+    ({"soloCodilloNoPuesta": "always"}, None,
+     "25 = plate 5 + 20; a solo lost by codillo makes no puesta (soloCodilloNoPuesta always; it still pays its condiciones)"),
+    ({"soloCodilloNoPuesta": "always", "soloCodilloPaysCond": False}, None,
+     "25 = plate 5 + 20; a solo lost by codillo pays only the codillo (soloCodilloNoPuesta always, soloCodilloPaysCond false)"),
+    ({"soloCodilloNoPuesta": "off"}, {"plate": 30, "plateHolds": "reservada"}, "35 = the plate (it holds a reserved puesta)"),
+])
+def test_a24_the_codillo_of_a_solo_says_what_it_pays_besides(rules: dict[str, Any], table_: dict[str, Any] | None,
+                                                              note: str) -> None:
+    """A24 through SettleHand: the codillo of a solo lost by codillo that makes no puesta says
+    when it makes none (with a reserved puesta in the plate, or always under
+    ``soloCodilloNoPuesta: always``) and whether the condiciones were still paid
+    (``soloCodilloPaysCond``, on by default): "pays only the codillo" only when they were not."""
+    request = summary_request(tresillo={"lance": "solo", "tricks": [2, 2, 2, 2, 2]}, rules=rules)
+    if table_ is not None:
+        request["table"] = table_
+    out = api.settle_hand(request)
+    assert [p["reason"] for p in out["payments"] if p["payee"] == "seat 2" and p["payer"] == "seat 1"][-1] == (
+        f"codillo to the player with most tricks: {note}")
+    paid_cond = any(p["reason"].startswith("condiciones") for p in out["payments"])
+    assert paid_cond == rules.get("soloCodilloPaysCond", True)
+
+
 def test_a24_solo_lost_by_codillo() -> None:
     lost = hand(lance="solo", trump="oros", tricks=[2, 2, 2, 2, 2])  # codillo to seat 2 after five tricks
     for holds, plate in (("none", 0), ("primera", 30), ("reservada", 30)):
