@@ -435,7 +435,7 @@ def explain(state: State, action: Action) -> IllegalAction:
         return not_now("a revesino is announced after trick 9, before the lead to trick 10")
     if state.announcer is not None:
         return not_now(f"seat {state.announcer} has already announced the revesino")
-    if seat == state.napolitana:
+    if seat == state.napolitana and not state.options.napolitana_may_announce:
         return not_now(f"seat {seat} plays a napolitana and cannot announce a revesino")
     return not_now(f"seat {seat} has not won all of tricks 1-9: no revesino")
 

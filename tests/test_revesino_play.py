@@ -837,6 +837,19 @@ def test_a4_1_a4_2_a_refused_call_says_which_rule_refuses_it():
         "under napolitanaDeclaration implicit the napolitana is declared by its first renounce, not called")
 
 
+def test_a4_2_under_napolitana_may_announce_a_napolitanas_refused_revesino_names_the_tricks_he_lost():
+    """A4.2 with ``napolitanaMayAnnounce``: a napolitana may announce a revesino; his call after
+    losing one of tricks 1-9 is refused because he did not win them all, not because he plays a
+    napolitana (the reason by default)."""
+    r = build({1: "12o 12c"}, [1] * 4 + [2] + [1] * 4, aces=True, calls=["1 napolitana"],
+              rules={"napolitanaMayAnnounce": True})
+    n = len(r["actions"])
+    assert api.validate(more(r, "1 revesino"))["violation"] == {
+        "action": n, "code": "NOT_ALLOWED_NOW", "message": f"action {n} ('1 revesino'): seat 1 has not won all of tricks 1-9: no revesino"}
+    assert api.validate(more({**r, "rules": {}}, "1 revesino"))["violation"]["message"] == (
+        f"action {n} ('1 revesino'): seat 1 plays a napolitana and cannot announce a revesino")
+
+
 def test_a_napolitana_elsewhere_does_not_stop_the_revesino():
     # S2 declares (and renounces his aces); S1 still wins tricks 1-9 and may announce.
     r = build({1: "11o 11c", 2: "2o 2c"}, [1] * 9, calls=["2 napolitana"], renounce={2: "1o 1c 1e 10o"})
