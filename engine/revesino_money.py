@@ -343,7 +343,10 @@ class _Ledger:
             reason = f"{why}: the players top it up to {o.renew_below}"
         # The dealer's share beyond the others': his 3 (a top-up in play already reaches renewBelow).
         if not o.dealer_initial_stake_includes_fee and (at_deal or full):
-            extra, note = 1, " (the dealer's stake is one more: his 3 before the fee)"
+            # (his share and what it is: a stake, or a top-up share; only at the deal does a fee follow)
+            extra = 1
+            note = (f" (the dealer's {'stake' if full else 'share'} is one more: his {shares[0] + 1}"
+                    + (" before the fee)" if at_deal else ")"))
         elif full and not at_deal:
             extra, note = o.dealer_fee, f" (the dealer's stake is the fee more: his {o.stake + o.dealer_fee})"
         else:

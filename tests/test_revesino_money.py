@@ -528,6 +528,28 @@ def test_r4_the_dealers_extra_stake_is_said_in_his_payment_alone() -> None:
         ("seat 1", 1, "the dealer's fee of 1 into the fondo")]
 
 
+def test_r4_r38_r5_the_dealers_extra_share_names_what_he_pays() -> None:
+    """R4 off with R38's ``stake`` and R5's ``topUp``: the reason of the dealer's re-ante names his
+    own share, the stake one more (4 of a stake of 3) or his top-up share one more (2 of a
+    shortfall of 3), never the seeds' 3; renewed in play (``renewTiming: immediately``) no fee
+    follows, and the reason says none."""
+    def dealers(payments: list[dict[str, Any]]) -> tuple[int, str]:
+        first = payments[0]
+        assert first["payer"] == "seat 0"
+        return first["amount"], first["reason"]
+
+    off = {"dealer_initial_stake_includes_fee": False}
+    assert dealers(run(Course(dealer=0, fondo=6, tricks=()), stake=3, **off)["payments"]) == (
+        4, "re-ante: the fondo (6) is below 9: each player pays 3 (the dealer's stake is one more: his 4 before the fee)")
+    assert dealers(run(Course(dealer=0, fondo=6, tricks=()), renew_amount="topUp", **off)["payments"]) == (
+        2, "re-ante: the fondo (6) is below 9: the players top it up to 9 (the dealer's share is one more: his 2 before the fee)")
+    request = {"game": "revesino", "cards": "6e 8e 10o 12e", "seats": 4, "leader": 2, "number": 3, "fondo": 9,
+               "rules": {"renewTiming": "immediately", "dealerInitialStakeIncludesFee": False}}
+    renewal = [p for p in api.resolve_trick(request)["payments"] if p["reason"].startswith("the fondo emptied")]
+    assert (renewal[0]["payer"], renewal[0]["amount"], renewal[0]["reason"]) == (
+        "seat 1", 3, "the fondo emptied in trick 3: renewed at once: each player pays 2 (the dealer's stake is one more: his 3)")
+
+
 def test_r5_renewal_trigger_amount_and_r38_stakes() -> None:
     assert run(Course(dealer=0, fondo=5, tricks=()), renew_trigger="empty")["fondo"] == 6
     assert run(Course(dealer=0, fondo=0, tricks=()), renew_trigger="empty")["fondo"] == 9
