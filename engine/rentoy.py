@@ -343,8 +343,8 @@ def explain(state: State, action: Action) -> IllegalAction:
     proposal = state.proposal
     if action.card is not None:
         if proposal is not None:
-            return IllegalAction("NOT_ALLOWED_NOW", f"seat {seat} must first answer the envite to {proposal.value} "
-                                 "(quiero, no-quiero or envite)")
+            answers = "quiero, no-quiero or envite" if proposal.value < state.ladder[-1] else f"quiero or no-quiero: {proposal.value} is the top of the ladder"
+            return IllegalAction("NOT_ALLOWED_NOW", f"seat {seat} must first answer the envite to {proposal.value} ({answers})")
         hand = state.masks[seat]
         if not hand >> action.card.key & 1:
             return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(cards_of_mask(hand))}")

@@ -476,6 +476,19 @@ def test_t04_t17_the_refusals_of_a_raise_say_which_rule_applies():
     assert message([*CLIMB, "1 quiero", "1 envite"]) == "action 5 ('1 envite'): the hand is already worth 12: it cannot be raised"
 
 
+def test_t17_b3_a_card_played_before_answering_a_proposal_of_twelve_is_told_quiero_or_no_quiero():
+    """T17 / B3: a proposal of 12, the top of the ladder (under either ladder), cannot be raised:
+    a card played before answering it is refused naming quiero or no-quiero only; below the top
+    the answer may also be an envite."""
+    assert api.validate(rec(DEAL_A, "1o", [*CLIMB, "1 2o"]))["violation"]["message"] == (
+        "action 4 ('1 2o'): seat 1 must first answer the envite to 12 (quiero or no-quiero: 12 is the top of the ladder)")
+    short = ["1 envite", "2 envite", "3 envite"]  # 3, 6, 12 on the ladder without 9
+    assert api.validate(rec(DEAL_A, "1o", [*short, "0 10c"], rules={"ladder": "1-3-6-12"}))["violation"]["message"] == (
+        "action 3 ('0 10c'): seat 0 must first answer the envite to 12 (quiero or no-quiero: 12 is the top of the ladder)")
+    assert api.validate(rec(DEAL_A, "1o", ["1 envite", "2 4e"]))["violation"]["message"] == (
+        "action 1 ('2 4e'): seat 2 must first answer the envite to 3 (quiero, no-quiero or envite)")
+
+
 def test_t15_the_trick_winner_may_bet_before_leading():
     result = ok(rec(DEAL_A, "1o", PLAY_A[:4]))
     assert result["next"]["seat"] == 1 and "envite" in legal_of(result, 1)
