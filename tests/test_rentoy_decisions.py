@@ -367,6 +367,23 @@ def test_t12_option_play_all_tricks():
         == (12, "NOT_ALLOWED_NOW")
 
 
+def test_t12_option_play_all_tricks_a_hand_won_three_nil_is_paid_for_three_tricks():
+    """T12 ``playAllTricks``: the hand is played out, and a team may take all three tricks; the
+    payment's reason then says so, not "won two tricks". SettleHand, told no trick count, says
+    two or more under the option, two without it."""
+    rules = {"playAllTricks": True}
+    hands = ["10c 11c 4c", "2o 12o 12c", "4e 5e 6e", "7c 4b 5b"]
+    actions = ["1 2o", "2 4e", "3 7c", "0 10c", "1 12o", "2 5e", "3 4b", "0 11c", "1 12c", "2 6e", "3 5b", "0 4c"]
+    swept = ok(rec(hands, "1o", actions, rules=rules))
+    assert swept["teamTricks"] == [0, 3]
+    assert swept["payments"] == [{"payee": "team 1", "amount": 1, "reason": "hand worth 1: won all three tricks"}]
+    two = ok(rec(DEAL_A, "1o", [*PLAY_A, "1 3c", "2 6e", "3 5b", "0 12c"], rules=rules))
+    assert two["payments"] == [{"payee": "team 1", "amount": 1, "reason": "hand worth 1: won two tricks"}]
+    request = {"game": "rentoy", "seats": 4, "dealer": 0, "rentoy": {"winner": 1, "value": 1}}
+    assert api.settle_hand({**request, "rules": rules})["payments"][0]["reason"] == "hand worth 1: won two tricks or more"
+    assert api.settle_hand(request)["payments"][0]["reason"] == "hand worth 1: won two tricks"
+
+
 # ---- T13: renuncio --------------------------------------------------------------------------
 
 RENUNCIO_HANDS = ["1b 5c 6b", "12e 3o 5o", "2e 4b 7o", "10e 11e 3b"]  # trump espadas (turn-up 5e)
