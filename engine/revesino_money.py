@@ -601,7 +601,9 @@ def _nap_failure(led: _Ledger, tricks: list[PlayedTrick], nap: int) -> None:
         due = o.napolitana_refund_factor * r - returned.get(payer, 0)
         if due <= 0:
             continue
-        reason = (f"failed napolitana: pays back {o.napolitana_refund_factor} x the {r} he was paid for the cards he sold")
+        reason = (f"failed napolitana: pays back {o.napolitana_refund_factor} x the {r} he was paid for the cards he sold"
+                  # (revesinoVoidsNapolitana false: the announcement of a revesino returned some of it already)
+                  + (f", less the {returned[payer]} returned at the revesino's announcement" if returned.get(payer) else ""))
         back = r - returned.get(payer, 0)  # the part that only returns the payer's own money
         if led.forfeits(payer, 12) and due > back:
             led.forfeit(payer, due - max(0, back), reason, None)
@@ -616,7 +618,8 @@ def _nap_failure(led: _Ledger, tricks: list[PlayedTrick], nap: int) -> None:
     elif take is not None:
         amount = take[1]
         due = 2 * amount - (amount if led.quinola_take_reversed else 0)
-        led.move(nap, FONDO, due, f"failed napolitana: he sold the quínola and pays twice the fondo it took ({amount}) into the fondo")
+        less = f", less the {amount} returned to it at the revesino's announcement" if led.quinola_take_reversed else ""
+        led.move(nap, FONDO, due, f"failed napolitana: he sold the quínola and pays twice the fondo it took ({amount}) into the fondo{less}")
     elif not doubled and _nap_led_quinola_last(tricks, nap):
         led.move(nap, FONDO, led.fondo, f"failed napolitana: he won trick 10 and led the quínola in trick 11, he doubles the fondo, {led.fondo}")
 

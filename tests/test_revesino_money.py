@@ -550,6 +550,30 @@ def test_r4_r38_r5_the_dealers_extra_share_names_what_he_pays() -> None:
         "seat 1", 3, "the fondo emptied in trick 3: renewed at once: each player pays 2 (the dealer's stake is one more: his 3)")
 
 
+def test_r36_a_failed_napolitanas_refunds_after_an_announced_revesino_count_what_it_returned() -> None:
+    """R36 ``revesinoVoidsNapolitana: false``: the napolitana sold the quínola in trick 1 and
+    cuts seat 1's revesino in trick 10, so he fails. The announcement already returned the side
+    payments and the fondo his quínola took; the failure's payments, the rest of twice each, say
+    so beside the amounts they pay."""
+    plain = iter([c for c in DECK_48.cards if c.rank != 1 and c != QUINOLA])
+    tricks = []
+    for n in range(1, 11):
+        plays = tuple(Play(s, QUINOLA, "placed") if (n, s) == (1, 2) else Play(s, next(plain), "") for s in (1, 2, 3, 0))
+        tricks.append(PlayedTrick(n, 1, plays, 1 if n <= 9 else 2))
+    course = Course(dealer=0, fondo=9, tricks=tuple(tricks), napolitana=2, announcer=1, finished=True)
+    out = run(course, revesino_voids_napolitana=False)
+    assert out["napolitana"] == {"seat": 2, "outcome": "failed"}
+    assert [(p["payee"], p["amount"], p["reason"]) for p in out["payments"] if p["reason"].startswith("failed napolitana")] == [
+        ("seat 3", 2, "failed napolitana: pays back 2 x the 2 he was paid for the cards he sold, "
+                      "less the 2 returned at the revesino's announcement"),
+        ("seat 0", 2, "failed napolitana: pays back 2 x the 2 he was paid for the cards he sold, "
+                      "less the 2 returned at the revesino's announcement"),
+        ("seat 1", 4, "failed napolitana: pays back 2 x the 4 he was paid for the cards he sold, "
+                      "less the 4 returned at the revesino's announcement"),
+        ("fondo", 10, "failed napolitana: he sold the quínola and pays twice the fondo it took (10) into the fondo, "
+                      "less the 10 returned to it at the revesino's announcement")]
+
+
 def test_r5_renewal_trigger_amount_and_r38_stakes() -> None:
     assert run(Course(dealer=0, fondo=5, tricks=()), renew_trigger="empty")["fondo"] == 6
     assert run(Course(dealer=0, fondo=0, tricks=()), renew_trigger="empty")["fondo"] == 9
