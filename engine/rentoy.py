@@ -481,7 +481,7 @@ def summary(state: State) -> dict[str, Any]:
 def settlement(state: State) -> dict[str, Any]:
     """The result fields of a finished hand: points, payments, the table after, the next dealer."""
     assert state.winner is not None and state.end is not None
-    out = settle(state.score, state.winner, state.value, state.end, state.won[state.winner])
+    out = settle(state.score, state.winner, state.value, state.end, state.options.play_all_tricks)
     out["nextDealer"] = next_dealer(state.options, state.dealer, state.seats)
     return out
 
@@ -493,20 +493,20 @@ _END_REASON = {
 }
 
 
-_TRICKS_WON: Final = {2: "won two tricks", 3: "won all three tricks", 0: "won two tricks or more"}
+_PLAYED_OUT: Final = "won two or all three tricks (playAllTricks)"
+"""A hand won by tricks and played out (T12): two tricks or three. (The reason is the same from
+SettleHand, which is given no count of tricks, as from the record.)"""
 
 
-def settle(score: tuple[int, int], winner: int, value: int, end: str, tricks: int = 2) -> dict[str, Any]:
-    """B5: the winning team scores the hand's value; the match is won at 12. ``tricks``: the
-    tricks the winning team took in a hand won by tricks (three under ``playAllTricks``, played
-    out; 0: not known, two or three)."""
+def settle(score: tuple[int, int], winner: int, value: int, end: str, play_all_tricks: bool = False) -> dict[str, Any]:
+    """B5: the winning team scores the hand's value; the match is won at 12."""
     points = [0, 0]
     points[winner] = value
     after = [score[0] + points[0], score[1] + points[1]]
     out: dict[str, Any] = {
         "handWinner": winner, "end": end, "points": points,
         "payments": [{"payee": f"team {winner}", "amount": value,
-                      "reason": f"hand worth {value}: {_TRICKS_WON.get(tricks, _END_REASON[end]) if end == 'tricks' else _END_REASON[end]}"}],
+                      "reason": f"hand worth {value}: {_PLAYED_OUT if end == 'tricks' and play_all_tricks else _END_REASON[end]}"}],
         "table": {"score": after},
     }
     if after[winner] >= MATCH:
@@ -546,4 +546,4 @@ def settle_summary(options: Options, score: tuple[int, int], request: dict[str, 
         raise InvalidInput("INVALID_FIELD", "rentoy.end", "a hand ends by renuncio only under the option renuncio: penalty")
     if end == "fold" and value == ladder[-1]:
         raise InvalidInput("INVALID_FIELD", "rentoy.value", f"a refused envite scores the last accepted value, which is below {value}")
-    return settle(score, winner, value, end, 0 if options.play_all_tricks else 2)
+    return settle(score, winner, value, end, options.play_all_tricks)

@@ -367,20 +367,19 @@ def test_t12_option_play_all_tricks():
         == (12, "NOT_ALLOWED_NOW")
 
 
-def test_t12_option_play_all_tricks_a_hand_won_three_nil_is_paid_for_three_tricks():
+def test_t12_option_play_all_tricks_a_hand_won_by_tricks_is_paid_for_two_or_three():
     """T12 ``playAllTricks``: the hand is played out, and a team may take all three tricks; the
-    payment's reason then says so, not "won two tricks". SettleHand, told no trick count, says
-    two or more under the option, two without it."""
+    payment's reason says two or three, not "won two tricks" (SettleHand, told no trick count,
+    gives the same reason as the record). Without the option it is two."""
     rules = {"playAllTricks": True}
     hands = ["10c 11c 4c", "2o 12o 12c", "4e 5e 6e", "7c 4b 5b"]
     actions = ["1 2o", "2 4e", "3 7c", "0 10c", "1 12o", "2 5e", "3 4b", "0 11c", "1 12c", "2 6e", "3 5b", "0 4c"]
     swept = ok(rec(hands, "1o", actions, rules=rules))
     assert swept["teamTricks"] == [0, 3]
-    assert swept["payments"] == [{"payee": "team 1", "amount": 1, "reason": "hand worth 1: won all three tricks"}]
-    two = ok(rec(DEAL_A, "1o", [*PLAY_A, "1 3c", "2 6e", "3 5b", "0 12c"], rules=rules))
-    assert two["payments"] == [{"payee": "team 1", "amount": 1, "reason": "hand worth 1: won two tricks"}]
+    played_out = [{"payee": "team 1", "amount": 1, "reason": "hand worth 1: won two or all three tricks (playAllTricks)"}]
+    assert swept["payments"] == played_out
     request = {"game": "rentoy", "seats": 4, "dealer": 0, "rentoy": {"winner": 1, "value": 1}}
-    assert api.settle_hand({**request, "rules": rules})["payments"][0]["reason"] == "hand worth 1: won two tricks or more"
+    assert api.settle_hand({**request, "rules": rules})["payments"] == played_out
     assert api.settle_hand(request)["payments"][0]["reason"] == "hand worth 1: won two tricks"
 
 
