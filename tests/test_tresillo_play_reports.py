@@ -369,6 +369,18 @@ def test_a32_a_defence_is_reported_as_defiendo_naming_the_defender():
     assert (defended["phase"], defended["defender"]) == ("play", 3)
 
 
+def test_a32_after_a_defence_a_rindo_is_refused_saying_the_defender_plays_the_hand_out():
+    """7.4 / A32: the defender plays on as the Jugador and, by default, cannot surrender (the seed
+    gives him no such right); the mano pobre never could, and the rendido has surrendered already.
+    Each one's rindo is refused saying so, not naming the rendido as the Jugador who may."""
+    record, start = hand(([1, 2], {}))
+    acts = [*record["actions"][:start], "1 rindo", "2 bien", "3 defiendo"]
+    defended = "the surrendered entrada is defended: seat 3 plays it out as the Jugador, and a defender cannot surrender"
+    assert message({**record, "actions": [*acts, "1 rindo"]}) == f"action {start + 3} ('1 rindo'): the Jugador has already surrendered"
+    assert message({**record, "actions": [*acts, "1 1c", "2 rindo"]}) == f"action {start + 4} ('2 rindo'): {defended}"
+    assert message({**record, "actions": [*acts, "1 1c", "2 12c", "3 rindo"]}) == f"action {start + 5} ('3 rindo'): {defended}"
+
+
 # ---- 6: the trick events -----------------------------------------------------------------------------
 
 
