@@ -683,9 +683,31 @@ def out_of_turn_calls(state: State, seat: int) -> frozenset[str]:
 
 
 _PHASE_CALLS: Final = {
-    AUCTION: "paso, juego or mas", DECLARE: "entrada <suit>, vuelta or solo <suit>", CONTRA_ORDER: "contra or cedo",
-    EXCHANGE: "descarte [cards]", SURRENDER: "bien or defiendo", BOLA_DECISION: "bola or planto", PLAY: "a card",
+    CONTRA_ORDER: "contra or cedo", EXCHANGE: "descarte [cards]", SURRENDER: "bien or defiendo", BOLA_DECISION: "bola or planto",
 }
+
+
+def _may_say(state: State, seat: int) -> str:
+    """What the seat to act may say now, as its legal list has it: the auction's voices it has
+    (no juego once bid, no más at the top level, no paso for the espada under espadaForzada
+    mustOpen), the lances at or above the auction's level (a suit named when not every suit is
+    allowed: entrada a favor, solo a favor), a card and, for the Jugador, rindo; the other phases'
+    two calls or descarte, which the seat to act always has."""
+    phase = state.phase
+    if phase == AUCTION:
+        items = _auction_voices(state, seat)
+    elif phase == DECLARE:
+        suits: dict[str, list[str]] = {}
+        for action in _declarations(state):
+            assert action.call is not None
+            suits.setdefault(action.call, []).extend(action.args)
+        items = [call if not args else f"{call} <suit>" if len(args) == 4 else " or ".join(f"{call} {a}" for a in args)
+                 for call, args in suits.items()]
+    elif phase == PLAY:
+        items = ["a card", "rindo"] if seat == state.jugador and _may_surrender(state) else ["a card"]
+    else:
+        return _PHASE_CALLS[phase]
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " or " + items[-1]
 
 
 def explain(state: State, action: Action) -> IllegalAction:
@@ -697,7 +719,7 @@ def explain(state: State, action: Action) -> IllegalAction:
 
     if action.card is not None:
         if phase != PLAY:
-            return not_now(f"no card is played during the {phase}: seat {seat} may say {_PHASE_CALLS[phase]}")
+            return not_now(f"no card is played during the {phase}: seat {seat} may say {_may_say(state, seat)}")
         hand = state.masks[seat]
         if not hand >> action.card.key & 1:
             return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(cards_of_mask(hand))}")
@@ -714,6 +736,9 @@ def explain(state: State, action: Action) -> IllegalAction:
         if call == "paso":
             return not_now(f"seat {seat} holds the espada and nobody has bid: under espadaForzada mustOpen it must say juego")
         if state.level == 0:
+            if "paso" not in _auction_voices(state, seat):
+                return not_now(f"nobody has bid yet: open with juego; seat {seat} holds the espada and may not pass "
+                               "(espadaForzada mustOpen)")
             return not_now("nobody has bid yet: open with juego, or paso")
         # (never the holder's own más: the holder does not speak in the auction, whose turn goes
         # to the other bidders after his bid and ends once they have all passed)
@@ -730,7 +755,7 @@ def explain(state: State, action: Action) -> IllegalAction:
         return not_now(f"the auction reached level {state.level}; {' '.join((call, *action.args))} is below it ({ladder})")
     if phase == EXCHANGE and call == "descarte":
         return _explain_discard(state, seat, action.args)
-    return not_now(f"{call} is not a call of the {phase}: seat {seat} may say {_PHASE_CALLS[phase]}")
+    return not_now(f"{call} is not a call of the {phase}: seat {seat} may say {_may_say(state, seat)}")
 
 
 def _explain_card(state: State, seat: int, card: Card) -> IllegalAction:

@@ -317,7 +317,7 @@ def test_3_3_4_7_a_card_outside_the_play_is_refused_naming_what_the_seat_may_say
     record, start = hand(([1] * 9, {}))  # S1's entrada; S1 wins every trick (and leads each)
     actions = record["actions"]  # S1 holds 1e, S2 6o (their first cards)
     cases = [
-        (0, "1 1e", "auction", "seat 1 may say paso, juego or mas"),
+        (0, "1 1e", "auction", "seat 1 may say paso or juego"),
         (3, "1 1e", "declare", "seat 1 may say entrada <suit>, vuelta or solo <suit>"),
         (4, "1 1e", "exchange", "seat 1 may say descarte [cards]"),
         (5, "2 6o", "contraOrder", "seat 2 may say contra or cedo"),
@@ -482,9 +482,52 @@ def test_3_2_3_4_a_call_of_another_phase_is_refused_naming_the_calls_of_this_one
     a lance. A lance named during the auction, or a voice of the auction during the declaration,
     is refused naming what the seat may say now (not as a lance below the level reached)."""
     assert message(rec(STD, ["1 entrada oros"])) == (
-        "action 0 ('1 entrada oros'): entrada is not a call of the auction: seat 1 may say paso, juego or mas")
+        "action 0 ('1 entrada oros'): entrada is not a call of the auction: seat 1 may say paso or juego")
     assert message(rec(STD, ["1 juego", "2 paso", "3 paso", "1 paso"])) == (
         "action 3 ('1 paso'): paso is not a call of the declare: seat 1 may say entrada <suit>, vuelta or solo <suit>")
+
+
+def test_3_2_a14_a_refusal_in_the_auction_names_only_the_voices_the_seat_has():
+    """3.2 / A4 / A14: juego opens the auction and más raises it, up to the top level where only
+    the mano equals; under ``espadaForzada: mustOpen`` the espada's holder may not pass while
+    nobody has bid. A card or a call of another phase in the auction is refused naming the voices
+    the seat has then, not all three words of the auction."""
+    assert message(rec(STD, ["1 1e"])) == "action 0 ('1 1e'): no card is played during the auction: seat 1 may say paso or juego"
+    assert message(rec(STD, ["1 juego", "2 4o"])) == (
+        "action 1 ('2 4o'): no card is played during the auction: seat 2 may say paso or mas")
+    voices = ["1 juego", "2 mas", "3 mas", "1 mas", "2 mas", "3 mas", "1 mas"]  # S1 holds level 5, the top
+    assert message(rec(STD, [*voices, "2 bola"])) == "action 7 ('2 bola'): bola is not a call of the auction: seat 2 may say paso"
+    forced = {"espadaForzada": "mustOpen"}  # S1 holds the espada
+    assert message(rec(STD, ["1 3c"], rules=forced)) == (
+        "action 0 ('1 3c'): no card is played during the auction: seat 1 may say juego")
+    assert message(rec(STD, ["1 mas"], rules=forced)) == (
+        "action 0 ('1 mas'): nobody has bid yet: open with juego; seat 1 holds the espada and may not pass (espadaForzada mustOpen)")
+
+
+def test_3_4_a7_a_refusal_in_the_declaration_names_only_the_lances_at_the_level():
+    """3.4 / A7: the Jugador declares a lance at or above the level the auction reached (entrada 1,
+    entrada a favor 2, vuelta 3, solo 4, solo a favor 5). A card or a call of another phase then
+    is refused naming those lances: at level 2 the entrada only in the favour suit, at level 3 no
+    entrada, at level 5 only the solo a favor."""
+    assert message(rec(STD, ["1 juego", "2 mas", "3 paso", "1 paso", "2 paso"])) == (
+        "action 4 ('2 paso'): paso is not a call of the declare: seat 2 may say entrada bastos, vuelta or solo <suit>")
+    assert message(rec(STD, ["1 juego", "2 mas", "3 mas", "1 mas", "2 paso", "3 paso", "1 12o"])) == (
+        "action 6 ('1 12o'): no card is played during the declare: seat 1 may say vuelta or solo <suit>")
+    voices = ["1 juego", "2 mas", "3 mas", "1 mas", "2 mas", "3 mas", "1 mas", "2 paso", "3 paso"]
+    assert message(rec(STD, [*voices, "1 12o"])) == (
+        "action 9 ('1 12o'): no card is played during the declare: seat 1 may say solo bastos")
+
+
+def test_7_4_a_call_in_the_play_names_the_jugadors_rindo_while_he_may_surrender():
+    """7.4: the Jugador of an entrada may surrender until his card to the fourth trick. A call of
+    another phase in the play is refused naming what the seat may do: the Jugador at his turn may
+    play a card or say rindo; an opponent only plays a card."""
+    record, start = hand(([1] * 9, {}))  # S1's entrada; S1 leads trick 1
+    actions = record["actions"]
+    assert message({**record, "actions": [*actions[:start], "1 paso"]}) == (
+        f"action {start} ('1 paso'): paso is not a call of the play: seat 1 may say a card or rindo")
+    assert message({**record, "actions": [*actions[:start + 1], "2 paso"]}) == (
+        f"action {start + 1} ('2 paso'): paso is not a call of the play: seat 2 may say a card")
 
 
 def test_3_2_a4_a_raise_at_the_top_level_is_refused_saying_only_the_mano_may_equal_it():
