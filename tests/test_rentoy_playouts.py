@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from results_support import check_listed_calls
 from soak import SOAK, seed
 
 from engine import api
@@ -312,6 +313,28 @@ def test_renuncio_penalty_playouts_reach_renuncio():
         check_end(record, result)
         ends.add(result["end"])
     assert ends == {"tricks", "fold", "renuncio"}
+
+
+@pytest.mark.parametrize("rules_name", list(OPTION_SETS))
+def test_a_refusal_listing_what_a_seat_may_say_lists_exactly_its_legal_calls(rules_name: str):
+    """B3: a card played while an envite waits for its answer is refused naming the answers
+    ("quiero, no-quiero or envite"; no envite at the top of the ladder), exactly the calls of the
+    answering seat's legal list: at every step of random hands at every table size, a card each
+    seat holds, a card of the deck and every call of the game are tried, and each list a refusal
+    names is the seat's legal calls."""
+    rules = OPTION_SETS[rules_name]
+    rng = random.Random(seed(f"rentoy-listed-calls-{rules_name}"))
+    checked = 0
+    for i in range(24 * SOAK):
+        seats = (2, 4, 6, 8)[i % 4]
+        record = new_hand(rng, seats, rules, use_engine_deal=True)
+        while not (result := api.validate(record, events=False))["finished"]:
+            tried = [f"{s} {a}" for s in range(seats) for a in ("envite", "quiero", "no-quiero", rng.choice(DECK))]
+            tried += [f"{s} {api.legal_actions(record, s)['view']['hand'].split()[0]}" for s in range(seats)
+                      if api.legal_actions(record, s)["view"]["hand"]]
+            checked += check_listed_calls(record, result, tried)
+            record["actions"].append(rng.choice(result["next"]["legal"]))
+    assert checked >= 4 * SOAK
 
 
 def test_reference_trick_winner_matches_resolve_trick():

@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from results_support import check_listed_calls
 from revesino_support import ACES, DECK, QUINOLA, card_points, cards_in, qualifies, seat_after, strength, suit, trick_winner
 from soak import SOAK, seed
 
@@ -505,6 +506,30 @@ def test_playouts_reach_napolitanas_and_revesinos():
         if len(ref.tricks) == 11 and len({t["winner"] for t in ref.tricks}) == 1 and ref.announcer is None:
             seen.add("sweep")
     assert {"napolitana-success", "napolitana-failed", "revesino-won", "revesino-cut"} <= seen, seen
+
+
+@pytest.mark.parametrize("rules_name", list(OPTION_SETS))
+def test_a_refusal_listing_what_a_seat_may_say_lists_exactly_its_legal_calls(rules_name: str):
+    """A3, section 0: a card in the exchange is refused naming what the seat says there
+    ("seat 1 says cambio <card> or quedo", the dealer's descarte), exactly the calls of its legal
+    list: at every step of random hands, a card the seat to act holds, a card of the deck and
+    every call of the game are tried, and each list a refusal names is the seat's legal calls."""
+    rules = OPTION_SETS[rules_name]
+    rng = random.Random(seed(f"revesino-listed-calls-{rules_name}"))
+    checked = 0
+    for i in range(8 * SOAK):
+        record, _ = new_hand(rng, rules, RIGS[i % 3])
+        while not (result := api.validate(record, events=False))["finished"]:
+            s = result["next"]["seat"]
+            hand = api.legal_actions(record, s)["view"]["hand"].split()
+            held = rng.choice(hand)
+            tried = [f"{s} {a}" for a in ("quedo", "napolitana", "revesino", f"cambio {held}", f"descarte {held}", held,
+                                          rng.choice(DECK))]
+            checked += check_listed_calls(record, result, tried)
+            legal = result["next"]["legal"]
+            calls = [a for a in legal if a.split()[1] in ("napolitana", "revesino")]
+            record["actions"].append(rng.choice(calls or legal))
+    assert checked >= 8 * 4 * SOAK  # (the exchange's: four refusals of a card a hand)
 
 
 @pytest.mark.parametrize("order", ["playOrder", "dealerThenLeft"])

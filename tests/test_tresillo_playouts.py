@@ -18,6 +18,7 @@ import random
 from itertools import combinations
 
 import pytest
+from results_support import check_listed_calls
 from soak import SOAK, seed
 from tresillo_support import DECK, LETTER, PLAIN_ORDER, SUITS, TRUMP_ORDER, WORD  # the spec's tables, section 1.3
 
@@ -595,6 +596,31 @@ def test_playouts_reach_every_ending():
         ends.add(ref.over)
     assert {"annulled", "decided"} <= ends
     assert ends & {"rendida", "tricks", "planto", "bola-failed"}
+
+
+TRIED_CALLS = ("paso", "juego", "mas", "entrada oros", "vuelta", "solo copas", "contra", "cedo", "descarte", "rindo", "bien",
+               "defiendo", "bola", "planto")
+
+
+@pytest.mark.parametrize("rules_name", list(OPTION_SETS))
+def test_a_refusal_listing_what_a_seat_may_say_lists_exactly_its_legal_calls(rules_name: str):
+    """Section 0 (Codes): a refusal says why, and where it names what the seat may say instead
+    ("seat 2 may say paso or mas", "say mas or paso", "open with juego, or paso") it names exactly
+    the calls of that seat's legal list: at every step of random hands, a card the seat to act
+    holds, a card of the deck and every call of the game are tried, and each list a refusal names
+    is the seat's legal calls."""
+    rules = OPTION_SETS[rules_name]
+    rng = random.Random(seed(f"tresillo-listed-calls-{rules_name}"))
+    checked = 0
+    for i in range(12 * SOAK):
+        record = new_hand(rng, 3 + i % 2, rules)
+        while not (result := api.validate(record, events=False))["finished"]:
+            s = result["next"]["seat"]
+            hand = api.legal_actions(record, s)["view"]["hand"].split()
+            tried = [f"{s} {a}" for a in (*TRIED_CALLS, rng.choice(hand), rng.choice(DECK))]
+            checked += check_listed_calls(record, result, tried)
+            record["actions"].append(pick(rng, result["next"]["legal"]))
+    assert checked >= 100 * SOAK
 
 
 def test_reference_trick_winner_matches_resolve_trick():
