@@ -682,6 +682,12 @@ def out_of_turn_calls(state: State, seat: int) -> frozenset[str]:
     return frozenset()
 
 
+# Each phase as a refusal names it ("no card is played during the declaration"): its API name
+# (the result's ``phase``) is a word of the wire, not of the table.
+_PHASE_WORDS: Final = {
+    AUCTION: "auction", DECLARE: "declaration", CONTRA_ORDER: "choice of the primer contra", EXCHANGE: "exchange",
+    PLAY: "play", SURRENDER: "answers to the surrender", BOLA_DECISION: "bola decision",
+}
 _PHASE_CALLS: Final = {
     CONTRA_ORDER: "contra or cedo", EXCHANGE: "descarte [cards]", SURRENDER: "bien or defiendo", BOLA_DECISION: "bola or planto",
 }
@@ -719,7 +725,7 @@ def explain(state: State, action: Action) -> IllegalAction:
 
     if action.card is not None:
         if phase != PLAY:
-            return not_now(f"no card is played during the {phase}: seat {seat} may say {_may_say(state, seat)}")
+            return not_now(f"no card is played during the {_PHASE_WORDS[phase]}: seat {seat} may say {_may_say(state, seat)}")
         hand = state.masks[seat]
         if not hand >> action.card.key & 1:
             return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(cards_of_mask(hand))}")
@@ -755,7 +761,7 @@ def explain(state: State, action: Action) -> IllegalAction:
         return not_now(f"the auction reached level {state.level}; {' '.join((call, *action.args))} is below it ({ladder})")
     if phase == EXCHANGE and call == "descarte":
         return _explain_discard(state, seat, action.args)
-    return not_now(f"{call} is not a call of the {phase}: seat {seat} may say {_may_say(state, seat)}")
+    return not_now(f"{call} is not a call of the {_PHASE_WORDS[phase]}: seat {seat} may say {_may_say(state, seat)}")
 
 
 def _explain_card(state: State, seat: int, card: Card) -> IllegalAction:
@@ -800,7 +806,7 @@ def _why_no_surrender(state: State, seat: int) -> str:
     if state.jugador is not None and seat != state.jugador:  # (during the auction there is no Jugador to name)
         return f"only the Jugador (seat {state.jugador}) may surrender"
     if state.phase != PLAY:
-        return f"a surrender comes after the exchange and before the Jugador's fourth card, not during the {state.phase}"
+        return f"a surrender comes after the exchange and before the Jugador's fourth card, not during the {_PHASE_WORDS[state.phase]}"
     if state.lance == "solo":
         return "a solo cannot be surrendered: the Jugador must play it out"
     if state.rendido is not None:

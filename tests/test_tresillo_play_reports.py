@@ -312,28 +312,28 @@ def test_a31_a_rindo_during_the_auction_is_refused_saying_when_a_surrender_comes
 def test_3_3_4_7_a_card_outside_the_play_is_refused_naming_what_the_seat_may_say():
     """Sections 3.3, 4, 7.2 and 7.4: cards are played only in the play (section 5). A card the seat
     to act holds, played during the auction, the declaration, the exchange, the contra question,
-    the answers to a surrender or the bola decision, is NOT_ALLOWED_NOW, naming the phase and what
-    the seat may say in it (FORMAT.md's "a card during the auction")."""
+    the answers to a surrender or the bola decision, is NOT_ALLOWED_NOW, naming the phase in words
+    (not by its API name) and what the seat may say in it (FORMAT.md's "a card during the auction")."""
     record, start = hand(([1] * 9, {}))  # S1's entrada; S1 wins every trick (and leads each)
     actions = record["actions"]  # S1 holds 1e, S2 6o (their first cards)
     cases = [
-        (0, "1 1e", "auction", "seat 1 may say paso or juego"),
-        (3, "1 1e", "declare", "seat 1 may say entrada <suit>, vuelta or solo <suit>"),
-        (4, "1 1e", "exchange", "seat 1 may say descarte [cards]"),
-        (5, "2 6o", "contraOrder", "seat 2 may say contra or cedo"),
+        (0, "1 1e", "auction", "auction", "seat 1 may say paso or juego"),
+        (3, "1 1e", "declare", "declaration", "seat 1 may say entrada <suit>, vuelta or solo <suit>"),
+        (4, "1 1e", "exchange", "exchange", "seat 1 may say descarte [cards]"),
+        (5, "2 6o", "contraOrder", "choice of the primer contra", "seat 2 may say contra or cedo"),
     ]
-    for n, card, phase, says in cases:
+    for n, card, phase, named, says in cases:  # (the phase's API name, and as the text names it)
         assert ok(cut(record, n))["phase"] == phase
         assert message({**record, "actions": [*actions[:n], card]}) == (
-            f"action {n} ('{card}'): no card is played during the {phase}: {says}"), phase
+            f"action {n} ('{card}'): no card is played during the {named}: {says}"), phase
     surrender = [*actions[:start], "1 rindo"]
     assert message({**record, "actions": [*surrender, "2 6o"]}) == (
-        f"action {start + 1} ('2 6o'): no card is played during the surrender: seat 2 may say bien or defiendo")
+        f"action {start + 1} ('2 6o'): no card is played during the answers to the surrender: seat 2 may say bien or defiendo")
     five = actions[:start + 15]  # S1 has won tricks 1-5: the bola decision is his
     assert ok({**record, "actions": five})["phase"] == "bolaDecision"
     lead = actions[start + 15]
     assert message({**record, "actions": [*five, lead]}) == (
-        f"action {start + 15} ('{lead}'): no card is played during the bolaDecision: seat 1 may say bola or planto")
+        f"action {start + 15} ('{lead}'): no card is played during the bola decision: seat 1 may say bola or planto")
 
 
 # ---- 7.4, A32: the texts of a surrender and of its answers -------------------------------------------
@@ -484,7 +484,7 @@ def test_3_2_3_4_a_call_of_another_phase_is_refused_naming_the_calls_of_this_one
     assert message(rec(STD, ["1 entrada oros"])) == (
         "action 0 ('1 entrada oros'): entrada is not a call of the auction: seat 1 may say paso or juego")
     assert message(rec(STD, ["1 juego", "2 paso", "3 paso", "1 paso"])) == (
-        "action 3 ('1 paso'): paso is not a call of the declare: seat 1 may say entrada <suit>, vuelta or solo <suit>")
+        "action 3 ('1 paso'): paso is not a call of the declaration: seat 1 may say entrada <suit>, vuelta or solo <suit>")
 
 
 def test_3_2_a14_a_refusal_in_the_auction_names_only_the_voices_the_seat_has():
@@ -510,12 +510,12 @@ def test_3_4_a7_a_refusal_in_the_declaration_names_only_the_lances_at_the_level(
     is refused naming those lances: at level 2 the entrada only in the favour suit, at level 3 no
     entrada, at level 5 only the solo a favor."""
     assert message(rec(STD, ["1 juego", "2 mas", "3 paso", "1 paso", "2 paso"])) == (
-        "action 4 ('2 paso'): paso is not a call of the declare: seat 2 may say entrada bastos, vuelta or solo <suit>")
+        "action 4 ('2 paso'): paso is not a call of the declaration: seat 2 may say entrada bastos, vuelta or solo <suit>")
     assert message(rec(STD, ["1 juego", "2 mas", "3 mas", "1 mas", "2 paso", "3 paso", "1 12o"])) == (
-        "action 6 ('1 12o'): no card is played during the declare: seat 1 may say vuelta or solo <suit>")
+        "action 6 ('1 12o'): no card is played during the declaration: seat 1 may say vuelta or solo <suit>")
     voices = ["1 juego", "2 mas", "3 mas", "1 mas", "2 mas", "3 mas", "1 mas", "2 paso", "3 paso"]
     assert message(rec(STD, [*voices, "1 12o"])) == (
-        "action 9 ('1 12o'): no card is played during the declare: seat 1 may say solo bastos")
+        "action 9 ('1 12o'): no card is played during the declaration: seat 1 may say solo bastos")
 
 
 def test_7_4_a_call_in_the_play_names_the_jugadors_rindo_while_he_may_surrender():
