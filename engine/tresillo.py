@@ -780,7 +780,8 @@ def _explain_card(state: State, seat: int, card: Card) -> IllegalAction:
         name = _matador_name(forced, trump)
         return IllegalAction("MUST_PLAY_TRUMP", f"seat {seat} holds {forced}, {name}, its only trump, and {_matador_name(led, trump)} "
                              f"({led}) was led by {by}: {name} must be played, not {card}")
-    return IllegalAction("MUST_PLAY_TRUMP", f"seat {seat} holds {cards_str(legal)}, trumps ({trump.word}), and a trump was led "
+    trumps = "a trump" if len(legal) == 1 else "trumps"
+    return IllegalAction("MUST_PLAY_TRUMP", f"seat {seat} holds {cards_str(legal)}, {trumps} ({trump.word}), and a trump was led "
                          f"({led}): seat {seat} must play a trump, not {card}")
 
 

@@ -473,7 +473,7 @@ def test_1_2_the_punto_held_alone_is_an_ordinary_trump_not_a_forced_matador():
     record = trick7("o", 1, ["1 1e"], 2, "1o 3c")
     violation_ = api.validate(more(record, "2 3c"))["violation"]
     assert (violation_["code"], violation_["message"]) == ("MUST_PLAY_TRUMP", (
-        f"action {len(record['actions'])} ('2 3c'): seat 2 holds 1o, trumps (oros), and a trump was led (1e): "
+        f"action {len(record['actions'])} ('2 3c'): seat 2 holds 1o, a trump (oros), and a trump was led (1e): "
         "seat 2 must play a trump, not 3c"))
 
 
