@@ -155,8 +155,9 @@ def read_table(table: Any, seats: int) -> tuple[int, int]:
     if (not isinstance(score, list) or len(score) != 2
             or not all(isinstance(v, int) and not isinstance(v, bool) for v in score)):
         raise InvalidInput("INVALID_FIELD", "table.score", "table.score must be two integers: [team 0, team 1]")
-    if min(score) < 0:
-        raise InvalidInput("INVALID_TABLE", "table.score", f"table.score {score} has a negative score")
+    for team, points in enumerate(score):  # (a wrong item is named by its index; a match over, below, by the whole score)
+        if points < 0:
+            raise InvalidInput("INVALID_TABLE", f"table.score[{team}]", f"table.score[{team}]: team {team} has a negative score, {points}")
     if max(score) >= MATCH:
         raise InvalidInput("INVALID_TABLE", "table.score",
                            f"table.score {score}: a team already has {MATCH} points, so the match is over; start the next match at [0, 0]")

@@ -86,11 +86,11 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
     napolitana = json_int(given)
     if given is not None and (napolitana is None or not 0 <= napolitana < 4):
         raise InvalidInput("SEAT_OUT_OF_RANGE", "napolitana", f"napolitana {shown(given)} is not a seat")
-    forced = set(DECK.parse_cards(request.get("forced") or "", "forced"))
-    revoked = set(DECK.parse_cards(request.get("revoked") or "", "revoked"))
+    forced = money_mod.distinct(DECK.parse_cards(request.get("forced") or "", "forced"), "forced")
+    revoked = money_mod.distinct(DECK.parse_cards(request.get("revoked") or "", "revoked"), "revoked")
     for name, named in (("forced", forced), ("revoked", revoked)):
         for card in named.difference(cards):
-            raise InvalidInput("INVALID_FIELD", name, f"{card} is not a card of this trick")
+            raise InvalidInput("INVALID_FIELD", name, f"{name}: {card} is not a card of this trick")
     led = cards[0].suit
     plays = []
     for i, (seat, card) in enumerate(zip(players, cards, strict=True)):
@@ -208,7 +208,7 @@ def read_deal(hands: list[tuple[Card, ...]], stock: tuple[Card, ...], seats: int
         size = 12 if seat == dealer else 11
         if len(hand) != size:
             role = "deals and holds" if seat == dealer else "does not deal and holds"
-            raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{seat}]", f"seat {seat} {role} {size} cards, not {len(hand)}")
+            raise InvalidInput("WRONG_HAND_SIZE", f"deal.hands[{seat}]", f"deal.hands[{seat}]: seat {seat} {role} {size} cards, not {len(hand)}")
     if len(stock) != 3:
         raise InvalidInput("WRONG_HAND_SIZE", "deal.stock", f"deal.stock holds the 3 undealt cards, not {len(stock)}")
 

@@ -974,6 +974,15 @@ def _card_list(value: Any, where: str) -> tuple[Card, ...]:
     return DECK_48.parse_cards(value, where)
 
 
+def distinct(cards: tuple[Card, ...], where: str) -> frozenset[Card]:
+    """``cards`` as a set; a card named twice is ``DUPLICATE_CARD`` naming ``where``, not read once."""
+    named = frozenset(cards)
+    if len(named) != len(cards):
+        twice = next(c for i, c in enumerate(cards) if c in cards[:i])
+        raise InvalidInput("DUPLICATE_CARD", where, f"{where}: {twice} is named twice")
+    return named
+
+
 def qualifies(cards: list[Card] | tuple[Card, ...]) -> bool:
     """A4.1: three aces and the quínola, or all four aces."""
     return qualifies_mask(key_mask(tuple(cards)))
@@ -1041,13 +1050,17 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
             raise InvalidInput("WRONG_HAND_SIZE", f"{where}.cards", f"{where}.cards has {len(cards)} cards; a trick has 4")
         for c in cards:
             if c in seen:
-                raise InvalidInput("DUPLICATE_CARD", f"{where}.cards", f"{c} is played twice ({seen[c]} and {where})")
-            seen[c] = where
-        forced = frozenset(_card_list(item.get("forced") or [], f"{where}.forced"))
-        revoked = frozenset(_card_list(item.get("revoked") or [], f"{where}.revoked"))
+                also = "" if seen[c] == f"{where}.cards" else f" and in {seen[c]}"
+                raise InvalidInput("DUPLICATE_CARD", f"{where}.cards", f"{where}.cards: {c} is played twice: in {where}.cards{also}")
+            seen[c] = f"{where}.cards"
+        forced = distinct(_card_list(item.get("forced") or [], f"{where}.forced"), f"{where}.forced")
+        revoked = distinct(_card_list(item.get("revoked") or [], f"{where}.revoked"), f"{where}.revoked")
+        for c in forced:  # (a card the trick does not hold is no forced card of it: refused, not ignored)
+            if c not in cards:
+                raise InvalidInput("INVALID_FIELD", f"{where}.forced", f"{where}.forced: {c} is not a card of {where}.cards")
         for c in revoked:
             if c not in cards[1:] or c.suit is cards[0].suit:
-                raise InvalidInput("INVALID_FIELD", f"{where}.revoked", f"{c} is not a card played off the suit led in {where}")
+                raise InvalidInput("INVALID_FIELD", f"{where}.revoked", f"{where}.revoked: {c} is not a card played off the suit led in {where}")
         revoked_at.append(revoked)
         winner = trick_winner(leader, cards)
         if item.get("winner") is not None and _seat(item["winner"], f"{where}.winner") != winner:
@@ -1082,11 +1095,12 @@ def read_course(options: Options, fondo: int, request: dict[str, Any]) -> tuple[
     unplayed = [c for c in DECK_48.cards if c not in seen]
     if out_raw is not None:
         out_cards = _card_list(out_raw, "revesino.outOfPlay")
-        if len(out_cards) != 4 or len(set(out_cards)) != 4:
+        distinct(out_cards, "revesino.outOfPlay")
+        if len(out_cards) != 4:
             raise InvalidInput("WRONG_HAND_SIZE", "revesino.outOfPlay", "revesino.outOfPlay must be the 4 distinct cards out of play")
         for c in out_cards:
             if c in seen:
-                raise InvalidInput("DUPLICATE_CARD", "revesino.outOfPlay", f"{c} is out of play and played in {seen[c]}")
+                raise InvalidInput("DUPLICATE_CARD", "revesino.outOfPlay", f"revesino.outOfPlay: {c} is out of play and played in {seen[c]}")
     elif full:
         out_cards = tuple(unplayed)
     else:

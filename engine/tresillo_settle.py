@@ -233,7 +233,7 @@ def read_table(table: Any, seats: int) -> Table:
     if not isinstance(holds, str) or holds not in HOLDS:
         raise InvalidInput("INVALID_FIELD", "table.plateHolds", f"table.plateHolds must be none, primera or reservada, not {shown(holds)}")
     if holds != "none" and plate == 0:
-        raise InvalidInput("INVALID_TABLE", "table.plateHolds", f"the plate holds a puesta {holds} but table.plate is 0")
+        raise InvalidInput("INVALID_TABLE", "table.plateHolds", f"table.plateHolds: the plate holds a puesta {holds} but table.plate is 0")
     raw = table.get("cartulina")
     if raw is None:
         raw = []
@@ -774,11 +774,11 @@ def read_hand(options: Options, request: dict[str, Any]) -> Hand:
             pobre = next(s for s in contra if s != defender)
             if not decided(sum(w == defender for w in winners), sum(w == jugador for w in winners),
                            sum(w == pobre for w in winners), 9 - len(winners), defended=True):
-                raise InvalidInput("INVALID_FIELD", "tresillo.tricks", "the defended hand is not over: its result still depends on the tricks to play")
+                raise InvalidInput("INVALID_FIELD", "tresillo.tricks", "tresillo.tricks: the defended hand is not over: its result still depends on the tricks to play")
         else:
             if len(winners) > 3:
                 raise InvalidInput("INVALID_FIELD", "tresillo.tricks",
-                                   f"a surrender comes before the Jugador's card to the 4th trick, so at most 3 tricks, not {len(winners)}")
+                                   f"tresillo.tricks: a surrender comes before the Jugador's card to the 4th trick, so at most 3 tricks, not {len(winners)}")
     if t.get("defender") is not None and surrender != "defended":
         raise InvalidInput("INVALID_FIELD", "tresillo.defender", "a defender is named only when the surrender is defended")
 
@@ -793,10 +793,10 @@ def read_hand(options: Options, request: dict[str, Any]) -> Hand:
         if bola == "none":
             if first_five and len(winners) > 5:
                 raise InvalidInput("INVALID_FIELD", "tresillo.tricks",
-                                   "the Jugador won tricks 1-5: he stops there (planto) unless he goes for the bola")
+                                   "tresillo.tricks: the Jugador won tricks 1-5: he stops there (planto) unless he goes for the bola")
             j, a, b = (sum(w == s for w in winners) for s in (jugador, *contra))
             if not first_five and not decided(j, a, b, 9 - len(winners)):
-                raise InvalidInput("INVALID_FIELD", "tresillo.tricks", "the hand is not over: its result still depends on the tricks to play")
+                raise InvalidInput("INVALID_FIELD", "tresillo.tricks", "tresillo.tricks: the hand is not over: its result still depends on the tricks to play")
     return Hand(seats=seats, dealer=dealer, jugador=jugador, lance=lance, trump=trump, solera=solera, jugador_cards=cards,
                 trick_winners=winners, bola=bola, surrender=surrender, defender=defender)
 

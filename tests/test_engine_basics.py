@@ -347,7 +347,7 @@ def test_an_integer_field_may_be_written_as_a_whole_number():
     (lambda r: r["deal"]["hands"].__setitem__(1, None), "INVALID_FIELD", "deal.hands[1]"),
     (lambda r: r.__setitem__("table", {"score": [12, 0]}), "INVALID_TABLE", "table.score"),
     (lambda r: r.__setitem__("table", {"score": [3, 15]}), "INVALID_TABLE", "table.score"),
-    (lambda r: r.__setitem__("table", {"score": [-1, 0]}), "INVALID_TABLE", "table.score"),
+    (lambda r: r.__setitem__("table", {"score": [-1, 0]}), "INVALID_TABLE", "table.score[0]"),
     (lambda r: r.__setitem__("table", {"score": [1]}), "INVALID_FIELD", "table.score"),
     (lambda r: r.__setitem__("table", {"score": [1, "2"]}), "INVALID_FIELD", "table.score"),
     (lambda r: r.__setitem__("table", {"score": [0, 0], "plate": 30}), "INVALID_TABLE", "table.plate"),

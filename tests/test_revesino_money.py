@@ -1153,7 +1153,7 @@ def _rec(name: str) -> dict[str, Any]:
     (lambda r: r.update(seats="four"), "INVALID_FIELD", "seats"),
     # the four cards out of play, one of them twice
     (lambda r: r["revesino"].update(outOfPlay=" ".join((lambda o: [o[0], o[0], o[1], o[2]])(r["revesino"]["outOfPlay"].split()))),
-     "WRONG_HAND_SIZE", "revesino.outOfPlay"),
+     "DUPLICATE_CARD", "revesino.outOfPlay"),
     (lambda r: r["revesino"]["tricks"][2].update(extra=1), "INVALID_FIELD", "revesino.tricks[2].extra"),
     (lambda r: r["revesino"].update(outOfPlay="1o 2o 3o 4o"), "DUPLICATE_CARD", "revesino.outOfPlay"),
     (lambda r: r["revesino"].update(outOfPlay="13o"), "UNKNOWN_CARD", "revesino.outOfPlay"),

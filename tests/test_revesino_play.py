@@ -1015,10 +1015,10 @@ def test_actions_are_read_case_and_space_insensitive():
 
 
 @pytest.mark.parametrize("dealer, sizes, field, message", [
-    (0, (13, 11, 11, 10), "deal.hands[0]", "seat 0 deals and holds 12 cards, not 13"),
-    (0, (12, 12, 11, 10), "deal.hands[1]", "seat 1 does not deal and holds 11 cards, not 12"),
-    (2, (11, 11, 11, 12), "deal.hands[2]", "seat 2 deals and holds 12 cards, not 11"),
-    (2, (11, 10, 12, 12), "deal.hands[1]", "seat 1 does not deal and holds 11 cards, not 10")])
+    (0, (13, 11, 11, 10), "deal.hands[0]", "deal.hands[0]: seat 0 deals and holds 12 cards, not 13"),
+    (0, (12, 12, 11, 10), "deal.hands[1]", "deal.hands[1]: seat 1 does not deal and holds 11 cards, not 12"),
+    (2, (11, 11, 11, 12), "deal.hands[2]", "deal.hands[2]: seat 2 deals and holds 12 cards, not 11"),
+    (2, (11, 10, 12, 12), "deal.hands[1]", "deal.hands[1]: seat 1 does not deal and holds 11 cards, not 10")])
 def test_a3_a_hand_of_the_wrong_size_says_what_that_seat_holds(dealer, sizes, field, message):
     """A3: the dealer holds 12 cards, every other seat 11. A hand of another size is refused by its
     field, saying whether that seat deals and what it holds."""

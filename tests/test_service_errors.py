@@ -825,3 +825,70 @@ def test_an_unknown_field_is_named_with_the_message_that_lacks_it(http, rest_url
     message of the schema has no such field (by its own name, not its package's)."""
     failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", '{"game": "rentoy", "deal": {"cards": "1o"}}'))
     assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", "deal.cards", "deal.cards: unknown field 'cards' of Deal")
+
+
+def _revesino_settle(change: Callable[[dict], object]) -> dict:
+    """SettleHand's request for a finished Revesino example (its first trick has a forced ace), changed."""
+    from test_service_revesino import settle_request
+
+    record = _example("revesino-full-21-nap.json")
+    request = settle_request(record, api.validate(record))
+    change(request["revesino"])
+    return request
+
+
+def _set_forced(cards: str) -> Callable[[dict], object]:
+    return lambda summary: summary["tricks"][0].__setitem__("forced", cards)
+
+
+# (case, rpc, request maker, code, field, the message's start): a card list of a trick that names a
+# card the trick lacks or a card twice is refused naming that list, never read as if it did not.
+CARD_LIST_CASES = [
+    ("settle: a forced card the trick does not hold", "SettleHand", lambda: _revesino_settle(_set_forced("8o")),
+     "INVALID_FIELD", "revesino.tricks[0].forced", "revesino.tricks[0].forced: 8o is not a card of revesino.tricks[0].cards"),
+    ("settle: a forced card named twice", "SettleHand", lambda: _revesino_settle(_set_forced("1e 1e")),
+     "DUPLICATE_CARD", "revesino.tricks[0].forced", "revesino.tricks[0].forced: 1e is named twice"),
+    ("settle: a revoked card named twice", "SettleHand",
+     lambda: _revesino_settle(lambda s: s["tricks"][0].__setitem__("revoked", "10e 10e")),
+     "DUPLICATE_CARD", "revesino.tricks[0].revoked", "revesino.tricks[0].revoked: 10e is named twice"),
+    ("settle: a card twice in one trick", "SettleHand", lambda: _revesino_settle(lambda s: s["tricks"][0].__setitem__("cards", "6e 10e 9e 6e")),
+     "DUPLICATE_CARD", "revesino.tricks[0].cards", "revesino.tricks[0].cards: 6e is played twice: in revesino.tricks[0].cards"),
+    ("settle: a card out of play twice", "SettleHand",
+     lambda: _revesino_settle(lambda s: s.__setitem__("outOfPlay", " ".join([*s["outOfPlay"].split()[:3], s["outOfPlay"].split()[0]]))),
+     "DUPLICATE_CARD", "revesino.outOfPlay", "revesino.outOfPlay: "),
+    ("trick: a forced card named twice", "ResolveTrick",
+     lambda: {"game": "revesino", "leader": 0, "cards": "12c 1c 5c 10c", "forced": "1c 1c"}, "DUPLICATE_CARD", "forced", "forced: 1c is named twice"),
+    ("trick: a revoked card named twice", "ResolveTrick",
+     lambda: {"game": "revesino", "leader": 0, "cards": "12c 1c 5e 10c", "revoked": "5e 5e", "rules": {"allowRevokes": True}},
+     "DUPLICATE_CARD", "revoked", "revoked: 5e is named twice"),
+    ("trick: a forced card the trick does not hold", "ResolveTrick",
+     lambda: {"game": "revesino", "leader": 0, "cards": "12c 1c 5c 10c", "forced": "1e"}, "INVALID_FIELD", "forced", "forced: 1e is not a card"),
+]
+
+
+@pytest.mark.parametrize(("case", "rpc", "make", "code", "field", "start"), CARD_LIST_CASES, ids=[c[0] for c in CARD_LIST_CASES])
+def test_a_trick_card_list_naming_a_card_twice_or_not_in_the_trick_is_refused_naming_it(case, rpc, make, code, field, start, stub, http,
+                                                                                         rest_url) -> None:
+    assert_same_error(stub, http, rest_url, rpc, make(), code, field)
+    assert rest_failure(rest_request(http, rest_url, rpc, make())).message.startswith(start)
+
+
+@pytest.mark.parametrize("score, field", [([-1, 3], "table.score[0]"), ([4, -2], "table.score[1]")])
+def test_a_negative_rentoy_score_is_named_by_its_item(score, field, stub, http, rest_url) -> None:
+    """docs/api.md: a list's wrong item is named by its index (a finished match, a team at 12, is the
+    whole score's: table.score)."""
+    assert_same_error(stub, http, rest_url, "ValidateHand", {"record": _changed(lambda r: r.__setitem__("table", {"score": score}))},
+                      "INVALID_TABLE", field)
+
+
+def test_a_wrong_hand_size_and_a_plate_without_tantos_name_their_field_in_the_message(http, rest_url) -> None:
+    revesino = _example("revesino-full-21-nap.json")
+    revesino["deal"]["hands"][2] = ""
+    failure = rest_failure(rest_request(http, rest_url, "ValidateHand", {"record": revesino}))
+    assert (failure.code, failure.field) == ("WRONG_HAND_SIZE", "deal.hands[2]")
+    assert failure.message.startswith("deal.hands[2]: seat 2 ")
+    tresillo = _example("tresillo-full-01-random.json")
+    tresillo["table"] = {"plate": 0, "plateHolds": "primera"}
+    failure = rest_failure(rest_request(http, rest_url, "ValidateHand", {"record": tresillo}))
+    assert (failure.code, failure.field) == ("INVALID_TABLE", "table.plateHolds")
+    assert failure.message.startswith("table.plateHolds: ")
