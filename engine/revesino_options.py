@@ -54,7 +54,9 @@ class Options:
     unannounced_sweep: str = option("winsHand", ("winsHand", "scoredNormally"), "R18",
                                     "a player who takes all eleven tricks without announcing wins the hand, or is scored")
     revesino_quinola_bonus: str = option("extraFondo", ("extraFondo", "sidePayments", "none"), "R19",
-                                         "what the announcer's own quínola adds to a won revesino")
+                                         "what the announcer's own quínola adds to a won revesino: extraFondo: an amount "
+                                         "equal to the fondo, from the other three in equal shares; sidePayments: 1 from "
+                                         "each other player; none: nothing")
     cut_quinola_base: str = option("sameBase", ("sameBase", "sequential"), "R19",
                                    "the announcer's quínola on a cut revesino: the same base as the doubling (3F) or after it (4F)")
     revesino_win_each: int = option(16, tuple(range(1, 101)), "R33", "what each other player pays a won revesino")

@@ -36,7 +36,8 @@ class Options:
                                   "handMano: only a higher matador led by the hand's mano forces a lone matador; "
                                   "trickLeader: led by anyone")
     multi_matador_renege: bool = option(True, (True, False), "A2",
-                                        "true: a matador is forced only when it is the only trump held")
+                                        "true: a matador is forced only when it is the only trump held; false: a "
+                                        "higher matador led forces one of several matadores held (no other trump)")
     surrender_only_on_own_turn: bool = option(False, (True, False), "A31", "rindo only at the Jugador's own turn")
     defence_order: str = option("afterJugador", ("afterJugador",), "A32",
                                 "the opponents answer a surrender in turn order starting after the Jugador")
@@ -44,10 +45,12 @@ class Options:
     defender_codillo_also_puesta: bool = option(False, (True, False), "A17",
                                                 "a defender who gives codillo to the mano pobre also makes a puesta")
     bola_failure: str = option("payBola", ("payBola", "none"), "A18",
-                               "payBola: a failed bola pays 100 (x2 in favour) to each other player")
+                               "payBola: a failed bola pays 100 (x2 in favour) to each other player; none: "
+                               "nothing more (still a win with primeras)")
     primeras_with_bola: bool = option(True, (True, False), "A19", "a bola also collects the primeras")
     primeras_contra_rule: str = option("narrow", ("narrow", "general"), "A20",
-                                       "when the contra's first five tricks count against the Jugador in a puesta")
+                                       "the primeras against the Jugador in a puesta: narrow: the contra won tricks 1 "
+                                       "to k (k >= 5) and the Jugador every trick after; general: the contra won tricks 1-5")
     contraestuche_mode: str = option("symmetric", ("symmetric", "flat"), "A23",
                                      "symmetric: 3 + the consecutive missing trumps below the basto; flat: always 3")
     estuche_cap: int = option(5, (5, 9, 12), "8.2",
@@ -55,10 +58,11 @@ class Options:
     favor_rounding: str = option("doubleOfRounded", ("doubleOfRounded", "roundedDouble"), "A21",
                                  "doubleOfRounded: 2 x roundUp5(x); roundedDouble: roundUp5(2x)")
     solo_codillo_no_puesta: str = option("reservedOnly", ("reservedOnly", "always", "off"), "A24",
-                                         "when a solo lost by codillo makes no puesta")
+                                         "when a solo lost by codillo makes no puesta: reservedOnly: while the plate "
+                                         "holds a reserved puesta; always; off: never")
     solo_codillo_pays_cond: bool = option(True, (True, False), "A24", "a solo lost by codillo still pays its condiciones")
     enchilada: int = option(0, (0, 25, 30, 35, 40, 45, 50, 55, 60, 65, 70, 75, 80, 85, 90, 95, 100), "A28",
-                            "the enchilada put into an empty plate at the deal (0: none)")
+                            "the enchilada the dealer puts in at a deal whose plate holds no puesta (0: none)")
     enchilada_payer: str = option("dealer", ("dealer",), "A28", "who puts the enchilada in")
     gemelas_on_cartulina: str = option("separate", ("separate", "joint"), "A29",
                                        "puestas gemelas written on the cartulina as two entries or one")

@@ -49,7 +49,10 @@ export interface TresilloRules {
    * by anyone (rule A1). Default "handMano".
    */
   matadorForcing?: "handMano" | "hand_mano" | "trickLeader" | "trick_leader" | undefined;
-  /** true: a matador is forced only when it is the only trump held (rule A2). Default true. */
+  /**
+   * true: a matador is forced only when it is the only trump held; false: a higher matador led
+   * forces one of several matadores held (no other trump) (rule A2). Default true.
+   */
   multiMatadorRenege?: boolean | undefined;
   /** rindo only at the Jugador's own turn (rule A31). Default false. */
   surrenderOnlyOnOwnTurn?: boolean | undefined;
@@ -65,15 +68,15 @@ export interface TresilloRules {
    */
   defenderCodilloAlsoPuesta?: boolean | undefined;
   /**
-   * payBola: a failed bola pays 100 (x2 in favour) to each other player (rule A18). Default
-   * "payBola".
+   * payBola: a failed bola pays 100 (x2 in favour) to each other player; none: nothing more (still
+   * a win with primeras) (rule A18). Default "payBola".
    */
   bolaFailure?: "payBola" | "pay_bola" | "none" | undefined;
   /** a bola also collects the primeras (rule A19). Default true. */
   primerasWithBola?: boolean | undefined;
   /**
-   * when the contra's first five tricks count against the Jugador in a puesta (rule A20). Default
-   * "narrow".
+   * the primeras against the Jugador in a puesta: narrow: the contra won tricks 1 to k (k >= 5) and
+   * the Jugador every trick after; general: the contra won tricks 1-5 (rule A20). Default "narrow".
    */
   primerasContraRule?: "narrow" | "general" | undefined;
   /**
@@ -91,11 +94,17 @@ export interface TresilloRules {
    * "doubleOfRounded".
    */
   favorRounding?: "doubleOfRounded" | "double_of_rounded" | "roundedDouble" | "rounded_double" | undefined;
-  /** when a solo lost by codillo makes no puesta (rule A24). Default "reservedOnly". */
+  /**
+   * when a solo lost by codillo makes no puesta: reservedOnly: while the plate holds a reserved
+   * puesta; always; off: never (rule A24). Default "reservedOnly".
+   */
   soloCodilloNoPuesta?: "reservedOnly" | "reserved_only" | "always" | "off" | undefined;
   /** a solo lost by codillo still pays its condiciones (rule A24). Default true. */
   soloCodilloPaysCond?: boolean | undefined;
-  /** the enchilada put into an empty plate at the deal (0: none) (rule A28). Default 0. */
+  /**
+   * the enchilada the dealer puts in at a deal whose plate holds no puesta (0: none) (rule A28).
+   * Default 0.
+   */
   enchilada?: 0 | 25 | 30 | 35 | 40 | 45 | 50 | 55 | 60 | 65 | 70 | 75 | 80 | 85 | 90 | 95 | 100 | undefined;
   /** who puts the enchilada in (rule A28). Default "dealer". */
   enchiladaPayer?: "dealer" | undefined;
@@ -194,7 +203,11 @@ export interface RevesinoRules {
    * Default "winsHand".
    */
   unannouncedSweep?: "winsHand" | "wins_hand" | "scoredNormally" | "scored_normally" | undefined;
-  /** what the announcer's own quínola adds to a won revesino (rule R19). Default "extraFondo". */
+  /**
+   * what the announcer's own quínola adds to a won revesino: extraFondo: an amount equal to the
+   * fondo, from the other three in equal shares; sidePayments: 1 from each other player; none:
+   * nothing (rule R19). Default "extraFondo".
+   */
   revesinoQuinolaBonus?: "extraFondo" | "extra_fondo" | "sidePayments" | "side_payments" | "none" | undefined;
   /**
    * the announcer's quínola on a cut revesino: the same base as the doubling (3F) or after it (4F)
