@@ -1,5 +1,5 @@
 """The docs say what the code does: the error table of docs/api.md is the service's table, the
-options table of docs/rules/rentoy.md and the option amounts of docs/rules/revesino.md are the
+options table of each docs/rules page and the option amounts of docs/rules/revesino.md are the
 engine's, README's API table is the schema's routes, the metrics and access log tables are
 service/metrics.py's and service/access.py's, and every limit or default the docs give a number
 is the code's (``limits``)."""
@@ -38,13 +38,31 @@ def test_api_doc_lists_every_violation_code() -> None:
         assert f"| `{code}` |" in text
 
 
-def test_rentoy_doc_lists_every_option_with_its_default() -> None:
-    text = (DOCS / "rules" / "rentoy.md").read_text()
-    rows = dict(re.findall(r"^\| `(\w+)` \| `?([^`|]+?)`? \|", text, re.M))
-    for option in api.describe_rules("rentoy")["options"]:
-        default = option["default"]
-        shown = str(default).lower() if isinstance(default, bool) else f'"{default}"'
-        assert rows.get(option["name"]) == shown, option["name"]
+def shown(value: object) -> str:
+    """An option value as the docs' tables write it: JSON (``true``, ``"oros"``, ``5``)."""
+    return json.dumps(value)
+
+
+@pytest.mark.parametrize("game", ["tresillo", "revesino", "rentoy"])
+def test_rules_doc_lists_every_option_with_its_default_values_and_rule(game: str) -> None:
+    """docs/rules/<game>.md's options table has a row for every option DescribeRules lists, no
+    other, each with its default, its other values (a range of amounts as ``1``–``50``, Tresillo's
+    enchilada as multiples of 5) and the rule it settles (a section as ``§4``)."""
+    text = (DOCS / "rules" / f"{game}.md").read_text()
+    rows = {m[0]: m[1:] for m in re.findall(r"^\| `(\w+)` \| `([^`|]+)` \| ([^|]+) \| ([^|]+) \| [^|]+ \|$", text, re.M)}
+    options = api.describe_rules(game)["options"]
+    assert sorted(rows) == sorted(o["name"] for o in options)
+    for option in options:
+        default, others, rule = rows[option["name"]]
+        assert default == shown(option["default"]), option["name"]
+        assert rule.lstrip("§") == option["rule"], option["name"]
+        rest = [c for c in option["choices"] if c != option["default"]]
+        span = re.fullmatch(r"`(\d+)`–`(\d+)`(, multiples of 5)?", others)
+        if span:
+            low, high, step = int(span[1]), int(span[2]), 5 if span[3] else 1
+            assert set(range(low, high + 1, step)) in (set(rest), set(option["choices"])), option["name"]
+        else:
+            assert others == (", ".join(f"`{shown(c)}`" for c in rest) or "none"), option["name"]
 
 
 def test_revesino_doc_gives_each_amount_option_its_values() -> None:
