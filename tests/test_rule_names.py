@@ -6,6 +6,7 @@ or in its docstring (``R15, A6.4: ...``)."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -79,3 +80,53 @@ def test_every_option_names_a_rule_of_the_spec(game: str) -> None:
     for option in api.describe_rules(game)["options"]:
         rule = option["rule"]
         assert rule in ids or re.search(rf"^#+ {re.escape(rule)}\.? ", text, re.MULTILINE), (option["name"], rule)
+
+
+# Options of the engine that no spec names, each with the reason (docs/rules/<game>.md says more).
+NOT_IN_SPEC = {
+    ("tresillo", "surrenderedVueltaRounding"): "A37 and §8.7 against A21's roundedDouble",
+    ("revesino", "implicitNapolitanaRefund"): "a case of R24 the spec does not raise",
+}
+
+
+@pytest.mark.parametrize("game", ["tresillo", "revesino", "rentoy"])
+def test_every_option_the_spec_names_is_offered_with_its_default_and_values(game: str) -> None:
+    """The options the spec names are DescribeRules' options: Tresillo's Appendix A gives every
+    name and default, and each ``[CFG:name]`` mark names one; Revesino writes option names in
+    snake_case (``allow_revokes``, ``tiebreak_order = dealer_then_left``, alternatives as
+    ``wins_hand | scored_normally``), each an option whose values include those written; Rentoy
+    names ``ladder``. Every option the spec leaves unnamed but describes (R5, R12, T2, ...) is an
+    option only by the rule it names (test above)."""
+    from engine import api
+    from engine.options import camel
+
+    text = (examples_dir().parent.parent / "rules" / f"{game}.md").read_text()
+    flat = " ".join(text.split())
+    offered = {o["name"]: o for o in api.describe_rules(game)["options"]}
+    if game == "tresillo":
+        appendix = re.search(r"## Appendix A.*?```json\n(.*?)```", text, re.S)
+        assert appendix
+        defaults = json.loads(appendix[1])
+        ours = {name: o["default"] for name, o in offered.items() if (game, name) not in NOT_IN_SPEC}
+        assert ours == defaults
+        assert all(type(ours[name]) is type(value) for name, value in defaults.items())
+        marks = set(re.findall(r"\[CFG:(\w+)", text)) - {"name"}  # the intro's `[CFG:name]`
+        assert len(marks) >= 25 and marks <= set(offered), marks - set(offered)
+        for name, value in re.findall(r"\[CFG:(\w+)\s*=\s*(\w+)\]", flat):  # [CFG:name=default]
+            assert json.dumps(offered[name]["default"]) == value, name
+    elif game == "revesino":
+        named = re.findall(r"`([a-z][a-z0-9]*_[a-z0-9_]*)(?:\(n\))?(?:\s*=\s*([^`]+))?`", flat)
+        values = {v for o in offered.values() for v in o["choices"] if isinstance(v, str)}
+        names = set()
+        for name, written in named:
+            if camel(name) in values and not written:
+                continue  # a value (`party_from_each`, `extra_fondo`)
+            names.add(camel(name))
+            assert camel(name) in offered, name
+            for value in (v.strip() for v in written.split("|") if written):
+                assert camel(value) in offered[camel(name)]["choices"] or value.isdigit() and int(value) in offered[camel(name)]["choices"], (name, value)
+        assert len(names) >= 20
+        assert {n for g, n in NOT_IN_SPEC if g == game} <= set(offered) - names
+    else:
+        assert re.search(r"Configurable \(`ladder`\)", flat) and "ladder" in offered
+    assert {n for g, n in NOT_IN_SPEC if g == game} <= set(offered)
