@@ -21,7 +21,8 @@ class Options:
     party_bonus: int = option(4, (4, 0), "R1", "added to the points of the four cards out of play to make the party")
     fixed_payout: int = option(4, tuple(range(1, 51)), "R1", "what each other player pays the winner under fixedFromEach")
     tiebreak_order: str = option("playOrder", ("playOrder", "dealerThenLeft"), "R3",
-                                 "the last tie-break for the hand winner: dealer, S1, S2, S3; or dealer, S3, S2, S1")
+                                 "the seat order of the last tie-breaks, the hand winner the first of the tied seats and the "
+                                 "party's payer the last: dealer, S1, S2, S3; or dealer, S3, S2, S1")
     napolitana_pays_party_for_all: bool = option(True, (True, False), "R21",
                                                  "a failed napolitana alone pays the hand-winner payout")
     # The fondo (A6.1, R4, R5, R35, R38).

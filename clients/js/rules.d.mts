@@ -138,8 +138,9 @@ export interface RevesinoRules {
    */
   fixedPayout?: number | undefined;
   /**
-   * the last tie-break for the hand winner: dealer, S1, S2, S3; or dealer, S3, S2, S1 (rule R3).
-   * Default "playOrder".
+   * the seat order of the last tie-breaks, the hand winner the first of the tied seats and the
+   * party's payer the last: dealer, S1, S2, S3; or dealer, S3, S2, S1 (rule R3). Default
+   * "playOrder".
    */
   tiebreakOrder?: "playOrder" | "play_order" | "dealerThenLeft" | "dealer_then_left" | undefined;
   /** a failed napolitana alone pays the hand-winner payout (rule R21). Default true. */
