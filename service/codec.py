@@ -183,7 +183,7 @@ def _wire_fields(data: bytes) -> list[tuple[int, bytes, bytes]] | None:
     i, end = 0, len(data)
     while i < end:
         tag, i = read_varint(data, i)
-        if tag < 0:
+        if tag < 8:  # (none, or field number 0, which protobuf refuses)
             return None
         kind = tag & 7
         if kind == 0:

@@ -717,19 +717,22 @@ def test_rules_nested_too_deeply_are_found_among_fields_of_every_wire_type() -> 
     protobuf's wire format: a field it does not know, whatever its wire type (a varint, 8 or 4
     fixed bytes, whatever those bytes are), is stepped over; bytes that are not well-formed fields
     (a varint cut short at the end, a tag's or a varint field's value) are the message's fault, and
-    the body is named."""
+    the body is named. So is a field numbered 0, which protobuf refuses whatever its wire type."""
     _, rules = _deep_rules(40)
     message = pb.ResolveTrickRequest(game="rentoy", seats=2, cards="1o")
     message.rules.CopyFrom(rules)
     deep = message.SerializeToString()
     for unknown in (varint(99 << 3 | 0) + varint(300), varint(99 << 3 | 1) + bytes(8), varint(99 << 3 | 5) + bytes(4),
-                    varint(99 << 3 | 1) + bytes(range(0x0A, 0x12)), varint(99 << 3 | 5) + bytes(range(0x0A, 0x0E))):
+                    varint(99 << 3 | 1) + bytes(range(0x0A, 0x12)), varint(99 << 3 | 5) + bytes(range(0x0A, 0x0E)),
+                    varint(99 << 3 | 2) + varint(0), varint(99 << 3 | 2) + varint(3) + b"abc"):
         with pytest.raises(ServiceError) as raised:
             codec.request_json(unknown + deep, pb.ResolveTrickRequest)
         assert (raised.value.code, raised.value.field) == ("INVALID_FIELD", "rules"), raised.value.message
-    for cut in (b"\x80", varint(99 << 3 | 0) + b"\x80"):
+    field_zero = [varint(0 << 3 | 0) + varint(1), varint(0 << 3 | 1) + bytes(8), varint(0 << 3 | 2) + varint(1) + b"x",
+                  varint(0 << 3 | 5) + bytes(4)]
+    for bad in [deep + b"\x80", deep + varint(99 << 3 | 0) + b"\x80", *(field + deep for field in field_zero)]:
         with pytest.raises(ServiceError) as raised:
-            codec.request_json(deep + cut, pb.ResolveTrickRequest)
+            codec.request_json(bad, pb.ResolveTrickRequest)
         assert (raised.value.code, raised.value.field, raised.value.message) == (
             "INVALID_FIELD", "body", "the message is not a ResolveTrickRequest")
 
