@@ -582,7 +582,8 @@ def _checked_numbers(data: Any, descriptor: Any, where: str) -> Any:
         path = f"{where}.{key}" if where else key
         new = value
         if field.type in INTEGER_TYPES:
-            scalars = enumerate(value) if type(value) is list else ((None, value),)
+            # (a list for a single integer is json_format's to refuse: "expected an integer, not a list")
+            scalars = enumerate(value) if type(value) is list and is_repeated(field) else ((None, value),)
             for i, item in scalars:
                 kind = type(item)
                 at = path if i is None else f"{path}[{i}]"

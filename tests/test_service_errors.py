@@ -657,6 +657,18 @@ def test_an_integer_of_thousands_of_digits_is_out_of_range_naming_its_field(chan
     assert_healthy(channel, http, rest_url)
 
 
+@pytest.mark.parametrize("value", [[4], ["4"], ["x"], ["４"], [2**40], []], ids=repr)
+def test_a_list_given_for_a_single_integer_is_named_by_the_field(value, http, rest_url) -> None:
+    """``"seats": [4]``: the field takes one integer, not a list, whatever the list holds (an item
+    that was not a decimal integer, or out of range, was named as if the field were a list:
+    ``seats[0]: expected an integer, not 'x'``)."""
+    for rpc, request, field in _integer_bodies("FIELD"):
+        request = json.loads(json.dumps(request).replace('"FIELD"', json.dumps(value)))
+        failure = rest_failure(rest_request(http, rest_url, rpc, request))
+        assert (failure.status, failure.code, failure.field) == (400, "INVALID_FIELD", field), (rpc, failure.message)
+        assert failure.message == f"{field}: expected an integer, not a list"
+
+
 def _deep_rules(depth: int) -> tuple[dict, object]:
     """Rules nested ``depth`` objects deep: as JSON, and as a Struct (protobuf's JSON parser
     refuses to build it)."""
