@@ -35,7 +35,7 @@ import random
 from typing import Any
 
 import pytest
-from google.protobuf import json_format, message_factory, struct_pb2
+from google.protobuf import duration_pb2, json_format, message_factory, struct_pb2
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
@@ -702,6 +702,37 @@ def test_every_message_type_of_the_schema() -> None:
         same_message(fast, ref_from_engine(data, cls()))
         assert fast == full
 
+
+def test_messages_of_types_the_converter_does_not_read_are_json_formats() -> None:
+    """The converter reads only the schema's own kinds of message; a message of another type (a
+    well-known one) goes to json_format whole, as before the converter: the message from an
+    answer, and, for one whose JSON is an object (a Struct), the engine's JSON and the API's
+    (integral numbers as ints)."""
+    struct = struct_pb2.Struct(fields={"a": struct_pb2.Value(number_value=1), "b": struct_pb2.Value(string_value="x")})
+    values = struct_pb2.ListValue(values=[struct_pb2.Value(number_value=2.0), struct_pb2.Value(bool_value=True)])
+    duration = duration_pb2.Duration(seconds=5, nanos=1000)
+    for message in (struct, values, duration):
+        assert not codec._type(message.DESCRIPTOR).prints
+        same_message(codec.from_engine(ref_to_engine(message), type(message)), message)
+    same_json(codec.to_engine(struct), ref_to_engine(struct))
+    assert codec.to_engine(struct) == {"a": 1.0, "b": "x"}
+    same_json(codec.to_json(struct), ref_to_json(struct))
+    printed = codec.to_json(struct)
+    assert printed == {"a": 1, "b": "x"} and type(printed["a"]) is int
+
+def test_a_batch_nested_as_deep_as_protobuf_follows_is_named() -> None:
+    """A batch of batches nested deeper than protobuf's JSON parser follows (100 messages; a
+    record's deal is one of them) is refused naming the batch whose items protobuf reads alone:
+    the batch itself, or, one level deeper, its first item's."""
+    data: dict[str, Any] = {"record": RECORD}
+    for _ in range(97):
+        data = {"batch": [data]}
+    assert outcome(codec.from_json, data, pb.ValidateHandsRequest())[0] == "ok"
+    reason = "nested deeper than protobuf's parser follows (100 messages)"
+    for field in ("batch", "batch[0].batch"):
+        data = {"batch": [data]}
+        assert outcome(codec.from_json, data, pb.ValidateHandsRequest()) == ("error", (
+            "ServiceError", "INVALID_FIELD", f"{field}: {reason}", field))
 
 def _fill(descriptor: Any, depth: int) -> dict[str, Any]:
     """Every field set to a zero-ish value (seat 0, "", false), lists of one."""

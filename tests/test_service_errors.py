@@ -657,6 +657,21 @@ def test_an_integer_of_thousands_of_digits_is_out_of_range_naming_its_field(chan
     assert_healthy(channel, http, rest_url)
 
 
+def test_an_integer_given_as_a_string_of_thousands_of_digits_is_out_of_range_naming_its_field(channel, http, rest_url) -> None:
+    """As the number of thousands of digits (above), in a body at every depth and in a query
+    parameter: out of range, naming the field; ``int()``, which would read a shorter string,
+    refuses one of more than 4,300 digits."""
+    from engine.errors import shown
+
+    for rpc, request, field in _integer_bodies(LONG):
+        failure = rest_failure(rest_request(http, rest_url, rpc, request))
+        assert (failure.status, failure.code, failure.field) == (400, "INVALID_FIELD", field), (rpc, failure.message)
+        assert failure.message == f"{field}: {shown(LONG)} is out of range"
+    failure = rest_failure(rest_request(http, rest_url, "LegalActions", {"record": _record(), "seat": LONG}))  # a query parameter
+    assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", "seat", f"seat: {shown(LONG)} is out of range")
+    assert_healthy(channel, http, rest_url)
+
+
 @pytest.mark.parametrize("value", [[4], ["4"], ["x"], ["４"], [2**40], []], ids=repr)
 def test_a_list_given_for_a_single_integer_is_named_by_the_field(value, http, rest_url) -> None:
     """``"seats": [4]``: the field takes one integer, not a list, whatever the list holds (an item
@@ -667,6 +682,32 @@ def test_a_list_given_for_a_single_integer_is_named_by_the_field(value, http, re
         failure = rest_failure(rest_request(http, rest_url, rpc, request))
         assert (failure.status, failure.code, failure.field) == (400, "INVALID_FIELD", field), (rpc, failure.message)
         assert failure.message == f"{field}: expected an integer, not a list"
+
+
+@pytest.mark.parametrize(("items", "field", "message"), [
+    ([None], "table.cartulina[0]", "table.cartulina[0]: expected an object, not null"),
+    ([{"seat": 0, "amount": 5}, 7], "table.cartulina[1]", "table.cartulina[1]: expected an object, not 7"),
+    ([{"seat": 0, "amount": 5}, True], "table.cartulina[1]", "table.cartulina[1]: expected an object, not true"),
+], ids=["null", "a number", "true"])
+def test_an_item_of_a_list_of_objects_that_is_no_object_is_named_by_its_index(items, field, message, http, rest_url) -> None:
+    body = dict(_example("tresillo-full-01-random.json"), table={"plate": 10, "plateHolds": "reservada", "cartulina": items})
+    failure = rest_failure(rest_request(http, rest_url, "ValidateHand", {"record": body}))
+    assert (failure.status, failure.code, failure.field, failure.message) == (400, "INVALID_FIELD", field, message)
+
+
+@pytest.mark.parametrize(("rpc", "request_", "field"), [
+    ("Deal", ["game", "seats"], "body"),
+    ("ValidateHand", {"record": ["game"]}, "body"),
+    ("ValidateHand", {"record": {"game": "rentoy", "seats": 2, "dealer": 0, "deal": ["hands", "stock"]}}, "deal"),
+    ("SettleHand", {"game": "rentoy", "seats": 4, "rentoy": ["winner", "value"]}, "rentoy"),
+], ids=["a body", "a record", "deal", "rentoy"])
+def test_a_list_of_field_names_given_for_an_object_is_refused(rpc, request_, field, http, rest_url) -> None:
+    """A JSON list whose items are names of the object's fields is no object (REST's fast read of
+    a body iterated it as one, a list's items as its keys)."""
+    failure = rest_failure(rest_request(http, rest_url, rpc, request_)) if rpc != "Deal" else \
+        rest_failure(_post(http, rest_url, "/v1/deals", json.dumps(request_)))
+    assert (failure.status, failure.code, failure.field) == (400, "INVALID_FIELD", field), failure.message
+    assert failure.message.endswith("not a list"), failure.message
 
 
 def _deep_rules(depth: int) -> tuple[dict, object]:

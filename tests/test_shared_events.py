@@ -6,9 +6,13 @@ writes from the event's bytes encoded once. Whatever way an answer is made, it i
 from __future__ import annotations
 
 import copy
+import os
+import subprocess
+import sys
 from typing import Any
 
 import pytest
+from examples_support import ROOT
 from google.protobuf import json_format
 from test_service_stream import RECORDS
 from test_wire import reference, written_without_the_encoder
@@ -74,6 +78,30 @@ def test_the_sources_write_shared_events_without_the_encoder() -> None:
     full, wire = next((f, w) for f, w in RESULTS if f["game"] == "revesino" and len(f["events"]) > 40)
     assert written_without_the_encoder(wire) == reference(full, pb.ValidationResult)
 
+
+def test_grpc_answers_written_without_the_encoder_hold_the_events_of_a_record_and_of_a_batch() -> None:
+    """With NAIPES_PURE=1 protobuf writes gRPC's answers: the (shared event, action index) pairs
+    of a ValidateHand answer's result, and of each result in a ValidateHands batch's answer,
+    become the events they stand for (``codec.plain``), the bytes of the answers with events."""
+    record = random_record("revesino", seed=3)
+    full = api.validate(record)
+    assert sum(type(event) is tuple for event in api.validate(record, events=WIRE)["events"]) > 40
+    message = json_format.ParseDict(record, pb.HandRecord())
+    hand = pb.ValidateHandRequest(record=message).SerializeToString()
+    batch = pb.ValidateHandsRequest(id="b", batch=[pb.ValidateHandsRequest(id="x", record=message),
+                                                    pb.ValidateHandsRequest(id="y", record=message)]).SerializeToString()
+    script = ("import service, sys; from service import codec, handlers, stream; from naipes.v1 import naipes_pb2 as pb; "
+              "assert codec._wire is None and not service.COMPILED; "
+              f"hand = handlers.WIRE_HANDLERS['ValidateHand'](bytes.fromhex({hand.hex()!r})); "
+              f"batch, _ = stream.answer_bytes(codec.request_json(bytes.fromhex({batch.hex()!r}), pb.ValidateHandsRequest)); "
+              "sys.stdout.write(hand.hex() + ' ' + batch.hex())")
+    env = {**os.environ, "NAIPES_PURE": "1", "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, cwd=ROOT, timeout=60)
+    assert run.returncode == 0, run.stderr
+    hand_answer, batch_answer = (bytes.fromhex(part) for part in run.stdout.split())
+    assert hand_answer == reference({"result": full}, pb.ValidateHandResponse)
+    assert batch_answer == reference({"id": "b", "batch": [{"result": full, "id": "x"}, {"result": full, "id": "y"}]},
+                                     pb.ValidateHandsResponse)
 
 SHARED = {"kind": "card", "seat": 1, "card": "1o", "text": "seat 1 plays 1o", "action": None}
 NOT_SHARED = [
