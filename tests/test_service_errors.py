@@ -156,6 +156,34 @@ def test_bad_json_over_rest(case, body, code, field, channel, http, rest_url) ->
     assert_healthy(channel, http, rest_url)
 
 
+@pytest.mark.parametrize(("body", "message"), [
+    ('{"game": "rentoy", ', "the body is not valid JSON: Expecting property name enclosed in double quotes: line 1 column 20 (char 19)"),
+    ('{"seats": NaN}', "the body is not valid JSON: NaN is not JSON"),
+    ("[" * 100_000, "the body nests arrays or objects too deeply to be read"),
+], ids=["cut short", "NaN", "nested too deeply"])
+def test_malformed_json_names_the_body_and_says_why(body, message, http, rest_url) -> None:
+    """docs/api.md (MALFORMED_JSON): the detail says what was not read (the body; a stream's line
+    says the line) and why, in the JSON reader's words."""
+    failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
+    assert (failure.status, failure.code, failure.message) == (400, "MALFORMED_JSON", message)
+    answer = http.post(rest_url + "/v1/hands:validateStream", data=body.encode() + b"\n", headers={"Content-Type": "application/x-ndjson"},
+                       timeout=30)
+    said = [json.loads(line)["error"]["message"] for line in answer.text.splitlines()]
+    assert [text.split(":")[0] for text in said] == [message.replace("the body", "the line").split(":")[0]]  # (its position counts the newline)
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ('{"game": "rentoy", "seats": 1e400, "dealer": 0}', "seats"),
+    ('{"game": "rentoy", "seats": 4, "dealer": -1e400}', "dealer"),
+    ('{"game": "rentoy", "seats": 2, "dealer": 0, "table": {"score": [0, 1e400]}}', "table.score[1]"),
+], ids=["seats", "dealer", "a score"])
+def test_an_integer_field_given_a_number_beyond_a_double_says_so(body, field, http, rest_url) -> None:
+    """JSON readers read 1e400 as infinite: an integer field given it is out of range, and the
+    detail says why rather than quoting an infinity the client did not write."""
+    failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
+    assert (failure.status, failure.code, failure.field, failure.message) == (
+        400, "INVALID_FIELD", field, f"{field}: the number is beyond a double's range, so out of range")
+
 @pytest.mark.parametrize(("body", "code", "field"), [
     ('{"game": "rentoy", "seats": 4, "dealer": 0, "rules": {"ladder": 1e400}}', "INVALID_OPTION_VALUE", "rules.ladder"),
     ('{"game": "revesino", "seats": 4, "dealer": 0, "rules": {"stake": -1e999}}', "INVALID_OPTION_VALUE", "rules.stake"),
