@@ -118,7 +118,9 @@ def test_metrics_sum_the_calls_of_every_process(two_workers: tuple[int, int, int
             naipes_pb2_grpc.NaipesServiceStub(channel).ValidateHand(pb.ValidateHandRequest(record=message), timeout=10)
         requests.post(f"{base}/v1/hands:validate", json=RECORD, timeout=10).raise_for_status()
         sent += 1
-    assert sent < 64, "the calls did not reach every process"
+    answered = {(t, p): process_samples(directory, p).get(calls(t, "ValidateHand", "OK")) for t in pids for p in pids[t]}
+    alive = {p: Path(f"/proc/{p}").exists() for t in pids for p in pids[t]}
+    assert sent < 64, f"the calls did not reach every process: ValidateHand OK by (transport, pid) {answered}; alive {alive}"
 
     with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
         stub = naipes_pb2_grpc.NaipesServiceStub(channel)
