@@ -597,13 +597,19 @@ def _integer_bodies(text: str) -> list[tuple[str, dict, str]]:
 
 @pytest.mark.parametrize("text", NOT_DECIMAL)
 def test_an_integer_as_a_string_is_ascii_digits_over_rest(text, channel, http, rest_url) -> None:
+    _integer_refused_over_rest(http, rest_url, text, f"expected an integer, not {text!r}")
+    assert_healthy(channel, http, rest_url)
+
+
+def _integer_refused_over_rest(http, rest_url: str, text: str, why: str) -> None:
+    """``text`` given for every integer field of a body, at every depth, and for a query parameter
+    is refused INVALID_FIELD, naming the field, saying ``why``."""
     for rpc, request, field in _integer_bodies(text):
         failure = rest_failure(rest_request(http, rest_url, rpc, request))
         assert (failure.status, failure.code, failure.field) == (400, "INVALID_FIELD", field), (rpc, failure.message)
-        assert failure.message == f"{field}: expected an integer, not {text!r}"
+        assert failure.message == f"{field}: {why}"
     failure = rest_failure(rest_request(http, rest_url, "LegalActions", {"record": _record(), "seat": text}))  # a query parameter
-    assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", "seat", f"seat: expected an integer, not {text!r}")
-    assert_healthy(channel, http, rest_url)
+    assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", "seat", f"seat: {why}")
 
 
 def test_an_integer_as_a_string_in_a_stream_line_and_the_cli(http, rest_url, tmp_path) -> None:
@@ -691,12 +697,7 @@ def test_an_integer_given_as_a_string_of_thousands_of_digits_is_out_of_range_nam
     refuses one of more than 4,300 digits."""
     from engine.errors import shown
 
-    for rpc, request, field in _integer_bodies(LONG):
-        failure = rest_failure(rest_request(http, rest_url, rpc, request))
-        assert (failure.status, failure.code, failure.field) == (400, "INVALID_FIELD", field), (rpc, failure.message)
-        assert failure.message == f"{field}: {shown(LONG)} is out of range"
-    failure = rest_failure(rest_request(http, rest_url, "LegalActions", {"record": _record(), "seat": LONG}))  # a query parameter
-    assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", "seat", f"seat: {shown(LONG)} is out of range")
+    _integer_refused_over_rest(http, rest_url, LONG, f"{shown(LONG)} is out of range")
     assert_healthy(channel, http, rest_url)
 
 
