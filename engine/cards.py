@@ -263,6 +263,15 @@ def in_order(cards: tuple[Card, ...]) -> tuple[Card, ...]:
     return out
 
 
+def distinct(cards: tuple[Card, ...], where: str) -> frozenset[Card]:
+    """``cards`` as a set; a card named twice is ``DUPLICATE_CARD`` naming ``where``, not read once."""
+    named = frozenset(cards)
+    if len(named) != len(cards):
+        twice = next(c for i, c in enumerate(cards) if c in cards[:i])
+        raise InvalidInput("DUPLICATE_CARD", where, f"{where}: {twice} is named twice")
+    return named
+
+
 def key_mask(cards: tuple[Card, ...]) -> int:
     """Cards as a set of bits by ``Card.key`` (a key is below 64)."""
     mask = 0

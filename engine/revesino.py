@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from engine import revesino_money as money_mod
-from engine.cards import DECK_48, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask
+from engine.cards import DECK_48, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, distinct, key_mask
 from engine.errors import IllegalAction, InvalidInput, shown
 from engine.record import (
     CARD_ARG,
@@ -86,8 +86,8 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
     napolitana = json_int(given)
     if given is not None and (napolitana is None or not 0 <= napolitana < 4):
         raise InvalidInput("SEAT_OUT_OF_RANGE", "napolitana", f"napolitana {shown(given)} is not a seat")
-    forced = money_mod.distinct(DECK.parse_cards(request.get("forced") or "", "forced"), "forced")
-    revoked = money_mod.distinct(DECK.parse_cards(request.get("revoked") or "", "revoked"), "revoked")
+    forced = distinct(DECK.parse_cards(request.get("forced") or "", "forced"), "forced")
+    revoked = distinct(DECK.parse_cards(request.get("revoked") or "", "revoked"), "revoked")
     for name, named in (("forced", forced), ("revoked", revoked)):
         for card in named.difference(cards):
             raise InvalidInput("INVALID_FIELD", name, f"{name}: {card} is not a card of this trick")

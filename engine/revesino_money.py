@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from engine.cards import DECK_48, SUIT_WORDS, Card, Suit, cards_str, key_mask
+from engine.cards import DECK_48, SUIT_WORDS, Card, Suit, cards_str, distinct, key_mask
 from engine.errors import InvalidInput, shown
 from engine.record import check_tantos, fields_repr, json_int
 from engine.revesino_options import Options
@@ -972,15 +972,6 @@ def _card_list(value: Any, where: str) -> tuple[Card, ...]:
             raise InvalidInput("INVALID_FIELD", where, f"{where} must be a string of cards such as \"1e 7o 12c\" or a list of card strings")
         value = " ".join(value)
     return DECK_48.parse_cards(value, where)
-
-
-def distinct(cards: tuple[Card, ...], where: str) -> frozenset[Card]:
-    """``cards`` as a set; a card named twice is ``DUPLICATE_CARD`` naming ``where``, not read once."""
-    named = frozenset(cards)
-    if len(named) != len(cards):
-        twice = next(c for i, c in enumerate(cards) if c in cards[:i])
-        raise InvalidInput("DUPLICATE_CARD", where, f"{where}: {twice} is named twice")
-    return named
 
 
 def qualifies(cards: list[Card] | tuple[Card, ...]) -> bool:
