@@ -71,21 +71,25 @@ def call_grpc(stub: Any, rpc: str, request: dict) -> dict:
     return to_json(getattr(answer, body) if body else answer)
 
 
-def rest_request(http: requests.Session, base: str, rpc: str, request: dict, headers: dict[str, str] | None = None) -> requests.Response:
-    """Call an RPC over REST with the request's JSON laid out as its http annotation says (and ``headers``)."""
+def rest_layout(rpc: str, request: dict) -> tuple[str, str, Any, dict]:
+    """An RPC's request as its http annotation lays it out over REST: (verb, path, JSON body or
+    None, query parameters)."""
     route = ROUTES[rpc]
     request = dict(request)
     path = route.template
     for var in route.variables:  # (a segment's value percent-encoded, its slashes included: %2F)
         path = path.replace("{" + var + "}", quote(str(request.pop(var)), safe=""))
     if route.body == "*":
-        body, params = request, {}
-    elif route.body:
-        body = request.pop(route.body, {})
-        params = request
-    else:
-        body, params = None, request
-    return http.request(route.verb, base + path, json=body, params=params, headers=headers, timeout=30)
+        return route.verb, path, request, {}
+    if route.body:
+        return route.verb, path, request.pop(route.body, {}), request
+    return route.verb, path, None, request
+
+
+def rest_request(http: requests.Session, base: str, rpc: str, request: dict, headers: dict[str, str] | None = None) -> requests.Response:
+    """Call an RPC over REST with the request's JSON laid out as its http annotation says (and ``headers``)."""
+    verb, path, body, params = rest_layout(rpc, request)
+    return http.request(verb, base + path, json=body, params=params, headers=headers, timeout=30)
 
 
 def call_rest(http: requests.Session, base: str, rpc: str, request: dict) -> dict:

@@ -330,8 +330,8 @@ def test_a_refusal_listing_what_a_seat_may_say_lists_exactly_its_legal_calls(rul
         record = new_hand(rng, seats, rules, use_engine_deal=True)
         while not (result := api.validate(record, events=False))["finished"]:
             tried = [f"{s} {a}" for s in range(seats) for a in ("envite", "quiero", "no-quiero", rng.choice(DECK))]
-            tried += [f"{s} {api.legal_actions(record, s)['view']['hand'].split()[0]}" for s in range(seats)
-                      if api.legal_actions(record, s)["view"]["hand"]]
+            hands = [api.legal_actions(record, s)["view"]["hand"].split() for s in range(seats)]
+            tried += [f"{s} {hand[0]}" for s, hand in enumerate(hands) if hand]
             checked += check_listed_calls(record, result, tried)
             record["actions"].append(rng.choice(result["next"]["legal"]))
     assert checked >= 4 * SOAK

@@ -28,14 +28,12 @@ from typing import Any
 
 import pytest
 from examples_support import examples_dir
-from service_support import load_example
+from service_support import ROUTES, load_example, rest_layout
 
 from engine import api
 from service.errors import ERRORS
 from service.rest import create_app
 
-ROUTES = {"ValidateHand": "/v1/hands:validate", "LegalActions": "/v1/hands:legalActions", "ResolveTrick": "/v1/tricks:resolve",
-          "SettleHand": "/v1/hands:settle", "Deal": "/v1/deals"}
 CARD_LISTS = re.compile(r"(hands\[\d+\]|stock|cards|forced|revoked|outOfPlay|jugadorHand)$")
 CROSS_FIELD = {("table.plate", "table.plateHolds"), ("table.plateHolds", "table.cartulina"),
                ("tresillo.surrender", "tresillo.defender"), ("deal.seed", "deal.hands")}
@@ -57,7 +55,7 @@ def _requests() -> list[tuple[str, dict[str, Any]]]:
                {"game": "rentoy", "seats": 4, "dealer": 1, "deal": {"seed": "abc"}, "actions": []}]
     out: list[tuple[str, dict[str, Any]]] = []
     for record in records:
-        out += [("ValidateHand", record), ("LegalActions", {"record": record, "seat": 1})]
+        out += [("ValidateHand", {"record": record}), ("LegalActions", {"record": record, "seat": 1})]
         result = api.validate(record)
         if record["game"] != "rentoy":
             out.append(("SettleHand", (tresillo_settle if record["game"] == "tresillo" else revesino_settle)(record, result)))
@@ -141,11 +139,8 @@ def client():
 
 
 def _answer(client, rpc: str, request: dict[str, Any]) -> tuple[int, dict[str, Any]]:
-    if rpc in ("ValidateHand", "LegalActions"):
-        body, query = (request, {}) if rpc == "ValidateHand" else (request["record"], {"seat": str(request["seat"])})
-    else:
-        body, query = request, {}
-    response = client.post(ROUTES[rpc], data=json.dumps(body), content_type="application/json", query_string=query)
+    verb, path, body, query = rest_layout(rpc, request)
+    response = client.open(path, method=verb, data=json.dumps(body), content_type="application/json", query_string=query)
     return response.status_code, response.get_json()
 
 
@@ -154,13 +149,13 @@ def test_every_changed_field_of_every_request_is_named_by_its_error(client) -> N
     for rpc, request in _requests():
         status, answer = _answer(client, rpc, request)
         assert status == 200 and answer.get("valid", True), (rpc, answer)
-        within = "record" if rpc == "LegalActions" else None
+        within = ROUTES[rpc].body if ROUTES[rpc].body != "*" else None  # (the record, with the query's parameters beside it)
         body = request[within] if within else request
         for path, value in [("", body), *_paths(body)]:
             changes = _changes(path, value) if path else [("an unknown key", dict(body, zzUnknown=1), "zzUnknown")]
             for name, new, expect in changes:
                 changed = new if not path else _changed(body, path, new)
-                status, answer = _answer(client, rpc, {"record": changed, "seat": request["seat"]} if within else changed)
+                status, answer = _answer(client, rpc, {**request, within: changed} if within else changed)
                 checked += 1
                 if status == 200:
                     violation = answer.get("violation")
