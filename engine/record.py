@@ -234,6 +234,7 @@ class Game(Protocol):
     def to_act(self, state: Any) -> int | None: ...
     def is_finished(self, state: Any) -> bool: ...
     def out_of_turn_calls(self, state: Any, seat: int) -> frozenset[str]: ...
+    def not_your_turn(self, state: Any, seat: int) -> str: ...  # NOT_YOUR_TURN's message
     def explain(self, state: Any, action: Action) -> IllegalAction: ...
     def apply(self, state: Any, action: Action) -> tuple[Any, list[dict[str, Any]]]: ...
     RULES: Rules  # is_legal and apply, for replay
@@ -434,8 +435,13 @@ def check(game: Game, state: Any, action: Action) -> None:
         raise IllegalAction("NOT_ALLOWED_NOW", f"seat {action.seat} cannot act: the hand is over")
     to_act = game.to_act(state)
     if action.seat != to_act and action.call not in game.out_of_turn_calls(state, action.seat):
-        raise IllegalAction("NOT_YOUR_TURN", f"it is seat {to_act}'s turn, not seat {action.seat}'s")
+        raise IllegalAction("NOT_YOUR_TURN", game.not_your_turn(state, action.seat))
     raise game.explain(state, action)
+
+
+def whose_turn(to_act: int | None, seat: int) -> str:
+    """NOT_YOUR_TURN's message as a game says it unless it has more to say (``Game.not_your_turn``)."""
+    return f"it is seat {to_act}'s turn, not seat {seat}'s"
 
 
 # Events are dicts, each stamped with its ``action`` (the index of the action that caused it) by

@@ -13,7 +13,19 @@ from typing import Any, Final
 from engine.cards import DECK_40, SUIT_MASKS, Card, Suit, cards_of_mask, cards_str, key_mask
 from engine.errors import IllegalAction, InvalidInput, shown
 from engine.options import option
-from engine.record import NO_ARGS, Action, Rules, Setup, call_actions, fields_repr, play_actions, remember_last, replaced, with_item
+from engine.record import (
+    NO_ARGS,
+    Action,
+    Rules,
+    Setup,
+    call_actions,
+    fields_repr,
+    play_actions,
+    remember_last,
+    replaced,
+    whose_turn,
+    with_item,
+)
 from engine.tricks import Trick, rank_table, winning_index
 
 NAME = "rentoy"
@@ -338,14 +350,33 @@ def out_of_turn_calls(state: State, seat: int) -> frozenset[str]:
     return frozenset()
 
 
+def not_your_turn(state: State, seat: int) -> str:
+    """What a seat that is not to act, and may not make its action out of turn, is told: whose
+    turn it is. Under answerBy anyOpponent (T3) a partner of the seat named to answer may answer
+    too, so its card (none is played while an envite waits) is told whose turn it is to play once
+    the envite is answered, and the answers it may give."""
+    proposal = state.proposal
+    if proposal is not None and seat in _answerers(state):
+        return (f"it is seat {state.turn}'s turn to play once the pending envite is answered; "
+                f"seat {seat} may answer the envite to {proposal.value} ({_answers(state, seat)})")
+    return whose_turn(to_act(state), seat)
+
+
+def _answers(state: State, seat: int) -> str:
+    """The answers ``seat`` may give the pending envite, as its legal list has them: "quiero,
+    no-quiero or envite", or without envite at the top of the ladder, saying so."""
+    calls = [a.call for a in legal_actions(state) if a.seat == seat and a.call is not None]
+    said = ", ".join(calls[:-1]) + " or " + calls[-1]
+    return said if "envite" in calls else f"{said}: {state.ladder[-1]} is the top of the ladder"
+
+
 def explain(state: State, action: Action) -> IllegalAction:
     """Why an action (by a seat that may act now) is not legal."""
     seat = action.seat
     proposal = state.proposal
     if action.card is not None:
         if proposal is not None:
-            answers = "quiero, no-quiero or envite" if proposal.value < state.ladder[-1] else f"quiero or no-quiero: {proposal.value} is the top of the ladder"
-            return IllegalAction("NOT_ALLOWED_NOW", f"seat {seat} must first answer the envite to {proposal.value} ({answers})")
+            return IllegalAction("NOT_ALLOWED_NOW", f"seat {seat} must first answer the envite to {proposal.value} ({_answers(state, seat)})")
         hand = state.masks[seat]
         if not hand >> action.card.key & 1:
             return IllegalAction("CARD_NOT_IN_HAND", f"seat {seat} does not hold {action.card}; it holds {cards_str(cards_of_mask(hand))}")

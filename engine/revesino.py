@@ -28,6 +28,7 @@ from engine.record import (
     remember_last,
     replaced,
     shared_copied,
+    whose_turn,
     with_item,
 )
 from engine.revesino_money import SPECIAL_BY_KEY, STRENGTH, Money, Play, PlayedTrick, is_special, qualifies_mask, strength
@@ -390,6 +391,11 @@ def is_finished(state: State) -> bool:
 def out_of_turn_calls(state: State, seat: int) -> frozenset[str]:
     """Section 0: the napolitana may be called whoever's turn it is."""
     return frozenset({"napolitana"})
+
+
+def not_your_turn(state: State, seat: int) -> str:
+    """What a seat that is not to act, and may not make its action out of turn, is told: whose turn it is."""
+    return whose_turn(to_act(state), seat)
 
 
 def explain(state: State, action: Action) -> IllegalAction:

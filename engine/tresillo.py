@@ -43,6 +43,7 @@ from engine.record import (
     play_actions,
     remember_last,
     shared_copied,
+    whose_turn,
     with_item,
 )
 from engine.tresillo_options import Options, solera_unsurrenderable
@@ -680,6 +681,11 @@ def out_of_turn_calls(state: State, seat: int) -> frozenset[str]:
     if seat == state.jugador and not state.options.surrender_only_on_own_turn:
         return frozenset({"rindo"})
     return frozenset()
+
+
+def not_your_turn(state: State, seat: int) -> str:
+    """What a seat that is not to act, and may not make its action out of turn, is told: whose turn it is."""
+    return whose_turn(to_act(state), seat)
 
 
 # Each phase as a refusal names it ("no card is played during the declaration"): its API name

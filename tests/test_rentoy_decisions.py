@@ -164,6 +164,29 @@ def test_t03_option_any_opponent_answers():
     assert violation(rec(DEAL_A, "1o", [*twelve, "1 envite"], rules=rules)) == (4, "NOT_ALLOWED_NOW")
 
 
+def test_t03_option_any_opponent_a_partners_card_is_told_whose_turn_it_is_to_play_and_the_answers_it_may_give():
+    """T3 option: while an envite waits, a card from a partner of the seat named to answer is
+    NOT_YOUR_TURN (FORMAT.md's precedence), told who plays once the envite is answered and the
+    answers that partner may give, from its legal list (no envite at the top of the ladder)."""
+    rules = {"answerBy": "anyOpponent"}
+
+    def refusal(actions: list[str]) -> dict:
+        return api.validate(rec(DEAL_A, "1o", actions, rules=rules))["violation"]
+
+    assert refusal(["1 envite", "0 10c"]) == {"action": 1, "code": "NOT_YOUR_TURN", "message": (
+        "action 1 ('0 10c'): it is seat 1's turn to play once the pending envite is answered; "
+        "seat 0 may answer the envite to 3 (quiero, no-quiero or envite)")}
+    # S2's raise is answered by S3 or S1, the bettor, whose turn to play waits for the answer.
+    assert refusal(["1 envite", "2 envite", "1 2o"])["message"] == (
+        "action 2 ('1 2o'): it is seat 1's turn to play once the pending envite is answered; "
+        "seat 1 may answer the envite to 6 (quiero, no-quiero or envite)")
+    assert refusal([*CLIMB, "3 7c"])["message"] == (
+        "action 4 ('3 7c'): it is seat 1's turn to play once the pending envite is answered; "
+        "seat 3 may answer the envite to 12 (quiero or no-quiero: 12 is the top of the ladder)")
+    # The proposer's partner may not answer: told only whose turn it is, as by default.
+    assert refusal(["1 envite", "3 7c"])["message"] == "action 1 ('3 7c'): it is seat 2's turn, not seat 3's"
+
+
 # ---- T4: raise rights -----------------------------------------------------------------------
 
 

@@ -319,7 +319,7 @@ def test_renuncio_penalty_playouts_reach_renuncio():
 def test_a_refusal_listing_what_a_seat_may_say_lists_exactly_its_legal_calls(rules_name: str):
     """B3: a card played while an envite waits for its answer is refused naming the answers
     ("quiero, no-quiero or envite"; no envite at the top of the ladder), exactly the calls of the
-    answering seat's legal list: at every step of random hands at every table size, a card each
+    answering seat's legal list (T3, answerBy anyOpponent: of the partner who played the card): at every step of random hands at every table size, a card each
     seat holds, a card of the deck and every call of the game are tried, and each list a refusal
     names is the seat's legal calls."""
     rules = OPTION_SETS[rules_name]
