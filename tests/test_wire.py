@@ -12,7 +12,8 @@ with its keys in the same order, or ``INVALID_FIELD`` where protobuf refuses the
 tests/test_codec_fast.py holds it over every request the playouts make; these are the
 decoder's own cases, what it reads and the forms it leaves to protobuf (unknown fields, repeated
 singular fields, groups, truncation, invalid UTF-8, ...). The gRPC transport reads every request
-and streamed message through both.
+and streamed message through both. Without them (NAIPES_PURE=1) protobuf writes gRPC's answers
+and the converter vouches for REST's: both are the compiled service's bytes.
 """
 
 from __future__ import annotations
@@ -25,11 +26,15 @@ import sys
 from typing import Any
 
 import pytest
-from examples_support import ROOT
+import requests
+from examples_support import ROOT, examples_dir, load_example
 from google.protobuf import json_format, struct_pb2
 from google.protobuf.message import Message
-from service_support import varint
+from service_support import REFUSED_CALLS, read_until, rest_request, stop, varint
+from test_service_revesino import settle_request as revesino_settle_request
+from test_service_tresillo import settle_request as tresillo_settle_request
 
+from engine import api
 from naipes.v1 import naipes_pb2 as pb
 from service import codec
 from service.errors import ServiceError
@@ -177,6 +182,61 @@ def test_the_sources_run_without_the_encoder() -> None:
     answers: the same bytes."""
     data = {"game": "revesino", "valid": True, "events": [EVENT] * 3, "net": [-19, 7, -4, 16]}
     assert written_without_the_encoder(data) == reference(data, pb.ValidationResult)
+
+
+def settle_request(record: dict, result: dict) -> dict:
+    """SettleHand's request for a finished record of any game, as the service tests build it."""
+    if record["game"] == "tresillo":
+        return tresillo_settle_request(record, result)
+    if record["game"] == "revesino":
+        return revesino_settle_request(record, result)
+    summary = {"winner": result["handWinner"], "value": result["value"], "end": result["end"]}
+    return {"game": "rentoy", "seats": record["seats"], "dealer": record["dealer"], "rules": record.get("rules") or {},
+            "table": record.get("table") or {"score": [0, 0]}, "rentoy": summary}
+
+
+def example_calls() -> list[tuple[str, dict]]:
+    """ValidateHand, LegalActions (the whole table's and seat 0's view) and, for a finished hand,
+    SettleHand of every shared example record (a legal hand of each game, one cut short, one with
+    a violation), and a refused request of each of the three RPCs."""
+    calls: list[tuple[str, dict]] = []
+    for path in sorted(examples_dir().glob("*.json")):
+        record = load_example(path)[0]
+        calls += [("ValidateHand", {"record": record}), ("LegalActions", {"record": record}), ("LegalActions", {"record": record, "seat": 0})]
+        result = api.validate(record)
+        if result["finished"]:
+            calls.append(("SettleHand", settle_request(record, result)))
+    assert {record["game"] for _, request in calls if (record := request.get("record"))} == {"tresillo", "revesino", "rentoy"}
+    return calls + [(rpc, request) for _, rpc, request, _, _ in REFUSED_CALLS if rpc in ("ValidateHand", "LegalActions", "SettleHand")]
+
+
+# A REST server (werkzeug, as tests/conftest.py runs the app) in a process run with NAIPES_PURE=1.
+PURE_REST = ("import engine, service, sys; from service import codec; from service.rest import create_app; "
+             "from werkzeug.serving import make_server; "
+             "assert codec._wire is None and not service.COMPILED and not engine.COMPILED; "
+             "server = make_server('127.0.0.1', 0, create_app(), threaded=True); "
+             "print(f'REST on {server.server_port}', flush=True); server.serve_forever()")
+
+
+@compiled
+def test_rest_answers_written_without_the_encoder_are_the_compiled_servers(rest_url: str, http: requests.Session) -> None:
+    """With NAIPES_PURE=1 REST's answers are checked against the schema by the converter (or built
+    as messages) instead of the encoder (``codec.as_json``): a server so answers every example
+    record's ValidateHand, LegalActions and SettleHand, and a refused request of each, with the
+    status, media type and bytes the compiled server answers."""
+    env = {**os.environ, "NAIPES_PURE": "1", "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    server = subprocess.Popen([sys.executable, "-c", PURE_REST], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=ROOT)
+    try:
+        pure_url = "http://127.0.0.1:" + read_until(server, lambda lines: any("REST on" in line for line in lines))[-1].split()[-1]
+        statuses = []
+        for rpc, request in example_calls():
+            want, got = rest_request(http, rest_url, rpc, request), rest_request(http, pure_url, rpc, request)
+            assert (got.status_code, got.headers["Content-Type"], got.content) == (
+                want.status_code, want.headers["Content-Type"], want.content), (rpc, request)
+            statuses.append(want.status_code)
+    finally:
+        stop(server)
+    assert statuses.count(200) >= 40 and statuses.count(400) == 3
 
 
 # ---- the decoder: a request's bytes as its JSON ----------------------------------------------
