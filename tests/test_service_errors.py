@@ -278,6 +278,23 @@ def test_wrong_query_parameter(http, rest_url) -> None:
     assert (failure.code, failure.field, failure.status) == ("INVALID_FIELD", "game", 400)
 
 
+def test_query_parameters_a_route_does_not_take_are_refused_saying_why(http, rest_url) -> None:
+    """google.api.http: a route whose body is the whole request takes no query parameter (one
+    would override the body), a field is given once, and a field the path binds is not also a
+    query parameter; each refused INVALID_FIELD naming the parameter."""
+    deal = json.dumps({"game": "rentoy", "seats": 4, "dealer": 0, "seed": "x"})
+    record = json.dumps(_record())
+    for path, body, field, detail in (
+        ("/v1/deals?seed=y", deal, "seed", "unknown query parameter 'seed'"),
+        ("/v1/hands:legalActions?seat=1&seat=2", record, "seat", "query parameter 'seat' given 2 times"),
+        ("/v1/hands:legalActions?record.game=rentoy", record, "record.game", "unknown query parameter 'record.game'"),
+    ):
+        failure = rest_failure(_post(http, rest_url, path, body))
+        assert (failure.code, failure.field, failure.message, failure.status) == ("INVALID_FIELD", field, detail, 400), path
+    failure = rest_failure(http.get(rest_url + "/v1/games/rentoy/rules?game=tresillo", timeout=10))
+    assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", "game", "query parameter 'game' is given by the path (/v1/games/rentoy/rules)")
+
+
 def test_huge_chunked_payload(channel, http, rest_url) -> None:
     """A body without a Content-Length (chunked) is refused past the limit as any other; it
     used to be read up to the limit and validated, or called malformed, without a word."""
