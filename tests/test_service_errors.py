@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -31,7 +32,7 @@ from service_support import (
 from engine import api
 from naipes.v1 import naipes_pb2 as pb
 from naipes.v1 import naipes_pb2_grpc
-from service import codec, grpc_server
+from service import codec, grpc_server, rest
 from service.errors import ERRORS, MAX_REQUEST_BYTES, ServiceError
 from service.grpc_server import MAX_CALLS, create_server
 from service.handlers import SERVICE
@@ -306,7 +307,7 @@ def test_huge_chunked_payload(channel, http, rest_url) -> None:
 
     response = requests.post(rest_url + "/v1/hands:validate", data=chunks(), headers={"Content-Type": "application/json"}, timeout=30)
     failure = rest_failure(response)
-    assert (failure.code, failure.status) == ("PAYLOAD_TOO_LARGE", 413)
+    assert (failure.code, failure.status, failure.message) == ("PAYLOAD_TOO_LARGE", 413, f"the body is larger than {MAX_REQUEST_BYTES} bytes")
     small = json.dumps(_record()).encode()
     response = requests.post(rest_url + "/v1/hands:validate", data=iter([small[:100], small[100:]]),
                              headers={"Content-Type": "application/json"}, timeout=30)
@@ -319,7 +320,7 @@ def test_huge_payload(stub, channel, http, rest_url) -> None:
     body = json.dumps(huge)
     assert len(body) > MAX_REQUEST_BYTES
     failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
-    assert (failure.code, failure.status) == ("PAYLOAD_TOO_LARGE", 413)
+    assert (failure.code, failure.status, failure.message) == ("PAYLOAD_TOO_LARGE", 413, f"the body is larger than {MAX_REQUEST_BYTES} bytes")
     size = json_format.ParseDict({"record": huge}, pb.ValidateHandRequest()).ByteSize()
     assert MAX_REQUEST_BYTES < size <= grpc_server.MESSAGE_CEILING
     with pytest.raises(grpc.RpcError) as raised:
@@ -421,6 +422,26 @@ def test_every_route_answers_errors_as_problems(http, rest_url) -> None:
                 assert rest_failure(response).code == "MALFORMED_JSON", rpc
         else:
             assert rest_failure(rest_request(http, rest_url, rpc, request)).code in ERRORS
+
+
+def test_a_late_body_is_request_timeout_under_werkzeug_too(monkeypatch, channel, http, rest_url) -> None:
+    """Under werkzeug's development server (its socket is ``werkzeug.socket``) as under gunicorn
+    (tests/test_service_workers.py): a body that has not come within ``BODY_SECONDS`` is
+    REQUEST_TIMEOUT (408), whatever its framing and length, not the disconnected client's error of
+    werkzeug's reader, and the connection closes."""
+    monkeypatch.setattr(rest, "BODY_SECONDS", 1.0)
+    port = int(rest_url.rsplit(":", 1)[1])
+    for framing in (b"Content-Length: 1000\r\n\r\n{", b"Content-Length: 1\r\n\r\n", b"Transfer-Encoding: chunked\r\n\r\n3e8\r\n{"):
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+            client.sendall(b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" + framing)
+            start, answer = time.monotonic(), b""
+            while chunk := client.recv(65536):  # (the server closes the connection after its answer)
+                answer += chunk
+        head, _, body = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 408 "), head
+        assert json.loads(body)["code"] == "REQUEST_TIMEOUT"
+        assert time.monotonic() - start < 5
+    assert_healthy(channel, http, rest_url)
 
 
 def test_calls_beyond_the_limit_are_refused_at_once_and_the_server_goes_on() -> None:
