@@ -400,6 +400,23 @@ def test_a_handler_failure_over_grpc_is_internal_and_logged_with_its_traceback(m
         server.stop(grace=None)
 
 
+def test_a_handler_failure_over_rest_is_internal_and_logged_with_its_traceback(monkeypatch, caplog, http, rest_url) -> None:
+    """As over gRPC: an unexpected exception in a REST handler is answered INTERNAL without the
+    exception's words and logged by ``naipes.rest`` with its traceback; an error of the request
+    (UNKNOWN_GAME here) is answered and not logged."""
+    def broken(record, events=True):
+        raise ZeroDivisionError("secret-words")
+
+    monkeypatch.setattr(api, "validate", broken)
+    with caplog.at_level("ERROR", logger="naipes.rest"):
+        failure = rest_failure(rest_request(http, rest_url, "ValidateHand", {"record": _record()}))
+        assert (failure.code, failure.status) == ("INTERNAL", 500) and "secret-words" not in failure.message
+        assert rest_failure(http.get(rest_url + "/v1/games/chess/rules", timeout=10)).code == "UNKNOWN_GAME"
+    (logged,) = [r for r in caplog.records if r.name == "naipes.rest"]
+    assert (logged.levelname, logged.getMessage()) == ("ERROR", "POST /v1/hands:validate failed")
+    assert logged.exc_info is not None and logged.exc_info[0] is ZeroDivisionError
+
+
 def test_engine_schema_drift_is_caught(monkeypatch, stub, http, rest_url) -> None:
     """A field the engine returns but the schema lacks is an error, never silently dropped."""
     real = api.validate
