@@ -178,6 +178,8 @@ RULES_PATHS = [
     (b"/v1/games/a%2Fb/rules", "a/b"),
     (b"/v1/games/a%2fb/rules", "a/b"),
     (b"http://x/v1/games/a%2Fb/rules", "a/b"),  # (the absolute form)
+    (b"/v1/games/a%2Fb/rules?", "a/b"),  # (an empty query: the path ends before it)
+    (b"//x/v1/games/a%2Fb/rules", None),  # a path that starts with two slashes is a path (x is no host): not the route's
     (b"/v1/games/a/b/rules", None),  # two segments: not the route's one
     (b"/v1//games/rentoy/rules", None),  # a double slash elsewhere: no route (it was werkzeug's HTML 308 redirect)
     (b"/v1/games/rentoy//rules", None),
