@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from http import HTTPStatus
 
 import pytest
 from service_support import ROOT, load_example, rentoy_examples, stop
@@ -99,7 +100,9 @@ CASES = [
 
 @pytest.mark.parametrize(("case", "raw", "status", "code", "words"), CASES, ids=[c[0] for c in CASES])
 def test_gunicorn_errors_are_problems(case, raw, status, code, words, rest_port) -> None:
-    answered, headers, problem = problem_of(exchange(rest_port, raw))
+    received = exchange(rest_port, raw)
+    assert received.startswith(f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\n".encode()), received
+    answered, headers, problem = problem_of(received)
     assert headers["content-type"] == "application/problem+json" and headers["connection"] == "close"
     assert (answered, problem["status"], problem["code"]) == (status, status, code)
     assert ERRORS[code].http_status == status and CODES[status] == code
@@ -150,6 +153,25 @@ def test_gunicorn_errors_carry_the_request_id(case, raw, status, code, words, re
             continue
         assert (answered, problem["code"]) == (status, code)
         assert headers.get("x-request-id") == (request_id.decode() if echoed and case not in BEFORE_THE_HEADERS else None), headers
+
+
+def test_gunicorn_errors_read_the_headers_as_the_app_does(rest_port) -> None:
+    """The CORS headers and the request ID of an answer the worker writes are those of the app's
+    answer to the request: a browser's preflight gets the preflight's CORS headers, and a header
+    given twice is joined by a comma (the request ID ``a,b``), whether gunicorn read the headers
+    (an ``Expect`` it refuses) or failed among them (a header it cannot read)."""
+    preflight = (b"OPTIONS /v1/hands:validate HTTP/1.1\r\nHost: x\r\nOrigin: " + ORIGIN.encode() + b"\r\n"
+                 b"Access-Control-Request-Method: POST\r\nX-Request-Id: a\r\nX-Request-Id: b\r\n")
+    app = exchange(rest_port, preflight + b"Connection: close\r\n\r\n")
+    assert app.startswith(b"HTTP/1.1 204 ")
+    wanted = {name: value for name, _, value in (line.decode().partition(": ") for line in app.partition(b"\r\n\r\n")[0].split(b"\r\n")[1:])
+              if name.lower().startswith("access-control-") or name.lower() == "x-request-id"}
+    assert (wanted["Access-Control-Allow-Methods"], wanted["X-Request-Id"]) == ("GET, POST", "a,b"), wanted
+    for fault, status in ((b"Expect: 200-ok\r\n", 417), (b"X-A: a\x00b\r\n", 400)):
+        answered, headers, _ = problem_of(exchange(rest_port, preflight + fault + b"\r\n"))
+        assert answered == status
+        assert {name: value for name, value in headers.items() if name.startswith("access-control-") or name == "x-request-id"} == {
+            name.lower(): value for name, value in wanted.items()}
 
 
 def test_gunicorn_errors_follow_the_origins_setting() -> None:
@@ -210,14 +232,20 @@ def test_the_game_in_the_path_under_a_mount_point(rest_port) -> None:
     assert (answered, problem["code"], problem["field"]) == (400, "UNKNOWN_GAME", "game") and "'a/b'" in problem["detail"]
 
 
-def test_a_bad_body_the_app_did_not_read_gets_no_second_answer(rest_port) -> None:
-    """The request is answered before its body is read (here 405); its chunks, read to their end
-    for the connection's next request, cannot be: the connection closes after the one answer
-    (gunicorn wrote its error page after it, which a client reads as the answer to its next request)."""
-    raw = b"POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"
-    answered, headers, problem = problem_of(exchange(rest_port, raw))
-    assert (answered, problem["code"]) == (405, "METHOD_NOT_ALLOWED")
-    assert_serving(rest_port)
+def test_a_bad_body_the_app_did_not_read_gets_no_second_answer() -> None:
+    """The request is answered without its body being read (here the health check, 200, its
+    connection kept); its chunks, read to their end for the connection's next request, cannot be:
+    the connection closes after the one answer (gunicorn wrote its error page after it, which a
+    client reads as the answer to its next request), and the worker logs it, naming the client."""
+    server, port, _ = serve(1)
+    try:
+        raw = b"GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n"
+        answered, headers, answer = problem_of(exchange(port, raw))
+        assert (answered, headers["connection"], answer) == (200, "keep-alive", {"status": "SERVING"})
+        assert_serving(port)
+    finally:
+        output = stop(server)
+    assert "Invalid request from ip=127.0.0.1, after its answer: Invalid chunk size: b'zz'" in output, output
 
 
 def test_forbidden_proxy_request() -> None:
