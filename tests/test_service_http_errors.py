@@ -336,6 +336,30 @@ def test_a_body_sent_with_its_head_is_answered_without_100_and_the_connection_ke
     assert b'{"game":"rentoy","valid":' in received and received.endswith(b'{"status":"SERVING"}\n'), received
 
 
+def test_an_error_answered_once_its_body_is_read_keeps_the_connection(rest_port) -> None:
+    """An error answered once the request's body has been read to its end (a body that is not
+    JSON, a record naming a card not in the deck; of known length and chunked) keeps the connection
+    for the client's next request, as any answer does: only an answer given before the body's end
+    says ``Connection: close`` (``service.rest``)."""
+    bad_card = b'{"game": "rentoy", "seats": 2, "dealer": 0, "deal": {"hands": ["1o 2o 3o", "4o 5o 9c"], "stock": "2c"}}'
+    with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as sock:
+        for body, code in ((b"{oops", "MALFORMED_JSON"), (bad_card, "UNKNOWN_CARD")):
+            for framing in (b"Content-Length: %d\r\n\r\n%s" % (len(body), body), b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n" % (len(body), body)):
+                sock.sendall(b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\n" + JSON + framing)
+                head = head_of(sock)
+                length = int(head.lower().partition(b"\r\ncontent-length: ")[2].partition(b"\r\n")[0])
+                received = head
+                while len(received) < len(head) + length:
+                    received += sock.recv(len(head) + length - len(received))
+                answered, headers, problem = problem_of(received)
+                assert (answered, problem["code"], headers["connection"]) == (400, code, "keep-alive"), received
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")  # (the same connection)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    assert received.startswith(b"HTTP/1.1 200 ") and received.endswith(b'{"status":"SERVING"}\n'), received
+
+
 @pytest.mark.parametrize(("target", "media_type", "body", "answer"), [
     (b"/v1/hands:validate", b"application/json", HAND, b'{"game":"rentoy","valid":'),
     (b"/v1/hands:validateStream", b"application/x-ndjson", b'{"id": "e1", "record": ' + HAND + b"}\n", b'"id":"e1"'),

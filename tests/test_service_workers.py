@@ -359,3 +359,28 @@ def test_clients_that_keep_a_closed_connection_open_do_not_stall_the_others() ->
             client.close()
         output = stop(server)
     assert server.returncode == 0, output
+
+
+def test_a_connection_closed_after_its_answer_is_let_go_once_its_client_closes() -> None:
+    """A connection closed after its answer (the client asked ``Connection: close``) lingers until
+    its client closes, and is then closed and no longer counted among gunicorn's
+    ``--worker-connections`` (8 here): forty such connections one after another are all answered,
+    which a worker still counting the closed ones (it accepts no ninth) or keeping them until their
+    linger's end (``LINGER_SECONDS``) would not do, and the worker is left with the sockets it had."""
+    server, rest_port, _ = serve(1, {**os.environ, "GUNICORN_CMD_ARGS": "--worker-connections 8"})
+    try:
+        (master,) = [p for p in children(server.pid) if "gunicorn" in command(p)]
+        (worker,) = children(master)
+        before = sockets(worker)
+        for _ in range(40):
+            with socket.create_connection(("127.0.0.1", rest_port), timeout=5) as client:
+                client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                head, body, _ = _answer_then_closed(client)
+            assert head.startswith(b"HTTP/1.1 200 ") and body == b'{"status":"SERVING"}\n', head
+        deadline = time.monotonic() + 2
+        while sockets(worker) != before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sockets(worker) == before
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
