@@ -41,7 +41,7 @@ from service_support import (
 from naipes.v1 import naipes_pb2 as pb
 from service import handlers, stream
 from service.codec import from_json, to_json
-from service.errors import ServiceError, from_exception
+from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
 
 NDJSON = "application/x-ndjson"
 
@@ -405,7 +405,6 @@ def test_grpc_empty_stream(stub) -> None:
 def test_grpc_messages_as_large_as_the_limit_pass_the_stream_window(stub) -> None:
     """The server holds a stream's receive window at 1 MiB (``grpc_server.STREAM_WINDOW``):
     messages as large as the request limit still go through it, one after another."""
-    from service.errors import MAX_REQUEST_BYTES
     from service.grpc_server import STREAM_WINDOW
 
     assert STREAM_WINDOW <= MAX_REQUEST_BYTES
@@ -690,6 +689,17 @@ def test_rest_bad_lines_are_error_entries_and_the_stream_goes_on(rest_url) -> No
     assert answers[5]["error"]["code"] == "INVALID_FIELD" and answers[5]["error"]["field"] == "body"
     assert answers[6]["error"] == {"code": "INVALID_FIELD", "field": "extra", "message": answers[6]["error"]["message"]}
     assert [a["result"] for a in answers[7:10]] == [expected(r)["result"] for r in RECORDS[3:6]]
+
+
+def test_rest_a_body_of_known_length_past_the_request_limit_is_read_whole(rest_url, http: requests.Session) -> None:
+    """A stream's body has no limit (each line has one), whether chunked or, as here, of known
+    length past a request's limit under a server that does not end the body itself (werkzeug's,
+    for a body of known length): it is read whole, not refused PAYLOAD_TOO_LARGE."""
+    body = b"".join(ndjson_lines(RECORDS[:2]))
+    body += b"\n" * (MAX_REQUEST_BYTES + 1 - len(body))  # (blank lines, skipped)
+    answer = http.post(rest_url + "/v1/hands:validateStream", data=body + ndjson_lines(RECORDS[2:3])[0], headers={"Content-Type": NDJSON}, timeout=60)
+    assert answer.status_code == 200, answer.text
+    assert [json.loads(line) for line in answer.text.splitlines()] == [expected(r) for r in RECORDS[:3]]
 
 
 def test_rest_a_line_is_never_taken_for_the_server_s_own_ending(rest_url, http: requests.Session) -> None:
