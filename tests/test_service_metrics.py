@@ -160,6 +160,21 @@ def test_metrics_sum_the_calls_of_every_process(two_workers: tuple[int, int, int
         assert shown(base, expected) == expected
 
 
+def test_a_body_whose_chunks_cannot_be_read_is_counted_malformed_request(two_workers: tuple[int, int, int]) -> None:
+    """A request whose body's chunks gunicorn cannot read once the app reads them, which the
+    worker answers MALFORMED_REQUEST (tests/test_service_http_errors.py), is counted under the
+    route's method with that code."""
+    _, rest_port, _ = two_workers
+    base = f"http://127.0.0.1:{rest_port}"
+    malformed = calls("rest", "ValidateHand", "MALFORMED_REQUEST")
+    before = scrape(base).get(malformed, 0.0)
+    with socket.create_connection(("127.0.0.1", rest_port), timeout=10) as client:
+        client.sendall(b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n")
+        assert client.recv(65536).startswith(b"HTTP/1.1 400 ")
+    assert shown(base, {malformed: before + 1}) == {malformed: before + 1}
+
+
 def test_a_made_up_path_makes_no_new_series(two_workers: tuple[int, int, int]) -> None:
     base = f"http://127.0.0.1:{two_workers[1]}"
     assert requests.get(f"{base}/no/such/route", timeout=10).status_code == 404
