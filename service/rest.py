@@ -39,7 +39,7 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor
 from google.protobuf.message import Message
 from gunicorn.http.errors import ParseException
-from werkzeug.exceptions import HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
+from werkzeug.exceptions import ClientDisconnected, HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
 from engine.errors import shown
 from service import access, codec, cors, metrics, stream
@@ -242,6 +242,13 @@ def _late_body() -> ServiceError:
     return ServiceError("REQUEST_TIMEOUT", f"the body did not come within {BODY_SECONDS:g} seconds")
 
 
+def _cut_short() -> ServiceError:
+    """MALFORMED_REQUEST, for a body that ended before its end: its client closed the connection
+    (werkzeug's reader says so with its ClientDisconnected, gunicorn's with fewer bytes than the
+    Content-Length). What came is no request to validate."""
+    return ServiceError("MALFORMED_REQUEST", "the body ended before its end: the client closed the connection")
+
+
 # Set in the environ once the body has been read to its end (``_body_bytes``).
 _BODY_READ = "naipes.body_read"
 
@@ -270,6 +277,8 @@ def _body_bytes() -> bytes:
             raise
         if not _WATCHDOG.done(token):
             raise _late_body()
+    if request.content_length is not None and len(data) < request.content_length:
+        raise _cut_short()  # (gunicorn's reader of a body of known length ends where its client closed, silently)
     if request.content_length is None and len(data) >= MAX_REQUEST_BYTES and request.environ["wsgi.input"].read(1):
         # A chunked body (no Content-Length) is read up to the limit and no further, silently.
         raise ServiceError("PAYLOAD_TOO_LARGE", f"the body is larger than {MAX_REQUEST_BYTES} bytes")
@@ -490,5 +499,7 @@ def _http_error(exc: HTTPException) -> Response:
                                 {"Allow": allowed})
     if isinstance(exc, RequestEntityTooLarge):
         return problem_response(ServiceError("PAYLOAD_TOO_LARGE", f"the body is larger than {MAX_REQUEST_BYTES} bytes"))
+    if isinstance(exc, ClientDisconnected):
+        return problem_response(_cut_short())
     code = "INVALID_FIELD" if exc.code and 400 <= exc.code < 500 else "INTERNAL"
     return problem_response(ServiceError(code, exc.description or exc.name))

@@ -232,6 +232,28 @@ def test_the_game_in_the_path_under_a_mount_point(rest_port) -> None:
     assert (answered, problem["code"], problem["field"]) == (400, "UNKNOWN_GAME", "game") and "'a/b'" in problem["detail"]
 
 
+@pytest.mark.parametrize("server", ["gunicorn", "werkzeug"])
+@pytest.mark.parametrize("framing", [b"Content-Length: 1000\r\n\r\n" + RECORD, b"Transfer-Encoding: chunked\r\n\r\n3e8\r\n" + RECORD],
+                         ids=["content-length", "chunked"])
+def test_a_body_its_client_cut_short_is_malformed_request(server, framing, request) -> None:
+    """A body whose client closed its side of the connection before the body's end (here after a
+    JSON object, of a body said to be 1000 bytes) is MALFORMED_REQUEST under both servers, and the
+    connection closes: gunicorn's reader of a body of known length ended the body there silently,
+    and what had come was validated as the whole request (MISSING_FIELD); werkzeug's reader, and
+    gunicorn's of a chunked body, raised werkzeug's 400, answered INVALID_FIELD in werkzeug's words."""
+    port = request.getfixturevalue("rest_port") if server == "gunicorn" else int(request.getfixturevalue("rest_url").rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+        sock.sendall(b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\n" + JSON + framing)
+        sock.shutdown(socket.SHUT_WR)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    answered, headers, problem = problem_of(received)
+    assert (answered, problem["code"], problem["detail"], headers["connection"]) == (
+        400, "MALFORMED_REQUEST", "the body ended before its end: the client closed the connection", "close"), received
+    assert "field" not in problem
+
+
 def test_a_bad_body_the_app_did_not_read_gets_no_second_answer() -> None:
     """The request is answered without its body being read (here the health check, 200, its
     connection kept); its chunks, read to their end for the connection's next request, cannot be:
