@@ -382,6 +382,19 @@ def test_an_error_answered_once_its_body_is_read_keeps_the_connection(rest_port)
     assert received.startswith(b"HTTP/1.1 200 ") and received.endswith(b'{"status":"SERVING"}\n'), received
 
 
+def test_only_the_apps_connection_header_closes_the_connection(rest_port) -> None:
+    """The worker closes a connection after its answer for the app's ``Connection: close``, not
+    for another header that says ``close``: a request ID of ``close``, sent back, keeps it."""
+    with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as sock:
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Request-Id: close\r\n\r\n")
+        received = head_of(sock)
+        assert b"\r\nConnection: keep-alive\r\n" in received and b"\r\nX-Request-Id: close\r\n" in received, received
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")  # (the same connection)
+        while chunk := sock.recv(65536):
+            received += chunk
+    assert received.count(b"HTTP/1.1 200 ") == 2 and received.endswith(b'{"status":"SERVING"}\n'), received
+
+
 @pytest.mark.parametrize(("target", "media_type", "body", "answer"), [
     (b"/v1/hands:validate", b"application/json", HAND, b'{"game":"rentoy","valid":'),
     (b"/v1/hands:validateStream", b"application/x-ndjson", b'{"id": "e1", "record": ' + HAND + b"}\n", b'"id":"e1"'),
