@@ -384,3 +384,25 @@ def test_a_connection_closed_after_its_answer_is_let_go_once_its_client_closes()
     finally:
         output = stop(server)
     assert server.returncode == 0, output
+
+
+def test_a_late_body_still_being_sent_gets_its_answer_not_a_reset() -> None:
+    """A client whose body is late (REQUEST_TIMEOUT: NAIPES_BODY_SECONDS, 1 here) and that goes on
+    sending it, reading only at its end as http.client does, gets the 408, not "connection reset
+    by peer": the server, which shut the socket's reading side to end the wait on the body, reads
+    and discards what still comes for as long as it keeps coming (``LINGER_IDLE_SECONDS`` of
+    silence end it); closed at its first read that found nothing, the socket answered the client's
+    next bytes with a reset, which discarded the answer it had not read."""
+    server, rest_port, _ = serve(1, {**os.environ, "NAIPES_BODY_SECONDS": "1"})
+    try:
+        with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as client:
+            client.sendall(b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{")
+            for _ in range(20):  # four seconds of a byte every 0.2 s: late from the first second on
+                time.sleep(0.2)
+                client.sendall(b" ")
+            head, body, _ = _answer_then_closed(client)
+        assert head.startswith(b"HTTP/1.1 408 "), head
+        assert json.loads(body)["code"] == "REQUEST_TIMEOUT"
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
