@@ -162,15 +162,17 @@ def test_grpc_batch_errors_name_the_item_and_the_stream_goes_on(stub) -> None:
         good[2],
     ]
     mixed, both, huge, last = stub.ValidateHands(iter(requests_), timeout=60)
-    assert [a.id for a in mixed.batch] == ["r0", "no-record", "bad", "nested", "r1"]
-    assert [a.HasField("result") for a in mixed.batch] == [True, False, False, False, True]
-    assert (mixed.batch[1].error.code, mixed.batch[1].error.field) == ("MISSING_FIELD", "batch[1].record")
-    assert (mixed.batch[2].error.code, mixed.batch[2].error.field) == ("UNKNOWN_CARD", "deal.hands[3]")
-    assert (mixed.batch[3].error.code, mixed.batch[3].error.field) == ("INVALID_FIELD", "batch[3].batch")
-    assert both.id == "both" and not both.batch and (both.error.code, both.error.field) == ("INVALID_FIELD", "batch")
-    assert huge.id == "huge" and not huge.batch and (huge.error.code, huge.error.field) == ("PAYLOAD_TOO_LARGE", "batch")
-    assert str(stream.MAX_BATCH) in huge.error.message
-    assert last.id == "r2" and to_json(last.result) == expected(RECORDS[2])["result"]
+    assert to_json(mixed) == {"id": "mixed", "batch": [
+        {"id": "r0", **expected(RECORDS[0])},
+        {"id": "no-record", "error": {"code": "MISSING_FIELD", "field": "batch[1].record", "message": "record is required"}},
+        {"id": "bad", "error": {"code": "UNKNOWN_CARD", "field": "deal.hands[3]", "message": "deal.hands[3]: 9c is not in the 40-card deck"}},
+        {"id": "nested", "error": {"code": "INVALID_FIELD", "field": "batch[3].batch", "message": "an item of a batch carries one record, not a batch"}},
+        {"id": "r1", **expected(RECORDS[1])}]}
+    assert to_json(both) == {"id": "both", "error": {"code": "INVALID_FIELD", "field": "batch",
+                                                     "message": "a message carries one record or a batch of records, not both"}}
+    assert to_json(huge) == {"id": "huge", "error": {"code": "PAYLOAD_TOO_LARGE", "field": "batch",
+                                                     "message": f"a batch holds at most {stream.MAX_BATCH} records; this one has {stream.MAX_BATCH + 1}"}}
+    assert to_json(last) == {"id": "r2", **expected(RECORDS[2])}
 
 
 def test_an_answer_the_schema_cannot_hold_is_that_records_internal_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -189,6 +191,32 @@ def test_an_answer_the_schema_cannot_hold_is_that_records_internal_error(monkeyp
     assert answered.batch[0].HasField("result") and answered.batch[1].error.code == "INTERNAL"
     lines = stream.answer_ndjson(ndjson_lines([records[fine], records[drifted]]))
     assert "result" in json.loads(lines[0]) and json.loads(lines[1])["error"]["code"] == "INTERNAL"
+
+
+def test_a_record_whose_answer_the_schema_cannot_hold_is_its_own_internal_error_under_its_id(monkeypatch: pytest.MonkeyPatch,
+                                                                                             caplog: pytest.LogCaptureFixture) -> None:
+    """A message of one record whose answer does not fit, or such an item of a batch, is answered
+    INTERNAL under its id and logged with its traceback; the other messages of its round trip to
+    the pool are answered as ever, not INTERNAL with it."""
+    from engine import api
+
+    real = api.validate
+    monkeypatch.setattr(api, "validate", lambda record, events=True: {**real(record, events), "newField": 1} if record.get("dealer") == 1 else real(record, events))
+    records = [r for r in RECORDS if r["game"] == "rentoy"]
+    fine = next(r for r in records if r.get("dealer") != 1)
+    drifted = next(r for r in records if r.get("dealer") == 1)
+    ok = expected(fine)
+    internal = {"code": "INTERNAL", "message": "internal error (ParseError); the request was not processed and the server goes on"}
+    messages = [*grpc_requests([fine, drifted, fine]), pb.ValidateHandsRequest(id="b", batch=grpc_requests([fine, drifted]))]
+    answers = stream.answer_wire([m.SerializeToString() for m in messages])  # one round trip
+    assert [to_json(pb.ValidateHandsResponse.FromString(a)) for a in answers] == [
+        {"id": "r0", **ok}, {"id": "r1", "error": internal}, {"id": "r2", **ok},
+        {"id": "b", "batch": [{"id": "r0", **ok}, {"id": "r1", "error": internal}]}]
+    assert answers.codes == {"OK": 3, "INTERNAL": 2}
+    failed = [r for r in caplog.records if r.name == "naipes.stream"]
+    assert [(r.getMessage(), r.exc_info is not None) for r in failed] == [("ValidateHands: a record failed", True)] * 2
+    lines = stream.answer_ndjson(ndjson_lines([fine, drifted, fine], ids=True))
+    assert [json.loads(line) for line in lines] == [{"id": "r0", **ok}, {"id": "r1", "error": internal}, {"id": "r2", **ok}]
 
 
 def test_a_record_with_a_number_no_json_can_hold_is_its_own_error(stub, rest_url) -> None:
@@ -769,6 +797,31 @@ def test_rest_an_unreadable_record_is_named_as_validate_hand_names_it_under_its_
     assert answers == [{"id": "alone", "error": error}, {"id": "b", "batch": [{"id": "in", "error": error}, {"id": "ok", **expected(RECORDS[0])}]}]
 
 
+def test_rest_an_item_s_own_field_is_named_within_the_line(rest_url) -> None:
+    """A field of a batch's item itself, not of its record, that cannot be read is named from the
+    line (``batch[1].extra``), under the item's id when it has one; the batch's other items are
+    answered."""
+    record = RECORDS[0]
+    items = [{"id": 5, "record": record}, {"id": "i", "record": record, "extra": 1}, {"id": "k", "record": "x"}, {"id": "ok", "record": record}]
+    status, _kind, answers = post_stream(rest_url, [json.dumps({"id": "b", "batch": items}).encode() + b"\n"])
+    assert status == 200
+    assert answers == [{"id": "b", "batch": [
+        {"error": {"code": "INVALID_FIELD", "field": "batch[0].id", "message": "batch[0].id: expected a string, not 5"}},
+        {"id": "i", "error": {"code": "INVALID_FIELD", "field": "batch[1].extra", "message": "batch[1].extra: unknown field 'extra' of ValidateHandsRequest"}},
+        {"id": "k", "error": {"code": "INVALID_FIELD", "field": "batch[2].record", "message": "batch[2].record: expected an object, not a string"}},
+        {"id": "ok", **expected(record)}]}]
+
+
+def test_rest_a_batch_that_is_no_list_is_its_line_s_error(rest_url) -> None:
+    """A line whose ``batch`` is a string, an object or a number is that line's INVALID_FIELD naming
+    ``batch``, under its id: not a batch of the string's characters or the object's keys."""
+    lines = [b'{"id": "s", "batch": "abc"}\n', b'{"id": "o", "batch": {"id": "y"}}\n', b'{"id": "n", "batch": 5}\n', *ndjson_lines(RECORDS[:1])]
+    status, _kind, answers = post_stream(rest_url, lines)
+    assert status == 200
+    assert answers == [{"id": ident, "error": {"code": "INVALID_FIELD", "field": "batch", "message": f"batch: expected a list, not {what}"}}
+                       for ident, what in (("s", "'abc'"), ("o", "an object"), ("n", "5"))] + [expected(RECORDS[0])]
+
+
 def test_rest_a_message_without_its_record_is_missing_it_under_its_id(rest_url) -> None:
     status, _kind, answers = post_stream(rest_url, [b'{"id": "f"}\n', b'{"id": "g", "batch": [{"id": "g1"}]}\n'])
     assert status == 200
@@ -794,6 +847,17 @@ def test_rest_a_line_too_long_is_an_error_entry(rest_url) -> None:
     assert status == 200 and len(answers) == 3
     assert answers[1]["error"]["code"] == "PAYLOAD_TOO_LARGE"
     assert answers[2] == expected(RECORDS[1])
+
+
+def test_rest_a_line_as_long_as_the_limit_is_answered(rest_url) -> None:
+    """The limit is on a line's bytes without its newline: a line of exactly MAX_REQUEST_BYTES is
+    answered, with its newline or as the body's last line without one."""
+    from service.errors import MAX_REQUEST_BYTES
+
+    line = json.dumps({"id": "edge", "record": RECORDS[0]}).encode()
+    padded = line + b" " * (MAX_REQUEST_BYTES - len(line))
+    status, _kind, answers = post_stream(rest_url, [padded + b"\n", padded])
+    assert status == 200 and answers == [{"id": "edge", **expected(RECORDS[0])}] * 2
 
 
 def test_rest_many_records_stream_through_a_bounded_window(rest_url) -> None:
@@ -864,6 +928,7 @@ def test_grpc_streams_beyond_the_slots_are_refused_and_every_other_call_is_answe
             list(stub.ValidateHands(iter([first]), timeout=10))
         failure = grpc_failure(refused.value)
         assert (failure.code, failure.status, failure.retry_after) == ("TOO_MANY_STREAMS", grpc.StatusCode.RESOURCE_EXHAUSTED, 1)
+        assert (failure.field, failure.message) == (None, refused_message(count))
         health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
         assert health.status == health_pb2.HealthCheckResponse.SERVING
         assert call_grpc(stub, "ValidateHand", {"record": RECORDS[0]}) == expected(RECORDS[0])["result"]
@@ -872,6 +937,10 @@ def test_grpc_streams_beyond_the_slots_are_refused_and_every_other_call_is_answe
     assert all(list(s) == [] for s in streams)
     slots_freed()
     assert [a.id for a in stub.ValidateHands(iter([first]), timeout=30)] == ["r0"]
+
+
+def refused_message(count: int) -> str:
+    return f"this server process validates {count} stream(s) at a time and all are in progress; retry in a moment"
 
 
 def slots_freed() -> None:
@@ -909,6 +978,7 @@ def test_rest_streams_beyond_the_slots_are_refused_and_every_other_call_is_answe
         answer = http.post(rest_url + "/v1/hands:validateStream", data=line, timeout=10, headers={"Content-Type": NDJSON})
         failure = rest_failure(answer)
         assert (failure.code, failure.status, failure.retry_after) == ("TOO_MANY_STREAMS", 429, 1)
+        assert (failure.field, failure.message) == (None, refused_message(count))
         assert http.get(rest_url + "/healthz", timeout=5).json() == {"status": "SERVING"}
         assert http.post(rest_url + "/v1/hands:validate", json=RECORDS[0], timeout=10).json() == expected(RECORDS[0])["result"]
     finally:

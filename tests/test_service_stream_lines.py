@@ -19,6 +19,7 @@ from service_support import load_example, rentoy_examples, stop
 from test_service_workers import serve
 
 from engine import api
+from service.errors import MAX_REQUEST_BYTES
 
 IDLE = 2.0  # NAIPES_STREAM_IDLE_SECONDS of the server
 
@@ -120,7 +121,8 @@ def test_the_lines_before_a_pause_are_answered_before_the_timeout_entry(rest_por
     finally:
         client.close()
     assert entries[:2] == [{"id": f"r{n}", "result": api.validate(record)} for n in range(2)], entries
-    assert len(entries) == 3 and entries[2]["error"]["code"] == "REQUEST_TIMEOUT", entries
+    assert len(entries) == 3 and entries[2] == {"error": {
+        "code": "REQUEST_TIMEOUT", "message": f"the body sent nothing for {IDLE:g} seconds: the lines before are answered"}}, entries
 
 
 def test_the_lines_before_a_broken_chunk_are_answered_before_the_malformed_entry(rest_port: int, record: dict) -> None:
@@ -135,8 +137,8 @@ def test_the_lines_before_a_broken_chunk_are_answered_before_the_malformed_entry
     finally:
         client.close()
     assert entries[:2] == [{"id": f"r{n}", "result": api.validate(record)} for n in range(2)], entries
-    assert len(entries) == 3 and entries[2]["error"]["code"] == "MALFORMED_JSON", entries
-    assert "could not be read to its end" in entries[2]["error"]["message"]
+    assert len(entries) == 3 and entries[2] == {"error": {
+        "code": "MALFORMED_JSON", "message": "the body could not be read to its end (a chunk of it is not HTTP's): the lines before are answered"}}, entries
 
 
 @pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
@@ -157,7 +159,8 @@ def test_a_line_over_the_limit_is_its_entry_and_the_stream_goes_on(rest_port: in
         client.close()
     want = {"result": api.validate(record)}
     assert [entries[0], entries[2]] == [{"id": "r0", **want}, {"id": "r1", **want}], entries
-    assert len(entries) == 3 and entries[1]["error"]["code"] == "PAYLOAD_TOO_LARGE", entries
+    assert len(entries) == 3 and entries[1] == {"error": {
+        "code": "PAYLOAD_TOO_LARGE", "message": f"a line of the body is longer than {MAX_REQUEST_BYTES} bytes"}}, entries
 
 
 @pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
