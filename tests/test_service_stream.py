@@ -11,6 +11,7 @@ import io
 import itertools
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -270,10 +271,41 @@ def test_a_batch_whose_work_raises_is_answered_by_on_failure_and_the_pool_stays(
     fresh.shutdown()
 
 
+def test_a_pool_whose_processes_are_killed_is_replaced_and_the_stream_goes_on() -> None:
+    """A pool process killed outright (the kernel's OOM killer) breaks the pool: the message in
+    its hands is answered INTERNAL, a fresh pool takes over, and the stream's next messages, and the
+    next stream's, are answered as ever."""
+    wire = [r.SerializeToString() for r in grpc_requests(RECORDS[:3])]
+    want = [stream.answer_wire([item])[0] for item in wire]
+    answered = threading.Semaphore(0)
+
+    def one_at_a_time() -> Iterator[bytes]:
+        for item in wire:
+            yield item
+            assert answered.acquire(timeout=60)
+            if item is wire[0]:  # answered by the pool: kill its processes
+                assert stream._pool is not None
+                pids = [p.pid for p in stream._pool._processes.values()]  # type: ignore[attr-defined]
+                for pid in pids:
+                    os.kill(pid, signal.SIGKILL)
+                deadline = time.monotonic() + 30
+                while any(alive(pid) for pid in pids) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+
+    answers = []
+    for answer in stream.validate_wire(one_at_a_time()):
+        answers.append(answer)
+        answered.release()
+    internal = {"error": {"code": "INTERNAL", "message": "internal error (RuntimeError); the request was not processed and the server goes on"}}
+    assert answers[0] == want[0] and to_json(pb.ValidateHandsResponse.FromString(answers[1])) == internal and answers[2] == want[2]
+    assert list(stream.validate_wire(iter(wire))) == want
+
+
 def test_the_pool_takes_batches_in_round_trips_of_bounded_size() -> None:
     small, large = b"x" * 100, b"x" * (stream.BATCH_BYTES // 3 + 1)
     assert stream._chunk_length([small] * 100, stream.BATCH) == stream.BATCH
     assert stream._chunk_length([large] * 10, stream.BATCH) == 2
+    assert stream._chunk_length([b"x" * (stream.BATCH_BYTES // 2)] * 3, stream.BATCH) == 2  # BATCH_BYTES exactly go together
     assert stream._chunk_length([b"x" * (2 * stream.BATCH_BYTES), small], stream.BATCH) == 1
 
 
@@ -540,6 +572,7 @@ def test_an_idle_pool_retires_and_the_next_stream_starts_a_fresh_one(monkeypatch
         time.sleep(0.05)
     assert not stream._streams, f"streams of earlier tests still open: {stream._streams}"
     wire = [r.SerializeToString() for r in grpc_requests(RECORDS[:4])]
+    assert len(list(stream.validate_wire(iter(wire)))) == len(wire)  # a look is due while the next stream is open
     answers = stream.validate_wire(iter(wire))
     first = [next(answers)]  # the stream is open: its pool must stay
     pool = stream._pool
@@ -563,6 +596,31 @@ def test_an_idle_pool_retires_and_the_next_stream_starts_a_fresh_one(monkeypatch
     fresh = stream._pool
     assert fresh is not None and fresh is not pool
     while stream._pool is fresh and time.monotonic() < deadline:  # no retirement left pending
+        time.sleep(0.05)
+    assert stream._pool is None
+
+
+def test_the_idle_time_counts_from_the_last_stream_s_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream that starts while a look is due and ends before it keeps the pool for the whole
+    idle time after its end, not after its start."""
+    idle = 4.0
+    monkeypatch.setenv("NAIPES_POOL_IDLE", f"{idle:g}")
+    deadline = time.monotonic() + 30
+    while stream._streams and time.monotonic() < deadline:  # (as in the test above)
+        gc.collect()
+        time.sleep(0.05)
+    assert not stream._streams, f"streams of earlier tests still open: {stream._streams}"
+    wire = [r.SerializeToString() for r in grpc_requests(RECORDS[:4])]
+    assert len(list(stream.validate_wire(iter(wire)))) == len(wire)  # a look is due `idle` after its end
+    answers = stream.validate_wire(iter(wire))
+    first = next(answers)
+    pool = stream._pool
+    time.sleep(idle / 2)
+    assert [first, *answers] == list(stream.answer_wire(wire))  # the stream ends `idle / 2` after it started
+    time.sleep(idle * 3 / 4)  # more than `idle` since the first stream's end and this one's start
+    assert stream._pool is pool
+    deadline = time.monotonic() + 30
+    while stream._pool is pool and time.monotonic() < deadline:  # no retirement left pending
         time.sleep(0.05)
     assert stream._pool is None
 
@@ -624,6 +682,29 @@ def test_the_pipeline_bounds_the_bytes_in_flight() -> None:
     assert most >= 2  # the pipeline still reads ahead
 
 
+def test_a_stream_whose_answers_stop_being_taken_stops_reading_its_input() -> None:
+    """A stream closed before its end (the client gone, the call cancelled) stops its input thread:
+    it has read no more than the window holds and one more, not the rest of the client's messages."""
+    workers = 2
+    window = (stream.BATCHES_PER_WORKER * workers + 1) * stream.BATCH
+    wire = [r.SerializeToString() for r in grpc_requests(RECORDS[:40])] * 20
+    read = 0
+
+    def source() -> Iterator[bytes]:
+        nonlocal read
+        for item in wire:
+            read += 1
+            yield item
+
+    answers = stream.pipelined(source(), stream.answer_wire, stream.internal_wire, workers=workers)
+    next(answers)
+    answers.close()
+    for thread in [t for t in threading.enumerate() if t.name == "naipes-stream-input"]:
+        thread.join(30)
+        assert not thread.is_alive()
+    assert len(wire) > window + 1 and read <= window + 1
+
+
 def test_a_message_larger_than_the_window_goes_alone() -> None:
     window = stream.Window(items=10, size=100)
     stop = threading.Event()
@@ -636,6 +717,21 @@ def test_a_message_larger_than_the_window_goes_alone() -> None:
     assert taken.wait(5)
     thread.join()
     assert (window.held_items, window.held_bytes) == (1, 1)
+
+
+def test_items_that_fill_the_window_exactly_are_held_together() -> None:
+    window = stream.Window(items=2, size=100)
+    stop = threading.Event()
+    assert window.take(60, stop)
+    with ThreadPoolExecutor(2) as threads:
+        second = threads.submit(window.take, 40, stop)
+        try:
+            assert second.result(timeout=10)  # the size, not over it
+            third = threads.submit(window.take, 0, stop)
+            assert not third.done() and (window.held_items, window.held_bytes) == (2, 100)  # two items: the window is full
+        finally:
+            stop.set()
+        assert third.result(timeout=10) is False
 
 
 # ---- REST ----------------------------------------------------------------------------------
