@@ -397,7 +397,8 @@ def seconds_argument(text: str) -> float:
 # The settings of the streaming validator (service/stream.py) and of REST's bodies (service/rest.py),
 # checked as a server starts, each a usage error naming it: the processes read them as they need
 # them, and a bad one was each stream's INTERNAL error (NAIPES_STREAMS=two), a worker that could
-# not start (NAIPES_BODY_SECONDS=ten), or read as 1 (NAIPES_STREAM_WORKERS=0).
+# not start (NAIPES_BODY_SECONDS=ten), or read as 1 (NAIPES_STREAM_WORKERS=0). ``naipes audit``
+# checks the one it reads, NAIPES_STREAM_WORKERS.
 STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 or more)")),
                    ("NAIPES_STREAM_WORKERS", _within(1, None, "a number of processes (1 or more)")),
                    ("NAIPES_POOL_IDLE", seconds_argument))
@@ -489,6 +490,10 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "validate":
         return validate(args.file)
     if args.command == "audit":
+        try:  # the one setting of the streaming validator's that an audit reads: its pool's size
+            check_settings(tuple(setting for setting in STREAM_SETTINGS if setting[0] == "NAIPES_STREAM_WORKERS"))
+        except ValueError as exc:
+            commands.error(str(exc))
         return audit(args.file, args.omit_events)
     if args.command == "legal":
         return legal(args.file, args.seat)

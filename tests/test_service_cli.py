@@ -436,14 +436,17 @@ def test_a_bad_access_log_setting_is_a_usage_error(command) -> None:
     ((NAIPES, "serve"), "NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more), not 'ten'"),
     ((NAIPES, "serve"), "NAIPES_STREAM_IDLE_SECONDS", "inf", "expected a number of seconds (0 or more), not 'inf'"),
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_STREAMS", "0", "0 is not a number of streams (1 or more)"),
+    ((NAIPES, "audit", "-"), "NAIPES_STREAM_WORKERS", "0", "0 is not a number of processes (1 or more)"),
+    ((NAIPES, "audit", "-"), "NAIPES_STREAM_WORKERS", "two", "expected an integer, not 'two'"),
 ], ids=lambda v: v if isinstance(v, str) and v.startswith("NAIPES") else None)
 def test_a_bad_stream_or_body_setting_is_a_usage_error(command, name, value, why) -> None:
     """The streaming validator's and REST bodies' settings are checked as the server starts: a bad
     one is the command's usage error naming it, exit 2, before anything starts. (The processes read
     them as they need them: NAIPES_STREAMS=two was every stream's INTERNAL error, REST's 500 and
     gRPC's UNKNOWN, from a server that had started; NAIPES_BODY_SECONDS=ten a REST worker that
-    could not start; NAIPES_STREAM_WORKERS=0 a pool of one process.)"""
-    done = subprocess.run(command, cwd=ROOT, env={**os.environ, name: value}, capture_output=True, text=True, timeout=60)
+    could not start; NAIPES_STREAM_WORKERS=0 a pool of one process, for ``naipes audit`` too, which
+    reads only that one, and =two its traceback.)"""
+    done = subprocess.run(command, cwd=ROOT, env={**os.environ, name: value}, input="", capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.endswith(f"error: {name}: {why}\n"), done.stderr
     assert "Traceback" not in done.stderr and "listening" not in done.stderr, done.stderr
 
