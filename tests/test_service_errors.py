@@ -331,6 +331,32 @@ def test_huge_payload(stub, channel, http, rest_url) -> None:
     assert_healthy(channel, http, rest_url)
 
 
+def test_a_grpc_request_of_exactly_the_limit_is_answered_and_one_byte_more_is_refused(channel) -> None:
+    """``MAX_REQUEST_BYTES`` is the largest request the service accepts, not the smallest it
+    refuses: a ValidateHand message of exactly 1 MiB (a seeded deal, the seed padding it) is
+    validated, the same message a byte longer is PAYLOAD_TOO_LARGE, its message saying both sizes.
+    (test_huge_payload's message is far past the limit.)"""
+    call = channel.unary_unary(f"/{SERVICE.full_name}/ValidateHand", request_serializer=None, response_deserializer=None)
+    for size in (MAX_REQUEST_BYTES, MAX_REQUEST_BYTES + 1):
+        request = pb.ValidateHandRequest(record=pb.HandRecord(game="rentoy", seats=4, dealer=1))
+        length = size - request.ByteSize()
+        while True:  # (the seed's length is in the lengths of the messages around it)
+            request.record.deal.seed = "s" * length
+            if request.ByteSize() <= size:
+                break
+            length -= 1
+        assert request.ByteSize() == size
+        if size == MAX_REQUEST_BYTES:
+            assert pb.ValidateHandResponse.FromString(call(request.SerializeToString(), timeout=30)).result.valid
+            continue
+        with pytest.raises(grpc.RpcError) as raised:
+            call(request.SerializeToString(), timeout=30)
+        failure = grpc_failure(raised.value)
+        assert (failure.code, failure.field, failure.status, failure.message) == (
+            "PAYLOAD_TOO_LARGE", None, grpc.StatusCode.RESOURCE_EXHAUSTED,
+            f"the request message is {size} bytes, larger than the {MAX_REQUEST_BYTES} the service accepts")
+
+
 def test_a_grpc_message_past_grpcios_ceiling_is_refused_by_grpcio(stub, channel, http, rest_url) -> None:
     """Beyond ``MESSAGE_CEILING`` grpcio refuses the message before the service sees it: its own
     RESOURCE_EXHAUSTED, without the error table's details (docs/api.md), and the server goes on."""
