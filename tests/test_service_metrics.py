@@ -291,3 +291,50 @@ def test_a_stream_its_client_cancels_is_counted_cancelled(stub, rest_url: str) -
     expected = {cancelled: before.get(cancelled, 0.0) + streams, duration: before.get(duration, 0.0) + streams, ok: before.get(ok, 0.0),
                 records: before.get(records, 0.0) + streams, in_progress: before.get(in_progress, 0.0)}
     assert shown(rest_url, expected) == expected
+
+
+def test_a_stream_cancelled_before_its_handler_holds_its_slot_gives_the_slot_back(monkeypatch: pytest.MonkeyPatch, rest_url: str) -> None:
+    """A ValidateHands stream whose client cancels it before the handler has registered its slot's
+    release with the call (here the handler is held until the call has ended): ``add_callback``
+    then refuses the release, and the handler releases the slot itself. The stream is counted
+    CANCELLED and no longer in progress, and the process's streams slots are all free again; a
+    slot kept would be a stream slot lost for good (TOO_MANY_STREAMS once all are lost). In a
+    server of its own, so that only this call waits."""
+    from service import access, stream
+    from service.grpc_server import create_server
+
+    real = access.grpc_request_id
+    entered, held = threading.Event(), []
+
+    def once_ended(context: grpc.ServicerContext) -> str | None:
+        entered.set()
+        deadline = time.monotonic() + 10
+        while context.is_active() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        held.append(context.is_active())
+        return real(context)
+
+    cancelled, in_progress = calls("grpc", "ValidateHands", "CANCELLED"), key("naipes_streams_in_progress", transport="grpc")
+    before = scrape(rest_url)
+    taken = stream.slots().taken
+    monkeypatch.setattr(access, "grpc_request_id", once_ended)
+    server, port = create_server("127.0.0.1", 0, max_workers=2)
+    server.start()
+    never = threading.Event()
+
+    def nothing() -> Iterator[pb.ValidateHandsRequest]:
+        never.wait(30)
+        yield from ()
+
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            call = naipes_pb2_grpc.NaipesServiceStub(channel).ValidateHands(nothing(), timeout=60)
+            assert entered.wait(10)  # the call has reached its handler
+            call.cancel()
+            expected = {cancelled: before.get(cancelled, 0.0) + 1, in_progress: before.get(in_progress, 0.0)}
+            assert shown(rest_url, expected) == expected
+            assert held == [False]  # the handler went on once the call had ended
+            assert stream.slots().taken == taken
+    finally:
+        never.set()
+        server.stop(None)
