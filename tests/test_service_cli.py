@@ -10,6 +10,9 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -574,6 +577,76 @@ def test_grpc_server_alone_takes_port_0_and_logs_the_port_it_got() -> None:
         assert host == "127.0.0.1" and int(port) > 0, output
         assert _grpc_health(target) == health_pb2.HealthCheckResponse.SERVING
     finally:
+        output += stop(server)
+    assert server.returncode == 0, output
+
+
+def test_grpc_server_alone_stops_on_sigterm_saying_how_many_unary_calls_it_answered() -> None:
+    """The gRPC process's last line, once SIGTERM has stopped it (exit 0), counts the unary
+    NaipesService calls it answered, an error's answer too, and neither the health checks nor
+    the streams: the benchmark reads it to see how ``naipes serve --workers N`` spread the
+    connections over its processes (bench/run.py, ``answered (\\d+) unary calls``)."""
+    from google.protobuf import json_format
+
+    from naipes.v1 import naipes_pb2 as pb
+    from naipes.v1 import naipes_pb2_grpc
+
+    record, _ = load_example(rentoy_examples()[0])
+    server, target, output = _grpc_server_alone("--port", "0")
+    try:
+        assert _grpc_health(target) == health_pb2.HealthCheckResponse.SERVING
+        with grpc.insecure_channel(target) as channel:
+            stub = naipes_pb2_grpc.NaipesServiceStub(channel)
+            assert stub.DescribeRules(pb.DescribeRulesRequest(game="rentoy"), timeout=30).game == "rentoy"
+            with pytest.raises(grpc.RpcError):
+                stub.DescribeRules(pb.DescribeRulesRequest(game="chess"), timeout=30)
+            message = pb.ValidateHandsRequest(id="1", record=json_format.ParseDict(record, pb.HandRecord()))
+            assert [a.id for a in stub.ValidateHands(iter([message]), timeout=60)] == ["1"]
+    finally:
+        output += stop(server)
+    assert server.returncode == 0, output
+    assert output.splitlines()[-1].endswith(f" naipes.grpc INFO gRPC stopped: process {server.pid} answered 2 unary calls"), output
+
+
+def test_grpc_server_alone_lets_a_stream_in_progress_finish_once_stopped() -> None:
+    """SIGTERM stops the gRPC process with a grace period (``server.stop(grace=2)``): it takes no
+    new call from then on (a new connection's health check fails), but a stream in progress goes
+    on, its next record answered and its end OK, before the process exits 0. A stop without grace
+    cancelled it at once; no test held a call open across the stop."""
+    from google.protobuf import json_format
+
+    from naipes.v1 import naipes_pb2 as pb
+    from naipes.v1 import naipes_pb2_grpc
+
+    record, _ = load_example(rentoy_examples()[0])
+    message = json_format.ParseDict(record, pb.HandRecord())
+    server, target, output = _grpc_server_alone("--port", "0")
+    second = threading.Event()
+
+    def records() -> Iterator[pb.ValidateHandsRequest]:
+        yield pb.ValidateHandsRequest(id="before", record=message)
+        assert second.wait(30)
+        yield pb.ValidateHandsRequest(id="after", record=message)
+
+    try:
+        with grpc.insecure_channel(target) as channel:
+            answers = naipes_pb2_grpc.NaipesServiceStub(channel).ValidateHands(records(), timeout=60)
+            assert next(answers).id == "before"
+            server.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + 1.5  # (within the grace)
+            while time.monotonic() < deadline:
+                with grpc.insecure_channel(target) as fresh:
+                    try:
+                        health_pb2_grpc.HealthStub(fresh).Check(health_pb2.HealthCheckRequest(), timeout=0.5)
+                    except grpc.RpcError:
+                        break  # the server has stopped taking calls
+            else:
+                pytest.fail("the server still takes new calls after SIGTERM")
+            second.set()
+            assert [a.id for a in answers] == ["after"]
+            assert answers.code() == grpc.StatusCode.OK
+    finally:
+        second.set()
         output += stop(server)
     assert server.returncode == 0, output
 
