@@ -16,6 +16,7 @@ import pytest
 import requests
 from google.protobuf import json_format
 from service_support import (
+    ROOT,
     ROUTES,
     assert_healthy,
     assert_same_error,
@@ -921,6 +922,21 @@ def test_a_field_that_takes_an_object_given_an_empty_string_or_list_is_named(rec
     body = {**_record(), **record}
     failure = rest_failure(rest_request(http, rest_url, "ValidateHand", {"record": body}))
     assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", field, message)
+
+
+def test_the_problem_docs_api_shows_is_the_one_rest_answers(http, rest_url) -> None:
+    """docs/api.md, Errors: the ``application/problem+json`` body it shows for a fourth hand
+    holding 9c is REST's answer, key for key (its violation's description, elided there, is the
+    detail); its title is the error table's, which nothing else held to a text: the tests read
+    each title back from the table itself."""
+    text = (ROOT / "docs" / "api.md").read_text()
+    shown = json.loads(text.split("## Errors", 1)[1].split("```json\n", 1)[1].split("```", 1)[0])
+    hand = _record()["deal"]["hands"][3].split()
+    body = _changed(_hand(3, " ".join(["9c", *hand[1:]])))
+    response = rest_request(http, rest_url, "ValidateHand", {"record": body})
+    assert response.status_code == 400 and response.headers["Content-Type"].startswith("application/problem+json")
+    shown["fieldViolations"][0]["description"] = shown["detail"]
+    assert response.json() == shown
 
 
 def test_an_error_of_no_field_is_a_problem_without_field_or_field_violations(http, rest_url) -> None:
