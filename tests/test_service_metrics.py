@@ -244,6 +244,26 @@ def test_without_naipes_serve_the_metrics_are_the_process_own(stub, rest_url: st
     assert shown(rest_url, expected) == expected
 
 
+def test_a_grpc_call_refused_before_its_handler_runs_is_counted_with_its_code(stub, channel, rest_url: str) -> None:
+    """A call whose request ID is refused (INVALID_FIELD, before any record is read) is one call of
+    that code, whatever it calls: a unary RPC, a stream (not in progress, no record counted) and
+    the health check each take their own way to the refusal, and each counts it."""
+    refused = (("x-request-id", "a b"),)
+    message = pb.ValidateHandRequest(record=json_format.ParseDict(RECORD, pb.HandRecord()))
+    counted = [calls("grpc", method, "INVALID_FIELD") for method in ("ValidateHand", "ValidateHands", "Check")]
+    in_progress = key("naipes_streams_in_progress", transport="grpc")
+    records = key("naipes_stream_records_total", transport="grpc", code="OK")
+    before = scrape(rest_url)
+    for call in (lambda: stub.ValidateHand(message, metadata=refused, timeout=10),
+                 lambda: list(stub.ValidateHands(iter([pb.ValidateHandsRequest(record=message.record)]), metadata=refused, timeout=10)),
+                 lambda: health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), metadata=refused, timeout=10)):
+        with pytest.raises(grpc.RpcError) as raised:
+            call()
+        assert raised.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    expected = {**{k: before.get(k, 0.0) + 1 for k in counted}, **{k: before.get(k, 0.0) for k in (in_progress, records)}}
+    assert shown(rest_url, expected) == expected
+
+
 def test_a_cors_preflight_is_no_call_of_the_route(rest_url: str) -> None:
     """A browser's preflight (OPTIONS, answered without calling anything) is ``other``: it was
     counted as a ValidateHand or DescribeRules call answered OK, with its duration."""
