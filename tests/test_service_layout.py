@@ -179,6 +179,17 @@ def test_a_service_error_passes_through_context_managers_and_pickles() -> None:
     assert (type(copy), copy.code, copy.message, copy.field, str(copy)) == (ServiceError, "UNKNOWN_CARD", "no such card", "deal.hands[1]", "no such card")
 
 
+def test_a_service_errors_repr_pastes_back_as_the_same_error() -> None:
+    """A ServiceError prints as its constructor call (STYLE.md, habit 1: a repr that pastes back
+    into Python), as it shows in a log or a failed test: its code, message and field, quoted, a
+    quote inside its message too; and ``str`` is the message alone."""
+    for error in (ServiceError("UNKNOWN_CARD", "deal.hands[1]: 'x' is not a card", "deal.hands[1]"), ServiceError("INTERNAL", "oops")):
+        assert repr(error) == f"ServiceError({error.code!r}, {error.message!r}, {error.field!r})"
+        copy = eval(repr(error), {"ServiceError": ServiceError})  # (the repr under test)
+        assert (type(copy), copy.code, copy.message, copy.field, str(copy)) == (ServiceError, error.code, error.message, error.field, error.message)
+    assert repr(ServiceError("INTERNAL", "oops")) == "ServiceError('INTERNAL', 'oops', None)"
+
+
 def test_every_answer_is_what_the_openapi_document_says(http, rest_url) -> None:
     """The answers of every example record and each of its prefixes (ValidateHand, LegalActions
     with and without a seat), a random playout of every table size, SettleHand, ResolveTrick,
