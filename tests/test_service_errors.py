@@ -429,6 +429,58 @@ def test_a_handler_failure_over_grpc_is_internal_and_logged_with_its_traceback(m
         server.stop(grace=None)
 
 
+def test_a_stream_handler_failure_over_grpc_is_internal_logged_and_counted_internal(monkeypatch, caplog) -> None:
+    """An unexpected exception out of the validator of a ValidateHands stream (here after its first
+    answer, in a server of its own): the answers before it arrive, the call ends INTERNAL with the
+    error table's details and none of the exception's words, the exception is logged by
+    ``naipes.grpc`` with its traceback, the call is counted INTERNAL (not CANCELLED, not OK) and is
+    no longer in progress, and the server answers its next stream."""
+    from prometheus_client import REGISTRY
+
+    from service import stream
+
+    real = stream.validate_wire
+
+    def broken(requests: Iterator[bytes], count: object = None) -> Iterator[bytes]:
+        next(iter(requests))
+        yield pb.ValidateHandsResponse(id="first").SerializeToString()
+        raise ZeroDivisionError("secret-words")
+
+    def sample(name: str, **labels: str) -> float:
+        return REGISTRY.get_sample_value(name, {"transport": "grpc", **labels}) or 0.0
+
+    codes = ("INTERNAL", "CANCELLED", "OK")
+    before = [sample("naipes_requests_total", method="ValidateHands", code=code) for code in codes]
+    in_progress = sample("naipes_streams_in_progress")
+    record = json_format.ParseDict(_record(), pb.HandRecord())
+    monkeypatch.setattr(stream, "validate_wire", broken)
+    server, port = create_server("127.0.0.1", 0, max_workers=2)
+    server.start()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel, caplog.at_level("ERROR", logger="naipes.grpc"):
+            stub = naipes_pb2_grpc.NaipesServiceStub(channel)
+            answers = stub.ValidateHands(iter([pb.ValidateHandsRequest(id="first", record=record)] * 2), timeout=30)
+            assert next(answers).id == "first"
+            with pytest.raises(grpc.RpcError) as raised:
+                next(answers)
+            failure = grpc_failure(raised.value)
+            assert (failure.status, failure.code, failure.field) == (grpc.StatusCode.INTERNAL, "INTERNAL", None)
+            assert failure.message == "internal error (ZeroDivisionError); the request was not processed and the server goes on"
+            (logged,) = [r for r in caplog.records if r.name == "naipes.grpc"]
+            assert (logged.levelname, logged.getMessage()) == ("ERROR", "ValidateHands failed")
+            assert logged.exc_info is not None and logged.exc_info[0] is ZeroDivisionError
+            expected = ([before[0] + 1, *before[1:]], in_progress)
+            deadline = time.monotonic() + 5  # (counted as the call ends, a moment after its client may see it end)
+            while (counted := ([sample("naipes_requests_total", method="ValidateHands", code=code) for code in codes],
+                               sample("naipes_streams_in_progress"))) != expected and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert counted == expected
+            monkeypatch.setattr(stream, "validate_wire", real)
+            assert [a.id for a in stub.ValidateHands(iter([pb.ValidateHandsRequest(id="next", record=record)]), timeout=30)] == ["next"]
+    finally:
+        server.stop(grace=None)
+
+
 def test_a_handler_failure_over_rest_is_internal_and_logged_with_its_traceback(monkeypatch, caplog, http, rest_url) -> None:
     """As over gRPC: an unexpected exception in a REST handler is answered INTERNAL without the
     exception's words and logged by ``naipes.rest`` with its traceback; an error of the request
