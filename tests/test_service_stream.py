@@ -120,6 +120,19 @@ def test_grpc_stream_equals_validate_hand_over_the_wire(stub) -> None:
             assert not answer.HasField("result")
 
 
+def test_the_shared_handler_of_the_stream_answers_in_messages_what_grpc_answers(stub) -> None:
+    """``handlers.HANDLERS["ValidateHands"]``, the stream in messages (the transports move its wire
+    bytes through ``service.stream`` instead), answers a stream of records, a bad one and an empty
+    message among them, with the messages the gRPC stream answers, one for each, in order; only
+    its name in ``HANDLERS`` was checked."""
+    requests_ = grpc_requests(RECORDS[:12]) + [pb.ValidateHandsRequest(id="bad", record=json_format.ParseDict(BAD, pb.HandRecord())),
+                                               pb.ValidateHandsRequest(id="empty")]
+    answers = list(handlers.HANDLERS["ValidateHands"](iter(requests_)))
+    assert all(isinstance(a, pb.ValidateHandsResponse) for a in answers)
+    assert answers == list(stub.ValidateHands(iter(requests_), timeout=60))
+    assert [a.id for a in answers] == [r.id for r in requests_] and answers[-2].error.code == "UNKNOWN_CARD"
+
+
 def test_grpc_a_bad_record_in_the_middle_is_an_error_entry_and_the_stream_goes_on(stub) -> None:
     good = RECORDS[:20]
     requests_ = grpc_requests(good[:10]) + [pb.ValidateHandsRequest(id="bad", record=json_format.ParseDict(BAD, pb.HandRecord())),
