@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -18,7 +19,7 @@ import grpc
 import pytest
 import requests
 from google.protobuf import json_format
-from service_support import load_example, rentoy_examples, stop
+from service_support import ROOT, load_example, rentoy_examples, stop
 from test_service_cli import NAIPES, _free_port
 from test_service_workers import children, command, serve
 
@@ -242,3 +243,26 @@ def test_spread_without_the_kernel_s_topology_takes_each_cpu_as_a_core(tmp_path:
 def test_kernel_list_reads_ranges_and_single_cpus() -> None:
     assert affinity.kernel_list("0-2,5\n") == {0, 1, 2, 5}
     assert affinity.kernel_list("7") == {7}
+
+
+def test_a_grpc_process_given_its_cpu_runs_on_it_and_says_so_and_a_bad_one_is_a_usage_error() -> None:
+    """``python -m service.grpc_server`` as ``naipes serve --pin-cpus`` starts it, with its CPU in
+    NAIPES_CPU: every thread of it runs on that CPU, and its log says which (``gRPC server pinned
+    to CPU n``), the one line that tells an operator; a NAIPES_CPU that is no CPU number is a usage
+    error naming it (exit 2), not a traceback."""
+    from grpc_health.v1 import health_pb2
+    from test_service_cli import _grpc_health, _grpc_server_alone
+
+    cpu = CPUS[-1]
+    server, target, output = _grpc_server_alone("--port", "0", env={**os.environ, affinity.CPU_ENV: str(cpu)})
+    try:
+        assert _grpc_health(target) == health_pb2.HealthCheckResponse.SERVING
+        assert threads_cpus(server.pid) == {frozenset([cpu])}
+    finally:
+        output += stop(server)
+    assert server.returncode == 0, output
+    assert f" naipes.grpc INFO gRPC server pinned to CPU {cpu}\n" in output, output
+    for bad in ("x", "-1"):
+        done = subprocess.run([sys.executable, "-m", "service.grpc_server", "--port", "0"], cwd=ROOT,
+                              env={**os.environ, affinity.CPU_ENV: bad}, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and f"error: {affinity.CPU_ENV}: " in done.stderr and "Traceback" not in done.stderr, done.stderr
