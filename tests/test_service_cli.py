@@ -384,6 +384,29 @@ print(wait())
 """
 
 
+# A child process: the wait for a stop, with another signal that has a Python handler (SIGUSR1)
+# and then SIGTERM both raised before it starts waiting, so that both numbers wait in its pipe.
+_STOP_AFTER_ANOTHER_SIGNAL = """
+import faulthandler, signal
+from service.grpc_server import stop_signals
+faulthandler.dump_traceback_later(10, exit=True)
+wait = stop_signals()
+signal.signal(signal.SIGUSR1, lambda _signum, _frame: None)
+signal.raise_signal(signal.SIGUSR1)
+signal.raise_signal(signal.SIGTERM)
+print(wait())
+"""
+
+
+def test_the_grpc_server_stops_on_a_signal_that_came_after_another_one() -> None:
+    """The pipe holds one byte per signal with a Python handler, in the order they came; the wait
+    reads them one at a time, passing over another signal's (SIGUSR1 here) to the SIGTERM behind
+    it. A wait that read them by two took the first alone and hung with the stop read and lost."""
+    done = subprocess.run([sys.executable, "-c", _STOP_AFTER_ANOTHER_SIGNAL], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) == signal.SIGTERM
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
 def test_the_grpc_server_stops_on_a_signal_another_thread_receives(signum: signal.Signals) -> None:
     """The kernel may hand a process's signal to any of its threads that does not block it (the
