@@ -110,19 +110,33 @@ def _method(name: str, handler: Callable[[Any], Any]) -> Callable[[Any, grpc.Ser
 
 def _ended(context: grpc.ServicerContext) -> str:
     """The code of a stream whose handler ended without an error, once the call has ended: OK, or
-    CANCELLED if its client cancelled it. A client that cancels may end its requests first, as if
+    CANCELLED if its client cancelled it (DEADLINE_EXCEEDED if its deadline ended it, ``_gone``). A client that cancels may end its requests first, as if
     its stream had ended (grpcio's request iterator stops when its receive came back empty before
     the cancel was seen), and the handler then ends as for a stream answered whole; only the call's
     end tells them apart, and grpcio tells it only in its call state (``_RPCState.client``, the
     string ``"cancelled"`` in grpcio 1.85; a grpcio without it counts such a stream OK)."""
     state = getattr(context, "_state", None)
-    return "CANCELLED" if getattr(state, "client", None) == "cancelled" else "OK"
+    return _gone(context) if getattr(state, "client", None) == "cancelled" else "OK"
+
+
+# A stream that ends this close to its deadline ended for it (``_gone``): the client's own timer,
+# started as it sent the call, ends it about when the server's, started as the call came, would.
+DEADLINE_MARGIN = 0.1  # seconds
+
+
+def _gone(context: grpc.ServicerContext) -> str:
+    """The code of a stream that ended before its answers did: DEADLINE_EXCEEDED if the deadline
+    its client set has passed, or is less than DEADLINE_MARGIN away (the client then ends the call
+    itself, sees DEADLINE_EXCEEDED, and the server sees a cancel), else CANCELLED: its client
+    cancelled it or went away."""
+    return "DEADLINE_EXCEEDED" if context.time_remaining() < DEADLINE_MARGIN else "CANCELLED"
 
 
 def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext], Iterator[bytes]]:
     """A streaming RPC over wire bytes: the records go to the validation pool unparsed and their
     answers come back serialized (``service.stream``); a bad record is an ``error`` entry. The
-    call is counted when it ends (``CANCELLED``: its client went away), its records batch by batch."""
+    call is counted when it ends (``CANCELLED``: its client went away; ``DEADLINE_EXCEEDED``: its
+    deadline passed), its records batch by batch."""
     calls, records = metrics.Calls("grpc", name), metrics.StreamRecords("grpc")
 
     def call(requests: Iterator[bytes], context: grpc.ServicerContext) -> Iterator[bytes]:
@@ -155,7 +169,7 @@ def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext
             code = "OK"
         finally:
             if code != "OK":
-                done(code)
+                done(_gone(context) if code == "CANCELLED" else code)
             elif not context.add_callback(lambda: done(_ended(context))):  # (counted once the call has ended)
                 done(_ended(context))
 

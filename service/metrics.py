@@ -6,7 +6,7 @@ Every label value comes from a closed set, whatever a client sends: ``transport`
 ``rest``; ``method`` an RPC's name in the service descriptor, ``Check`` (the gRPC health check),
 or for REST's routes outside the schema ``healthz``, ``metrics``, ``openapi``, and ``other`` for
 any path that is no route and any CORS preflight (``OPTIONS``); ``code`` is ``OK``, a code of the error table (``service.errors``) or
-``CANCELLED`` (a gRPC stream whose client went away).
+``CANCELLED`` (a gRPC stream whose client went away) or ``DEADLINE_EXCEEDED`` (one whose deadline passed).
 
 Under ``naipes serve`` its processes write their metrics to files in one directory
 (prometheus_client's multiprocess mode: ``PROMETHEUS_MULTIPROC_DIR``, which ``naipes serve`` sets

@@ -313,6 +313,31 @@ def test_a_stream_its_client_cancels_is_counted_cancelled(stub, rest_url: str) -
     assert shown(rest_url, expected) == expected
 
 
+def test_a_stream_whose_deadline_passes_is_counted_deadline_exceeded(stub, rest_url: str) -> None:
+    """A gRPC ValidateHands stream whose deadline passes, its first record answered and the next
+    never sent, ends for its client with DEADLINE_EXCEEDED and is counted so, not CANCELLED (its
+    client did not cancel it), and is no longer in progress."""
+    deadline, cancelled = calls("grpc", "ValidateHands", "DEADLINE_EXCEEDED"), calls("grpc", "ValidateHands", "CANCELLED")
+    in_progress = key("naipes_streams_in_progress", transport="grpc")
+    before = scrape(rest_url)
+    never = threading.Event()
+
+    def requests_() -> Iterator[pb.ValidateHandsRequest]:
+        yield pb.ValidateHandsRequest(id="d1", record=json_format.ParseDict(RECORD, pb.HandRecord()))
+        never.wait(30)  # (the client's next record, which never comes)
+
+    try:
+        call = stub.ValidateHands(requests_(), timeout=1.5)
+        assert next(call).id == "d1"
+        with pytest.raises(grpc.RpcError) as ended:
+            next(call)
+        assert ended.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    finally:
+        never.set()
+    expected = {deadline: before.get(deadline, 0.0) + 1, cancelled: before.get(cancelled, 0.0), in_progress: before.get(in_progress, 0.0)}
+    assert shown(rest_url, expected) == expected
+
+
 def test_a_stream_cancelled_before_its_handler_holds_its_slot_gives_the_slot_back(monkeypatch: pytest.MonkeyPatch, rest_url: str) -> None:
     """A ValidateHands stream whose client cancels it before the handler has registered its slot's
     release with the call (here the handler is held until the call has ended): ``add_callback``
