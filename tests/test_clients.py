@@ -583,6 +583,30 @@ console.log(JSON.stringify(await naipes.validateHands([record, {{...record, seat
     assert [(a["error"]["code"], a["error"]["field"]) for a in out[1::2]] == [("INVALID_FIELD", "seats"), ("INVALID_FIELD", "table.score[0]")]
 
 
+def test_javascript_client_names_the_field_json_cannot_hold_past_a_shared_value(rest_url: str, tmp_path: Path) -> None:
+    """A value the record holds twice (``[entry, entry]``) is no cycle: the field named is the one
+    JSON cannot hold, here the NaN of actions[3], for a stream's record and for a call, as the
+    Python clients name it. naipes.mjs named the second reference (``table.cartulina[1]: JSON
+    cannot hold a reference to itself``); a real cycle is still one."""
+    tresillo = json.loads((ROOT / "clients" / "examples" / "tresillo-hand.json").read_text())
+    out = _node(tmp_path, f"""
+const naipes = new Naipes({json.dumps(rest_url)});
+const tresillo = {json.dumps(tresillo)};
+const entry = {{ seat: 0, amount: 60 }};
+const shared = {{ ...tresillo, table: {{ ...tresillo.table, cartulina: [entry, entry] }}, actions: [...tresillo.actions.slice(0, 3), NaN] }};
+const cyclic = {{ ...record, table: {{ score: [5, 4] }} }};
+cyclic.table.score.push(cyclic.table.score);
+const out = {{ hands: await naipes.validateHands([record, shared, record, cyclic]) }};
+try {{ await naipes.validateHand(shared); out.call = "no error"; }}
+catch (e) {{ out.call = {{ isNaipesError: e instanceof NaipesError, code: e.code, field: e.field, message: e.message }}; }}
+console.log(JSON.stringify(out));
+""")
+    nan = {"code": "INVALID_FIELD", "field": "actions[3]", "message": "actions[3]: JSON cannot hold NaN"}
+    cycle = {"code": "INVALID_FIELD", "field": "table.score[2]", "message": "table.score[2]: JSON cannot hold a reference to itself"}
+    assert out["hands"] == [{"result": api.validate(RECORD)}, {"error": nan}, {"result": api.validate(RECORD)}, {"error": cycle}]
+    assert out["call"] == {"isNaipesError": True, **nan}
+
+
 STUB_MISUSE = """
 import grpc
 from naipes.v1 import naipes_pb2, naipes_pb2_grpc

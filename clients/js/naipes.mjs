@@ -227,17 +227,19 @@ function recordText(record) {
   }
 }
 
-/** The first value under `value` that JSON cannot write: [its field (deal.hands[1]), what it is]. */
-function unwritable(value, path, seen) {
+/** The first value under `value` that JSON cannot write: [its field (deal.hands[1]), what it is].
+ *  `enclosing`: the objects around `value` (a value held twice, side by side, is no cycle). */
+function unwritable(value, path, enclosing) {
   if (typeof value === "number" && !Number.isFinite(value)) return [path, String(value)];
   if (typeof value === "bigint") return [path, `the BigInt ${value}n`];
   if (value === null || typeof value !== "object" || typeof value.toJSON === "function") return null;
-  if (seen.has(value)) return [path, "a reference to itself"];
-  seen.add(value);
+  if (enclosing.has(value)) return [path, "a reference to itself"];
+  enclosing.add(value);
   for (const [key, item] of Object.entries(value)) {
-    const found = unwritable(item, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key, seen);
+    const found = unwritable(item, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key, enclosing);
     if (found) return found;
   }
+  enclosing.delete(value);
   return null;
 }
 
