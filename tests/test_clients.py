@@ -101,6 +101,11 @@ def test_python_clients_keep_each_message_under_the_limit(clients) -> None:
     for client in clients:
         answers = list(client.validate_hands(iter(archive)))
         assert answers == [{"result": api.validate(big)}] * 60
+    # Characters of several bytes each (the limit is in bytes): "€" is three in UTF-8, six in
+    # Python's escaped JSON, and each batch still fits.
+    wide = dict(RECORD, actions=["0 " + "€" * 28] * 1000)
+    for client in clients:
+        assert list(client.validate_hands([wide] * 60)) == [{"result": api.validate(wide)}] * 60, type(client).__name__
 
 
 def _counting_refusals(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -581,6 +586,25 @@ console.log(JSON.stringify(await naipes.validateHands([record, {{...record, seat
 """)
     assert out[0::2] == [{"result": api.validate(RECORD)}] * 3
     assert [(a["error"]["code"], a["error"]["field"]) for a in out[1::2]] == [("INVALID_FIELD", "seats"), ("INVALID_FIELD", "table.score[0]")]
+
+
+def test_javascript_client_keeps_each_line_under_the_limit_in_bytes(rest_url: str, tmp_path: Path) -> None:
+    """A line is at most 1 MiB of UTF-8, not of characters: sixty records of "€" (three bytes
+    each, about 87 KB a record) go in lines of at most BATCH_BYTES bytes and each gets its result.
+    naipes.mjs counted a line's characters (JavaScript's UTF-16 units), sent lines of 2.2 MB, and
+    every record was answered PAYLOAD_TOO_LARGE."""
+    wide = dict(RECORD, actions=["0 " + "€" * 28] * 1000)
+    out = _node(tmp_path, f"""
+const lines = [];  // each line's length in bytes
+const recording = (url, init) => {{
+  lines.push(...init.body.split("\\n").filter((line) => line).map((line) => new TextEncoder().encode(line).length));
+  return fetch(url, init);
+}};
+const naipes = new Naipes({json.dumps(rest_url)}, {{ fetchImpl: recording }});
+console.log(JSON.stringify({{ hands: await naipes.validateHands(Array(60).fill({json.dumps(wide)})), lines }}));
+""")
+    assert out["hands"] == [{"result": api.validate(wide)}] * 60
+    assert max(out["lines"]) < 1 << 20 and len(out["lines"]) < 12, out["lines"]  # under the limit, and not a record a line
 
 
 def test_javascript_client_names_the_field_json_cannot_hold_past_a_shared_value(rest_url: str, tmp_path: Path) -> None:

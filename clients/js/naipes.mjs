@@ -125,18 +125,20 @@ export class Naipes {
   async validateHands(records, { batch = 50, retries = 30, omitEvents = false, requestId } = {}) {
     const headers = { ...requestHeaders(requestId), "Content-Type": "application/x-ndjson" };
     // Each record's JSON alone (one that JSON cannot hold is its own error), in lines of `batch`
-    // records, fewer when they are large: a line is at most 1 MiB.
+    // records, fewer when they are large: a line is at most 1 MiB of UTF-8 (a character of the
+    // text may be three bytes of it).
     const texts = [...records].map(recordText);
     const parts = [];
     let part = [], used = 0;
     for (const text of texts.filter((text) => typeof text === "string")) {
-      if (part.length && (part.length === batch || used + text.length > BATCH_BYTES)) {
+      const length = UTF8.encode(text).length;
+      if (part.length && (part.length === batch || used + length > BATCH_BYTES)) {
         parts.push(part);
         part = [];
         used = 0;
       }
       part.push(text);
-      used += text.length;
+      used += length;
     }
     if (part.length) parts.push(part);
     if (!parts.length) return texts;
@@ -282,5 +284,6 @@ function httpError(response, text) {
                            detail: `HTTP ${response.status} ${response.statusText}${words ? `: ${words}` : ""}` });
 }
 
-const BATCH_BYTES = 768 * 1024;  // the JSON text of a line's records at most
+const BATCH_BYTES = 768 * 1024;  // the bytes of a line's records' JSON (UTF-8) at most
+const UTF8 = new TextEncoder();
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;  // a request ID, as the service reads it (docs/api.md)
