@@ -577,6 +577,33 @@ def test_python_clients_agree_on_a_key_json_cannot_hold(clients) -> None:
         assert (raised.value.code, raised.value.field, raised.value.message) == (want["code"], want["field"], want["message"]), type(client).__name__
 
 
+def test_python_clients_answer_a_cycle_and_a_key_json_cannot_hold_in_their_place(clients) -> None:
+    """A record holding itself, a record with a key JSON cannot hold (a tuple) and a record that
+    is itself what JSON cannot hold (a set) are each INVALID_FIELD in the same words from both
+    clients, in their place in a stream (the records around them validated) and raised by a call.
+    The gRPC client's stream measured each record's JSON to fill its messages, which raised on the
+    first two, and grpcio ended the whole stream with UNKNOWN ("Exception iterating requests!");
+    its call raised TypeError for a tuple key at the top, and it called a set "the request"."""
+    cyclic = dict(RECORD, table={"score": [5, 4]})
+    cyclic["table"]["score"].append(cyclic["table"]["score"])
+    cases = [
+        (cyclic, {"code": "INVALID_FIELD", "field": "table.score[2]", "message": "table.score[2]: JSON cannot hold a reference to itself"}),
+        (dict(RECORD, rules={(1, 2): 3}), {"code": "INVALID_FIELD", "field": "rules", "message": "rules: JSON cannot hold a key (1, 2)"}),
+        ({**RECORD, (1, 2): 3}, {"code": "INVALID_FIELD", "message": "the record: JSON cannot hold a key (1, 2)"}),
+        ({1, 2}, {"code": "INVALID_FIELD", "message": "the record: JSON cannot hold a set"}),
+    ]
+    valid = {"result": api.validate(RECORD)}
+    for client in clients:
+        name = type(client).__name__
+        for batch in (1, 50):
+            archive = [RECORD, *(record for record, _error in cases), RECORD]
+            assert list(client.validate_hands(archive, batch=batch)) == [valid, *({"error": e} for _r, e in cases), valid], (name, batch)
+        for record, error in cases:
+            with pytest.raises(NaipesError) as raised:
+                client.validate_hand(record)
+            assert (raised.value.code, raised.value.field, raised.value.message) == (error["code"], error.get("field"), error["message"]), name
+
+
 def test_javascript_client_answers_a_record_json_cannot_hold_in_its_place(rest_url: str, tmp_path: Path) -> None:
     """NaN (which JSON.stringify writes as null) and a BigInt (on which it throws) are
     INVALID_FIELD naming the field, in the record's place; the others are validated."""

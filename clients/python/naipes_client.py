@@ -77,7 +77,12 @@ def _request_id(request_id: str | None) -> tuple[tuple[str, str], ...]:
 
 
 def _json_length(record: object) -> int:
-    return len(json.dumps(record, default=repr))  # (what JSON cannot hold is the record's own error later)
+    """The length of a record's JSON, to fill a message; 0 for a record JSON cannot hold at all (a
+    reference to itself, a tuple as a key), answered by its own error and not sent."""
+    try:
+        return len(json.dumps(record, default=repr))  # (what JSON cannot hold is the record's own error later)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _batches(records: Iterable[T], size: int, length_of: Callable[[T], int] = _json_length) -> Iterator[list[T]]:
@@ -335,11 +340,13 @@ class GrpcClient:
 
         try:
             return from_json(data, cls())
-        except ServiceError as exc:
+        except (ServiceError, TypeError, ValueError) as exc:  # (TypeError: a key the codec cannot read, a tuple)
             unwritable = _unwritable(data, "", set())  # (in the REST client's words, where JSON cannot hold it)
             if unwritable is not None:
                 field, what = unwritable
-                raise NaipesError("INVALID_FIELD", f"{field or 'the request'}: JSON cannot hold {what}", field or None) from None
+                raise NaipesError("INVALID_FIELD", f"{field or 'the record'}: JSON cannot hold {what}", field or None) from None
+            if not isinstance(exc, ServiceError):
+                raise
             raise NaipesError(exc.code, exc.message, exc.field) from None
 
     @staticmethod
