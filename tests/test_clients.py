@@ -108,6 +108,44 @@ def test_python_clients_keep_each_message_under_the_limit(clients) -> None:
         assert list(client.validate_hands([wide] * 60)) == [{"result": api.validate(wide)}] * 60, type(client).__name__
 
 
+def _sized(length: int) -> dict:
+    """A record whose JSON (as the Python clients write it) is exactly ``length`` characters."""
+    record = dict(RECORD, actions=["0 "])
+    record["actions"] = ["0 " + "x" * (length - len(json.dumps(record)))]
+    assert len(json.dumps(record)) == length
+    return record
+
+
+def test_python_clients_fill_a_batch_to_its_size_exactly(rest_url: str, grpc_target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch takes records up to ``BATCH_BYTES`` of JSON, that size included: two records of
+    half of it each go in one line or message, and a record one byte larger goes in a batch of its
+    own, over REST and gRPC alike; each record gets its result."""
+    import urllib.request
+
+    from naipes_client import BATCH_BYTES
+
+    half, more = _sized(BATCH_BYTES // 2), _sized(BATCH_BYTES // 2 + 1)
+    archive = [half, half, more, half, half, half]
+    want = [{"result": api.validate(record)} for record in archive]
+    lines: list[int] = []  # REST: the records of each line sent
+    urlopen = urllib.request.urlopen
+
+    def recording(request: Any, *args: Any, **kwargs: Any) -> Any:
+        lines.extend(len(json.loads(line)["batch"]) for line in request.data.splitlines())
+        return urlopen(request, *args, **kwargs)
+
+    monkeypatch.setattr(urllib.request, "urlopen", recording)
+    with RestClient(rest_url) as rest:
+        assert list(rest.validate_hands(archive)) == want
+    messages: list[int] = []  # gRPC: the records of each message sent
+    with GrpcClient(grpc_target) as grpc_client:
+        streaming = grpc_client._stubs[0].ValidateHands
+        monkeypatch.setattr(grpc_client._stubs[0], "ValidateHands", lambda requests, **kwargs: streaming(
+            (messages.append(len(request.batch)) or request for request in requests), **kwargs))
+        assert list(grpc_client.validate_hands(archive)) == want
+    assert lines == messages == [2, 1, 2, 1]
+
+
 def _counting_refusals(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the streams this process's servers refuse for want of a slot."""
     from service import stream
@@ -534,15 +572,20 @@ console.log(JSON.stringify(out));
 
 
 def test_python_clients_answer_a_record_json_cannot_hold_in_its_place(clients) -> None:
-    """A record with NaN or a set is INVALID_FIELD naming the field, in its place, and its
-    batch's other records are validated (over REST, NaN made the whole batch MALFORMED_JSON and
-    a set aborted the archive with TypeError)."""
-    nan = dict(RECORD, seats=float("nan"))
-    a_set = dict(RECORD, deal=dict(RECORD["deal"], hands={"12e 7o 3b"}))
+    """A record with NaN, an infinity or a set is INVALID_FIELD naming the field and saying what
+    JSON cannot hold in JSON's words (NaN, Infinity, -Infinity), in its place, and its batch's
+    other records are validated (over REST, NaN made the whole batch MALFORMED_JSON and a set
+    aborted the archive with TypeError)."""
+    unwritable = [(dict(RECORD, seats=float("nan")), "seats", "NaN"),
+                  (dict(RECORD, deal=dict(RECORD["deal"], hands={"12e 7o 3b"})), "deal.hands", "a set"),
+                  (dict(RECORD, dealer=float("inf")), "dealer", "Infinity"),
+                  (dict(RECORD, actions=[*RECORD["actions"][:2], -float("inf")]), "actions[2]", "-Infinity")]
+    archive = [record for bad, _field, _what in unwritable for record in (RECORD, bad)] + [RECORD]
     for client in clients:
-        answers = list(client.validate_hands(iter([RECORD, nan, RECORD, a_set, RECORD]), batch=500))
-        assert answers[0::2] == [{"result": api.validate(RECORD)}] * 3, type(client).__name__
-        assert [(a["error"]["code"], a["error"]["field"]) for a in answers[1::2]] == [("INVALID_FIELD", "seats"), ("INVALID_FIELD", "deal.hands")]
+        answers = list(client.validate_hands(iter(archive), batch=500))
+        assert answers[0::2] == [{"result": api.validate(RECORD)}] * 5, type(client).__name__
+        assert answers[1::2] == [{"error": {"code": "INVALID_FIELD", "field": field, "message": f"{field}: JSON cannot hold {what}"}}
+                                 for _bad, field, what in unwritable], type(client).__name__
 
 
 def test_python_clients_name_the_field_json_cannot_hold_past_a_shared_value(clients) -> None:
