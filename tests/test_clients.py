@@ -399,13 +399,14 @@ HUGE = dict(RECORD, actions=["0 " + "x" * 1098] * 999)
 def test_python_clients_answer_a_record_over_the_limit_in_its_place(clients) -> None:
     """A record too large for any message is answered PAYLOAD_TOO_LARGE in its place, and the
     records around it are validated: the gRPC client ended the whole archive with grpcio's own
-    RESOURCE_EXHAUSTED (field None)."""
+    RESOURCE_EXHAUSTED (field None). Over REST the error is the service's for its line; the gRPC
+    client answers it itself, before sending, naming the limit."""
     archive = [RECORD, HUGE, RECORD]
-    for client in clients:
+    messages = ["a line of the body is longer than 1048576 bytes", "the record is larger than a message's 1048576 bytes"]
+    for client, message in zip(clients, messages, strict=True):
         answers = list(client.validate_hands(iter(archive)))
         assert answers[0] == answers[2] == {"result": api.validate(RECORD)}, type(client).__name__
-        assert answers[1]["error"]["code"] == "PAYLOAD_TOO_LARGE", type(client).__name__
-        assert "field" not in answers[1]["error"]
+        assert answers[1] == {"error": {"code": "PAYLOAD_TOO_LARGE", "message": message}}, type(client).__name__
 
 
 PROXY_502 = (b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: 44\r\nConnection: close\r\n\r\n"
@@ -445,6 +446,16 @@ def test_python_clients_raise_unavailable_for_a_server_that_is_down() -> None:
                 with pytest.raises(NaipesError) as err:
                     call()
                 assert err.value.code == "UNAVAILABLE", type(client).__name__
+
+
+def test_rest_client_answers_records_json_cannot_hold_without_a_request() -> None:
+    """An archive whose every record JSON cannot hold is answered by the REST client alone: no
+    request is sent (here to a server that is down), where an empty body would have been."""
+    archive = [dict(RECORD, seats=float("nan")), {1, 2}]
+    with RestClient(f"http://127.0.0.1:{_free_port()}") as rest:
+        assert list(rest.validate_hands(archive)) == [
+            {"error": {"code": "INVALID_FIELD", "field": "seats", "message": "seats: JSON cannot hold NaN"}},
+            {"error": {"code": "INVALID_FIELD", "message": "the record: JSON cannot hold a set"}}]
 
 
 def _node(tmp_path: Path, source: str, timeout: float = 60) -> Any:
