@@ -631,6 +631,28 @@ def test_python_clients_agree_on_a_key_json_cannot_hold(clients) -> None:
         assert (raised.value.code, raised.value.field, raised.value.message) == (want["code"], want["field"], want["message"]), type(client).__name__
 
 
+def test_python_clients_agree_on_keys_json_writes_as_strings(clients) -> None:
+    """Keys JSON writes as strings (``1``, ``None``, ``True``: "1", "null", "true") are sent as
+    JSON writes them by both clients, and what the service answers of them is the same error from
+    both, for a stream's record and for a call: the gRPC client raised TypeError ("str object
+    expected; got int") for such a key of a message, and said "rules: bad argument type for
+    built-in operation" (INVALID_FIELD) for one of the rules."""
+    cases = [({**RECORD, 1: 2}, "INVALID_FIELD", "1"), (dict(RECORD, rules={1: 2}), "UNKNOWN_OPTION", "rules.1"),
+             (dict(RECORD, rules={None: 2}), "UNKNOWN_OPTION", "rules.null"), (dict(RECORD, table={True: 1}), "INVALID_FIELD", "table.true")]
+    answers = []
+    for client in clients:
+        name = type(client).__name__
+        stream = list(client.validate_hands([RECORD, *(record for record, _code, _field in cases)]))
+        assert stream[0] == {"result": api.validate(RECORD)}, name
+        assert [(a["error"]["code"], a["error"]["field"]) for a in stream[1:]] == [(code, field) for _r, code, field in cases], name
+        for (record, _code, _field), entry in zip(cases, stream[1:], strict=True):
+            with pytest.raises(NaipesError) as raised:
+                client.validate_hand(record)
+            assert {"code": raised.value.code, "field": raised.value.field, "message": raised.value.message} == entry["error"], name
+        answers.append(stream)
+    assert answers[0] == answers[1]  # the same words
+
+
 def test_python_clients_answer_a_cycle_and_a_key_json_cannot_hold_in_their_place(clients) -> None:
     """A record holding itself, a record with a key JSON cannot hold (a tuple) and a record that
     is itself what JSON cannot hold (a set) are each INVALID_FIELD in the same words from both

@@ -340,13 +340,14 @@ class GrpcClient:
 
         try:
             return from_json(data, cls())
-        except (ServiceError, TypeError, ValueError) as exc:  # (TypeError: a key the codec cannot read, a tuple)
+        except (ServiceError, TypeError, ValueError):  # (TypeError: a key that is not a string)
             unwritable = _unwritable(data, "", set())  # (in the REST client's words, where JSON cannot hold it)
             if unwritable is not None:
                 field, what = unwritable
                 raise NaipesError("INVALID_FIELD", f"{field or 'the record'}: JSON cannot hold {what}", field or None) from None
-            if not isinstance(exc, ServiceError):
-                raise
+        try:  # the JSON the REST client sends: keys JSON writes as strings (1, None, True: "1", "null", "true") are those
+            return from_json(json.loads(json.dumps(data)), cls())
+        except ServiceError as exc:
             raise NaipesError(exc.code, exc.message, exc.field) from None
 
     @staticmethod
