@@ -507,29 +507,38 @@ console.log(JSON.stringify([await naipes.validateHand(record), await naipes.vali
 
 class _SlowServicer(naipes_pb2_grpc.NaipesServiceServicer):
     """A NaipesService whose ValidateHands answers each message ``delay`` seconds after it came
-    (every record valid), or never (``None``)."""
+    (every record valid), or never (``None``: for ``hold`` seconds); its first ``refuse`` streams
+    it refuses with TOO_MANY_STREAMS once it has read their first message."""
 
-    def __init__(self, delay: float | None):
+    def __init__(self, delay: float | None, refuse: int = 0, hold: float = 60):
         super().__init__()
-        self.delay, self.released = delay, threading.Event()
+        self.delay, self.refuse, self.hold, self.released, self.calls = delay, refuse, hold, threading.Event(), 0
 
     def ValidateHands(self, requests: Any, context: Any) -> Any:  # noqa: N802 (gRPC's name)
-        from naipes.v1 import naipes_pb2 as pb
+        from grpc_status import rpc_status
 
+        from naipes.v1 import naipes_pb2 as pb
+        from service.errors import ServiceError
+        from service.grpc_server import status_of
+
+        self.calls += 1
+        if self.calls <= self.refuse:
+            next(requests)
+            context.abort_with_status(rpc_status.to_status(status_of(ServiceError("TOO_MANY_STREAMS", "busy"))))
         for request in requests:
             if self.delay is None:
-                self.released.wait(60)
+                self.released.wait(self.hold)
                 return
             threading.Event().wait(self.delay)
             yield pb.ValidateHandsResponse(batch=[pb.ValidateHandsResponse(result=pb.ValidationResult(valid=True))] * len(request.batch))
 
 
-def _slow_grpc_server(delay: float | None) -> tuple[Any, str, _SlowServicer]:
+def _slow_grpc_server(delay: float | None, refuse: int = 0, hold: float = 60) -> tuple[Any, str, _SlowServicer]:
     from concurrent.futures import ThreadPoolExecutor
 
     import grpc
 
-    servicer = _SlowServicer(delay)
+    servicer = _SlowServicer(delay, refuse, hold)
     server = grpc.server(ThreadPoolExecutor(max_workers=4))
     naipes_pb2_grpc.add_NaipesServiceServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
@@ -559,6 +568,25 @@ def test_grpc_client_bounds_a_stream_by_its_progress() -> None:
             answers = list(grpc_client.validate_hands(iter([RECORD] * 6), batch=1))
             assert len(answers) == 6 and time.monotonic() - start > 1.6  # longer than the timeout, in time
     finally:
+        server.stop(grace=None)
+
+
+def test_grpc_client_bounds_a_retried_stream_by_its_progress() -> None:
+    """A stream refused (TOO_MANY_STREAMS) once its message was sent is sent again, message
+    included, and that attempt is bounded by its progress as the first was: a server that then
+    answers nothing is DEADLINE_EXCEEDED after the timeout, not waited for."""
+    import time
+
+    server, target, servicer = _slow_grpc_server(None, refuse=1, hold=20)
+    try:
+        with GrpcClient(target, timeout=0.5) as grpc_client:
+            start = time.monotonic()
+            with pytest.raises(NaipesError) as err:
+                list(grpc_client.validate_hands(iter([RECORD])))
+            assert err.value.code == "DEADLINE_EXCEEDED" and time.monotonic() - start < 10
+            assert servicer.calls == 2
+    finally:
+        servicer.released.set()
         server.stop(grace=None)
 
 
