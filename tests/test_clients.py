@@ -508,11 +508,14 @@ console.log(JSON.stringify([await naipes.validateHand(record), await naipes.vali
 class _SlowServicer(naipes_pb2_grpc.NaipesServiceServicer):
     """A NaipesService whose ValidateHands answers each message ``delay`` seconds after it came
     (every record valid), or never (``None``: for ``hold`` seconds); its first ``refuse`` streams
-    it refuses with TOO_MANY_STREAMS once it has read their first message."""
+    it refuses with TOO_MANY_STREAMS once it has read their first message. Past a stream's first
+    ``answering`` messages (all by default) it answers no more: it is silent, or, ``busy``, it
+    refuses the stream then."""
 
-    def __init__(self, delay: float | None, refuse: int = 0, hold: float = 60):
+    def __init__(self, delay: float | None, refuse: int = 0, hold: float = 60, answering: int | None = None, busy: bool = False):
         super().__init__()
-        self.delay, self.refuse, self.hold, self.released, self.calls = delay, refuse, hold, threading.Event(), 0
+        self.delay, self.refuse, self.hold, self.answering, self.busy = delay, refuse, hold, answering, busy
+        self.released, self.calls = threading.Event(), 0
 
     def ValidateHands(self, requests: Any, context: Any) -> Any:  # noqa: N802 (gRPC's name)
         from grpc_status import rpc_status
@@ -521,24 +524,27 @@ class _SlowServicer(naipes_pb2_grpc.NaipesServiceServicer):
         from service.errors import ServiceError
         from service.grpc_server import status_of
 
+        busy = rpc_status.to_status(status_of(ServiceError("TOO_MANY_STREAMS", "busy")))
         self.calls += 1
         if self.calls <= self.refuse:
             next(requests)
-            context.abort_with_status(rpc_status.to_status(status_of(ServiceError("TOO_MANY_STREAMS", "busy"))))
-        for request in requests:
-            if self.delay is None:
+            context.abort_with_status(busy)
+        for sent, request in enumerate(requests):
+            if self.delay is None or self.answering is not None and sent >= self.answering:
+                if self.busy:
+                    context.abort_with_status(busy)
                 self.released.wait(self.hold)
                 return
             threading.Event().wait(self.delay)
             yield pb.ValidateHandsResponse(batch=[pb.ValidateHandsResponse(result=pb.ValidationResult(valid=True))] * len(request.batch))
 
 
-def _slow_grpc_server(delay: float | None, refuse: int = 0, hold: float = 60) -> tuple[Any, str, _SlowServicer]:
+def _slow_grpc_server(delay: float | None, **behaviour: Any) -> tuple[Any, str, _SlowServicer]:
     from concurrent.futures import ThreadPoolExecutor
 
     import grpc
 
-    servicer = _SlowServicer(delay, refuse, hold)
+    servicer = _SlowServicer(delay, **behaviour)
     server = grpc.server(ThreadPoolExecutor(max_workers=4))
     naipes_pb2_grpc.add_NaipesServiceServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
@@ -587,6 +593,51 @@ def test_grpc_client_bounds_a_retried_stream_by_its_progress() -> None:
             assert servicer.calls == 2
     finally:
         servicer.released.set()
+        server.stop(grace=None)
+
+
+def test_grpc_client_bounds_a_stream_by_its_progress_after_an_answer() -> None:
+    """A stream that answers its first message and then nothing is cancelled after the client's
+    timeout once the caller has taken that answer (the clock, stopped while the caller held the
+    answer, starts again)."""
+    server, target, servicer = _slow_grpc_server(0, answering=1, hold=20)
+    try:
+        with GrpcClient(target, timeout=0.5) as grpc_client:
+            answers = grpc_client.validate_hands(iter([RECORD] * 3), batch=1)
+            assert next(answers)["result"]["valid"] is True
+            start = time.monotonic()
+            with pytest.raises(NaipesError) as err:
+                next(answers)
+            assert err.value.code == "DEADLINE_EXCEEDED" and time.monotonic() - start < 10
+    finally:
+        servicer.released.set()
+        server.stop(grace=None)
+
+
+def test_grpc_client_waits_for_a_caller_slow_to_take_the_answers(grpc_target: str) -> None:
+    """The progress bound is the server's, not the caller's: a caller that takes each answer a
+    second after the one before, twice the timeout, has every answer (the stream is not cancelled
+    while the caller holds an answer, though the server's next answers wait for it)."""
+    with GrpcClient(grpc_target, timeout=0.5) as grpc_client:
+        answers = []
+        for answer in grpc_client.validate_hands(iter([RECORD] * 3), batch=1):
+            answers.append(answer)
+            time.sleep(1)
+    assert answers == [{"result": api.validate(RECORD)}] * 3
+
+
+def test_grpc_client_raises_a_refusal_after_answers(grpc_target: str) -> None:
+    """A stream refused (TOO_MANY_STREAMS) after it has answered is not sent again, which would
+    answer its first records twice: the answers given stand and the error is raised."""
+    server, target, servicer = _slow_grpc_server(0, answering=1, busy=True)
+    try:
+        with GrpcClient(target, timeout=5) as grpc_client:
+            answers = grpc_client.validate_hands(iter([RECORD] * 3), batch=1)
+            assert next(answers)["result"]["valid"] is True
+            with pytest.raises(NaipesError) as err:
+                next(answers)
+            assert err.value.code == "TOO_MANY_STREAMS" and servicer.calls == 1
+    finally:
         server.stop(grace=None)
 
 
