@@ -421,19 +421,24 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.mark.parametrize("answer,code", [(None, "DEADLINE_EXCEEDED"), (PROXY_502, "HTTP_502"), (NOT_JSON_200, "UNAVAILABLE")])
-def test_rest_client_raises_naipes_error_for_every_failure(answer: bytes | None, code: str) -> None:
+@pytest.mark.parametrize("answer,code,message", [
+    (None, "DEADLINE_EXCEEDED", "{url}: no answer within the timeout"),
+    (PROXY_502, "HTTP_502", "HTTP 502 Bad Gateway: <html><body>502 Bad Gateway</body></html>"),
+    (NOT_JSON_200, "UNAVAILABLE", "{url}: no answer could be read: JSONDecodeError: Expecting value: line 1 column 1 (char 0)"),
+])
+def test_rest_client_raises_naipes_error_for_every_failure(answer: bytes | None, code: str, message: str) -> None:
     """A silent server, a proxy's HTML page and an answer that is not JSON are NaipesErrors with
-    a code, as a rejected request is (they were TimeoutError, json.JSONDecodeError)."""
+    a code and a message that says what came, no field, as a rejected request is (they were
+    TimeoutError, json.JSONDecodeError); the proxy's page keeps its status and its words, its
+    whitespace folded."""
     server = FakeHttp(answer)
     try:
         with RestClient(server.url, timeout=0.5) as rest:
             for call in (lambda: rest.validate_hand(RECORD), lambda: list(rest.validate_hands([RECORD]))):
                 with pytest.raises(NaipesError) as err:
                     call()
-                assert err.value.code == code
-                if code == "HTTP_502":
-                    assert err.value.status == 502 and "502 Bad Gateway" in err.value.message
+                assert (err.value.code, err.value.field, err.value.message) == (code, None, message.format(url=server.url))
+                assert err.value.status == (502 if code == "HTTP_502" else None)
     finally:
         server.close()
 
@@ -564,6 +569,7 @@ def test_grpc_client_bounds_a_stream_by_its_progress() -> None:
             with pytest.raises(NaipesError) as err:
                 list(grpc_client.validate_hands(iter([RECORD])))
             assert err.value.code == "DEADLINE_EXCEEDED" and time.monotonic() - start < 5
+            assert err.value.message == "no answer to the stream's messages within 0.5 s"
     finally:
         servicer.released.set()
         server.stop(grace=None)
