@@ -513,13 +513,15 @@ console.log(JSON.stringify([await naipes.validateHand(record), await naipes.vali
 class _SlowServicer(naipes_pb2_grpc.NaipesServiceServicer):
     """A NaipesService whose ValidateHands answers each message ``delay`` seconds after it came
     (every record valid), or never (``None``: for ``hold`` seconds); its first ``refuse`` streams
-    it refuses with TOO_MANY_STREAMS once it has read their first message. Past a stream's first
+    it refuses with ``refusal`` (TOO_MANY_STREAMS) once it has read their first message. Past a stream's first
     ``answering`` messages (all by default) it answers no more: it is silent, or, ``busy``, it
     refuses the stream then."""
 
-    def __init__(self, delay: float | None, refuse: int = 0, hold: float = 60, answering: int | None = None, busy: bool = False):
+    def __init__(self, delay: float | None, refuse: int = 0, hold: float = 60, answering: int | None = None, busy: bool = False,
+                 refusal: str = "TOO_MANY_STREAMS"):
         super().__init__()
         self.delay, self.refuse, self.hold, self.answering, self.busy = delay, refuse, hold, answering, busy
+        self.refusal = refusal
         self.released, self.calls = threading.Event(), 0
 
     def ValidateHands(self, requests: Any, context: Any) -> Any:  # noqa: N802 (gRPC's name)
@@ -533,7 +535,7 @@ class _SlowServicer(naipes_pb2_grpc.NaipesServiceServicer):
         self.calls += 1
         if self.calls <= self.refuse:
             next(requests)
-            context.abort_with_status(busy)
+            context.abort_with_status(rpc_status.to_status(status_of(ServiceError(self.refusal, "refused"))))
         for sent, request in enumerate(requests):
             if self.delay is None or self.answering is not None and sent >= self.answering:
                 if self.busy:
@@ -645,6 +647,27 @@ def test_grpc_client_raises_a_refusal_after_answers(grpc_target: str) -> None:
             assert err.value.code == "TOO_MANY_STREAMS" and servicer.calls == 1
     finally:
         server.stop(grace=None)
+
+
+def test_python_clients_raise_a_stream_refused_for_another_reason_at_once() -> None:
+    """Only TOO_MANY_STREAMS is worth sending a stream again: a stream refused with another code
+    (here INTERNAL) is raised at its first refusal, over gRPC and REST alike."""
+    server, target, servicer = _slow_grpc_server(0, refuse=3, refusal="INTERNAL")
+    try:
+        with GrpcClient(target) as grpc_client, pytest.raises(NaipesError) as err:
+            list(grpc_client.validate_hands(iter([RECORD])))
+        assert (err.value.code, err.value.message, servicer.calls) == ("INTERNAL", "refused", 1)
+    finally:
+        server.stop(grace=None)
+    problem = json.dumps({"code": "INTERNAL", "detail": "refused"}).encode()
+    proxy = FakeHttp(b"HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/problem+json\r\n"
+                     b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(problem), problem))
+    try:
+        with RestClient(proxy.url) as rest, pytest.raises(NaipesError) as err:
+            list(rest.validate_hands([RECORD]))
+        assert (err.value.code, err.value.message, err.value.status, len(proxy.held)) == ("INTERNAL", "refused", 500, 1)
+    finally:
+        proxy.close()
 
 
 def test_javascript_client_has_a_timeout(tmp_path: Path) -> None:
