@@ -146,6 +146,35 @@ def test_python_clients_fill_a_batch_to_its_size_exactly(rest_url: str, grpc_tar
     assert lines == messages == [2, 1, 2, 1]
 
 
+def test_python_clients_send_an_archive_in_batches_of_50_and_requests_of_2000(rest_url: str, grpc_target: str,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ``batch``, an archive goes 50 records a line or message (BATCH); over REST, 2,000
+    records a request (REST_CHUNK): 2,001 records are two requests, the second of one record;
+    every record answered in order."""
+    import urllib.request
+
+    archive = [{"game": "mus", "seats": 4, "dealer": n % 4} for n in range(2001)]  # (cheap to answer: UNKNOWN_GAME)
+    requests_sent: list[list[int]] = []  # REST: the records of each line of each request
+    urlopen = urllib.request.urlopen
+
+    def recording(request: Any, *args: Any, **kwargs: Any) -> Any:
+        requests_sent.append([len(json.loads(line)["batch"]) for line in request.data.splitlines()])
+        return urlopen(request, *args, **kwargs)
+
+    monkeypatch.setattr(urllib.request, "urlopen", recording)
+    with RestClient(rest_url) as rest:
+        answers = list(rest.validate_hands(iter(archive)))
+    assert [answer["error"]["code"] for answer in answers] == ["UNKNOWN_GAME"] * 2001
+    assert requests_sent == [[50] * 40, [1]]
+    messages: list[int] = []  # gRPC: the records of each message
+    with GrpcClient(grpc_target) as grpc_client:
+        streaming = grpc_client._stubs[0].ValidateHands
+        monkeypatch.setattr(grpc_client._stubs[0], "ValidateHands", lambda requests, **kwargs: streaming(
+            (messages.append(len(request.batch)) or request for request in requests), **kwargs))
+        assert list(grpc_client.validate_hands(iter(archive[:120]))) == answers[:120]
+    assert messages == [50, 50, 20]
+
+
 def _counting_refusals(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the streams this process's servers refuse for want of a slot."""
     from service import stream
@@ -645,6 +674,25 @@ def test_grpc_client_raises_a_refusal_after_answers(grpc_target: str) -> None:
             with pytest.raises(NaipesError) as err:
                 next(answers)
             assert err.value.code == "TOO_MANY_STREAMS" and servicer.calls == 1
+    finally:
+        server.stop(grace=None)
+
+
+def test_grpc_client_waits_for_records_slow_to_come() -> None:
+    """The progress bound counts the messages sent and not yet answered, each from when it was
+    sent: records that come to the client slower than its timeout (a generator reading them from
+    a slow source) are all validated by a server that takes 0.3 s of the 0.5 s to answer each, the
+    stream not cancelled while every message sent has its answer."""
+
+    def slowly() -> Any:
+        for _ in range(3):
+            time.sleep(1)
+            yield RECORD
+
+    server, target, _ = _slow_grpc_server(0.3)
+    try:
+        with GrpcClient(target, timeout=0.5) as grpc_client:
+            assert [answer["result"]["valid"] for answer in grpc_client.validate_hands(slowly(), batch=1)] == [True] * 3
     finally:
         server.stop(grace=None)
 
