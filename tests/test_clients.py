@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -351,7 +352,8 @@ def test_javascript_client_answers_every_rpc_as_the_engine(rest_url: str, tmp_pa
 
 def test_javascript_client_retries_a_refused_stream(rest_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """validateHands sends a stream refused with TOO_MANY_STREAMS again after its Retry-After,
-    and throws the error once its retries are spent."""
+    and throws the error once its retries are spent; the wait for Retry-After (a second) is no
+    silence of the server's, even past a shorter timeoutMs."""
     refused = _counting_refusals(monkeypatch)
     script = tmp_path / "retry.mjs"
     script.write_text(f"""
@@ -360,7 +362,7 @@ const naipes = new Naipes({json.dumps(rest_url)});
 const record = {json.dumps(RECORD)};
 const out = {{}};
 try {{ await naipes.validateHands([record], {{ retries: 0 }}); }} catch (e) {{ out.gaveUp = e.code; }}
-out.hands = await naipes.validateHands([record, record]);
+out.hands = await new Naipes({json.dumps(rest_url)}, {{ timeoutMs: 500 }}).validateHands([record, record]);
 console.log(JSON.stringify(out));
 """)
     held = _take_every_slot()
@@ -441,6 +443,9 @@ def test_python_clients_answer_a_record_over_the_limit_in_its_place(clients) -> 
 PROXY_502 = (b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: 44\r\nConnection: close\r\n\r\n"
              b"<html><body>502 Bad Gateway</body></html>\r\n\r\n")
 NOT_JSON_200 = b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
+# A proxy's error of JSON that is not the service's problem (no code).
+JSON_503 = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 17\r\nConnection: close\r\n\r\n"
+            b'{"error": "busy"}')
 
 
 def _free_port() -> int:
@@ -454,6 +459,7 @@ def _free_port() -> int:
     (None, "DEADLINE_EXCEEDED", "{url}: no answer within the timeout"),
     (PROXY_502, "HTTP_502", "HTTP 502 Bad Gateway: <html><body>502 Bad Gateway</body></html>"),
     (NOT_JSON_200, "UNAVAILABLE", "{url}: no answer could be read: JSONDecodeError: Expecting value: line 1 column 1 (char 0)"),
+    (JSON_503, "HTTP_503", 'HTTP 503 Service Unavailable: {{"error": "busy"}}'),
 ])
 def test_rest_client_raises_naipes_error_for_every_failure(answer: bytes | None, code: str, message: str) -> None:
     """A silent server, a proxy's HTML page and an answer that is not JSON are NaipesErrors with
@@ -467,7 +473,7 @@ def test_rest_client_raises_naipes_error_for_every_failure(answer: bytes | None,
                 with pytest.raises(NaipesError) as err:
                     call()
                 assert (err.value.code, err.value.field, err.value.message) == (code, None, message.format(url=server.url))
-                assert err.value.status == (502 if code == "HTTP_502" else None)
+                assert err.value.status == (int(code[5:]) if code.startswith("HTTP_") else None)
     finally:
         server.close()
 
@@ -502,25 +508,84 @@ def _node(tmp_path: Path, source: str, timeout: float = 60) -> Any:
 
 
 def test_javascript_client_throws_naipes_error_for_every_failure(tmp_path: Path) -> None:
-    """A server that is down and a proxy's HTML page are NaipesErrors with a code (they were
-    TypeError: fetch failed and SyntaxError)."""
-    proxy = FakeHttp(PROXY_502)
+    """A server that is down, a proxy's HTML page, an error page of JSON without a code and an
+    answer that is not JSON are NaipesErrors with a code and a message saying what came (they
+    were TypeError: fetch failed and SyntaxError); a stream's failure is thrown at once, its
+    request not sent again (only TOO_MANY_STREAMS is)."""
+    down_url = f"http://127.0.0.1:{_free_port()}"
+    pages = [FakeHttp(PROXY_502), FakeHttp(JSON_503), FakeHttp(NOT_JSON_200)]
     try:
         out = _node(tmp_path, f"""
 const out = [];
-for (const url of [{json.dumps(f"http://127.0.0.1:{_free_port()}")}, {json.dumps(proxy.url)}]) {{
+for (const url of [{json.dumps(down_url)}, ...{json.dumps([page.url for page in pages])}]) {{
   for (const call of [(n) => n.validateHand(record), (n) => n.validateHands([record])]) {{
     try {{ await call(new Naipes(url)); out.push("no error"); }}
-    catch (e) {{ out.push({{ isNaipesError: e instanceof NaipesError, code: e.code, status: e.status ?? null }}); }}
+    catch (e) {{ out.push({{ isNaipesError: e instanceof NaipesError, code: e.code, status: e.status ?? null, message: e.message }}); }}
   }}
 }}
 console.log(JSON.stringify(out));
 """)
+        connections = [len(page.held) for page in pages]
     finally:
-        proxy.close()
+        for page in pages:
+            page.close()
     down = {"isNaipesError": True, "code": "UNAVAILABLE", "status": None}
-    bad_gateway = {"isNaipesError": True, "code": "HTTP_502", "status": 502}
-    assert out == [down, down, bad_gateway, bad_gateway]
+    assert out[:2] == [dict(down, message=out[0]["message"])] * 2
+    assert out[0]["message"].startswith(f"{down_url}: fetch failed (") and "ECONNREFUSED" in out[0]["message"], out[0]
+    bad_gateway = {"isNaipesError": True, "code": "HTTP_502", "status": 502, "message": "HTTP 502 Bad Gateway: <html><body>502 Bad Gateway</body></html>"}
+    unavailable = {"isNaipesError": True, "code": "HTTP_503", "status": 503, "message": 'HTTP 503 Service Unavailable: {"error": "busy"}'}
+    not_json = {"isNaipesError": True, "code": "UNAVAILABLE", "status": None, "message": f"{pages[2].url}: the answer is not JSON: hello"}
+    assert out[2:] == [bad_gateway, bad_gateway, unavailable, unavailable, not_json, not_json]
+    assert connections == [2, 2, 2]  # a call and a stream each, none sent again
+
+
+def test_javascript_client_honours_retry_after_and_its_retries(tmp_path: Path) -> None:
+    """A stream refused with TOO_MANY_STREAMS is sent again after the answer's Retry-After (2 s
+    here), or a second without one, and ``retries`` times exactly: with ``retries: 1`` two
+    requests, then the error."""
+    def busy(retry_after: str) -> bytes:
+        problem = json.dumps({"code": "TOO_MANY_STREAMS", "detail": "busy", "status": 429}).encode()
+        return (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/problem+json\r\n" + retry_after.encode() +
+                b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(problem), problem))
+
+    pages = [FakeHttp(busy("Retry-After: 2\r\n")), FakeHttp(busy(""))]
+    try:
+        out = _node(tmp_path, f"""
+const out = [];
+for (const url of {json.dumps([page.url for page in pages])}) {{
+  const start = Date.now();
+  try {{ await new Naipes(url).validateHands([record], {{ retries: 1 }}); out.push("no error"); }}
+  catch (e) {{ out.push({{ code: e.code, seconds: (Date.now() - start) / 1000 }}); }}
+}}
+console.log(JSON.stringify(out));
+""")
+        connections = [len(page.held) for page in pages]
+    finally:
+        for page in pages:
+            page.close()
+    assert [answer["code"] for answer in out] == ["TOO_MANY_STREAMS"] * 2 and connections == [2, 2]
+    assert 2 <= out[0]["seconds"] < 3.5 and 1 <= out[1]["seconds"] < 2.5, out
+
+
+def test_javascript_client_answers_a_short_stream_and_a_line_error(tmp_path: Path) -> None:
+    """An error entry answering a whole line (one line of two records here) is each of its
+    records' answer; a stream that ends before every line is answered is UNAVAILABLE saying how
+    many came (two lines of a record each, one answer)."""
+    entry = {"error": {"code": "PAYLOAD_TOO_LARGE", "message": "a line of the body is longer than 1048576 bytes"}}
+    line = json.dumps(entry).encode() + b"\n"
+    page = FakeHttp(b"HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                    % (len(line), line))
+    try:
+        out = _node(tmp_path, f"""
+const naipes = new Naipes({json.dumps(page.url)});
+const out = [await naipes.validateHands([record, record], {{ batch: 2 }})];
+try {{ await naipes.validateHands([record, record], {{ batch: 1 }}); out.push("no error"); }}
+catch (e) {{ out.push({{ code: e.code, message: e.message }}); }}
+console.log(JSON.stringify(out));
+""")
+    finally:
+        page.close()
+    assert out == [[entry, entry], {"code": "UNAVAILABLE", "message": f"{page.url}: the stream ended after 1 of 2 answers"}]
 
 
 def test_javascript_client_calls_fetch_as_a_function(rest_url: str, tmp_path: Path) -> None:
@@ -837,14 +902,17 @@ def test_python_clients_answer_a_cycle_and_a_key_json_cannot_hold_in_their_place
 
 
 def test_javascript_client_answers_a_record_json_cannot_hold_in_its_place(rest_url: str, tmp_path: Path) -> None:
-    """NaN (which JSON.stringify writes as null) and a BigInt (on which it throws) are
-    INVALID_FIELD naming the field, in the record's place; the others are validated."""
+    """NaN and the infinities (which JSON.stringify writes as null) and a BigInt (on which it
+    throws) are INVALID_FIELD naming the field and what it is, in the record's place; the others
+    are validated."""
     out = _node(tmp_path, f"""
 const naipes = new Naipes({json.dumps(rest_url)});
-console.log(JSON.stringify(await naipes.validateHands([record, {{...record, seats: NaN}}, record, {{...record, table: {{score: [1n, 0]}}}}, record])));
+console.log(JSON.stringify(await naipes.validateHands([record, {{...record, seats: NaN}}, record, {{...record, table: {{score: [1n, 0]}}}}, record,
+                                                        {{...record, dealer: Infinity}}, record, {{...record, actions: [-Infinity]}}, record])));
 """)
-    assert out[0::2] == [{"result": api.validate(RECORD)}] * 3
-    assert [(a["error"]["code"], a["error"]["field"]) for a in out[1::2]] == [("INVALID_FIELD", "seats"), ("INVALID_FIELD", "table.score[0]")]
+    assert out[0::2] == [{"result": api.validate(RECORD)}] * 5
+    assert out[1::2] == [{"error": {"code": "INVALID_FIELD", "field": field, "message": f"{field}: JSON cannot hold {what}"}} for field, what in (
+        ("seats", "NaN"), ("table.score[0]", "the BigInt 1n"), ("dealer", "Infinity"), ("actions[0]", "-Infinity"))]
 
 
 def test_javascript_client_keeps_each_line_under_the_limit_in_bytes(rest_url: str, tmp_path: Path) -> None:
@@ -864,6 +932,73 @@ console.log(JSON.stringify({{ hands: await naipes.validateHands(Array(60).fill({
 """)
     assert out["hands"] == [{"result": api.validate(wide)}] * 60
     assert max(out["lines"]) < 1 << 20 and len(out["lines"]) < 12, out["lines"]  # under the limit, and not a record a line
+
+
+def test_javascript_client_sends_an_archive_in_lines_of_50_filled_to_the_byte(rest_url: str, tmp_path: Path) -> None:
+    """Without ``batch``, validateHands sends 50 records a line (as the Python clients do); a line
+    takes records up to BATCH_BYTES of JSON, that size included, a record one byte larger going
+    in a line of its own; an archive whose every record JSON cannot hold is answered without a
+    request."""
+    cheap = [{"game": "mus", "seats": 4, "dealer": n % 4} for n in range(120)]  # (answered UNKNOWN_GAME)
+    out = _node(tmp_path, f"""
+const lines = [];  // the records of each line sent
+const recording = (url, init) => {{
+  lines.push(init.body.split("\\n").filter((line) => line).map((line) => JSON.parse(line).batch.length));
+  return fetch(url, init);
+}};
+const naipes = new Naipes({json.dumps(rest_url)}, {{ fetchImpl: recording }});
+const sized = (length) => {{  // a record whose JSON is exactly `length` bytes
+  const sized = {{ ...record, actions: ["0 "] }};
+  sized.actions = ["0 " + "x".repeat(length - JSON.stringify(sized).length)];
+  return sized;
+}};
+const half = sized({768 * 1024 // 2}), more = sized({768 * 1024 // 2 + 1});
+const out = {{ cheap: await naipes.validateHands({json.dumps(cheap)}) }};
+out.sized = (await naipes.validateHands([half, half, more, half, half, half])).map((answer) => answer.result.valid);
+out.unwritable = await naipes.validateHands([{{ ...record, seats: NaN }}]);
+out.lines = lines;
+console.log(JSON.stringify(out));
+""")
+    assert [answer["error"]["code"] for answer in out["cheap"]] == ["UNKNOWN_GAME"] * 120
+    assert out["sized"] == [False] * 6  # (each read, and refused at its action: a result)
+    assert out["unwritable"] == [{"error": {"code": "INVALID_FIELD", "field": "seats", "message": "seats: JSON cannot hold NaN"}}]
+    assert out["lines"] == [[50, 50, 20], [2, 1, 2, 1]]  # (and no request for the third call)
+
+
+def test_javascript_client_batches_as_the_python_clients() -> None:
+    """naipes.mjs's defaults are the Python client's: 50 records a line, 30 retries of a refused
+    stream (the README's "30 times at most" is said of both), lines of at most 768 KiB of records."""
+    import naipes_client
+
+    source = (ROOT / "clients" / "js" / "naipes.mjs").read_text()
+    defaults = re.search(r"\{ batch = (\d+), retries = (\d+),", source)
+    batch_bytes = re.search(r"const BATCH_BYTES = (\d+) \* (\d+);", source)
+    assert defaults and batch_bytes
+    assert (int(defaults[1]), int(defaults[2])) == (naipes_client.BATCH, naipes_client.STREAM_RETRIES)
+    assert int(batch_bytes[1]) * int(batch_bytes[2]) == naipes_client.BATCH_BYTES
+
+
+def test_javascript_client_takes_a_base_url_ending_in_a_slash_and_any_game_name(rest_url: str, tmp_path: Path) -> None:
+    """A base URL given with a trailing slash calls the same routes (not ``//v1/...``), and a game
+    name is sent as one segment of the path: a name with "/", "?" or "#" is the service's
+    UNKNOWN_GAME naming it, not another route or a query; the Python REST client's too."""
+    games = ["a/b", "x?y=1", "#z"]
+    out = _node(tmp_path, f"""
+const naipes = new Naipes({json.dumps(rest_url + "/")});
+const out = [await naipes.validateHand(record)];
+for (const game of {json.dumps(games)}) {{
+  try {{ await naipes.describeRules(game); out.push("no error"); }} catch (e) {{ out.push([e.code, e.field, e.message]); }}
+}}
+console.log(JSON.stringify(out));
+""")
+    want = [[error.code, error.field, error.message] for error in (engine_error("DescribeRules", {"game": game}) for game in games)]
+    assert out == [api.validate(RECORD), *want]
+    with RestClient(rest_url + "/") as rest:
+        assert rest.validate_hand(RECORD) == api.validate(RECORD)
+        for game, (code, field, message) in zip(games, want, strict=True):
+            with pytest.raises(NaipesError) as raised:
+                rest.describe_rules(game)
+            assert (raised.value.code, raised.value.field, raised.value.message) == (code, field, message)
 
 
 def test_javascript_client_names_the_field_json_cannot_hold_past_a_shared_value(rest_url: str, tmp_path: Path) -> None:
