@@ -1216,6 +1216,47 @@ console.log(JSON.stringify(out));
     assert seen == [f"js-{i}" for i in range(1, 8)] + REFUSED_IDS  # (the last ones sent here, by requests)
 
 
+# IDs the service refuses, quoted in its words: a quote, control characters, 60 characters (quoted
+# whole) and 1,200 (cut short, its length with a thousands separator).
+QUOTED_IDS = ["it's me", "a\nb", "\r\x7f\x9f", " " * 60, "x y" * 400, "señor"]
+
+
+def _service_words(request_id: str) -> str:
+    from service import access
+    from service.errors import ServiceError
+
+    with pytest.raises(ServiceError) as refused:
+        access.checked(request_id)
+    return refused.value.message
+
+
+def test_python_clients_word_a_refused_request_id_as_the_service(clients) -> None:
+    """A request ID the service would refuse is refused before sending in the service's own words
+    (engine/errors.py's ``shown``: single quotes, Python's escapes, a long one cut at 60
+    characters with its length), as naipes.mjs words it; the Python clients gave its repr whole
+    (``"it's me"`` in double quotes, 1,200 characters of ``'x yx y...'``)."""
+    for client in clients:
+        for request_id in QUOTED_IDS:
+            with pytest.raises(NaipesError) as err:
+                client.validate_hand(RECORD, request_id=request_id)
+            assert (err.value.code, err.value.field, err.value.message) == ("INVALID_FIELD", "x-request-id", _service_words(request_id))
+
+
+def test_javascript_client_words_a_refused_request_id_as_the_service(tmp_path: Path) -> None:
+    """naipes.mjs refuses the same IDs in the service's words: its escapes of a newline, of the
+    control characters \\x7f to \\x9f, the cut at more than 60 characters and the length's
+    thousands separator (only tab, quote and backslash were checked)."""
+    out = _node(tmp_path, f"""
+const naipes = new Naipes("http://127.0.0.1:1");
+const out = [];
+for (const requestId of {json.dumps(QUOTED_IDS)}) {{
+  try {{ await naipes.validateHand(record, {{ requestId }}); out.push("no error"); }} catch (e) {{ out.push([e.code, e.field, e.message]); }}
+}}
+console.log(JSON.stringify(out));
+""")
+    assert out == [["INVALID_FIELD", "x-request-id", _service_words(request_id)] for request_id in QUOTED_IDS]
+
+
 # ---- omit_events (omitEvents): results without their events, when asked ---------------------------
 
 

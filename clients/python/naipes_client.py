@@ -72,8 +72,21 @@ def _request_id(request_id: str | None) -> tuple[tuple[str, str], ...]:
     if request_id is None:
         return ()
     if not isinstance(request_id, str) or REQUEST_ID.fullmatch(request_id) is None:
-        raise NaipesError("INVALID_FIELD", f"x-request-id: expected 1 to 128 visible ASCII characters, not {request_id!r}", "x-request-id")
+        raise NaipesError("INVALID_FIELD", f"x-request-id: expected 1 to 128 visible ASCII characters, not {_shown(request_id)}", "x-request-id")
     return (("x-request-id", request_id),)
+
+
+def _shown(value: object) -> str:
+    """A value quoted as the service quotes it in a message (engine/errors.py, ``shown``): a
+    string in single quotes, escaped as ``repr`` escapes it and a quote as ``\\'``, a long one
+    by its first 60 characters and its length; anything else as JSON writes it."""
+    def quoted(text: str) -> str:
+        written = repr(text)
+        return "'" + written[1:-1].replace("'", "\\'") + "'" if written.startswith('"') else written
+
+    if not isinstance(value, str):
+        return json.dumps(value, default=repr)
+    return quoted(value) if len(value) <= 60 else f"{quoted(value[:60])}... ({len(value):,} characters)"
 
 
 def _json_length(record: object) -> int:
