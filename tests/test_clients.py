@@ -539,16 +539,38 @@ console.log(JSON.stringify(out));
     assert connections == [2, 2, 2]  # a call and a stream each, none sent again
 
 
+def _busy(retry_after: str) -> bytes:
+    """An answer refusing a stream with TOO_MANY_STREAMS, with ``retry_after``'s header line (or none)."""
+    problem = json.dumps({"code": "TOO_MANY_STREAMS", "detail": "busy", "status": 429}).encode()
+    return (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/problem+json\r\n" + retry_after.encode() +
+            b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(problem), problem))
+
+
+def test_rest_client_honours_retry_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The REST client sends a stream refused with TOO_MANY_STREAMS again after the answer's
+    Retry-After (2 s here), or a second without one, STREAM_RETRIES times: with one retry, two
+    requests, then the error."""
+    import naipes_client
+
+    monkeypatch.setattr(naipes_client, "STREAM_RETRIES", 1)
+    pages = [FakeHttp(_busy("Retry-After: 2\r\n")), FakeHttp(_busy(""))]
+    try:
+        for page, (least, most) in zip(pages, ((2, 2.8), (1, 1.8)), strict=True):
+            start = time.monotonic()
+            with RestClient(page.url) as rest, pytest.raises(NaipesError) as err:
+                list(rest.validate_hands([RECORD]))
+            assert (err.value.code, err.value.retry_after, len(page.held)) == ("TOO_MANY_STREAMS", "2" if least == 2 else None, 2)
+            assert least <= time.monotonic() - start < most
+    finally:
+        for page in pages:
+            page.close()
+
+
 def test_javascript_client_honours_retry_after_and_its_retries(tmp_path: Path) -> None:
     """A stream refused with TOO_MANY_STREAMS is sent again after the answer's Retry-After (2 s
     here), or a second without one, and ``retries`` times exactly: with ``retries: 1`` two
     requests, then the error."""
-    def busy(retry_after: str) -> bytes:
-        problem = json.dumps({"code": "TOO_MANY_STREAMS", "detail": "busy", "status": 429}).encode()
-        return (b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/problem+json\r\n" + retry_after.encode() +
-                b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(problem), problem))
-
-    pages = [FakeHttp(busy("Retry-After: 2\r\n")), FakeHttp(busy(""))]
+    pages = [FakeHttp(_busy("Retry-After: 2\r\n")), FakeHttp(_busy(""))]
     try:
         out = _node(tmp_path, f"""
 const out = [];
@@ -979,7 +1001,7 @@ def test_javascript_client_batches_as_the_python_clients() -> None:
 
 
 def test_javascript_client_takes_a_base_url_ending_in_a_slash_and_any_game_name(rest_url: str, tmp_path: Path) -> None:
-    """A base URL given with a trailing slash calls the same routes (not ``//v1/...``), and a game
+    """A base URL given with a trailing slash calls the same routes, and a game
     name is sent as one segment of the path: a name with "/", "?" or "#" is the service's
     UNKNOWN_GAME naming it, not another route or a query; the Python REST client's too."""
     games = ["a/b", "x?y=1", "#z"]
