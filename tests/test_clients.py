@@ -1150,6 +1150,41 @@ def test_grpc_client_takes_the_replicas_of_a_name_in_turn() -> None:
             server.stop(None)
 
 
+BAD_BATCHES = [0, -1, 1001, 2.5, True, "50", None]
+
+
+def test_python_clients_refuse_a_batch_the_service_would_not_take(clients) -> None:
+    """``validate_hands``' ``batch`` is a number of records from 1 to 1000 (the service's limit on
+    a batch); any other is INVALID_FIELD naming ``batch``, before anything is sent (a batch of 0
+    was taken silently as no limit but the bytes, and one over 1000 had every record refused by
+    the service). 1 and 1000 are taken."""
+    for client in clients:
+        for bad in BAD_BATCHES:
+            with pytest.raises(NaipesError) as err:
+                next(iter(client.validate_hands([RECORD] * 2, batch=bad)))  # type: ignore[arg-type]
+            assert (err.value.code, err.value.field, err.value.message) == (
+                "INVALID_FIELD", "batch", f"batch: expected a number of records from 1 to 1000, not {bad!r}")
+        for good in (1, 1000):
+            assert [answer["result"]["valid"] for answer in client.validate_hands([RECORD] * 3, batch=good)] == [True] * 3
+
+
+def test_javascript_client_refuses_a_batch_the_service_would_not_take(tmp_path: Path) -> None:
+    """naipes.mjs's ``validateHands`` takes a ``batch`` from 1 to 1000 and refuses any other before
+    sending (fetch is not called), a NaipesError INVALID_FIELD naming ``batch``."""
+    out = _node(tmp_path, f"""
+globalThis.fetch = () => {{ throw new Error("fetch was called"); }};
+const client = new Naipes("http://127.0.0.1:9");
+const out = [];
+for (const batch of {json.dumps(BAD_BATCHES)}) {{
+  try {{ await client.validateHands([record], {{ batch }}); out.push(null); }}
+  catch (e) {{ out.push([e instanceof NaipesError, e.code, e.field, e.message]); }}
+}}
+console.log(JSON.stringify(out));
+""")
+    shown = ["0", "-1", "1001", "2.5", "true", "50", "null"]
+    assert out == [[True, "INVALID_FIELD", "batch", f"batch: expected a number of records from 1 to 1000, not {text}"] for text in shown]
+
+
 def test_python_clients_send_a_request_id(clients, monkeypatch: pytest.MonkeyPatch) -> None:
     """A call's ``request_id`` reaches the server (the in-process servers' reading of it,
     ``service.access.checked``, sees it: REST's header, gRPC's metadata), a stream's too; none is

@@ -132,7 +132,8 @@ export interface ValidateHandOptions extends CallOptions {
 }
 
 export interface ValidateHandsOptions extends CallOptions {
-  /** Records per NDJSON line (fewer when they are large: a line is at most 1 MiB). Default 50. */
+  /** Records per NDJSON line (fewer when they are large: a line is at most 1 MiB), an integer from
+   *  1 to 1000 (else a NaipesError INVALID_FIELD naming `batch`, before sending). Default 50. */
   batch?: number;
   /** How many times a stream refused with TOO_MANY_STREAMS is sent again. Default 30. */
   retries?: number;

@@ -123,6 +123,10 @@ export class Naipes {
    *  as without it ("omitEvents": true on each line; nothing is sent without it).
    *  `requestId`: the stream's (each attempt's). */
   async validateHands(records, { batch = 50, retries = 30, omitEvents = false, requestId } = {}) {
+    if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH) {
+      throw new NaipesError({ code: "INVALID_FIELD", field: "batch",
+                              detail: `batch: expected a number of records from 1 to ${MAX_BATCH}, not ${String(batch)}` });
+    }
     const headers = { ...requestHeaders(requestId), "Content-Type": "application/x-ndjson" };
     // Each record's JSON alone (one that JSON cannot hold is its own error), in lines of `batch`
     // records, fewer when they are large: a line is at most 1 MiB of UTF-8 (a character of the
@@ -284,6 +288,7 @@ function httpError(response, text) {
                            detail: `HTTP ${response.status} ${response.statusText}${words ? `: ${words}` : ""}` });
 }
 
+const MAX_BATCH = 1000;  // the service's limit on the records of one line
 const BATCH_BYTES = 768 * 1024;  // the bytes of a line's records' JSON (UTF-8) at most
 const UTF8 = new TextEncoder();
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;  // a request ID, as the service reads it (docs/api.md)

@@ -57,6 +57,7 @@ STREAM_RETRIES = 30
 # JSON is longer than the record's protobuf, so the gRPC message fits too).
 BATCH_BYTES = 768 * 1024
 MAX_MESSAGE = 1 << 20  # the service's limit on a request, a gRPC message or an NDJSON line
+MAX_BATCH = 1000  # the service's limit on the records of one message or line
 REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")  # a request ID, as the service reads it (docs/api.md)
 
 
@@ -64,6 +65,14 @@ def _chunks(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
     iterator = iter(records)
     while chunk := list(islice(iterator, size)):
         yield chunk
+
+
+def _batch(batch: object) -> int:
+    """``validate_hands``' ``batch``: a number of records from 1 to ``MAX_BATCH`` (the service
+    refuses a batch of more); anything else is refused here, INVALID_FIELD naming ``batch``."""
+    if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_BATCH:
+        raise NaipesError("INVALID_FIELD", f"batch: expected a number of records from 1 to {MAX_BATCH}, not {batch!r}", "batch")
+    return batch
 
 
 def _request_id(request_id: str | None) -> tuple[tuple[str, str], ...]:
@@ -257,10 +266,11 @@ class RestClient:
         answered here). NDJSON requests of up to ``REST_CHUNK`` records, in lines of
         ``batch`` records (fewer when they are large: ``BATCH_BYTES``); a request fails with
         ``DEADLINE_EXCEEDED`` when the server sends nothing for ``timeout`` seconds (plus 10 ms a
-        record of the request), however long the whole takes. ``omit_events``: every result's
+        record of the request), however long the whole takes; ``batch`` is from 1 to ``MAX_BATCH``
+        (else INVALID_FIELD naming it, raised for the first answer). ``omit_events``: every result's
         ``events`` left empty, every other field as without it (``"omitEvents": true`` on each
         line; nothing is sent when false). ``request_id``: each request's."""
-        headers = {"Content-Type": "application/x-ndjson", **dict(_request_id(request_id))}
+        headers, batch = {"Content-Type": "application/x-ndjson", **dict(_request_id(request_id))}, _batch(batch)
         for chunk in _chunks(records, REST_CHUNK):
             texts = [_record_text(record) for record in chunk]  # each alone: one bad record is its own error
             parts = list(_batches([t for t in texts if isinstance(t, str)], batch, len))
@@ -398,8 +408,8 @@ class GrpcClient:
     def validate_hands(self, records: Iterable[JSON], batch: int = BATCH, *, omit_events: bool = False,
                        request_id: str | None = None) -> Iterator[JSON]:
         """Validate many records over one ValidateHands stream, ``batch`` records per message
-        (fewer when they are large: ``BATCH_BYTES``):
-        one answer per record, in order, as the REST client gives them. The stream has no deadline
+        (fewer when they are large: ``BATCH_BYTES``; from 1 to ``MAX_BATCH``, else INVALID_FIELD
+        naming ``batch``, raised for the first answer): one answer per record, in order, as the REST client gives them. The stream has no deadline
         for its whole length but a bound on its progress: it is cancelled (``DEADLINE_EXCEEDED``)
         when a message sent waits ``timeout`` seconds for its answer. A record this client
         cannot put in a message is answered by its error in its place: ``INVALID_FIELD`` for JSON
@@ -409,7 +419,7 @@ class GrpcClient:
         (each message's ``omit_events``, not set when false). ``request_id``: the stream's (each
         attempt's)."""
         metadata = _request_id(request_id)
-        chunks = _batches(records, batch)
+        chunks = _batches(records, _batch(batch))
         # A stream refused with TOO_MANY_STREAMS is refused before its first answer: the messages
         # sent until then are kept, to be sent first again on the next attempt.
         unanswered: list[tuple[list[JSON | None], naipes_pb2.ValidateHandsRequest]] = []
