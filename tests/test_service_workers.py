@@ -10,6 +10,7 @@ import os
 import select
 import signal
 import socket
+import struct
 import subprocess
 import time
 from pathlib import Path
@@ -384,6 +385,38 @@ def test_a_connection_closed_after_its_answer_is_let_go_once_its_client_closes()
     finally:
         output = stop(server)
     assert server.returncode == 0, output
+
+
+def test_a_connection_its_client_resets_before_its_answer_is_let_go() -> None:
+    """A client that resets its connection (a close with SO_LINGER 0, as a client that gives up
+    does) right after its request: the worker finds it gone, reading the request or writing its
+    answer, and its close (``ProblemWorker._linger``) then finds the socket reset already, before
+    the event loop reads it. The connection is closed there, not left to the garbage collector
+    (Python's ResourceWarning "unclosed", shown here), and no longer counted among gunicorn's
+    ``--worker-connections`` (8 here): after forty, a health check is answered and the worker has
+    the sockets it had; a worker still counting them would accept no ninth connection."""
+    server, rest_port, _ = serve(1, {**os.environ, "GUNICORN_CMD_ARGS": "--worker-connections 8", "PYTHONWARNINGS": "always::ResourceWarning"})
+    try:
+        (master,) = [p for p in children(server.pid) if "gunicorn" in command(p)]
+        (worker,) = children(master)
+        before = sockets(worker)
+        for _ in range(40):
+            client = socket.create_connection(("127.0.0.1", rest_port), timeout=5)
+            client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            client.close()  # (a reset, not a FIN)
+        with socket.create_connection(("127.0.0.1", rest_port), timeout=5) as client:
+            client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            head, body, _ = _answer_then_closed(client)
+        assert head.startswith(b"HTTP/1.1 200 ") and body == b'{"status":"SERVING"}\n', head
+        deadline = time.monotonic() + 2
+        while sockets(worker) != before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sockets(worker) == before
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
+    assert "unclosed" not in output, output
 
 
 def test_a_late_body_still_being_sent_gets_its_answer_not_a_reset() -> None:
