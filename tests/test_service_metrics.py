@@ -16,6 +16,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -383,3 +384,23 @@ def test_a_stream_cancelled_before_its_handler_holds_its_slot_gives_the_slot_bac
     finally:
         never.set()
         server.stop(None)
+
+
+def test_a_request_whose_error_cannot_be_answered_is_counted_internal(rest_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A request the app fails outright (here its error's answer cannot be made, and the
+    exception leaves the app for the HTTP server to answer 500) has no code of its own: it is
+    counted under its route as ``INTERNAL``, the code of the 500 (``metrics.instrument``), not
+    ``OK`` or another route's."""
+    from service import rest
+
+    def unanswerable(error: Any, headers: Any = None) -> Any:
+        raise RuntimeError(f"no answer for {error.code}")
+
+    monkeypatch.setattr(rest, "problem_response", unanswerable)
+    internal, ok = calls("rest", "DescribeRules", "INTERNAL"), calls("rest", "DescribeRules", "OK")
+    before = scrape(rest_url)
+    assert requests.get(f"{rest_url}/v1/games/mus/rules", timeout=10).status_code == 500
+    monkeypatch.undo()
+    assert shown(rest_url, {internal: before.get(internal, 0.0) + 1}) == {internal: before.get(internal, 0.0) + 1}
+    assert scrape(rest_url).get(ok, 0.0) == before.get(ok, 0.0)
+
