@@ -11,6 +11,8 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -25,7 +27,7 @@ from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CollectorRegistry, multiprocess
 from prometheus_client.parser import text_string_to_metric_families
-from service_support import alive, load_example, rentoy_examples, stop
+from service_support import ROOT, alive, load_example, rentoy_examples, stop
 from test_service_workers import children, command, serve
 
 from bench.run import descendants
@@ -404,3 +406,56 @@ def test_a_request_whose_error_cannot_be_answered_is_counted_internal(rest_url: 
     assert shown(rest_url, {internal: before.get(internal, 0.0) + 1}) == {internal: before.get(internal, 0.0) + 1}
     assert scrape(rest_url).get(ok, 0.0) == before.get(ok, 0.0)
 
+
+# A child process: a process that serves (its metrics' thread running) and has counted 3 access
+# lines dropped forks while another of its threads holds the metrics' lock (gunicorn forking the
+# worker of a preloaded app). The forked child notes a call and drops a line; it prints what its
+# own metrics' thread wrote (the call), then what a scrape shows (the drops), a JSON line. A flush
+# that hangs is killed by faulthandler, exit 1.
+_FORKED = """
+import faulthandler, json, os, sys, threading, time
+from prometheus_client import REGISTRY
+from service import access, metrics
+calls = metrics.Calls("grpc", "ValidateHand")
+access.QUEUED_AT_MOST = 0  # (every line dropped)
+for _ in range(3):
+    access.note("grpc", "ValidateHand", "OK", 0.001, None)
+metrics._FLUSHER.flush()
+held, done = threading.Event(), threading.Event()
+def hold():
+    with metrics._FLUSHER.lock:
+        held.set()
+        done.wait(30)
+threading.Thread(target=hold, daemon=True).start()
+held.wait()
+pid = os.fork()
+if pid:
+    done.set()
+    _, status = os.waitpid(pid, 0)
+    sys.exit(os.waitstatus_to_exitcode(status))
+faulthandler.dump_traceback_later(10, exit=True)
+sample = lambda *key: REGISTRY.get_sample_value(*key) or 0.0
+ok = ("naipes_requests_total", {"transport": "grpc", "method": "ValidateHand", "code": "OK"})
+before = {"calls": sample(*ok), "dropped": sample("naipes_access_log_dropped_total")}
+calls.done("OK", time.perf_counter())
+deadline = time.monotonic() + 5
+while sample(*ok) == before["calls"] and time.monotonic() < deadline:
+    time.sleep(0.05)
+written = sample(*ok) - before["calls"]
+access.note("grpc", "ValidateHand", "OK", 0.001, None)
+metrics.exposition()
+print(json.dumps({"before": before, "calls": written, "dropped": sample("naipes_access_log_dropped_total") - before["dropped"]}))
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def test_a_forked_process_writes_its_own_metrics() -> None:
+    """A process forked from one that serves (gunicorn's worker of a preloaded app) gets its own
+    metrics' lock, thread and count of access lines dropped (``_Flusher.forked``): its calls are
+    written by its own thread, its scrape does not wait on a lock its parent's thread held as it
+    forked (it would wait for ever: that thread is not in the child), and the one line it drops is
+    counted, not hidden behind the 3 its parent had counted."""
+    done = subprocess.run([sys.executable, "-c", _FORKED], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"before": {"calls": 0.0, "dropped": 3.0}, "calls": 1.0, "dropped": 1.0}, done.stdout
