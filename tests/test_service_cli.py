@@ -523,6 +523,22 @@ def test_grpc_server_alone_writes_the_access_log_the_environment_asks_for() -> N
         "transport": "grpc", "method": "Check", "code": "OK", "status": "OK", "requestId": "alone-1"}, line
 
 
+@pytest.mark.parametrize(("value", "on"), [("1", True), ("true", True), (" True ", True), ("0", False), ("false", False), ("FALSE", False),
+                                          ("", False)], ids=repr)
+def test_the_access_log_setting_reads_1_or_0_true_or_false_in_any_case(value: str, on: bool) -> None:
+    """NAIPES_ACCESS_LOG is 1 or 0, and ``true`` and ``false`` are read too (docs/api.md), in any
+    case and with white space around them; empty is off: each turns the log on or off as it says
+    (``python -m service.grpc_server`` reads it, as every serving process does)."""
+    server, target, output = _grpc_server_alone("--port", "0", env={**os.environ, "NAIPES_ACCESS_LOG": value})
+    try:
+        assert _grpc_health(target) == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        output += stop(server)
+    assert server.returncode == 0, output
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    assert [(line["method"], line["code"]) for line in lines] == ([("Check", "OK")] if on else []), output
+
+
 @pytest.mark.parametrize(("args", "env", "message"), [
     (("--rest-port", "70000"), {}, "argument --rest-port: 70000 is not a port (1 to 65535)"),
     (("--grpc-port", "0"), {}, "argument --grpc-port: 0 is not a port (1 to 65535)"),
