@@ -12,6 +12,8 @@ import json
 import logging
 import re
 import signal
+import socket
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,7 +26,8 @@ import pytest
 import requests
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import call_grpc, grpc_failure, rest_failure, rest_request
+from service_support import call_grpc, grpc_failure, read_until, rest_failure, rest_request, stop
+from test_service_cli import NAIPES, _free_port
 from test_service_metrics import BAD, RECORD  # (a valid record, and one with an unknown card)
 from test_service_workers import serve
 
@@ -289,3 +292,83 @@ def test_the_access_lines_waiting_are_bounded_and_the_dropped_ones_counted(monke
     assert [json.loads(text) for text in "".join(stuck.text).splitlines()][len(lines):] == [
         {**lines[0], "time": ANY, "ms": 1.0, "requestId": "id-110"}]
     assert counted() - counted_before == 59 and not access._NOTED
+
+
+def _ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6) as probe:
+            probe.bind(("::1", 0))
+        return True
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not _ipv6_loopback(), reason="this machine has no IPv6 loopback")
+def test_an_ipv6_peer_is_written_in_brackets() -> None:
+    """``naipes serve --host ::1 --access-log``: the peer of a call of either transport is
+    ``[::1]:port`` (docs/api.md), from REST's REMOTE_ADDR and from grpcio's
+    ``ipv6:%5B::1%5D:port``, which is not written as grpcio gives it."""
+    rest_port, grpc_port = _free_port(), _free_port()
+    server = subprocess.Popen([NAIPES, "serve", "--host", "::1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port), "--workers", "1",
+                               "--access-log"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output = ""
+    try:
+        output = "".join(read_until(server, lambda lines: bool(lines) and "naipes ready" in lines[-1]))
+        assert requests.get(f"http://[::1]:{rest_port}/healthz", timeout=10).ok
+        with grpc.insecure_channel(f"[::1]:{grpc_port}") as channel:
+            health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=30)
+    finally:
+        output += stop(server)
+    assert server.returncode == 0, output
+    lines = sorted((json.loads(line) for line in output.splitlines() if line.startswith("{")), key=lambda line: line["transport"])
+    assert [(line["transport"], line["method"]) for line in lines] == [("grpc", "Check"), ("rest", "healthz")], output
+    for line in lines:
+        assert re.fullmatch(r"\[::1\]:\d+", line["peer"]), line
+
+
+class _Kept(logging.Handler):
+    """A handler that keeps the messages it is given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def test_an_access_line_says_what_its_call_left(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """What a line says of what the call left, where no server of the tests goes: a REST request
+    target rebuilt from the environ when the WSGI server gives it not as sent (neither gunicorn's
+    RAW_URI nor werkzeug's REQUEST_URI), a peer that is neither IPv4 nor IPv6 as grpcio names it,
+    the duration in ms to 3 decimals; and a line that cannot be made (a records counter that is no
+    number) is logged on ``naipes`` with its transport and method, and the lines after it are
+    written."""
+    from service import access
+
+    kept = _Kept()
+    monkeypatch.setattr(access.log, "handlers", [kept])
+    monkeypatch.setattr(access.log, "propagate", False)
+
+    class Unix:
+        def peer(self) -> str:
+            return "unix:/run/naipes.sock"
+
+    class Counter:
+        records: Any = object()
+
+    environ = {"REQUEST_METHOD": "GET", "SCRIPT_NAME": "/api", "PATH_INFO": "/v1/games/rentoy/rules", "QUERY_STRING": "x=1",
+               "REMOTE_ADDR": "10.0.0.7", "REMOTE_PORT": "4242"}
+    access.flush()
+    access.note("rest", "DescribeRules", "OK", 0.0123456, environ)
+    access.note("rest", "DescribeRules", "OK", 0.001, {**environ, "QUERY_STRING": "", "SCRIPT_NAME": ""})
+    access.note("rest", "ValidateHands", "OK", 0.001, {**environ, access.RECORDS: Counter()})
+    access.note("grpc", "Check", "OK", 0.0004, Unix())
+    with caplog.at_level(logging.ERROR, logger="naipes"):
+        access.flush()
+    lines = [json.loads(message) for message in kept.messages]
+    assert [{key: line[key] for key in ("http", "peer", "ms") if key in line} for line in lines] == [
+        {"http": "GET /api/v1/games/rentoy/rules?x=1", "peer": "10.0.0.7:4242", "ms": 12.346},
+        {"http": "GET /v1/games/rentoy/rules", "peer": "10.0.0.7:4242", "ms": 1.0},
+        {"peer": "unix:/run/naipes.sock", "ms": 0.4}]
+    assert [(r.name, r.getMessage()) for r in caplog.records] == [("naipes", "naipes: the access line of a rest ValidateHands call could not be made")]
