@@ -161,6 +161,7 @@ def test_metrics_sum_the_calls_of_every_process(two_workers: tuple[int, int, int
         }
     for _ in range(4):  # whichever worker answers, it sums every process
         assert shown(base, expected) == expected
+    assert scrape(base)[key("naipes_access_log_dropped_total")] == 0  # (the log off: no line dropped, in any process)
 
 
 def test_a_body_whose_chunks_cannot_be_read_is_counted_malformed_request(two_workers: tuple[int, int, int]) -> None:
