@@ -250,7 +250,7 @@ atexit.register(flush)
 
 
 def _sent(environ: dict[str, Any]) -> str:
-    """The request target as sent (gunicorn's RAW_URI, werkzeug's REQUEST_URI), else rebuilt."""
+    """The request target as sent (RAW_URI: gunicorn and werkzeug; REQUEST_URI: uWSGI), else rebuilt."""
     sent = environ.get("RAW_URI") or environ.get("REQUEST_URI")
     if sent:
         return str(sent)
