@@ -14,6 +14,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -26,7 +27,7 @@ import pytest
 import requests
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import call_grpc, grpc_failure, read_until, rest_failure, rest_request, stop
+from service_support import ROOT, call_grpc, grpc_failure, read_until, rest_failure, rest_request, stop
 from test_service_cli import NAIPES, _free_port
 from test_service_metrics import BAD, RECORD  # (a valid record, and one with an unknown card)
 from test_service_workers import serve
@@ -338,9 +339,9 @@ class _Kept(logging.Handler):
 
 
 def test_an_access_line_says_what_its_call_left(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
-    """What a line says of what the call left, where no server of the tests goes: a REST request
-    target rebuilt from the environ when the WSGI server gives it not as sent (neither gunicorn's
-    RAW_URI nor werkzeug's REQUEST_URI), a peer that is neither IPv4 nor IPv6 as grpcio names it,
+    """What a line says of what the call left, where no server of the tests goes (gunicorn and
+    werkzeug both give the request target as sent in RAW_URI): the target as sent from REQUEST_URI
+    alone (uWSGI's), else rebuilt from the environ, a peer that is neither IPv4 nor IPv6 as grpcio names it,
     the duration in ms to 3 decimals; and a line that cannot be made (a records counter that is no
     number) is logged on ``naipes`` with its transport and method, and the lines after it are
     written."""
@@ -362,6 +363,7 @@ def test_an_access_line_says_what_its_call_left(monkeypatch: pytest.MonkeyPatch,
     access.flush()
     access.note("rest", "DescribeRules", "OK", 0.0123456, environ)
     access.note("rest", "DescribeRules", "OK", 0.001, {**environ, "QUERY_STRING": "", "SCRIPT_NAME": ""})
+    access.note("rest", "DescribeRules", "OK", 0.001, {**environ, "REQUEST_URI": "/v1/games/a%2Fb/rules", "PATH_INFO": "/v1/games/a/b/rules"})
     access.note("rest", "ValidateHands", "OK", 0.001, {**environ, access.RECORDS: Counter()})
     access.note("grpc", "Check", "OK", 0.0004, Unix())
     with caplog.at_level(logging.ERROR, logger="naipes"):
@@ -370,5 +372,60 @@ def test_an_access_line_says_what_its_call_left(monkeypatch: pytest.MonkeyPatch,
     assert [{key: line[key] for key in ("http", "peer", "ms") if key in line} for line in lines] == [
         {"http": "GET /api/v1/games/rentoy/rules?x=1", "peer": "10.0.0.7:4242", "ms": 12.346},
         {"http": "GET /v1/games/rentoy/rules", "peer": "10.0.0.7:4242", "ms": 1.0},
+        {"http": "GET /v1/games/a%2Fb/rules", "peer": "10.0.0.7:4242", "ms": 1.0},
         {"peer": "unix:/run/naipes.sock", "ms": 0.4}]
     assert [(r.name, r.getMessage()) for r in caplog.records] == [("naipes", "naipes: the access line of a rest ValidateHands call could not be made")]
+
+
+
+# A child process: a process whose access log is on forks while another of its threads holds the
+# writer's lock, a call's line noted and not yet written (gunicorn forking the worker of a preloaded
+# app). The forked child notes a call of its own and prints the request IDs of the lines its
+# logger got within 5 seconds, written by its own thread (it calls no flush), a JSON line.
+_FORKED = """
+import faulthandler, json, logging, os, sys, threading, time
+from service import access
+kept = []
+class Keep(logging.Handler):
+    def emit(self, record):
+        kept.append(json.loads(record.getMessage())["requestId"])
+access.log.addHandler(Keep())
+access.log.propagate = False
+access.configure(True)
+class Peer:
+    def peer(self):
+        return "ipv4:127.0.0.1:5000"
+held, done = threading.Event(), threading.Event()
+def hold():
+    with access._WRITER.lock:
+        held.set()
+        done.wait(30)
+threading.Thread(target=hold, daemon=True).start()
+held.wait()
+access.note("grpc", "Check", "OK", 0.001, Peer(), "parent")
+pid = os.fork()
+if pid:
+    done.set()
+    _, status = os.waitpid(pid, 0)
+    sys.exit(os.waitstatus_to_exitcode(status))
+faulthandler.dump_traceback_later(10, exit=True)
+access.note("grpc", "Check", "OK", 0.001, Peer(), "child")
+deadline = time.monotonic() + 5
+while not kept and time.monotonic() < deadline:
+    time.sleep(0.05)
+time.sleep(0.3)
+print(json.dumps(kept))
+sys.stdout.flush()
+os._exit(0)
+"""
+
+
+def test_a_forked_process_writes_its_own_access_lines() -> None:
+    """A process forked from one whose access log is on (gunicorn's worker of a preloaded app)
+    writes its own calls' lines with a writer's thread and lock of its own (``_Writer.forked``),
+    and not the lines its parent had noted and not yet written, which are the parent's to write:
+    the child's line comes within a quarter of a second or so, although its parent's writer was
+    holding its lock as it forked."""
+    done = subprocess.run([sys.executable, "-c", _FORKED], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == ["child"], done.stdout
