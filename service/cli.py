@@ -456,7 +456,11 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        return _main(argv)
+        status = _main(argv)
+        # (on a pipe stdout is buffered: its broken pipe is met here, not at exit, where Python
+        # wrote "Exception ignored ... BrokenPipeError" and exited 120)
+        sys.stdout.flush()
+        return status
     except BrokenPipeError:  # naipes validate x.json | head
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

@@ -203,6 +203,27 @@ def test_legal_and_deal() -> None:
     assert json.loads(done.stdout) == api.legal_actions(record, 1)
 
 
+@pytest.mark.parametrize("args", [("rules", "rentoy"), ("deal", "--seed", "x"), ("validate", "-"), ("legal", "-"), ("audit", "-")],
+                         ids=lambda args: args[0])
+def test_an_answer_to_a_closed_pipe_exits_1_quietly(args: tuple[str, ...]) -> None:
+    """``naipes rules rentoy | head -0``: stdout a pipe whose reader has gone. The command exits 1
+    with nothing on stderr (``main``: stdout's broken pipe), whether its answer is written as it
+    prints (PYTHONUNBUFFERED, as the tests' environment may set) or, as by default on a pipe,
+    buffered until its end: then the write failed as Python exited, after ``main``, which wrote
+    "Exception ignored ... BrokenPipeError" on stderr and exited 120."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    line = json.dumps({"id": "a", "record": _valid_record()}) + "\n"  # (audit's stdin; the others', a record)
+    for unbuffered in ({}, {"PYTHONUNBUFFERED": "1"}):
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            done = subprocess.run([NAIPES, *args], input=(line if args[0] == "audit" else json.dumps(_valid_record())).encode(), stdout=write,
+                                  stderr=subprocess.PIPE, env={**env, **unbuffered}, timeout=60)
+        finally:
+            os.close(write)
+        assert (done.returncode, done.stderr) == (1, b""), (unbuffered, done.stderr)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
