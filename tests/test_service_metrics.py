@@ -74,11 +74,12 @@ def shown(base: str, expected: dict[Key, float]) -> dict[Key, float]:
         time.sleep(0.1)
 
 
-def metrics_dir(server_pid: int) -> Path:
-    """The PROMETHEUS_MULTIPROC_DIR that ``naipes serve`` gave its children."""
+def metrics_dir(server_pid: int, name: str = "PROMETHEUS_MULTIPROC_DIR") -> Path:
+    """The PROMETHEUS_MULTIPROC_DIR that ``naipes serve`` gave its children (or the directory of
+    another variable ``name``)."""
     child = next(p for p in children(server_pid) if "service.grpc_server" in command(p))
     environ = dict(item.split("=", 1) for item in (Path("/proc") / str(child) / "environ").read_text().split("\0") if "=" in item)
-    return Path(environ["PROMETHEUS_MULTIPROC_DIR"])
+    return Path(environ[name])
 
 
 def process_samples(directory: Path, pid: int) -> Samples:
@@ -199,13 +200,15 @@ def test_a_made_up_path_makes_no_new_series(two_workers: tuple[int, int, int]) -
 def test_a_dead_worker_leaves_the_gauges_and_a_stopped_server_its_directory() -> None:
     """A gunicorn worker killed in the middle of a stream no longer counts it in progress (the
     ``child_exit`` hook marks it dead) and its validation pool's processes exit; ``naipes serve``
-    removes the metrics' directory at stop."""
+    removes the metrics' directory at stop, and the one where its processes said they serve
+    (service/ready.py)."""
     server, rest_port, _ = serve(2)
     held: socket.socket | None = None
     pool: list[int] = []
     try:
-        directory = metrics_dir(server.pid)
+        directory, ready = metrics_dir(server.pid), metrics_dir(server.pid, "NAIPES_READY_DIR")
         assert directory.is_dir() and directory.parent == Path("/dev/shm")
+        assert ready.is_dir() and ready.parent == Path("/dev/shm") and ready != directory
         base = f"http://127.0.0.1:{rest_port}"
         held = socket.create_connection(("127.0.0.1", rest_port), timeout=20)
         line = (json.dumps(RECORD) + "\n").encode()
@@ -235,7 +238,7 @@ def test_a_dead_worker_leaves_the_gauges_and_a_stopped_server_its_directory() ->
                 os.kill(pid, signal.SIGKILL)
         output = stop(server)
     assert server.returncode == 0, output
-    assert not directory.exists()
+    assert not directory.exists() and not ready.exists()
 
 
 def test_without_naipes_serve_the_metrics_are_the_process_own(stub, rest_url: str) -> None:
