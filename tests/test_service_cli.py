@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -224,6 +225,18 @@ def test_an_answer_to_a_closed_pipe_exits_1_quietly(args: tuple[str, ...]) -> No
         assert (done.returncode, done.stderr) == (1, b""), (unbuffered, done.stderr)
 
 
+def test_deal_defaults_to_rentoy_4_seats_dealer_0_and_a_fresh_seed() -> None:
+    """``naipes deal``'s defaults, as its help says: Rentoy, 4 seats, seat 0 deals, and a fresh
+    random seed (16 hex digits, a new one each time), which the answer gives for the deal to be
+    made again."""
+    done = naipes("deal", "--seed", "X")
+    assert done.returncode == 0 and json.loads(done.stdout) == api.deal({"game": "rentoy", "seats": 4, "dealer": 0, "seed": "X"})
+    first, second = (json.loads(naipes("deal").stdout) for _ in range(2))
+    assert re.fullmatch(r"[0-9a-f]{16}", first["seed"]) and first["seed"] != second["seed"], (first["seed"], second["seed"])
+    for dealt in (first, second):
+        assert dealt == api.deal({"game": "rentoy", "seats": 4, "dealer": 0, "seed": dealt["seed"]})
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -276,6 +289,7 @@ def test_serve_is_ready_once_every_process_serves(tmp_path: Path) -> None:
         output = "".join(lines)
         assert len(list(loaded.iterdir())) == 2, output  # both workers had loaded the app
         assert sum("gRPC listening on " in line for line in lines) == 2, output
+        assert "(gunicorn, 2 workers), gRPC on 127.0.0.1:" in lines[-1] and lines[-1].endswith(" (2 processes)\n"), lines[-1]
     finally:
         output += stop(server)
     assert server.returncode == 0, output
