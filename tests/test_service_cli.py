@@ -347,6 +347,29 @@ def test_serve_refuses_a_port_another_server_listens_on() -> None:
         assert output.strip() == f"naipes serve: 127.0.0.1:{taken} ({flag}) is in use: something listens there already", output
 
 
+@pytest.mark.parametrize(("flag", "other", "default"), [("--rest-port", "--grpc-port", 8080), ("--grpc-port", "--rest-port", 50051)])
+def test_serve_listens_on_8080_and_50051_unless_told_otherwise(flag: str, other: str, default: int) -> None:
+    """Without --rest-port and NAIPES_REST_PORT REST listens on 8080, and gRPC on 50051 without
+    --grpc-port and NAIPES_GRPC_PORT (README): with something listening on that port, ``naipes
+    serve`` names it as the port it would take, and exits 1 before anything starts."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NAIPES_REST_PORT", "NAIPES_GRPC_PORT")}
+    with socket.socket() as taken:
+        try:
+            taken.bind(("127.0.0.1", default))
+        except OSError:
+            pytest.skip(f"port {default} is taken on this machine")
+        taken.listen()
+        server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--workers", "1", other, str(_free_port())], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:  # (it exits of itself; one that serves instead is stopped, its children with it)
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pass
+        output = stop(server) if server.returncode is None else server.communicate()[0]
+    assert server.returncode == 1, output
+    assert output == f"naipes serve: 127.0.0.1:{default} ({flag}) is in use: something listens there already\n", output
+
+
 def test_grpc_server_alone_listens_where_the_environment_says() -> None:
     """``python -m service.grpc_server`` without arguments: its host and port from NAIPES_HOST
     and NAIPES_GRPC_PORT; it answers the health check and stops on SIGTERM."""
