@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import select
 import signal
 import socket
@@ -16,10 +17,11 @@ import time
 from pathlib import Path
 
 import grpc
+import pytest
 import requests
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import answered_while_sending, load_example, read_until, rentoy_examples, stop
+from service_support import alive, answered_while_sending, load_example, read_until, rentoy_examples, stop
 from test_service_cli import NAIPES, _free_port
 
 from engine import api
@@ -125,6 +127,34 @@ def _ready_dir(pid: int) -> Path:
     (service/ready.py), from a child's environment."""
     environ = (Path("/proc") / str(children(pid)[0]) / "environ").read_bytes().split(b"\0")
     return Path(next(item.split(b"=", 1)[1].decode() for item in environ if item.startswith(b"NAIPES_READY_DIR=")))
+
+
+@pytest.mark.parametrize(("workers", "killed", "name"), [(2, "service.grpc_server", r"gRPC worker [12]"), (1, "gunicorn", "REST")],
+                         ids=["a gRPC process", "gunicorn"])
+def test_a_server_that_exits_stops_naipes_serve(workers: int, killed: str, name: str) -> None:
+    """A process ``naipes serve`` started that exits (killed here) stops the others, with SIGTERM
+    as a stop does, and ``naipes serve`` itself, exit 1, its log naming the process and how it
+    ended; nothing it started is left running. (gunicorn's workers are gunicorn's: it replaces
+    one that exits.)"""
+    server, _, _ = serve(workers)
+    try:
+        started = {pid: command(pid) for pid in children(server.pid)}
+        (victim,) = [pid for pid in sorted(started) if killed in started[pid]][-1:]
+        workers_of = {pid: children(pid) for pid in started if "gunicorn" in started[pid]}
+        os.kill(victim, signal.SIGKILL)
+        server.wait(timeout=30)
+    finally:
+        output = stop(server) if server.returncode is None else server.communicate()[0]
+    assert server.returncode == 1, output
+    assert re.search(rf"^naipes: the {name} server exited \(status -9\); stopping$", output, re.M), output
+    assert output.rstrip().endswith("naipes stopped"), output
+    for pid in started:  # the other gRPC processes stopped as SIGTERM stops them, not killed
+        assert pid == victim or "service.grpc_server" not in started[pid] or f"gRPC stopped: process {pid} answered" in output, output
+    everything = [*started, *(worker for pids in workers_of.values() for worker in pids)]
+    deadline = time.monotonic() + 5  # (a killed gunicorn's workers exit once they see their parent gone, within a second)
+    while (left := [pid for pid in everything if alive(pid)]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not left, [command(pid) for pid in left]
 
 
 def test_ready_counts_the_processes_that_serve_and_a_replaced_worker_once() -> None:
