@@ -3,6 +3,7 @@ exit codes, and ``naipes serve`` starts both servers, answers both health checks
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -293,6 +294,46 @@ def test_serve_is_ready_once_every_process_serves(tmp_path: Path) -> None:
     finally:
         output += stop(server)
     assert server.returncode == 0, output
+
+
+# sitecustomize for the test below: a gRPC server process (and every thread it starts) blocks
+# SIGTERM, so that it never stops on one; nothing else ``naipes serve`` starts is touched.
+_DEAF_GRPC = """
+import signal
+if b"service.grpc_server" in open("/proc/self/cmdline", "rb").read():
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+"""
+
+
+def test_serve_kills_a_server_that_does_not_stop_within_10_seconds(tmp_path: Path) -> None:
+    """A stop (SIGTERM) that a server ``naipes serve`` started does not heed: 10 seconds on, the
+    server is killed (it never says it stopped, and its port is closed) and ``naipes serve``
+    stops as ever (exit 0, "naipes stopped"), rather than wait for it for ever."""
+    (tmp_path / "sitecustomize.py").write_text(_DEAF_GRPC)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+    grpc_port = _free_port()
+    server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(_free_port()), "--grpc-port", str(grpc_port),
+                               "--workers", "1"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output = ""
+    try:
+        output = "".join(read_until(server, _ready))
+    finally:
+        start = time.monotonic()
+        server.send_signal(signal.SIGTERM)
+        try:
+            output += server.communicate(timeout=30)[0]
+        except subprocess.TimeoutExpired:  # (naipes serve waiting for it: the deaf server is killed here, not left running)
+            for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+                with contextlib.suppress(OSError):
+                    if f"--port\0{grpc_port}\0".encode() in cmdline.read_bytes():
+                        os.kill(int(cmdline.parent.name), signal.SIGKILL)
+            server.kill()
+            output += server.communicate()[0]
+    waited = time.monotonic() - start
+    assert server.returncode == 0 and output.rstrip().endswith("naipes stopped"), output
+    assert 9 < waited < 25 and "gRPC stopped" not in output, (waited, output)
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", grpc_port), timeout=5).close()
 
 
 def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
