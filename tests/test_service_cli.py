@@ -22,7 +22,7 @@ import grpc
 import pytest
 import requests
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import ROOT, call_rest, events_emptied, load_example, read_until, rentoy_examples, stop, tool
+from service_support import ROOT, call_rest, events_emptied, load_example, read_until, rentoy_examples, rest_request, stop, tool
 
 from engine import api
 
@@ -60,6 +60,33 @@ def test_validate_invalid_input_exits_2_with_a_problem() -> None:
         assert done.returncode == 2 and json.loads(done.stderr.strip().splitlines()[-1])["code"] == "MALFORMED_JSON"
     done = naipes("validate", "-", stdin='{"game": "rentoy", "seats": "four"}')
     assert done.returncode == 2 and json.loads(done.stderr.strip().splitlines()[-1])["field"] == "seats"
+
+
+@pytest.mark.parametrize(("text", "code", "field"), [("[1, 2]", "INVALID_FIELD", "body"), ('"rentoy"', "INVALID_FIELD", "body"),
+                                                     ("{}", "MISSING_FIELD", "game"), ('{"expect": {}}', "INVALID_FIELD", "expect")],
+                         ids=["a list", "a string", "an empty object", "no record nor game"])
+def test_validate_and_legal_of_json_that_is_no_record_exit_2(text: str, code: str, field: str) -> None:
+    """JSON that is neither a record nor an example file ``{"record": ...}`` is invalid input,
+    exit 2, with the error REST answers for that body (a body that is no object, a record without
+    its game, a field no record has), never an internal error (3) from reading it as an example
+    file."""
+    for args in (("validate", "-"), ("legal", "-")):
+        done = naipes(*args, stdin=text)
+        assert done.returncode == 2 and done.stdout == "", done.stderr
+        problem = json.loads(done.stderr.strip().splitlines()[-1])
+        assert (problem["code"], problem["field"]) == (code, field), problem
+
+
+def test_rules_prints_what_rest_answers(http, rest_url) -> None:
+    """``naipes rules GAME`` prints a game's house-rule options as GET /v1/games/{game}/rules
+    answers them, exit 0; a game the service does not have is its UNKNOWN_GAME problem, exit 2."""
+    for game in ("rentoy", "tresillo", "revesino"):
+        done = naipes("rules", game)
+        assert done.returncode == 0 and json.loads(done.stdout) == call_rest(http, rest_url, "DescribeRules", {"game": game}), done.stderr
+    done = naipes("rules", "mus")
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    problem = json.loads(done.stderr.strip().splitlines()[-1])
+    assert problem == rest_request(http, rest_url, "DescribeRules", {"game": "mus"}).json(), problem
 
 
 def test_validate_an_unreadable_file_exits_2(tmp_path: Path) -> None:
