@@ -174,10 +174,14 @@ def test_gunicorn_errors_read_the_headers_as_the_app_does(rest_port) -> None:
             name.lower(): value for name, value in wanted.items()}
 
 
-def test_gunicorn_errors_follow_the_origins_setting() -> None:
+@pytest.mark.parametrize(("setting", "allowed"), [("https://tables.example, http://localhost:3000", True), ("none", False), (" ", False)],
+                         ids=["a list", "none", "blank"])
+def test_gunicorn_errors_follow_the_origins_setting(setting: str, allowed: bool) -> None:
     """With NAIPES_CORS_ORIGINS a list, gunicorn's errors answer the origins the app answers, and
-    the same headers (Vary included); another origin gets none."""
-    server, port, _ = serve(1, {**os.environ, "NAIPES_CORS_ORIGINS": "https://tables.example, http://localhost:3000"})
+    the same headers (Vary included); another origin gets none. With ``none`` (or nothing but
+    white space) no origin gets any, from the app or from gunicorn's errors, which are answered
+    as ever."""
+    server, port, _ = serve(1, {**os.environ, "NAIPES_CORS_ORIGINS": setting})
     try:
         def cors(received: bytes) -> dict[str, str]:
             head = received.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")[1:]
@@ -185,11 +189,13 @@ def test_gunicorn_errors_follow_the_origins_setting() -> None:
 
         too_large = b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 9000 + b"\r\n\r\n"
         healthz = b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-        for origin, allowed in ((ORIGIN, True), ("https://evil.example", False)):
-            app = cors(exchange(port, with_origin(healthz, origin)))
-            assert cors(exchange(port, with_origin(too_large, origin))) == app
-            assert app == ({"Access-Control-Allow-Origin": origin, "Vary": "Origin", "Access-Control-Expose-Headers": "Retry-After, X-Request-Id"}
-                           if allowed else {})
+        for origin, listed in ((ORIGIN, allowed), ("https://evil.example", False)):
+            app = exchange(port, with_origin(healthz, origin))
+            refused = exchange(port, with_origin(too_large, origin))
+            assert app.startswith(b"HTTP/1.1 200 ") and refused.startswith(b"HTTP/1.1 431 "), refused
+            assert cors(refused) == cors(app)
+            assert cors(app) == ({"Access-Control-Allow-Origin": origin, "Vary": "Origin",
+                                  "Access-Control-Expose-Headers": "Retry-After, X-Request-Id"} if listed else {})
     finally:
         stop(server)
 
