@@ -29,9 +29,10 @@ from naipes.v1 import naipes_pb2_grpc
 from service import affinity
 from service.codec import to_json
 
-pytestmark = pytest.mark.skipif(not affinity.supported(), reason="no os.sched_setaffinity on this platform")
+# (the platform's own say, not affinity.supported(): that one broken would skip every test here)
+pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no os.sched_setaffinity on this platform")
 
-CPUS = affinity.available() if affinity.supported() else []  # (in the order the server takes them: test_spread_*)
+CPUS = affinity.available() if hasattr(os, "sched_setaffinity") else []  # (in the order the server takes them: test_spread_*)
 
 
 def threads_cpus(pid: int) -> set[frozenset[int]]:
@@ -266,3 +267,33 @@ def test_a_grpc_process_given_its_cpu_runs_on_it_and_says_so_and_a_bad_one_is_a_
         done = subprocess.run([sys.executable, "-m", "service.grpc_server", "--port", "0"], cwd=ROOT,
                               env={**os.environ, affinity.CPU_ENV: bad}, capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and f"error: {affinity.CPU_ENV}: " in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_platform_that_sets_a_thread_s_cpus_supports_pinning() -> None:
+    """Where ``os.sched_setaffinity`` exists (Linux), ``--pin-cpus`` is supported (it is refused
+    where it does not: above)."""
+    assert affinity.supported() is True
+
+
+def test_pin_sets_every_thread_and_without_proc_this_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pin`` sets the CPUs of each thread /proc lists for the process, past one that has just
+    ended; without /proc, of the calling thread (0: "this thread", never another process's)."""
+    calls: list[tuple[int, set[int]]] = []
+
+    def set_cpus(tid: int, cpus: set[int]) -> None:
+        if tid == 12:
+            raise ProcessLookupError(tid)  # (a thread that has just ended)
+        calls.append((tid, set(cpus)))
+
+    monkeypatch.setattr(os, "sched_setaffinity", set_cpus)
+    monkeypatch.setattr(os, "listdir", lambda path: ["11", "12", "13"] if path == "/proc/self/task" else [])
+    affinity.pin([3, 1])
+    assert calls == [(11, {1, 3}), (13, {1, 3})]
+
+    def no_proc(path: str) -> list[str]:
+        raise FileNotFoundError(path)
+
+    calls.clear()
+    monkeypatch.setattr(os, "listdir", no_proc)
+    affinity.pin([2])
+    assert calls == [(0, {2})]
