@@ -74,3 +74,17 @@ def test_a_page_may_send_and_read_a_request_id(http, rest_url) -> None:
         answer = http.post(f"{rest_url}/v1/hands:validate", json=body, headers={"Origin": ORIGIN, "X-Request-Id": "page-1"}, timeout=10)
         assert answer.status_code == status and answer.headers["X-Request-Id"] == "page-1"
         assert "X-Request-Id" in [name.strip() for name in answer.headers["Access-Control-Expose-Headers"].split(",")]
+
+
+def test_only_a_preflight_gets_the_preflight_s_headers(http, rest_url) -> None:
+    """A preflight is an OPTIONS request that names the method it asks for
+    (``Access-Control-Request-Method``). An OPTIONS request with an Origin and no such header, or
+    a request of another method that carries one, is answered as any other request: the page may
+    read the answer's headers, and no methods, headers or max age are offered."""
+    answers = [http.options(f"{rest_url}/v1/hands:validate", headers={"Origin": ORIGIN}, timeout=10),
+               http.post(f"{rest_url}/v1/hands:validate", json=RECORD, headers={"Origin": ORIGIN, "Access-Control-Request-Method": "POST"},
+                         timeout=10)]
+    for answer in answers:
+        assert {name: value for name, value in answer.headers.items() if name.startswith("Access-Control-")} == {
+            "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": "Retry-After, X-Request-Id"}, answer.headers
+    assert answers[0].status_code == 204 and answers[1].status_code == 200
