@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -100,6 +101,8 @@ def test_pin_cpus_runs_each_serving_process_on_one_cpu_in_turn_and_the_pools_on_
         for pid in (server.pid, gunicorn):  # naipes serve and gunicorn's master are not pinned
             assert threads_cpus(pid) == {frozenset(CPUS)}
         assert f"naipes serve: each gRPC process and REST worker pinned to one of CPUs {affinity.written(CPUS)}" in "".join(lines)
+        said = Counter(int(cpu) for cpu in re.findall(r"gRPC server pinned to CPU (\d+)$", "".join(lines), re.M))
+        assert said == expected, lines  # (each gRPC process says which CPU it took)
         validate_both(rest_port, grpc_port, 60)
         # The pools the streams started: one process per CPU of the server's, each on all of them.
         pools = [pool_processes(p) for p in grpc_processes + rest_workers]
