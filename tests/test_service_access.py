@@ -12,7 +12,6 @@ import json
 import logging
 import re
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -28,7 +27,7 @@ import requests
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from service_support import ROOT, call_grpc, grpc_failure, read_until, rest_failure, rest_request, stop
-from test_service_cli import NAIPES, _free_port
+from test_service_cli import NAIPES, _free_port, _ipv6_loopback
 from test_service_metrics import BAD, RECORD  # (a valid record, and one with an unknown card)
 from test_service_workers import serve
 
@@ -293,15 +292,6 @@ def test_the_access_lines_waiting_are_bounded_and_the_dropped_ones_counted(monke
     assert [json.loads(text) for text in "".join(stuck.text).splitlines()][len(lines):] == [
         {**lines[0], "time": ANY, "ms": 1.0, "requestId": "id-110"}]
     assert counted() - counted_before == 59 and not access._NOTED
-
-
-def _ipv6_loopback() -> bool:
-    try:
-        with socket.socket(socket.AF_INET6) as probe:
-            probe.bind(("::1", 0))
-        return True
-    except OSError:
-        return False
 
 
 @pytest.mark.skipif(not _ipv6_loopback(), reason="this machine has no IPv6 loopback")

@@ -392,6 +392,22 @@ def test_clients_that_keep_a_closed_connection_open_do_not_stall_the_others() ->
     assert server.returncode == 0, output
 
 
+def _the_worker(server: subprocess.Popen[str]) -> int:
+    """The one gunicorn worker of a server ``serve(1, ...)`` started."""
+    (master,) = [p for p in children(server.pid) if "gunicorn" in command(p)]
+    (worker,) = children(master)
+    return worker
+
+
+def _sockets_once_settled(worker: int, expected: int) -> int:
+    """The worker's sockets once they are ``expected``, or after 2 s: a connection is closed a
+    moment after its client has seen its end."""
+    deadline = time.monotonic() + 2
+    while sockets(worker) != expected and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return sockets(worker)
+
+
 def test_a_connection_closed_after_its_answer_is_let_go_once_its_client_closes() -> None:
     """A connection closed after its answer (the client asked ``Connection: close``) lingers until
     its client closes, and is then closed and no longer counted among gunicorn's
@@ -400,18 +416,14 @@ def test_a_connection_closed_after_its_answer_is_let_go_once_its_client_closes()
     linger's end (``LINGER_SECONDS``) would not do, and the worker is left with the sockets it had."""
     server, rest_port, _ = serve(1, {**os.environ, "GUNICORN_CMD_ARGS": "--worker-connections 8"})
     try:
-        (master,) = [p for p in children(server.pid) if "gunicorn" in command(p)]
-        (worker,) = children(master)
+        worker = _the_worker(server)
         before = sockets(worker)
         for _ in range(40):
             with socket.create_connection(("127.0.0.1", rest_port), timeout=5) as client:
                 client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 head, body, _ = _answer_then_closed(client)
             assert head.startswith(b"HTTP/1.1 200 ") and body == b'{"status":"SERVING"}\n', head
-        deadline = time.monotonic() + 2
-        while sockets(worker) != before and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert sockets(worker) == before
+        assert _sockets_once_settled(worker, before) == before
     finally:
         output = stop(server)
     assert server.returncode == 0, output
@@ -427,8 +439,7 @@ def test_a_connection_its_client_resets_before_its_answer_is_let_go() -> None:
     the sockets it had; a worker still counting them would accept no ninth connection."""
     server, rest_port, _ = serve(1, {**os.environ, "GUNICORN_CMD_ARGS": "--worker-connections 8", "PYTHONWARNINGS": "always::ResourceWarning"})
     try:
-        (master,) = [p for p in children(server.pid) if "gunicorn" in command(p)]
-        (worker,) = children(master)
+        worker = _the_worker(server)
         before = sockets(worker)
         for _ in range(40):
             client = socket.create_connection(("127.0.0.1", rest_port), timeout=5)
@@ -439,10 +450,7 @@ def test_a_connection_its_client_resets_before_its_answer_is_let_go() -> None:
             client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             head, body, _ = _answer_then_closed(client)
         assert head.startswith(b"HTTP/1.1 200 ") and body == b'{"status":"SERVING"}\n', head
-        deadline = time.monotonic() + 2
-        while sockets(worker) != before and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert sockets(worker) == before
+        assert _sockets_once_settled(worker, before) == before
     finally:
         output = stop(server)
     assert server.returncode == 0, output
