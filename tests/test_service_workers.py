@@ -399,6 +399,14 @@ def _the_worker(server: subprocess.Popen[str]) -> int:
     return worker
 
 
+def _health_check_then_closed(rest_port: int) -> None:
+    """A health check on a connection of its own, ``Connection: close``: answered, then closed."""
+    with socket.create_connection(("127.0.0.1", rest_port), timeout=5) as client:
+        client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        head, body, _ = _answer_then_closed(client)
+    assert head.startswith(b"HTTP/1.1 200 ") and body == b'{"status":"SERVING"}\n', head
+
+
 def _sockets_once_settled(worker: int, expected: int) -> int:
     """The worker's sockets once they are ``expected``, or after 2 s: a connection is closed a
     moment after its client has seen its end."""
@@ -419,10 +427,7 @@ def test_a_connection_closed_after_its_answer_is_let_go_once_its_client_closes()
         worker = _the_worker(server)
         before = sockets(worker)
         for _ in range(40):
-            with socket.create_connection(("127.0.0.1", rest_port), timeout=5) as client:
-                client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                head, body, _ = _answer_then_closed(client)
-            assert head.startswith(b"HTTP/1.1 200 ") and body == b'{"status":"SERVING"}\n', head
+            _health_check_then_closed(rest_port)
         assert _sockets_once_settled(worker, before) == before
     finally:
         output = stop(server)
@@ -446,10 +451,7 @@ def test_a_connection_its_client_resets_before_its_answer_is_let_go() -> None:
             client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             client.close()  # (a reset, not a FIN)
-        with socket.create_connection(("127.0.0.1", rest_port), timeout=5) as client:
-            client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            head, body, _ = _answer_then_closed(client)
-        assert head.startswith(b"HTTP/1.1 200 ") and body == b'{"status":"SERVING"}\n', head
+        _health_check_then_closed(rest_port)
         assert _sockets_once_settled(worker, before) == before
     finally:
         output = stop(server)
