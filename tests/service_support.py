@@ -411,3 +411,27 @@ def events_emptied(answer: dict[str, Any]) -> dict[str, Any]:
     if "batch" in answer:
         return {**answer, "batch": [events_emptied(item) for item in answer["batch"]]}
     return {**answer, "result": {**answer["result"], "events": []}} if "result" in answer else answer
+
+
+def forked_holding(lock: str, before_fork: str = "") -> str:
+    """Lines of a child script (it imports ``os``, ``sys``, ``threading`` and ``faulthandler``):
+    another thread takes ``lock`` (an expression) and holds it while the process runs
+    ``before_fork`` and forks, as gunicorn forks the worker of a preloaded app while a thread of
+    the app holds a lock. The parent then lets the lock go, waits for its child and exits with its
+    status; the lines after these run in the child, a hang ended by faulthandler within 10 s."""
+    return f"""
+held, done = threading.Event(), threading.Event()
+def hold():
+    with {lock}:
+        held.set()
+        done.wait(30)
+threading.Thread(target=hold, daemon=True).start()
+held.wait()
+{before_fork}
+pid = os.fork()
+if pid:
+    done.set()
+    _, status = os.waitpid(pid, 0)
+    sys.exit(os.waitstatus_to_exitcode(status))
+faulthandler.dump_traceback_later(10, exit=True)
+"""

@@ -26,7 +26,7 @@ import pytest
 import requests
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import ROOT, call_grpc, grpc_failure, read_until, rest_failure, rest_request, stop
+from service_support import ROOT, call_grpc, forked_holding, grpc_failure, read_until, rest_failure, rest_request, stop
 from test_service_cli import NAIPES, _free_port, _ipv6_loopback
 from test_service_metrics import BAD, RECORD  # (a valid record, and one with an unknown card)
 from test_service_workers import serve
@@ -385,20 +385,7 @@ access.configure(True)
 class Peer:
     def peer(self):
         return "ipv4:127.0.0.1:5000"
-held, done = threading.Event(), threading.Event()
-def hold():
-    with access._WRITER.lock:
-        held.set()
-        done.wait(30)
-threading.Thread(target=hold, daemon=True).start()
-held.wait()
-access.note("grpc", "Check", "OK", 0.001, Peer(), "parent")
-pid = os.fork()
-if pid:
-    done.set()
-    _, status = os.waitpid(pid, 0)
-    sys.exit(os.waitstatus_to_exitcode(status))
-faulthandler.dump_traceback_later(10, exit=True)
+""" + forked_holding("access._WRITER.lock", before_fork='access.note("grpc", "Check", "OK", 0.001, Peer(), "parent")') + """
 access.note("grpc", "Check", "OK", 0.001, Peer(), "child")
 deadline = time.monotonic() + 5
 while not kept and time.monotonic() < deadline:

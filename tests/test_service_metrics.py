@@ -27,7 +27,7 @@ from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CollectorRegistry, multiprocess
 from prometheus_client.parser import text_string_to_metric_families
-from service_support import ROOT, alive, load_example, rentoy_examples, stop
+from service_support import ROOT, alive, forked_holding, load_example, rentoy_examples, stop
 from test_service_workers import children, command, serve
 
 from bench.run import descendants
@@ -425,19 +425,7 @@ access.QUEUED_AT_MOST = 0  # (every line dropped)
 for _ in range(3):
     access.note("grpc", "ValidateHand", "OK", 0.001, None)
 metrics._FLUSHER.flush()
-held, done = threading.Event(), threading.Event()
-def hold():
-    with metrics._FLUSHER.lock:
-        held.set()
-        done.wait(30)
-threading.Thread(target=hold, daemon=True).start()
-held.wait()
-pid = os.fork()
-if pid:
-    done.set()
-    _, status = os.waitpid(pid, 0)
-    sys.exit(os.waitstatus_to_exitcode(status))
-faulthandler.dump_traceback_later(10, exit=True)
+""" + forked_holding("metrics._FLUSHER.lock") + """
 sample = lambda *key: REGISTRY.get_sample_value(*key) or 0.0
 ok = ("naipes_requests_total", {"transport": "grpc", "method": "ValidateHand", "code": "OK"})
 before = {"calls": sample(*ok), "dropped": sample("naipes_access_log_dropped_total")}
