@@ -399,8 +399,8 @@ def seconds_argument(text: str) -> float:
 # them, and a bad one was each stream's INTERNAL error (NAIPES_STREAMS=two), a worker that could
 # not start (NAIPES_BODY_SECONDS=ten), or read as 1 (NAIPES_STREAM_WORKERS=0). ``naipes audit``
 # checks the one it reads, NAIPES_STREAM_WORKERS.
-STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 or more)")),
-                   ("NAIPES_STREAM_WORKERS", _within(1, None, "a number of processes (1 or more)")),
+STREAM_WORKERS = ("NAIPES_STREAM_WORKERS", _within(1, None, "a number of processes (1 or more)"))
+STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 or more)")), STREAM_WORKERS,
                    ("NAIPES_POOL_IDLE", seconds_argument))
 REST_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument), ("NAIPES_STREAM_IDLE_SECONDS", seconds_argument))
 
@@ -495,7 +495,7 @@ def _main(argv: list[str] | None) -> int:
         return validate(args.file)
     if args.command == "audit":
         try:  # the one setting of the streaming validator's that an audit reads: its pool's size
-            check_settings(tuple(setting for setting in STREAM_SETTINGS if setting[0] == "NAIPES_STREAM_WORKERS"))
+            check_settings((STREAM_WORKERS,))
         except ValueError as exc:
             commands.error(str(exc))
         return audit(args.file, args.omit_events)

@@ -110,8 +110,8 @@ def _method(name: str, handler: Callable[[Any], Any]) -> Callable[[Any, grpc.Ser
 
 def _ended(context: grpc.ServicerContext) -> str:
     """The code of a stream whose handler ended without an error, once the call has ended: OK, or
-    CANCELLED if its client cancelled it (DEADLINE_EXCEEDED if its deadline ended it, ``_gone``). A client that cancels may end its requests first, as if
-    its stream had ended (grpcio's request iterator stops when its receive came back empty before
+    CANCELLED if its client cancelled it (DEADLINE_EXCEEDED if its deadline ended it, ``_gone``).
+    A client that cancels may end its requests first, as if its stream had ended (grpcio's request iterator stops when its receive came back empty before
     the cancel was seen), and the handler then ends as for a stream answered whole; only the call's
     end tells them apart, and grpcio tells it only in its call state (``_RPCState.client``, the
     string ``"cancelled"`` in grpcio 1.85; a grpcio without it counts such a stream OK)."""

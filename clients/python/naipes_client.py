@@ -409,8 +409,8 @@ class GrpcClient:
                        request_id: str | None = None) -> Iterator[JSON]:
         """Validate many records over one ValidateHands stream, ``batch`` records per message
         (fewer when they are large: ``BATCH_BYTES``; from 1 to ``MAX_BATCH``, else INVALID_FIELD
-        naming ``batch``, raised for the first answer): one answer per record, in order, as the REST client gives them. The stream has no deadline
-        for its whole length but a bound on its progress: it is cancelled (``DEADLINE_EXCEEDED``)
+        naming ``batch``, raised for the first answer): one answer per record, in order, as the
+        REST client gives them. The stream has no deadline for its whole length but a bound on its progress: it is cancelled (``DEADLINE_EXCEEDED``)
         when a message sent waits ``timeout`` seconds for its answer. A record this client
         cannot put in a message is answered by its error in its place: ``INVALID_FIELD`` for JSON
         no record holds, ``PAYLOAD_TOO_LARGE`` for a record over the 1 MiB a message may be (which
