@@ -531,23 +531,36 @@ def h2load(url: str, body: Path, seconds: float, warm_up: float, out: Path, conn
     command.append(url)
     run = subprocess.run(command, capture_output=True, text=True, timeout=seconds + warm_up + 600)
     (out / "h2load-last.txt").write_text(run.stdout + run.stderr)
-    text = run.stdout
-    finished = re.search(r"finished in ([\d.]+)(m?s), ([\d.]+) req/s", text)
+    if run.returncode != 0:
+        raise RuntimeError(f"h2load failed: {shlex.join(command)}\n{run.stdout}{run.stderr}")
+    return h2load_figures(run.stdout, logfile.read_text(), shlex.join(command), connections, counted=bool(requests))
+
+
+def h2load_figures(text: str, log: str, command: str, connections: int, counted: bool) -> Load:
+    """One h2load run's figures, from its output ``text`` and its per-request ``log`` (a line a
+    request: start, status or -1 for a stream that failed, microseconds). Only the requests
+    answered 2xx count: h2load's own req/s counts every request answered with a status, 4xx and
+    5xx included, and its "succeeded" the 3xx too. The throughput is theirs over the main
+    duration (h2load's req/s scaled to them) or, for a run of a fixed number of requests
+    (``counted``), over the time it took; the percentiles are theirs; the mean is h2load's (every
+    request answered with a status). The errors: failed streams, timeouts and answers not 2xx."""
+    finished = re.search(r"finished in ([\d.]+(?:us|ms|s)), ([\d.]+) req/s", text)
     counts = re.search(r"requests: (\d+) total, (\d+) started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored, (\d+) timeout", text)
     status = re.search(r"status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", text)
-    if run.returncode != 0 or not finished or not counts or not status:
-        raise RuntimeError(f"h2load failed: {shlex.join(command)}\n{text}{run.stderr}")
-    elapsed = float(finished[1]) / (1000 if finished[2] == "ms" else 1)
-    latencies = sorted(int(line.split("\t")[2]) for line in logfile.read_text().splitlines() if line.count("\t") >= 2)
-    done = int(counts[4])
-    if abs(len(latencies) - done) > max(2, done // 100):
-        raise RuntimeError(f"h2load logged {len(latencies)} requests but counted {done} succeeded: {shlex.join(command)}")
+    if not finished or not counts or not status:
+        raise RuntimeError(f"h2load failed: {command}\n{text}")
+    elapsed = duration_ms(finished[1]) / 1000
+    answered, ok = sum(int(n) for n in status.groups()), int(status[1])
+    latencies = sorted(int(fields[2]) for fields in (line.split("\t") for line in log.splitlines())
+                       if len(fields) >= 3 and 200 <= int(fields[1]) < 300)
+    if abs(len(latencies) - ok) > max(2, ok // 100):
+        raise RuntimeError(f"h2load logged {len(latencies)} requests answered 2xx but counted {ok}: {command}")
     summary = re.search(r"time for request:\s+(\S+)\s+(\S+)\s+(\S+)", text)
     mean_ms = duration_ms(summary[3]) if summary else float("nan")
-    errors = int(counts[5]) + int(counts[6]) + int(counts[7]) + int(status[2]) + int(status[3]) + int(status[4])
-    return Load(rps=done / elapsed if requests else float(finished[3]), p50_ms=percentile(latencies, 50) / 1000,
-                p99_ms=percentile(latencies, 99) / 1000, requests=done, errors=errors, command=shlex.join(command),
-                mean_ms=mean_ms, in_flight=connections)
+    errors = int(counts[6]) + int(counts[7]) + int(status[2]) + int(status[3]) + int(status[4])
+    rps = ok / elapsed if counted else float(finished[2]) * ok / answered if answered else 0.0
+    return Load(rps=rps, p50_ms=percentile(latencies, 50) / 1000, p99_ms=percentile(latencies, 99) / 1000, requests=ok, errors=errors,
+                command=command, mean_ms=mean_ms, in_flight=connections)
 
 
 def duration_ms(text: str) -> float:
@@ -572,14 +585,25 @@ def wrk(url: str, body: Path | None, seconds: float, out: Path) -> Load:
     env = {**os.environ, "NAIPES_BENCH_BODY": str(body) if body else ""}
     run = subprocess.run(command, capture_output=True, text=True, timeout=seconds + 120, env=env)
     (out / "wrk-last.txt").write_text(run.stdout + run.stderr)
-    found = re.search(r"^WRKJSON (\{.*\})$", run.stdout, re.M)
-    if run.returncode != 0 or not found:
+    if run.returncode != 0:
         raise RuntimeError(f"wrk failed: {shlex.join(command)}\n{run.stdout}{run.stderr}")
+    body_note = f"NAIPES_BENCH_BODY={body} " if body else ""
+    return wrk_figures(run.stdout, body_note + shlex.join(command))
+
+
+def wrk_figures(text: str, command: str) -> Load:
+    """One wrk run's figures, from the line bench/post.lua writes. wrk counts every answer in its
+    requests, whatever its status; the throughput counts those answered 2xx only (post.lua's
+    ``errors_status``: the answers that were not). The errors: wrk's socket errors and
+    timeouts, and the answers not 2xx; the latencies are wrk's, of every answer."""
+    found = re.search(r"^WRKJSON (\{.*\})$", text, re.M)
+    if not found:
+        raise RuntimeError(f"wrk failed: {command}\n{text}")
     data = json.loads(found[1])
     errors = sum(v for k, v in data.items() if k.startswith("errors"))
-    body_note = f"NAIPES_BENCH_BODY={body} " if body else ""
-    return Load(rps=data["requests"] / (data["duration_us"] / 1e6), p50_ms=data["p50_us"] / 1000, p99_ms=data["p99_us"] / 1000,
-                requests=data["requests"], errors=errors, command=body_note + shlex.join(command), mean_ms=data.get("mean_us", float("nan")) / 1000)
+    ok = data["requests"] - data["errors_status"]
+    return Load(rps=ok / (data["duration_us"] / 1e6), p50_ms=data["p50_us"] / 1000, p99_ms=data["p99_us"] / 1000,
+                requests=ok, errors=errors, command=command, mean_ms=data.get("mean_us", float("nan")) / 1000)
 
 
 def repeated(cfg: Config, run: Callable[[], Load], root: int) -> dict[str, Any]:

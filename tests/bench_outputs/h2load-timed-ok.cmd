@@ -1,0 +1,1 @@
+h2load -t 1 -m 1 -d tests/bench_outputs/bodies/health.grpc -H 'content-type: application/grpc' -H 'te: trailers' --log-file=tests/bench_outputs/h2load-timed-ok.tsv -c 2 -D 1000ms --warm-up-time=300ms http://127.0.0.1:42209/grpc.health.v1.Health/Check
