@@ -6,6 +6,7 @@ against the results it is written from."""
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import re
@@ -17,6 +18,7 @@ import pytest
 from bench_support import OUTPUTS, H2cServer, Http1Server
 
 from bench import run
+from bench.run import TARGETS, Load
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = json.loads((ROOT / "bench" / "results.json").read_text())
@@ -234,3 +236,318 @@ def test_a_short_real_wrk_run_counts_the_answers_not_2xx_the_server_sent(tmp_pat
     assert 0 <= sent[500] + sent[302] - data["errors_status"] <= run.CONCURRENCY
     assert 0 <= sent[200] - load.requests <= run.CONCURRENCY
     assert load.errors >= data["errors_status"] > 0
+
+
+# ---- ratios and the targets' verdicts ------------------------------------------------------
+
+
+def service_figures(health: float, validate: float, stream: float, one_by_one: float, concurrent: float, rss_mb: float) -> dict[str, Any]:
+    """One server's figures as ``measure`` gives them, only those ``ratios`` reads."""
+    calls = {"health": {"rps": health}, "ValidateHand/rentoy": {"rps": validate}, "LegalActions/rentoy": {"rps": 1.0}}
+    return {"grpc": copy.deepcopy(calls), "rest": copy.deepcopy(calls),
+            "stream": {"rentoy": {"batch": 50, "grpc_stream_records_per_s": stream, "unary_sequential_per_s": one_by_one,
+                                  "unary_concurrent_per_s": concurrent, "brief_grpc_stream_records_per_s": stream,
+                                  "brief_unary_sequential_per_s": one_by_one}},
+            "memory": {"max_process_mb": rss_mb}}
+
+
+def verdicts(results: dict[str, Any]) -> dict[str, tuple[float, bool]]:
+    return {row["target"]: (row["value"], row["met"]) for row in run.ratios(results)}
+
+
+@pytest.mark.parametrize(("validate", "met"), [(850.0, True), (849.9, False), (2000.0, True)])
+def test_validate_hand_against_the_health_check_meets_its_target_from_0_85_up(validate: float, met: bool) -> None:
+    rows = verdicts({"service": {"1": service_figures(1000.0, validate, 1e4, 1e3, 1e3, 50.0)}})
+    for transport in ("gRPC", "REST"):
+        assert rows[f"ValidateHand/rentoy vs health check, {transport}, 1 worker(s)"] == (pytest.approx(validate / 1000), met)
+    assert not any(target.startswith("LegalActions") for target in rows)
+
+
+@pytest.mark.parametrize(("stream", "met"), [(10_000.0, True), (9_999.0, False)])
+def test_the_stream_meets_its_target_from_ten_times_one_request_per_record(stream: float, met: bool) -> None:
+    rows = verdicts({"service": {"2": service_figures(1000.0, 1000.0, stream, 1000.0, 500.0, 50.0)}})
+    batches = "ValidateHands rentoy records/s (batches of 50)"
+    assert rows[f"{batches} vs ValidateHand one request at a time, 2 worker(s)"] == (pytest.approx(stream / 1000), met)
+    assert rows[f"{batches} vs ValidateHand {run.CONCURRENCY} requests in flight, 2 worker(s)"] == (pytest.approx(stream / 500), True)
+    assert rows[f"{batches}, events omitted, vs ValidateHand one request at a time, events omitted, 2 worker(s)"] == (
+        pytest.approx(stream / 1000), met)
+
+
+@pytest.mark.parametrize(("rss", "met"), [(199.9, True), (200.0, False)])
+def test_the_largest_server_process_meets_its_target_below_200_mb(rss: float, met: bool) -> None:
+    rows = verdicts({"service": {"1": service_figures(1000.0, 1000.0, 1e4, 1e3, 1e3, rss)}})
+    assert rows["largest server process RSS under load, 1 worker(s) (MB)"] == (rss, met)
+
+
+@pytest.mark.parametrize(("two", "met"), [(1600.0, True), (1599.0, False)])
+def test_two_workers_meet_their_target_from_1_6_times_one(two: float, met: bool) -> None:
+    # paired runs (the scaling section), and the medians of the service section without it
+    scaling = {t: {"health": {"ratio": two / 1000, "other_max": 0.0}, "ValidateHand/rentoy": {"ratio": 2.0, "other_max": 0.5}}
+               for t in ("grpc", "rest")}
+    rows = verdicts({"scaling": scaling})
+    assert rows["2 workers vs 1: health, gRPC (paired runs)"] == (pytest.approx(two / 1000), met)
+    assert [row["disturbed"] for row in run.ratios({"scaling": scaling})] == [None, 0.5, None, 0.5]
+    service = {"1": service_figures(1000.0, 1000.0, 1e4, 1e3, 1e3, 50.0), "2": service_figures(two, 1000.0, 1e4, 1e3, 1e3, 50.0)}
+    rows = verdicts({"service": service})
+    assert rows["2 workers vs 1: health, REST"] == (pytest.approx(two / 1000), met)
+    assert rows["2 workers vs 1: ValidateHand/rentoy, gRPC"] == (1.0, False)
+    assert not any(target.startswith("2 workers vs 1: LegalActions") for target in rows)
+
+
+@pytest.mark.parametrize(("hands", "validate", "met"), [(1.0, 3.0, True), (0.999, 3.001, False)])
+def test_the_engine_meets_its_targets_from_openspiel_hearts_rate_and_up_to_three_times_its_replay(
+        hands: float, validate: float, met: bool) -> None:
+    paired = {"openspiel": {"paired": {"hands": {"rentoy/4": {"ratio": hands}}, "validate": {"rentoy": {"ratio": validate}}}}}
+    assert verdicts(paired) == {"random rentoy/4 hands/s vs OpenSpiel Hearts games/s (paired runs)": (hands, met),
+                                "validate a complete rentoy record vs OpenSpiel Hearts replay (time, paired runs)": (validate, met)}
+    # a results.json from before the paired runs: the engine's medians against OpenSpiel's
+    unpaired = {"openspiel": {"games": {"hearts": {"games_per_s": 2000.0}}, "hearts_replay": {"seconds": 1e-4}},
+                "engine": {"hands": {"rentoy/4": {"primary": True, "hands_per_s": 2000.0 * hands}, "rentoy/2": {"primary": False, "hands_per_s": 1.0}},
+                           "validate": {"rentoy": {"seconds": 1e-4 * validate}}}}
+    assert verdicts(unpaired) == {"random rentoy/4 hands/s vs OpenSpiel Hearts games/s": (pytest.approx(hands), met),
+                                  "validate a complete rentoy record vs OpenSpiel Hearts replay (time)": (pytest.approx(validate), met)}
+
+
+def test_the_committed_results_ratios_are_those_of_their_figures() -> None:
+    assert run.ratios(RESULTS) == RESULTS["ratios"]
+    for row in RESULTS["ratios"]:
+        op, goal = row["goal"].split()
+        assert row["met"] == {">=": row["value"] >= float(goal), "<=": row["value"] <= float(goal), "<": row["value"] < float(goal)}[op]
+    assert {row["goal"] for row in RESULTS["ratios"]} == {f">= {TARGETS['engine_hands_vs_hearts']}", f"<= {TARGETS['validate_vs_hearts_replay']}",
+                                                          f">= {TARGETS['validate_vs_health']}", f">= {TARGETS['two_workers_vs_one']}",
+                                                          f">= {TARGETS['stream_vs_unary']}", "< 200"}
+
+
+# ---- paired runs, bounds, CPU --------------------------------------------------------------
+
+
+def load(rps: float, p50: float = 1.0, errors: int = 0, requests: int = 100, other: float = 0.0, generator: float = 0.5,
+         command: str = "h2load") -> Load:
+    return Load(rps=rps, p50_ms=p50, p99_ms=2 * p50, requests=requests, errors=errors, command=command,
+                cpu={"server": 1.0, "generator": generator, "suite": 0.1, "other": other})
+
+
+def test_paired_runs_give_the_median_of_their_ratios_and_each_sides_figures() -> None:
+    pairs = [{1: load(100.0, p50=1.0, command="first"), 2: load(150.0, p50=3.0, other=0.3)},
+             {1: load(200.0, p50=2.0, errors=1, generator=0.9), 2: load(400.0, p50=4.0, requests=7)},
+             {1: load(100.0, p50=5.0), 2: load(170.0, p50=6.0, errors=2)}]
+    figures = run.pair_figures(pairs, 1, 2)
+    assert figures["ratios"] == [1.5, 2.0, 1.7] and figures["ratio"] == 1.7
+    assert (figures["rps_1"], figures["rps_2"]) == (100.0, 170.0)
+    assert (figures["runs_1"], figures["runs_2"]) == ([100.0, 200.0, 100.0], [150.0, 400.0, 170.0])
+    assert (figures["p50_ms_1"], figures["p50_ms_2"]) == (2.0, 4.0)
+    assert figures["errors"] == 3 and figures["requests"] == 507
+    assert figures["other_max"] == 0.3 and figures["generator_max"] == 0.9
+    assert figures["cpu_1"] == [p[1].cpu for p in pairs] and figures["cpu_2"] == [p[2].cpu for p in pairs]
+    assert figures["command"] == "first"
+    assert run.pair_figures(pairs, 2, 1)["ratio"] == pytest.approx(1 / 1.7)
+
+
+def test_the_bound_of_a_game_gives_its_medians_ratios_to_the_health_check_cpu_a_call_and_budget() -> None:
+    runs = {"health": [1000.0, 1200.0, 1100.0], "stored": [900.0, 990.0, 800.0], "validate": [500.0, 700.0, 600.0],
+            "health cpu_us": [100.0, 300.0, 200.0], "validate cpu_us": [900.0, 700.0, 800.0], "validate switches": [3.0, 1.0, 2.0]}
+    figures = run.bound_figures(runs, [400.0, 0.2], "handler")
+    assert (figures["health_rps"], figures["stored_rps"], figures["validate_rps"]) == (1100.0, 900.0, 600.0)
+    assert figures["stored_vs_health"] == pytest.approx(900 / 1100) and figures["validate_vs_health"] == pytest.approx(600 / 1100)
+    assert (figures["health_cpu_us"], figures["validate_cpu_us"], figures["validate_switches"]) == (200.0, 800.0, 2.0)
+    assert "health_switches" not in figures and figures["runs"] is runs
+    assert figures["handler_us_under_load"] == pytest.approx(500.0) and figures["handler_calls_under_load"] == 400
+    # ValidateHand at 0.85 of the health check: each call may take (1 / 0.85 - 1) of a health check's time
+    assert figures["budget_us"] == pytest.approx((1 / 0.85 - 1) / 1100 * 1e6)
+    assert 1 / (1 / 1100 + figures["budget_us"] / 1e6) == pytest.approx(0.85 * 1100)
+    none = run.bound_figures(runs, [0.0, 0.0], "view")
+    assert none["view_us_under_load"] == 0.0 and none["view_calls_under_load"] == 0
+
+
+def test_the_cpu_of_runs_is_their_median_shares_and_the_largest_share_of_other_processes() -> None:
+    runs = [{"server": 1.0, "generator": 0.2, "suite": 0.05, "other": 0.1}, {"server": 1.6, "generator": 0.6, "suite": 0.01, "other": 0.7},
+            {"server": 1.2, "generator": 0.4, "suite": 0.03, "other": 0.0}]
+    assert run.summarize_cpu(runs) == {"server": 1.2, "generator": 0.4, "suite": 0.03, "other_max": 0.7}
+    assert run.summarize_cpu(runs[1:]) == {"server": pytest.approx(1.4), "generator": pytest.approx(0.5), "suite": pytest.approx(0.02),
+                                           "other_max": 0.7}
+
+
+# ---- a complete run ------------------------------------------------------------------------
+
+
+def test_the_committed_results_are_complete() -> None:
+    assert run.check_complete(RESULTS) == []
+
+
+@pytest.mark.parametrize(("where", "value", "problem"), [
+    (("engine", "hands", "rentoy/4", "hands_per_s"), 0.0, "results.engine.hands.rentoy/4.hands_per_s = 0.0"),
+    (("engine", "validate", "rentoy", "runs", 1), float("nan"), "results.engine.validate.rentoy.runs[1] = nan"),
+    (("service", "2", "stream", "tresillo", "unary_sequential_per_s"), -1.0, "results.service.2.stream.tresillo.unary_sequential_per_s = -1.0"),
+    (("service", "1", "grpc", "health", "errors"), 3, "1 worker(s) grpc health: 3 errors"),
+    (("service", "2", "rest", "ValidateHand/rentoy", "requests"), 0, "2 worker(s) rest ValidateHand/rentoy: 0 errors, 0 requests"),
+    (("service", "1", "stream", "revesino", "errors"), 1, "1 worker(s) stream revesino: 1 errors"),
+    (("scaling", "rest", "health", "errors"), 2, "scaling rest health: 2 errors"),
+    (("scaling", "grpc", "ValidateHand/tresillo", "requests"), 0, "scaling grpc ValidateHand/tresillo: 0 errors, 0 requests"),
+    (("pinned", "workers", "1", "stream", "rentoy", "errors"), 4, "pinned, 1 worker(s), stream rentoy: 4 errors"),
+    (("pinned", "workers", "2", "grpc", "health", "requests"), 0, "pinned, 2 worker(s), grpc health: 0 errors, 0 requests"),
+    (("openspiel", "missing"), "open_spiel is not installed", "open_spiel is not installed"),
+])
+def test_a_run_with_a_figure_not_positive_or_a_load_with_errors_is_incomplete(where: tuple[Any, ...], value: Any, problem: str) -> None:
+    results = copy.deepcopy(RESULTS)
+    entry = results
+    for key in where[:-1]:
+        entry = entry[key]
+    entry[where[-1]] = value
+    problems = run.check_complete(results)
+    assert any(p.startswith(problem) for p in problems), problems
+
+
+def test_cpu_shares_and_the_load_average_may_be_zero_in_a_complete_run() -> None:
+    results = copy.deepcopy(RESULTS)
+    results["service"]["1"]["grpc"]["health"]["cpu"]["other_max"] = 0.0
+    results["service"]["1"]["grpc"]["health"]["cpu_runs"][0]["other"] = 0.0
+    results["scaling"]["grpc"]["health"]["other_max"] = 0.0
+    results["machine"]["load_average_before"] = [0.0, 0.0, 0.0]
+    assert run.check_complete(results) == []
+
+
+def test_a_service_section_without_every_call_is_incomplete() -> None:
+    results = copy.deepcopy(RESULTS)
+    del results["service"]["2"]["rest"]["LegalActions/revesino"]
+    assert run.check_complete(results) == [f"2 worker(s) rest: measured {sorted(results['service']['2']['rest'])}"]
+
+
+# ---- the report ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("value", "digits", "text"), [(1234567.891, 0, "1,234,568"), (999.5, 0, "1,000"), (0.5, 2, "0.50"),
+                                                       (12.345, 1, "12.3"), (float("nan"), 0, "nan"), (0.0, 0, "0")])
+def test_a_figure_is_written_with_thousands_separated(value: float, digits: int, text: str) -> None:
+    assert run.fmt(value, digits) == text
+
+
+def report(results: dict[str, Any], tmp_path: Path) -> list[str]:
+    path = tmp_path / "REPORT.md"
+    run.write_report(results, path, "make bench")
+    return path.read_text().splitlines()
+
+
+def table(lines: list[str], heading: str, header: str, section: str = "") -> list[list[str]]:
+    """The rows (cells) of the first table whose header starts with ``header`` after the line
+    starting with ``heading`` (the first after the line starting with ``section``)."""
+    after = next(i for i, line in enumerate(lines) if line.startswith(section))
+    start = next(i for i in range(after, len(lines)) if lines[i].startswith(heading))
+    top = next(i for i in range(start, len(lines)) if lines[i].startswith(header))
+    rows = []
+    for line in lines[top + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split(" | ")])
+    return rows
+
+
+def test_the_committed_report_is_the_one_its_results_write(tmp_path: Path) -> None:
+    assert report(RESULTS, tmp_path) == (ROOT / "bench" / "REPORT.md").read_text().splitlines()
+
+
+def changed_results() -> dict[str, Any]:
+    """The committed results with figures changed: ValidateHand at the edge of its target and
+    below it, a stream below its target, a server process at 200 MB, a scaling ratio below."""
+    results = copy.deepcopy(RESULTS)
+    one = results["service"]["1"]
+    one["grpc"]["ValidateHand/rentoy"]["rps"] = one["grpc"]["health"]["rps"] * 0.85
+    one["rest"]["ValidateHand/tresillo"]["rps"] = one["rest"]["health"]["rps"] * 0.8449
+    one["rest"]["LegalActions/rentoy"]["p99_ms"] = 123.456
+    one["stream"]["revesino"]["grpc_stream_records_per_s"] = one["stream"]["revesino"]["unary_sequential_per_s"] * 9.99
+    results["service"]["2"]["memory"]["max_process_mb"] = 200.0
+    results["scaling"]["rest"]["health"]["ratio"] = 1.2345
+    results["scaling"]["rest"]["health"]["other_max"] = 0.75
+    results["profiles"]["bound"]["games"]["tresillo"]["validate_rps"] = 4321.0
+    results["ratios"] = run.ratios(results)
+    return results
+
+
+@pytest.mark.parametrize("changed", [False, True])
+def test_every_target_row_of_the_report_is_a_ratio_of_the_results_and_its_verdict(changed: bool, tmp_path: Path) -> None:
+    results = changed_results() if changed else RESULTS
+    rows = table(report(results, tmp_path), "## Targets", "| target |")
+    assert len(rows) == len(results["ratios"])
+    for cells, row in zip(rows, results["ratios"], strict=True):
+        verdict = "yes" if row["met"] else "**no**"
+        if row.get("disturbed"):
+            verdict += f" (machine busy: other processes took up to {row['disturbed']:.2f} cores)"
+        assert cells == [row["target"], f"{row['value']:.2f}", row["goal"], verdict]
+    if changed:
+        by_target = {cells[0]: cells for cells in rows}
+        assert by_target["ValidateHand/rentoy vs health check, gRPC, 1 worker(s)"][1:] == ["0.85", ">= 0.85", "yes"]
+        assert by_target["ValidateHand/tresillo vs health check, REST, 1 worker(s)"][1:] == ["0.84", ">= 0.85", "**no**"]
+        assert by_target["ValidateHands revesino records/s (batches of 50) vs ValidateHand one request at a time, 1 worker(s)"][1:] == [
+            "9.99", ">= 10.0", "**no**"]
+        assert by_target["largest server process RSS under load, 2 worker(s) (MB)"][1:] == ["200.00", "< 200", "**no**"]
+        assert by_target["2 workers vs 1: health, REST (paired runs)"][1:] == [
+            "1.23", ">= 1.6", "**no** (machine busy: other processes took up to 0.75 cores)"]
+
+
+@pytest.mark.parametrize("changed", [False, True])
+def test_every_figure_of_the_service_tables_is_the_one_of_the_results(changed: bool, tmp_path: Path) -> None:
+    results = changed_results() if changed else RESULTS
+    lines = report(results, tmp_path)
+    for workers, figures in results["service"].items():
+        rows = table(lines, f"### {workers} worker(s)", "| call | gRPC req/s |")
+        assert [cells[0] for cells in rows] == list(figures["grpc"])
+        for cells in rows:
+            expected = []
+            for entry in (figures["grpc"][cells[0]], figures["rest"][cells[0]]):
+                expected += [run.fmt(entry["rps"]), f"{entry['p50_ms']:.2f} ms", f"{entry['p99_ms']:.2f} ms", f"{entry['mean_ms']:.2f} ms",
+                             f"{entry['in_flight_littles_law']:.1f}", f"{entry['cpu']['server']:.2f}", f"{entry['cpu']['other_max']:.2f}"]
+            assert cells[1:] == expected, cells[0]
+        rows = table(lines, f"### {workers} worker(s)", "| game | records in the stream |")
+        assert [cells[0] for cells in rows] == list(figures["stream"])
+        for cells in rows:
+            s = figures["stream"][cells[0]]
+            assert cells[1:] == [str(s["records"]), *(run.fmt(s[k]) for k in (
+                "grpc_stream_records_per_s", "grpc_stream_single_records_per_s", "rest_stream_records_per_s", "unary_sequential_per_s",
+                "unary_concurrent_per_s", "brief_grpc_stream_records_per_s", "brief_unary_sequential_per_s"))]
+        memory = figures["memory"]
+        line = next(line for line in lines[lines.index(f"### {workers} worker(s)"):] if line.startswith("Resident memory"))
+        assert f"largest {memory['max_process_mb']:.0f} MB" in line and f"together at most {memory['total_mb']:.0f} MB" in line
+        for role, v in memory["by_role"].items():
+            assert f"{role}: {v['processes']} process(es), up to {v['max_mb']:.0f} MB" in line
+    if changed:
+        assert "| 123.46 ms |" in "\n".join(lines)
+
+
+@pytest.mark.parametrize("changed", [False, True])
+def test_every_figure_of_the_scaling_pinned_and_bound_tables_is_the_one_of_the_results(changed: bool, tmp_path: Path) -> None:
+    results = changed_results() if changed else RESULTS
+    lines = report(results, tmp_path)
+    rows = table(lines, "## Two workers against one", "| call | transport |")
+    expected = [(key, label, e) for transport, label in (("grpc", "gRPC"), ("rest", "REST")) for key, e in results["scaling"][transport].items()]
+    assert len(rows) == len(expected)
+    for cells, (key, label, e) in zip(rows, expected, strict=True):
+        assert cells[:6] == [key, label, run.fmt(e["rps_1"]), run.fmt(e["rps_2"]), f"{e['ratio']:.2f}", ", ".join(f"{r:.2f}" for r in e["ratios"])]
+        assert cells[7:] == [f"{e['generator_max']:.2f}", f"{e['other_max']:.2f}"]
+    for workers, figures in results["pinned"]["workers"].items():
+        rows = table(lines, f"### {workers} worker(s)", "| call | transport | unpinned req/s |", "## Pinned")
+        expected = [(key, e) for transport in ("grpc", "rest") for key, e in figures[transport].items()]
+        for cells, (key, e) in zip(rows, expected, strict=True):
+            assert cells[:8] == [key, cells[1], run.fmt(e["rps_1"]), run.fmt(e["rps_2"]), f"{e['ratio']:.2f}",
+                                 ", ".join(f"{r:.2f}" for r in e["ratios"]), f"{e['p50_ms_1']:.2f} ms", f"{e['p50_ms_2']:.2f} ms"]
+            assert cells[9] == f"{e['other_max']:.2f}"
+    rows = table(lines, "## Where the time goes", "| game | health req/s |")
+    for cells, (name, g) in zip(rows, results["profiles"]["bound"]["games"].items(), strict=True):
+        assert cells[:8] == [name, run.fmt(g["health_rps"]), f"{run.fmt(g['stored_rps'])} ({g['stored_vs_health']:.2f})",
+                             f"{run.fmt(g['validate_rps'])} ({g['validate_vs_health']:.2f})", f"{g['budget_us']:.0f} µs",
+                             f"{g['handler_us_under_load']:.0f} µs", f"{g['handler_us_warm']:.0f} µs", f"{g['handler_us_evicted']:.0f} µs"]
+        assert cells[8:] == [f"{g['health_cpu_us']:.0f} / {g['validate_cpu_us']:.0f} µs", f"{g['health_switches']:.1f} / {g['validate_switches']:.1f}"]
+
+
+def test_the_engine_tables_of_the_report_are_the_figures_of_the_results(tmp_path: Path) -> None:
+    lines = report(RESULTS, tmp_path)
+    rows = table(lines, "## Engine", "| game / seats |")
+    for cells, (key, e) in zip(rows, RESULTS["engine"]["hands"].items(), strict=True):
+        assert cells == [key + (" (headline)" if e["primary"] else ""), run.fmt(e["hands_per_s"]), f"{e['actions_per_hand']:.1f}"]
+    rows = table(lines, "## Engine", "| game | time per record |")
+    for cells, (name, e) in zip(rows, RESULTS["engine"]["validate"].items(), strict=True):
+        assert cells == [name, f"{e['seconds'] * 1e3:.3f} ms", f"{e['actions_per_record']:.1f}"]
+    paired = RESULTS["openspiel"]["paired"]
+    rows = table(lines, "### OpenSpiel", "| game | hands/s vs Hearts")
+    for cells, (key, h), (_name, v) in zip(rows, paired["hands"].items(), paired["validate"].items(), strict=True):
+        assert cells == [key, f"{h['ratio']:.2f}", ", ".join(f"{x:.2f}" for x in h["pairs"]), f"{v['ratio']:.2f}", ", ".join(f"{x:.2f}" for x in v["pairs"])]
+    replay = RESULTS["openspiel"]["hearts_replay"]
+    assert f"{replay['actions_per_history']:.0f} actions): {replay['seconds'] * 1e6:.0f} µs." in "\n".join(lines)
