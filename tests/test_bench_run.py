@@ -66,7 +66,7 @@ def test_every_duration_of_the_kept_h2load_outputs_is_read() -> None:
         row = re.search(r"time for request:\s+(\S+)\s+(\S+)\s+(\S+)", path.read_text())
         assert row, path
         low, high, mean = (run.duration_ms(cell) for cell in row.groups())
-        assert 0 < low <= mean <= high, (path, row.groups())
+        assert 0 <= low <= mean <= high and (high > 0 or "0 done" in path.read_text()), (path, row.groups())
 
 
 def test_a_percentile_is_the_value_of_its_nearest_rank() -> None:
@@ -139,6 +139,16 @@ def test_an_h2load_run_of_a_fixed_number_of_requests_gives_its_2xx_answers_over_
         assert splits(ok, load.p50_ms * 1000, 50) and splits(ok, load.p99_ms * 1000, 99), name
         assert (load.p50_ms, load.p99_ms) == (run.percentile(sorted(ok), 50) / 1000, run.percentile(sorted(ok), 99) / 1000), name
     assert "finished in 967us" in h2load_sample("h2load-one-naipes-health")[0]  # a run shorter than a millisecond
+
+
+def test_an_h2load_run_whose_connections_timed_out_counts_each_request_not_answered_once_as_an_error() -> None:
+    """h2load counts a timed-out stream among the errored and every request of a closed
+    connection, started or not, among the failed: 6 failed, 6 errored, 2 timeout for 6 requests."""
+    text, log, command = h2load_sample("h2load-timed-out")
+    assert "requests: 6 total, 2 started, 0 done, 0 succeeded, 6 failed, 6 errored, 2 timeout" in text and log == ""
+    load = run.h2load_figures(text, log, command, 2, counted=True)
+    assert (load.rps, load.requests, load.errors) == (0.0, 0, 6)
+    assert math.isnan(load.p50_ms) and math.isnan(load.p99_ms)
 
 
 def test_an_h2load_log_that_does_not_match_its_counts_is_refused() -> None:
@@ -580,12 +590,14 @@ def test_a_log_line_cut_short_is_not_read() -> None:
 
 
 def test_requests_answered_3xx_are_errors_not_throughput() -> None:
-    """h2load counts a 3xx among its "succeeded"; the sample's 500 answers made 300 and 301."""
+    """h2load counts a 3xx among its "succeeded" (not its "failed"); the sample's 500 answers made 300 and 301."""
     text, log, command = h2load_sample("h2load-timed-failed")
     statuses = [status for status, _ in logged(log)]
     fives = statuses.count(500)
     redirected = re.sub(r"status codes: (\d+) 2xx, 0 3xx, 0 4xx, (\d+) 5xx", r"status codes: \1 2xx, \2 3xx, 0 4xx, 0 5xx", text)
-    assert redirected != text
+    ok, failed = statuses.count(200), len(statuses) - statuses.count(200)
+    redirected = redirected.replace(f"{ok} succeeded, {failed} failed", f"{ok + fives} succeeded, {failed - fives} failed")
+    assert f"{ok + fives} succeeded" in redirected and f"{fives} 3xx" in redirected
     n = iter(range(len(statuses)))
     moved = "\n".join(line.replace("\t500\t", "\t300\t" if next(n) % 2 else "\t301\t") for line in log.splitlines())
     load = run.h2load_figures(redirected, moved, command, 2, counted=False)

@@ -48,7 +48,8 @@ def main() -> None:
     serve = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--host", "127.0.0.1", "--rest-port", str(rest),
                               "--grpc-port", str(grpc), "--workers", "1"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        with H2cServer("ok", 0.01) as h2_ok, H2cServer("mixed", 0.01) as h2_mixed, Http1Server("mixed", 0.01) as h1_mixed:
+        with H2cServer("ok", 0.01) as h2_ok, H2cServer("mixed", 0.01) as h2_mixed, Http1Server("mixed", 0.01) as h1_mixed, \
+                H2cServer("ok", 0.6) as h2_slow:
             deadline = time.monotonic() + 60
             while not (listening(rest) and listening(grpc)) and time.monotonic() < deadline:
                 time.sleep(0.1)
@@ -60,6 +61,8 @@ def main() -> None:
             sample("h2load-timed-ok", [*h2load, "-c", "2", *timed, f"http://127.0.0.1:{h2_ok.port}{health}"])
             sample("h2load-timed-failed", [*h2load, "-c", "2", *timed, f"http://127.0.0.1:{h2_mixed.port}{health}"])
             sample("h2load-counted-failed", [*h2load, "-c", "2", "-n", "40", f"http://127.0.0.1:{h2_mixed.port}{health}"])
+            # every connection closed after 300 ms without activity, before the server's first answer
+            sample("h2load-timed-out", [*h2load, "-c", "2", "-n", "6", "-N", "300ms", f"http://127.0.0.1:{h2_slow.port}{health}"])
             sample("h2load-counted-naipes-health", [*h2load, "-c", "4", "-n", "200", f"http://127.0.0.1:{grpc}{health}"])
             sample("h2load-one-naipes-health", [*h2load, "-c", "1", "-n", "1", f"http://127.0.0.1:{grpc}{health}"])
             wrk = ["wrk", "-t", "1", "-c", "4", "-d", "1s", "-s", "bench/post.lua"]

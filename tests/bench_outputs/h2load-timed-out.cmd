@@ -1,0 +1,1 @@
+h2load -t 1 -m 1 -d tests/bench_outputs/bodies/health.grpc -H 'content-type: application/grpc' -H 'te: trailers' --log-file=tests/bench_outputs/h2load-timed-out.tsv -c 2 -n 6 -N 300ms http://127.0.0.1:43623/grpc.health.v1.Health/Check
