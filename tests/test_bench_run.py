@@ -162,6 +162,12 @@ def test_an_h2load_log_that_does_not_match_its_counts_is_refused() -> None:
         run.h2load_figures(text, as_if_ok, command, 2, counted=False)
 
 
+def test_an_h2load_output_without_its_time_for_request_has_no_mean() -> None:
+    text, log, command = h2load_sample("h2load-timed-ok")
+    load = run.h2load_figures(text.replace("time for request:", "(cut)"), log, command, 2, counted=False)
+    assert math.isnan(load.mean_ms) and load.rps == run.h2load_figures(text, log, command, 2, counted=False).rps
+
+
 @pytest.mark.parametrize("cut", ["finished in", "requests:", "status codes:"])
 def test_an_h2load_output_without_its_summary_is_refused(cut: str) -> None:
     text, log, command = h2load_sample("h2load-timed-ok")
@@ -303,10 +309,16 @@ def test_two_workers_meet_their_target_from_1_6_times_one(two: float, met: bool)
     rows = verdicts({"scaling": scaling})
     assert rows["2 workers vs 1: health, gRPC (paired runs)"] == (pytest.approx(two / 1000), met)
     assert [row["disturbed"] for row in run.ratios({"scaling": scaling})] == [None, 0.5, None, 0.5]
+    scaling["rest"]["health"]["other_max"] = run.QUIET_CORES  # up to QUIET_CORES the machine is quiet
+    assert [row["disturbed"] for row in run.ratios({"scaling": scaling})] == [None, 0.5, None, 0.5]
+    assert [row["goal"] for row in run.ratios({"scaling": scaling})] == [">= 1.6"] * 4
     service = {"1": service_figures(1000.0, 1000.0, 1e4, 1e3, 1e3, 50.0), "2": service_figures(two, 1000.0, 1e4, 1e3, 1e3, 50.0)}
+    service["2"]["grpc"]["health"]["rps"] = 3000.0
     rows = verdicts({"service": service})
     assert rows["2 workers vs 1: health, REST"] == (pytest.approx(two / 1000), met)
+    assert rows["2 workers vs 1: health, gRPC"] == (3.0, True)
     assert rows["2 workers vs 1: ValidateHand/rentoy, gRPC"] == (1.0, False)
+    assert {row["goal"] for row in run.ratios({"service": service}) if row["target"].startswith("2 workers")} == {">= 1.6"}
     assert not any(target.startswith("2 workers vs 1: LegalActions") for target in rows)
 
 
@@ -416,12 +428,11 @@ def test_a_run_with_a_figure_not_positive_or_a_load_with_errors_is_incomplete(wh
     assert any(p.startswith(problem) for p in problems), problems
 
 
-def test_cpu_shares_and_the_load_average_may_be_zero_in_a_complete_run() -> None:
+def test_cpu_shares_may_be_zero_in_a_complete_run() -> None:
     results = copy.deepcopy(RESULTS)
     results["service"]["1"]["grpc"]["health"]["cpu"]["other_max"] = 0.0
     results["service"]["1"]["grpc"]["health"]["cpu_runs"][0]["other"] = 0.0
     results["scaling"]["grpc"]["health"]["other_max"] = 0.0
-    results["machine"]["load_average_before"] = [0.0, 0.0, 0.0]
     assert run.check_complete(results) == []
 
 
@@ -621,7 +632,9 @@ def test_an_h2load_log_may_miss_1_percent_of_the_2xx_answers_or_two(answered: in
 def test_a_stream_figure_without_its_batch_is_of_one_record_a_message() -> None:
     figures = service_figures(1000.0, 1000.0, 1e4, 1e3, 1e3, 50.0)
     del figures["stream"]["rentoy"]["batch"]
-    assert "ValidateHands rentoy records/s (batches of 1) vs ValidateHand one request at a time, 1 worker(s)" in verdicts({"service": {"1": figures}})
+    rows = verdicts({"service": {"1": figures}})
+    assert "ValidateHands rentoy records/s (batches of 1) vs ValidateHand one request at a time, 1 worker(s)" in rows
+    assert "ValidateHands rentoy records/s (batches of 1), events omitted, vs ValidateHand one request at a time, events omitted, 1 worker(s)" in rows
 
 
 def test_a_report_says_what_was_not_measured_or_known(tmp_path: Path) -> None:
@@ -636,6 +649,25 @@ def test_a_report_says_what_was_not_measured_or_known(tmp_path: Path) -> None:
     assert "Not measured: open_spiel is not installed (no module)" in lines
     for cells in table(lines, "## Where the time goes", "| game | health req/s |"):
         assert cells[8:] == ["", ""]
+
+
+def test_a_smoke_run_is_said_so_in_the_title_and_its_hot_spots_are_its_profile(tmp_path: Path) -> None:
+    results = copy.deepcopy(RESULTS)
+    results["smoke"] = True
+    lines = report(results, tmp_path)
+    assert lines[0] == "# Naipes benchmark report (smoke run: tiny durations, numbers not meaningful)"
+    assert "[results.json](results.json)." in lines[2]
+    assert report(RESULTS, tmp_path)[0] == "# Naipes benchmark report"
+    for name, rows in RESULTS["profiles"]["engine"].items():
+        line = next(line for line in lines if line.startswith(f"- **{name}**: "))
+        assert line == f"- **{name}**: " + "; ".join(f"`{r['function']}` {r['own_share'] * 100:.0f}%" for r in rows[:8])
+
+
+def test_a_report_of_the_engine_without_openspiel_leaves_the_engine_tables_out(tmp_path: Path) -> None:
+    results = {k: v for k, v in RESULTS.items() if k not in ("openspiel", "service", "scaling", "pinned", "profiles")}
+    results["ratios"] = run.ratios(results)
+    lines = report(results, tmp_path)
+    assert results["ratios"] == [] and "## Engine" not in lines and "## Targets (issue 5), as ratios" in lines
 
 
 def test_the_commands_of_a_report_are_every_command_of_its_results_once_without_ports(tmp_path: Path) -> None:
