@@ -654,11 +654,13 @@ def test_a_report_says_what_was_not_measured_or_known(tmp_path: Path) -> None:
 def test_a_smoke_run_is_said_so_in_the_title_and_its_hot_spots_are_its_profile(tmp_path: Path) -> None:
     results = copy.deepcopy(RESULTS)
     results["smoke"] = True
+    results["profiles"]["engine"]["rentoy"][0]["own_share"] = 0.9
     lines = report(results, tmp_path)
     assert lines[0] == "# Naipes benchmark report (smoke run: tiny durations, numbers not meaningful)"
     assert "[results.json](results.json)." in lines[2]
     assert report(RESULTS, tmp_path)[0] == "# Naipes benchmark report"
-    for name, rows in RESULTS["profiles"]["engine"].items():
+    assert " 90%; " in next(line for line in lines if line.startswith("- **rentoy**: "))
+    for name, rows in results["profiles"]["engine"].items():
         line = next(line for line in lines if line.startswith(f"- **{name}**: "))
         assert line == f"- **{name}**: " + "; ".join(f"`{r['function']}` {r['own_share'] * 100:.0f}%" for r in rows[:8])
 
