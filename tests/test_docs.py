@@ -26,10 +26,12 @@ def joined(path: Path) -> str:
     return " ".join(path.read_text().split())
 
 
-def test_api_doc_lists_every_error_with_its_statuses() -> None:
+def test_api_doc_lists_every_error_with_its_statuses_and_title() -> None:
+    """The title is the problem JSON's ``title``: this page is what pins it (the answers' tests read it
+    from the table)."""
     text = (DOCS / "api.md").read_text()
-    rows = {m[0]: (int(m[1]), m[2]) for m in re.findall(r"^\| `(\w+)` \| (\d+) \| `(\w+)` \|", text, re.M)}
-    assert rows == {code: (kind.http_status, kind.grpc_code.name) for code, kind in ERRORS.items()}
+    rows = {m[0]: (int(m[1]), m[2], m[3]) for m in re.findall(r"^\| `(\w+)` \| (\d+) \| `(\w+)` \| ([^|`]+?) \|", text, re.M)}
+    assert rows == {code: (kind.http_status, kind.grpc_code.name, kind.title) for code, kind in ERRORS.items()}
 
 
 def test_api_doc_lists_every_violation_code() -> None:
