@@ -3,6 +3,7 @@ either transport, the shared sample records. Not a test module."""
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 import socket
@@ -24,6 +25,7 @@ from google.rpc import error_details_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_status import rpc_status
 
+from bench.run import descendants
 from engine import api
 from engine.errors import InvalidInput
 from service.codec import to_json
@@ -203,9 +205,9 @@ def read_until(server: subprocess.Popen[str], done: Callable[[list[str]], bool],
     answer is not: a gRPC channel that found the port closed retries after a growing backoff (1,
     1.6, 2.6 ... s), so that a server up after 17 s of a slow start was not reached within a 30 s
     deadline. AssertionError with the lines if the server ends first, or has not written them
-    within ``seconds`` (it is killed then, which ends its output)."""
+    within ``seconds`` (it is killed then, with every process it started, which ends its output)."""
     assert server.stdout is not None
-    watchdog = threading.Timer(seconds, server.kill)
+    watchdog = threading.Timer(seconds, kill, (server,))
     watchdog.start()
     lines: list[str] = []
     try:
@@ -219,14 +221,26 @@ def read_until(server: subprocess.Popen[str], done: Callable[[list[str]], bool],
     return lines
 
 
+def kill(server: subprocess.Popen[str]) -> None:
+    """Kill a server and every process it started: a killed ``naipes serve`` leaves its gRPC
+    processes and gunicorn running, and they hold its output open (a wait for its end never ends)."""
+    started = descendants(server.pid)  # (each parent before its children: gunicorn before a worker it would replace)
+    server.kill()
+    for pid in started:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 def stop(server: subprocess.Popen[str]) -> str:
-    """Stop a ``naipes serve`` process as an operator would (SIGTERM; killed if it has not ended
-    30 s later); its output."""
+    """Stop a ``naipes serve`` process as an operator would (SIGTERM; killed, with every process it
+    started, if it has not ended 30 s later); its output."""
     server.send_signal(signal.SIGTERM)
     try:
         output, _ = server.communicate(timeout=30)
     except subprocess.TimeoutExpired:
-        server.kill()
+        kill(server)
         output, _ = server.communicate()
     return output
 
