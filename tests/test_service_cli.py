@@ -323,6 +323,36 @@ def test_serve_is_ready_once_every_process_serves(tmp_path: Path) -> None:
     assert server.returncode == 0, output
 
 
+def test_a_worker_killed_while_it_loads_the_app_is_replaced_and_serve_gets_ready(tmp_path: Path) -> None:
+    """A gunicorn worker that exits before it has loaded the app (killed here, during a load made
+    3 s longer) never said that it serves: gunicorn's ``child_exit`` (service/gunicorn_conf.py)
+    has nothing of it to withdraw, gunicorn starts another, and ``naipes ready`` comes once that
+    one has loaded the app."""
+    from test_service_workers import children, command
+
+    (tmp_path / "sitecustomize.py").write_text(_SLOW_APP)
+    loaded = tmp_path / "loaded"
+    loaded.mkdir()
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
+           "SLOW_APP_SECONDS": "3", "SLOW_APP_LOADED": str(loaded)}
+    server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(_free_port()), "--grpc-port", str(_free_port()),
+                               "--workers", "1"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    output = ""
+    try:
+        deadline = time.monotonic() + 30
+        while not (workers := [w for g in children(server.pid) if "gunicorn" in command(g) for w in children(g)]):
+            assert time.monotonic() < deadline and server.poll() is None, "gunicorn started no worker"
+            time.sleep(0.05)
+        (killed,) = workers
+        os.kill(killed, signal.SIGKILL)
+        output = "".join(read_until(server, _ready))
+        (replacement,) = [int(entry.name) for entry in loaded.iterdir()]
+        assert replacement != killed, output
+    finally:
+        output += stop(server)
+    assert server.returncode == 0, output
+
+
 # sitecustomize for the test below: a gRPC server process (and every thread it starts) blocks
 # SIGTERM, so that it never stops on one; nothing else ``naipes serve`` starts is touched.
 _DEAF_GRPC = """
