@@ -218,6 +218,10 @@ def document(routes: list[Route]) -> dict[str, Any]:
                                  "responses": {"200": {"description": "serving", "content": {"application/json": {
                                      "schema": {"type": "object", "properties": {"status": {"type": "string"}}}}}},
                                      "default": _problem_answer()}}}
+    paths["/metrics"] = {"get": {"operationId": "Metrics", "summary": "Prometheus metrics of the calls of both transports",
+                                 "responses": {"200": {"description": "Prometheus' text format", "content": {"text/plain": {
+                                     "schema": {"type": "string"}}}},
+                                     "default": _problem_answer()}}}
     return {
         "openapi": "3.0.3",
         "info": {"title": "Naipes", "version": SERVICE.file.package,

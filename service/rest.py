@@ -414,7 +414,7 @@ def create_app() -> Flask:
 
     check_settings((*STREAM_SETTINGS, *REST_SETTINGS))
 
-    app = _App("naipes")
+    app = _App("naipes", static_folder=None)  # (no static files: Flask's /static/<path:filename> answered POST /static/x 405)
     app.config["MAX_CONTENT_LENGTH"] = MAX_REQUEST_BYTES
     # An exception on_error raises again goes to the HTTP server rather than to Flask's 500 page.
     app.config["PROPAGATE_EXCEPTIONS"] = True

@@ -113,6 +113,27 @@ def test_openapi_is_generated_from_the_schema(http, rest_url) -> None:
     openapi_spec_validator.validate(doc)
 
 
+def test_the_openapi_document_has_every_route_the_server_answers_with_its_methods(http, rest_url) -> None:
+    """The REST app's routes are the document's paths, each with the methods it takes (HEAD and
+    OPTIONS aside, which werkzeug adds to every route): GET /metrics was served and not in the
+    document, and Flask's static files route made ``POST /static/x`` a 405 METHOD_NOT_ALLOWED whose
+    ``Allow`` named GET, where GET answered 404; it is no route (NOT_FOUND) whatever the method."""
+    from service.rest import create_app
+
+    doc = http.get(rest_url + "/v1/openapi.json", timeout=10).json()
+    templates = {route.method.name: route.template for route in http_routes()}  # (the app's rules name their variables v0, v1, ...)
+    served: dict[str, set[str]] = {}
+    for rule in create_app().url_map.iter_rules():
+        served.setdefault(templates.get(rule.endpoint, rule.rule), set()).update(
+            method.lower() for method in rule.methods or () if method not in ("HEAD", "OPTIONS"))
+    assert served == {path: set(item) for path, item in doc["paths"].items()}
+    for method in ("GET", "POST"):
+        answer = http.request(method, rest_url + "/static/x", timeout=10)
+        assert (answer.status_code, answer.json()["code"]) == (404, "NOT_FOUND"), method
+    answer = http.get(rest_url + "/metrics", timeout=10)
+    assert answer.status_code == 200 and answer.headers["Content-Type"].split(";")[0] in doc["paths"]["/metrics"]["get"]["responses"]["200"]["content"]
+
+
 def test_every_operation_of_the_openapi_document_declares_its_errors_as_problem_json(http, rest_url) -> None:
     """Every path answers its errors in problem JSON, those of HTTP itself included (a wrong method,
     a request gunicorn cannot read): /healthz and /v1/openapi.json declared only their 200, so a
