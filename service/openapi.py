@@ -39,14 +39,14 @@ _WELL_KNOWN: dict[str, dict[str, Any]] = {
     "google.protobuf.ListValue": {"type": "array", "items": {}},
 }
 _PROBLEM = {
-    "type": "object",
+    "type": "object", "additionalProperties": False,
     "description": "An error (RFC 9457). `code` is the same as the gRPC ErrorInfo reason.",
     "properties": {
         "type": {"type": "string"}, "title": {"type": "string"}, "status": {"type": "integer"},
         "detail": {"type": "string"}, "code": {"type": "string", "enum": sorted(ERRORS)},
         "field": {"type": "string", "description": "the offending field, in the record's JSON spelling (deal.hands[1])"},
-        "fieldViolations": {"type": "array", "items": {"type": "object", "properties": {
-            "field": {"type": "string"}, "description": {"type": "string"}}}},
+        "fieldViolations": {"type": "array", "items": {"type": "object", "additionalProperties": False, "properties": {
+            "field": {"type": "string"}, "description": {"type": "string"}}, "required": ["field", "description"]}},
     },
     "required": ["type", "title", "status", "detail", "code"],
 }

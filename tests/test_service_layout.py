@@ -99,6 +99,9 @@ def test_openapi_is_generated_from_the_schema(http, rest_url) -> None:
         "description": 'Every action of the hand, in order ("2 1e", "1 entrada oros", "0 no-quiero").'}
     assert "turnUp" in schemas["ValidationResult"]["properties"]
     assert "default" in schemas["RuleOption"]["properties"]
+    # No message takes a property its schema lacks (REST refuses an unknown key: INVALID_FIELD), nor
+    # does a problem have one.
+    assert [name for name, schema in schemas.items() if schema.get("additionalProperties") is not False] == []
 
     def refs(value: object) -> list[str]:
         if isinstance(value, dict):
@@ -145,6 +148,13 @@ def test_every_operation_of_the_openapi_document_declares_its_errors_as_problem_
                 "application/problem+json": {"schema": {"$ref": "#/components/schemas/ProblemDetails"}}}}, (verb, path)
     answer = http.post(rest_url + "/healthz", timeout=10)
     assert (answer.status_code, answer.headers["Content-Type"], answer.json()["code"]) == (405, "application/problem+json", "METHOD_NOT_ALLOWED")
+    # A problem, with a field and without, is what the document's schema says: no property it lacks.
+    from openapi_schema_validator import OAS30Validator
+
+    missing = http.post(rest_url + "/v1/hands:validate", json={}, timeout=10)
+    assert missing.json()["fieldViolations"] == [{"field": "game", "description": "game is required"}]
+    for problem_answer in (answer.json(), missing.json()):
+        OAS30Validator(doc["components"]["schemas"]["ProblemDetails"]).validate(problem_answer)
 
 
 def test_the_openapi_document_enumerates_the_codes_of_its_tables(http, rest_url) -> None:
