@@ -83,11 +83,11 @@ def test_openapi_is_generated_from_the_schema(http, rest_url) -> None:
     assert doc["openapi"].startswith("3.")
     for route in http_routes():
         op = doc["paths"][route.template][route.verb.lower()]
-        assert op["operationId"] == route.method.name
+        assert (op["operationId"], op["summary"]) == (route.method.name, f"{SERVICE.full_name}.{route.method.name} (gRPC)")
         assert "200" in op["responses"]
         assert ("requestBody" in op) == bool(route.body)
-    assert doc["paths"]["/v1/games/{game}/rules"]["get"]["parameters"][0] == {
-        "name": "game", "in": "path", "required": True, "schema": {"type": "string"}}
+    assert doc["paths"]["/v1/games/{game}/rules"]["get"]["parameters"] == [{  # (the path's game, not a query parameter too)
+        "name": "game", "in": "path", "required": True, "schema": {"type": "string"}}]
     seat = {"name": "seat", "in": "query", "required": False, "schema": {"type": "integer", "format": "int32"},
             "description": "Optionally, the seat whose view to give (REST: query parameter `seat`)."}
     assert seat in doc["paths"]["/v1/hands:legalActions"]["post"]["parameters"]

@@ -1020,6 +1020,9 @@ def test_the_stream_is_in_the_openapi_document(http: requests.Session, rest_url)
     op = http.get(rest_url + "/v1/openapi.json", timeout=10).json()["paths"]["/v1/hands:validateStream"]["post"]
     assert op["operationId"] == "ValidateHands"
     assert "application/x-ndjson" in op["requestBody"]["content"] and "application/x-ndjson" in op["responses"]["200"]["content"]
+    assert op["requestBody"]["description"] == ("one ValidateHandsRequest per line (or the bare HandRecord of its first field); "
+                                                "an empty body is a stream of none, answered by none")
+    assert op["responses"]["200"]["description"] == "one ValidateHandsResponse per line, in order"
 
 
 def test_the_openapi_document_lets_a_stream_be_empty(http: requests.Session, rest_url) -> None:
