@@ -304,10 +304,11 @@ def answered_while_sending(base: str, records: list[dict], wanted: int, seconds:
 class FakeHttp:
     """A socket server on 127.0.0.1 that reads each request's head and answers ``answer``
     (raw bytes), or nothing at all (``None``: the connection is held open, silent): a proxy's page,
-    a server that hangs, for the clients' tests."""
+    a server that hangs, for the clients' tests. An answer given in pieces (a list) is sent a piece
+    at a time, ``pause`` seconds apart: a server slow to answer, that answers all the same."""
 
-    def __init__(self, answer: bytes | None):
-        self.answer, self.held = answer, []
+    def __init__(self, answer: bytes | list[bytes] | None, pause: float = 0):
+        self.answer, self.pause, self.held = answer, pause, []
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         threading.Thread(target=self._serve, daemon=True).start()
@@ -319,10 +320,25 @@ class FakeHttp:
             except OSError:
                 return
             self.held.append(conn)
-            if self.answer is not None:
+            if isinstance(self.answer, bytes):
                 conn.recv(65536)
                 conn.sendall(self.answer)
                 conn.close()
+            elif self.answer is not None:
+                threading.Thread(target=self._answer_slowly, args=(conn, self.answer), daemon=True).start()
+
+    def _answer_slowly(self, conn: socket.socket, pieces: list[bytes]) -> None:
+        import time
+
+        conn.recv(65536)
+        try:
+            for i, piece in enumerate(pieces):
+                time.sleep(self.pause if i else 0)
+                conn.sendall(piece)
+        except OSError:
+            pass  # the client let go before the end
+        finally:
+            conn.close()
 
     def close(self) -> None:
         self.sock.close()

@@ -825,6 +825,55 @@ console.log(JSON.stringify(out));
     assert out == [{"code": "DEADLINE_EXCEEDED", "isNaipesError": True, "quick": True}] * 2
 
 
+def _answer_in_pieces(pieces: list[bytes], content_type: str = "application/json") -> list[bytes]:
+    """An HTTP 200 answer whose body is ``pieces``, its head sent with the first (for FakeHttp to send apart)."""
+    head = b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n" % (
+        content_type.encode(), sum(map(len, pieces)))
+    return [head + pieces[0], *pieces[1:]]
+
+
+def test_javascript_client_bounds_a_call_by_its_timeout_not_each_read(tmp_path: Path) -> None:
+    """A call's timeoutMs is its deadline, as the client's docs promise ("how long a call waits for
+    its answer"): an answer whose every piece comes within the timeout (0.25 s apart, timeoutMs
+    700) but whose whole takes longer (2 s) is DEADLINE_EXCEEDED at the timeout, not waited for."""
+    body = json.dumps(api.validate(RECORD)).encode()
+    slow = FakeHttp(_answer_in_pieces([body[i * len(body) // 8:(i + 1) * len(body) // 8] for i in range(8)]), pause=0.25)
+    try:
+        out = _node(tmp_path, f"""
+const start = Date.now();
+try {{ await new Naipes({json.dumps(slow.url)}, {{ timeoutMs: 700 }}).validateHand(record); console.log(JSON.stringify("no error")); }}
+catch (e) {{ console.log(JSON.stringify({{ code: e.code, message: e.message, seconds: (Date.now() - start) / 1000 }})); }}
+""", timeout=30)
+    finally:
+        slow.close()
+    assert out == {"code": "DEADLINE_EXCEEDED", "message": f"{slow.url}: no answer within the timeout", "seconds": out["seconds"]}
+    assert 0.7 <= out["seconds"] < 1.5, out
+
+
+def test_javascript_client_bounds_a_stream_by_its_progress(tmp_path: Path) -> None:
+    """validateHands' timeoutMs bounds the stream's silence, not its length: answers 0.3 s apart
+    with timeoutMs 500 are all read (1.2 s in all); a stream silent past timeoutMs after its first
+    answer is DEADLINE_EXCEEDED then, not waited for (its second answer would come 3 s later)."""
+    line = b'{"batch": [{"result": %s}]}\n' % json.dumps(api.validate(RECORD)).encode()
+    slow = FakeHttp(_answer_in_pieces([line] * 4, "application/x-ndjson"), pause=0.3)
+    stalled = FakeHttp(_answer_in_pieces([line] * 2, "application/x-ndjson"), pause=3)
+    try:
+        out = _node(tmp_path, f"""
+const out = [];
+for (const [url, batch] of {json.dumps([[slow.url, 1], [stalled.url, 2]])}) {{
+  const start = Date.now();
+  try {{ out.push({{ answers: await new Naipes(url, {{ timeoutMs: 500 }}).validateHands([record, record, record, record], {{ batch }}) }}); }}
+  catch (e) {{ out.push({{ code: e.code, seconds: (Date.now() - start) / 1000 }}); }}
+}}
+console.log(JSON.stringify(out));
+""", timeout=30)
+    finally:
+        slow.close()
+        stalled.close()
+    assert out[0] == {"answers": [{"result": api.validate(RECORD)}] * 4}
+    assert out[1] == {"code": "DEADLINE_EXCEEDED", "seconds": out[1]["seconds"]} and 0.5 <= out[1]["seconds"] < 2, out
+
+
 def test_python_clients_answer_a_record_json_cannot_hold_in_its_place(clients) -> None:
     """A record with NaN, an infinity or a set is INVALID_FIELD naming the field and saying what
     JSON cannot hold in JSON's words (NaN, Infinity, -Infinity), in its place, and its batch's
