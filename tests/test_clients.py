@@ -874,6 +874,35 @@ console.log(JSON.stringify(out));
     assert out[1] == {"code": "DEADLINE_EXCEEDED", "seconds": out[1]["seconds"]} and 0.5 <= out[1]["seconds"] < 2, out
 
 
+def test_javascript_client_cuts_an_answer_not_json_at_200_characters(tmp_path: Path) -> None:
+    """An answer that is not JSON (a call's, a stream's line) is UNAVAILABLE quoting its first 200
+    characters, and a proxy's page that is not the service's problem JSON HTTP_<status> quoting its
+    first 200 (whitespace folded), no more: a long page does not fill the message."""
+    text = "".join(chr(ord("a") + i % 26) for i in range(300))
+    html = f"<p>{text}</p>"
+    pages = [FakeHttp(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                      % (len(text), text.encode())),
+             FakeHttp(b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/html\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                      % (len(html) + 2, b"\n " + html.encode()))]
+    try:
+        out = _node(tmp_path, f"""
+const out = [];
+for (const url of {json.dumps([page.url for page in pages])}) {{
+  for (const call of [(n) => n.validateHand(record), (n) => n.validateHands([record])]) {{
+    try {{ await call(new Naipes(url)); out.push("no error"); }}
+    catch (e) {{ out.push({{ code: e.code, message: e.message }}); }}
+  }}
+}}
+console.log(JSON.stringify(out));
+""")
+    finally:
+        for fake in pages:
+            fake.close()
+    not_json = {"code": "UNAVAILABLE", "message": f"{pages[0].url}: the answer is not JSON: {text[:200]}"}
+    bad_gateway = {"code": "HTTP_502", "message": f"HTTP 502 Bad Gateway: {html[:200]}"}
+    assert out == [not_json, not_json, bad_gateway, bad_gateway]
+
+
 def test_python_clients_answer_a_record_json_cannot_hold_in_its_place(clients) -> None:
     """A record with NaN, an infinity or a set is INVALID_FIELD naming the field and saying what
     JSON cannot hold in JSON's words (NaN, Infinity, -Infinity), in its place, and its batch's
