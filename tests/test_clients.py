@@ -1079,20 +1079,21 @@ def test_javascript_client_batches_as_the_python_clients() -> None:
 
 
 def test_javascript_client_takes_a_base_url_ending_in_a_slash_and_any_game_name(rest_url: str, tmp_path: Path) -> None:
-    """A base URL given with a trailing slash calls the same routes, and a game
+    """A base URL given with a trailing slash calls the same routes (its slashes, one or more,
+    dropped), none given is http://127.0.0.1:8080, and a game
     name is sent as one segment of the path: a name with "/", "?" or "#" is the service's
     UNKNOWN_GAME naming it, not another route or a query; the Python REST client's too."""
     games = ["a/b", "x?y=1", "#z"]
     out = _node(tmp_path, f"""
 const naipes = new Naipes({json.dumps(rest_url + "/")});
-const out = [await naipes.validateHand(record)];
+const out = [new Naipes().baseUrl, new Naipes({json.dumps(rest_url + "//")}).baseUrl, await naipes.validateHand(record)];
 for (const game of {json.dumps(games)}) {{
   try {{ await naipes.describeRules(game); out.push("no error"); }} catch (e) {{ out.push([e.code, e.field, e.message]); }}
 }}
 console.log(JSON.stringify(out));
 """)
     want = [[error.code, error.field, error.message] for error in (engine_error("DescribeRules", {"game": game}) for game in games)]
-    assert out == [api.validate(RECORD), *want]
+    assert out == ["http://127.0.0.1:8080", rest_url, api.validate(RECORD), *want]
     with RestClient(rest_url + "/") as rest:
         assert rest.validate_hand(RECORD) == api.validate(RECORD)
         for game, (code, field, message) in zip(games, want, strict=True):
@@ -1247,20 +1248,22 @@ def test_python_clients_refuse_a_batch_the_service_would_not_take(clients) -> No
 
 
 def test_javascript_client_refuses_a_batch_the_service_would_not_take(tmp_path: Path) -> None:
-    """naipes.mjs's ``validateHands`` takes a ``batch`` from 1 to 1000 and refuses any other before
-    sending (fetch is not called), a NaipesError INVALID_FIELD naming ``batch``."""
+    """naipes.mjs's ``validateHands`` takes a ``batch`` from 1 to 1000 (sent: its fetch is called)
+    and refuses any other before sending (fetch is not called), a NaipesError INVALID_FIELD naming
+    ``batch``."""
     out = _node(tmp_path, f"""
 globalThis.fetch = () => {{ throw new Error("fetch was called"); }};
 const client = new Naipes("http://127.0.0.1:9");
 const out = [];
-for (const batch of {json.dumps(BAD_BATCHES)}) {{
+for (const batch of {json.dumps([*BAD_BATCHES, 1, 1000])}) {{
   try {{ await client.validateHands([record], {{ batch }}); out.push(null); }}
-  catch (e) {{ out.push([e instanceof NaipesError, e.code, e.field, e.message]); }}
+  catch (e) {{ out.push([e instanceof NaipesError, e.code, e.field ?? null, e.message]); }}
 }}
 console.log(JSON.stringify(out));
 """)
     shown = ["0", "-1", "1001", "2.5", "true", "50", "null"]
-    assert out == [[True, "INVALID_FIELD", "batch", f"batch: expected a number of records from 1 to 1000, not {text}"] for text in shown]
+    assert out[:-2] == [[True, "INVALID_FIELD", "batch", f"batch: expected a number of records from 1 to 1000, not {text}"] for text in shown]
+    assert out[-2:] == [[True, "UNAVAILABLE", None, "http://127.0.0.1:9: fetch was called"]] * 2
 
 
 def test_python_clients_send_a_request_id(clients, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1351,9 +1354,9 @@ console.log(JSON.stringify(out));
     assert seen == [f"js-{i}" for i in range(1, 8)] + REFUSED_IDS  # (the last ones sent here, by requests)
 
 
-# IDs the service refuses, quoted in its words: a quote, control characters, 60 characters (quoted
+# IDs the service refuses, quoted in its words: a quote, control characters (\x01 two hex digits), 60 characters (quoted
 # whole) and 1,200 (cut short, its length with a thousands separator).
-QUOTED_IDS = ["it's me", "a\nb", "\r\x7f\x9f", " " * 60, "x y" * 400, "señor"]
+QUOTED_IDS = ["it's me", "a\nb", "\r\x7f\x9f", "\x01\x1f", " " * 60, "x y" * 400, "señor"]
 
 
 def _service_words(request_id: str) -> str:
