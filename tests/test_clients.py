@@ -903,6 +903,20 @@ console.log(JSON.stringify(out));
     assert out == [not_json, not_json, bad_gateway, bad_gateway]
 
 
+def test_javascript_client_sends_its_body_as_json_and_a_stream_as_ndjson(rest_url: str, tmp_path: Path) -> None:
+    """A call with a body says Content-Type application/json, a stream application/x-ndjson, and a
+    GET (describeRules) none, which in a browser would make it a call with a preflight."""
+    out = _node(tmp_path, f"""
+const types = [];
+const naipes = new Naipes({json.dumps(rest_url)}, {{ fetchImpl: (url, init) => {{ types.push(init.headers["Content-Type"] ?? null); return fetch(url, init); }} }});
+await naipes.validateHand(record);
+await naipes.describeRules("rentoy");
+await naipes.validateHands([record]);
+console.log(JSON.stringify(types));
+""")
+    assert out == ["application/json", None, "application/x-ndjson"]
+
+
 def test_python_clients_answer_a_record_json_cannot_hold_in_its_place(clients) -> None:
     """A record with NaN, an infinity or a set is INVALID_FIELD naming the field and saying what
     JSON cannot hold in JSON's words (NaN, Infinity, -Infinity), in its place, and its batch's
