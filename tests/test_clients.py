@@ -917,6 +917,21 @@ console.log(JSON.stringify(types));
     assert out == ["application/json", None, "application/x-ndjson"]
 
 
+def test_javascript_client_reads_a_character_split_across_a_stream_s_pieces(tmp_path: Path) -> None:
+    """A stream's answer read in pieces that cut a character's UTF-8 bytes apart (ñ, é here) gives
+    the character whole, not two U+FFFD; a line of only whitespace between answers is no answer."""
+    lines = [json.dumps({"batch": [{"error": {"code": "UNKNOWN_GAME", "field": "game", "message": f"unknown game '{game}'"}}]},
+                        ensure_ascii=False).encode() + b"\n" for game in ("señor", "café")]
+    body = lines[0] + b" \r\n" + lines[1]
+    cuts = [body.index("ñ".encode()) + 1, body.index("é".encode()) + 1]
+    page = FakeHttp(_answer_in_pieces([body[:cuts[0]], body[cuts[0]:cuts[1]], body[cuts[1]:]], "application/x-ndjson"), pause=0.1)
+    try:
+        out = _node(tmp_path, f"console.log(JSON.stringify(await new Naipes({json.dumps(page.url)}).validateHands([record, record], {{ batch: 1 }})));")
+    finally:
+        page.close()
+    assert out == [json.loads(line)["batch"][0] for line in lines]
+
+
 def test_python_clients_answer_a_record_json_cannot_hold_in_its_place(clients) -> None:
     """A record with NaN, an infinity or a set is INVALID_FIELD naming the field and saying what
     JSON cannot hold in JSON's words (NaN, Infinity, -Infinity), in its place, and its batch's
