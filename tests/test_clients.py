@@ -932,6 +932,22 @@ def test_javascript_client_reads_a_character_split_across_a_stream_s_pieces(tmp_
     assert out == [json.loads(line)["batch"][0] for line in lines]
 
 
+def test_javascript_client_names_a_value_json_cannot_hold_past_nulls_and_to_json(tmp_path: Path) -> None:
+    """The field JSON cannot hold is found past a null field (it threw TypeError reading null's
+    toJSON) and not inside an object JSON writes by its toJSON (that object's own fields are not
+    sent); a value whose toJSON gives one JSON cannot hold, and a record that is NaN itself, are
+    the record's, no field named. No request is sent."""
+    out = _node(tmp_path, """
+globalThis.fetch = () => { throw new Error("fetch was called"); };
+const records = [{ note: null, when: { toJSON: () => "today", hidden: NaN }, ...record, seats: NaN },
+                 { ...record, seats: { toJSON: () => NaN } }, NaN];
+console.log(JSON.stringify(await new Naipes("http://127.0.0.1:9").validateHands(records)));
+""")
+    assert out == [{"error": {"code": "INVALID_FIELD", "field": "seats", "message": "seats: JSON cannot hold NaN"}},
+                   {"error": {"code": "INVALID_FIELD", "message": "the record: JSON cannot hold NaN"}},
+                   {"error": {"code": "INVALID_FIELD", "message": "the record: JSON cannot hold NaN"}}]
+
+
 def test_python_clients_answer_a_record_json_cannot_hold_in_its_place(clients) -> None:
     """A record with NaN, an infinity or a set is INVALID_FIELD naming the field and saying what
     JSON cannot hold in JSON's words (NaN, Infinity, -Infinity), in its place, and its batch's
