@@ -948,6 +948,31 @@ console.log(JSON.stringify(await new Naipes("http://127.0.0.1:9").validateHands(
                    {"error": {"code": "INVALID_FIELD", "message": "the record: JSON cannot hold NaN"}}]
 
 
+def test_javascript_client_words_what_its_fetch_threw(tmp_path: Path) -> None:
+    """What the client's fetch throws is a NaipesError saying what: an AbortError (a fetch that
+    does not give the timeout's reason, as node-fetch) DEADLINE_EXCEEDED; a failure its message and
+    its cause's message (else its cause's code) in brackets, nothing more without a cause."""
+    out = _node(tmp_path, """
+const failures = [new DOMException("The operation was aborted.", "AbortError"),
+                  new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) }),
+                  new TypeError("fetch failed", { cause: { code: "ENOTFOUND" } }),
+                  new TypeError("Failed to fetch")];
+const out = [];
+for (const failure of failures) {
+  const naipes = new Naipes("http://naipes.test", { fetchImpl: () => Promise.reject(failure) });
+  for (const call of [() => naipes.validateHand(record), () => naipes.validateHands([record])]) {
+    try { await call(); out.push("no error"); } catch (e) { out.push([e instanceof NaipesError, e.code, e.message]); }
+  }
+}
+console.log(JSON.stringify(out));
+""")
+    words = [["DEADLINE_EXCEEDED", "http://naipes.test: no answer within the timeout"],
+             ["UNAVAILABLE", "http://naipes.test: fetch failed (connect ECONNREFUSED)"],
+             ["UNAVAILABLE", "http://naipes.test: fetch failed (ENOTFOUND)"],
+             ["UNAVAILABLE", "http://naipes.test: Failed to fetch"]]
+    assert out == [[True, *said] for said in words for _call in range(2)]
+
+
 def test_python_clients_answer_a_record_json_cannot_hold_in_its_place(clients) -> None:
     """A record with NaN, an infinity or a set is INVALID_FIELD naming the field and saying what
     JSON cannot hold in JSON's words (NaN, Infinity, -Infinity), in its place, and its batch's
