@@ -973,6 +973,34 @@ console.log(JSON.stringify(out));
     assert out == [[True, *said] for said in words for _call in range(2)]
 
 
+def test_javascript_client_words_a_proxy_s_page_by_its_status_and_words(tmp_path: Path) -> None:
+    """A proxy's page is HTTP_<status> with its words, each run of whitespace one space; an empty
+    page its status alone; a problem JSON with a code but no detail or title is a NaipesError
+    saying "request failed" (its name NaipesError, as String() shows it)."""
+    def page(status: bytes, content_type: bytes, body: bytes) -> bytes:
+        return b"HTTP/1.1 %s\r\nContent-Type: %s\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s" % (
+            status, content_type, len(body), body)
+
+    pages = [FakeHttp(page(b"502 Bad Gateway", b"text/html", b"<h1>Bad  \n\t Gateway</h1>\n\n<p>nginx</p>")),
+             FakeHttp(page(b"504 Gateway Timeout", b"text/html", b"")),
+             FakeHttp(page(b"500 Internal Server Error", b"application/problem+json", b'{"code": "INTERNAL", "status": 500}'))]
+    try:
+        out = _node(tmp_path, f"""
+const out = [];
+for (const url of {json.dumps([fake.url for fake in pages])}) {{
+  try {{ await new Naipes(url).validateHand(record); out.push("no error"); }}
+  catch (e) {{ out.push([e.code, e.status ?? null, String(e)]); }}
+}}
+console.log(JSON.stringify(out));
+""")
+    finally:
+        for fake in pages:
+            fake.close()
+    assert out == [["HTTP_502", 502, "NaipesError: HTTP 502 Bad Gateway: <h1>Bad Gateway</h1> <p>nginx</p>"],
+                   ["HTTP_504", 504, "NaipesError: HTTP 504 Gateway Timeout"],
+                   ["INTERNAL", 500, "NaipesError: request failed"]]
+
+
 def test_python_clients_answer_a_record_json_cannot_hold_in_its_place(clients) -> None:
     """A record with NaN, an infinity or a set is INVALID_FIELD naming the field and saying what
     JSON cannot hold in JSON's words (NaN, Infinity, -Infinity), in its place, and its batch's
