@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "clients" / "python"))
 
 from naipes_client import GrpcClient, NaipesError, RestClient  # noqa: E402
-from service_support import REFUSED_CALLS, UNARY_CALLS, FakeHttp, engine_answer, engine_error  # noqa: E402
+from service_support import REFUSED_CALLS, UNARY_CALLS, FakeHttp, engine_answer, engine_error, examples_dir, load_example  # noqa: E402
 
 from service.errors import ERRORS  # noqa: E402
 
@@ -420,6 +420,30 @@ def test_example_scripts_exit_2_on_a_file_not_json_and_3_without_a_server(exampl
         assert run.returncode == status, run.stderr
         assert run.stdout == "" and len(run.stderr.strip().splitlines()) == 1 and run.stderr.startswith(code), run.stderr
     run = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout) == (2, "") and run.stderr.startswith(f"usage: {example} RECORD.json"), run.stderr
+
+
+@pytest.mark.parametrize("example", ["validate_grpc.py", "validate.mjs"])
+def test_example_scripts_take_a_shared_example_file_and_refuse_a_third_argument(example: str, rest_url: str, grpc_target: str,
+                                                                               tmp_path: Path) -> None:
+    """A shared example file (its record beside its ``expect``) is validated as its record; a
+    file that is not a record (JSON null, a record without its game) is sent as it is and refused
+    by the service, exit 2; a third argument is the usage line and exit 2."""
+    script = ROOT / "clients" / "examples" / example
+    command = [sys.executable, str(script)] if example.endswith(".py") else ["node", str(script)]
+    target = grpc_target if example.endswith(".py") else rest_url
+    shared = examples_dir() / "rentoy-full-30.json"
+    record, _expect = load_example(shared)
+    run = subprocess.run([*command, str(shared), target], capture_output=True, text=True, timeout=60)
+    assert (run.returncode, json.loads(run.stdout)) == (0, api.validate(record)), run.stderr
+    for name, text, refused in (("null", "null", "INVALID_FIELD (body): the body must be a JSON object, not null"),
+                                ("no-game", json.dumps({key: value for key, value in RECORD.items() if key != "game"}),
+                                 "MISSING_FIELD (game): game is required")):
+        path = tmp_path / f"{name}.json"
+        path.write_text(text)
+        run = subprocess.run([*command, str(path), target], capture_output=True, text=True, timeout=60)
+        assert (run.returncode, run.stdout, run.stderr) == (2, "", refused + "\n"), name
+    run = subprocess.run([*command, str(shared), target, "extra"], capture_output=True, text=True, timeout=60)
     assert (run.returncode, run.stdout) == (2, "") and run.stderr.startswith(f"usage: {example} RECORD.json"), run.stderr
 
 
