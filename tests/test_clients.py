@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -445,6 +446,37 @@ def test_example_scripts_take_a_shared_example_file_and_refuse_a_third_argument(
         assert (run.returncode, run.stdout, run.stderr) == (2, "", refused + "\n"), name
     run = subprocess.run([*command, str(shared), target, "extra"], capture_output=True, text=True, timeout=60)
     assert (run.returncode, run.stdout) == (2, "") and run.stderr.startswith(f"usage: {example} RECORD.json"), run.stderr
+
+
+def test_javascript_example_exits_3_for_no_answer_and_2_for_a_proxy_s_refusal(tmp_path: Path) -> None:
+    """validate.mjs exits 3, no answer, for a server silent past the client's timeout (10 s), the
+    service's INTERNAL error and a proxy's 5xx page, and 2 for a proxy's 4xx page (a request
+    refused), its code and message on stderr; with no address given it calls http://127.0.0.1:8080."""
+    problem = json.dumps({"code": "INTERNAL", "status": 500, "detail": "the engine failed"}).encode()
+    pages = [FakeHttp(None),
+             FakeHttp(b"HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/problem+json\r\nContent-Length: %d\r\n"
+                      b"Connection: close\r\n\r\n%s" % (len(problem), problem)),
+             FakeHttp(PROXY_502),
+             FakeHttp(b"HTTP/1.1 404 Not Found\r\nContent-Type: text/plain\r\nContent-Length: 9\r\nConnection: close\r\n\r\nnot found")]
+    path = tmp_path / "valid.json"
+    path.write_text(json.dumps(RECORD))
+    script = str(ROOT / "clients" / "examples" / "validate.mjs")
+    try:
+        runs = [subprocess.Popen(["node", script, str(path), page.url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for page in pages]
+        ended = [(run.wait(timeout=60), *run.communicate()) for run in runs]
+    finally:
+        for page in pages:
+            page.close()
+    assert ended == [(3, "", f"DEADLINE_EXCEEDED: {pages[0].url}: no answer within the timeout\n"),
+                     (3, "", "INTERNAL: the engine failed\n"),
+                     (3, "", "HTTP_502: HTTP 502 Bad Gateway: <html><body>502 Bad Gateway</body></html>\n"),
+                     (2, "", "HTTP_404: HTTP 404 Not Found: not found\n")]
+    with socket.socket() as probe:
+        if probe.connect_ex(("127.0.0.1", 8080)) == 0:
+            pytest.skip("port 8080 is held: the default address cannot be shown unreachable")
+    run = subprocess.run(["node", script, str(path)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 3 and run.stderr.startswith("UNAVAILABLE: http://127.0.0.1:8080: fetch failed"), run.stderr
 
 
 # The README's oversized record: 999 actions of 1,100 characters, over 1 MiB in any encoding.
