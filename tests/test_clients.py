@@ -1446,14 +1446,16 @@ def test_python_clients_send_a_request_id(clients, monkeypatch: pytest.MonkeyPat
 
 # IDs the service refuses, which the clients refuse before sending.
 REFUSED_IDS = ["a b", "", "x" * 129, "it's\tme\\", "señor"]
+LONGEST_ID = "!~" * 64  # 128 visible ASCII characters, from the first to the last: taken
 
 
 def test_javascript_client_sends_a_request_id(rest_url: str, http: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every method of naipes.mjs takes a ``requestId`` (its last argument's) and sends it as the
     request's X-Request-Id: the server reads it (``service.access.checked`` sees it) and sends it
-    back on the answer, an error's too; none is sent without one. One the service would refuse is
-    refused before sending (fetch is not called), INVALID_FIELD naming x-request-id, in the words
-    the service answers the same header with (a long one cut short as the service cuts it)."""
+    back on the answer, an error's too; none is sent without one; the longest it takes (128
+    characters, of ``!`` and ``~``) is sent. One the service would refuse is refused before sending
+    (fetch is not called), INVALID_FIELD naming x-request-id, in the words the service answers the
+    same header with (a long one cut short as the service cuts it)."""
     from service import access
 
     seen: list[str] = []
@@ -1466,7 +1468,7 @@ def test_javascript_client_sends_a_request_id(rest_url: str, http: Any, tmp_path
              ["resolveTrick", [trick, {"requestId": "js-3"}]], ["settleHand", [settle, {"requestId": "js-4"}]],
              ["deal", [{"game": "mus", "seats": 4, "dealer": 0, "seed": "x"}, {"requestId": "js-5"}]],
              ["describeRules", ["rentoy", {"requestId": "js-6"}]], ["validateHands", [[RECORD] * 3, {"batch": 2, "requestId": "js-7"}]],
-             ["validateHand", [RECORD]], ["validateHand", [RECORD, {"requestId": None}]],
+             ["validateHand", [RECORD]], ["validateHand", [RECORD, {"requestId": None}]], ["validateHand", [RECORD, {"requestId": LONGEST_ID}]],
              *(["validateHand", [RECORD, {"requestId": refused}]] for refused in [*REFUSED_IDS, 7])]
     out = _node(tmp_path, f"""
 const sent = [];  // each request as fetch saw it: the ID it sent, the answer's status and the ID sent back
@@ -1496,7 +1498,8 @@ console.log(JSON.stringify(out));
     assert out[5] == {"answer": engine_answer("DescribeRules", {"game": "rentoy"}), "sent": [ok[5]]}
     assert out[6] == {"answer": [{"result": api.validate(RECORD)}] * 3, "sent": [ok[6]]}
     assert out[7] == out[8] == {"answer": api.validate(RECORD), "sent": [[None, 200, None]]}
-    for refused, answer in zip([*REFUSED_IDS, 7], out[9:], strict=True):
+    assert out[9] == {"answer": api.validate(RECORD), "sent": [[LONGEST_ID, 200, LONGEST_ID]]}
+    for refused, answer in zip([*REFUSED_IDS, 7], out[10:], strict=True):
         if isinstance(refused, str):  # the service's words for the same header, sent as it is
             problem = http.post(f"{rest_url}/v1/hands:validate", json=RECORD, headers={"X-Request-Id": refused}, timeout=10).json()
             assert (problem["code"], problem["field"]) == ("INVALID_FIELD", "x-request-id"), problem
@@ -1505,12 +1508,12 @@ console.log(JSON.stringify(out));
             message = "x-request-id: expected 1 to 128 visible ASCII characters, not 7"
         assert answer == {"error": {"isNaipesError": True, "code": "INVALID_FIELD", "field": "x-request-id", "message": message},
                           "sent": []}, refused
-    assert seen == [f"js-{i}" for i in range(1, 8)] + REFUSED_IDS  # (the last ones sent here, by requests)
+    assert seen == [f"js-{i}" for i in range(1, 8)] + [LONGEST_ID] + REFUSED_IDS  # (the last ones sent here, by requests)
 
 
-# IDs the service refuses, quoted in its words: a quote, control characters (\x01 two hex digits), 60 characters (quoted
-# whole) and 1,200 (cut short, its length with a thousands separator).
-QUOTED_IDS = ["it's me", "a\nb", "\r\x7f\x9f", "\x01\x1f", " " * 60, "x y" * 400, "señor"]
+# IDs the service refuses, quoted in its words: a quote, control characters (\x00 too, \x01 two hex digits; \x7f alone, just
+# past the visible ones), 60 characters (quoted whole), 61 (cut short) and 1,200 (its length with a thousands separator).
+QUOTED_IDS = ["it's me", "a\nb", "\r\x7f\x9f", "\x00\x01\x1f", "\x7f", " " * 60, " " * 61, "x y" * 400, "señor"]
 
 
 def _service_words(request_id: str) -> str:
