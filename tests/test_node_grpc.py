@@ -245,6 +245,12 @@ UNREADABLE = [
     ("ResolveTrick", {"game": "rentoy", "seats": 4, "contract": {"trump": 1}, "cards": "12e 2e"}),
     ("SettleHand", {"game": "revesino", "seats": 4, "revesino": {"tricks": [{"cards": "1o 3o 12c 5e", "lead": 1}]}}),
     ("Deal", {"game": "rentoy", "seats": 4, "dealer": 0, "seed": ["s"]}),
+    # The values the service words each its way: a string with characters Python's repr escapes (a
+    # control, a format and a space character, below 0x100, below 0x10000 and past it) and the
+    # printed ones it does not; one of 60 characters, quoted whole, and one of 61, cut short; a
+    # boolean, a list and an object.
+    *(("ResolveTrick", {"game": "rentoy", "seats": seats, "cards": "12e 2e"})
+      for seats in ("a\x01\xad\u200b\u3000\U000e0001 é'\\\n\r", "x" * 60, "x" * 61, True, [4], {"n": 4})),
 ]
 
 
