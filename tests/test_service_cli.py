@@ -299,18 +299,26 @@ sys.meta_path.insert(0, SlowApp())
 """
 
 
-def test_serve_is_ready_once_every_process_serves(tmp_path: Path) -> None:
-    """``naipes ready`` waits for each REST worker to load the app and each gRPC process to listen
-    (service/ready.py): it had been written once both ports listened, while the workers were still
-    loading (a request then waited for them) and the second gRPC process was still starting. Here
-    each worker's load takes 3 s more."""
+def _serve_loading_slowly(tmp_path: Path, workers: int) -> tuple[subprocess.Popen[str], Path]:
+    """``naipes serve`` with ``workers`` REST workers, each loading the app 3 s more (``_SLOW_APP``);
+    the server, and the directory where each worker that has loaded it leaves a file named by its
+    pid."""
     (tmp_path / "sitecustomize.py").write_text(_SLOW_APP)
     loaded = tmp_path / "loaded"
     loaded.mkdir()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
            "SLOW_APP_SECONDS": "3", "SLOW_APP_LOADED": str(loaded)}
     server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(_free_port()), "--grpc-port", str(_free_port()),
-                               "--workers", "2"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                               "--workers", str(workers)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return server, loaded
+
+
+def test_serve_is_ready_once_every_process_serves(tmp_path: Path) -> None:
+    """``naipes ready`` waits for each REST worker to load the app and each gRPC process to listen
+    (service/ready.py): it had been written once both ports listened, while the workers were still
+    loading (a request then waited for them) and the second gRPC process was still starting. Here
+    each worker's load takes 3 s more."""
+    server, loaded = _serve_loading_slowly(tmp_path, workers=2)
     output = ""
     try:
         lines = read_until(server, _ready)
@@ -330,13 +338,7 @@ def test_a_worker_killed_while_it_loads_the_app_is_replaced_and_serve_gets_ready
     one has loaded the app."""
     from test_service_workers import children, command
 
-    (tmp_path / "sitecustomize.py").write_text(_SLOW_APP)
-    loaded = tmp_path / "loaded"
-    loaded.mkdir()
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]),
-           "SLOW_APP_SECONDS": "3", "SLOW_APP_LOADED": str(loaded)}
-    server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(_free_port()), "--grpc-port", str(_free_port()),
-                               "--workers", "1"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server, loaded = _serve_loading_slowly(tmp_path, workers=1)
     output = ""
     try:
         deadline = time.monotonic() + 30
