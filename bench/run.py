@@ -558,7 +558,10 @@ def h2load_figures(text: str, log: str, command: str, connections: int, counted:
     summary = re.search(r"time for request:\s+(\S+)\s+(\S+)\s+(\S+)", text)
     mean_ms = duration_ms(summary[3]) if summary else float("nan")
     errors = int(counts[5]) + int(status[2])  # every request not answered 2xx, once (timeouts are failed streams)
-    rps = ok / elapsed if counted else float(finished[2]) * ok / answered if answered else 0.0
+    if counted:
+        rps = ok / elapsed
+    else:  # (h2load's req/s over the main duration, scaled to the requests answered 2xx)
+        rps = float(finished[2]) * ok / answered if answered else 0.0
     return Load(rps=rps, p50_ms=percentile(latencies, 50) / 1000, p99_ms=percentile(latencies, 99) / 1000, requests=ok, errors=errors,
                 command=command, mean_ms=mean_ms, in_flight=connections)
 
