@@ -14,6 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from service_support import stop_listening
+
 OUTPUTS = Path(__file__).resolve().parent / "bench_outputs"
 
 
@@ -115,11 +117,12 @@ class H2cServer:
             threading.Thread(target=_h2c_connection, args=(conn, self.answers), daemon=True).start()
 
     def __enter__(self) -> H2cServer:
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._acceptor = threading.Thread(target=self._accept, daemon=True)
+        self._acceptor.start()
         return self
 
     def __exit__(self, *_: Any) -> None:
-        self._listener.close()
+        stop_listening(self._listener, self._acceptor)
 
 
 class Http1Server:

@@ -301,6 +301,22 @@ def answered_while_sending(base: str, records: list[dict], wanted: int, seconds:
         sock.close()
 
 
+def stop_listening(listener: socket.socket, acceptor: threading.Thread) -> None:
+    """Close a test server's listening socket whose thread ``acceptor`` waits in ``accept()``.
+    ``close()`` alone does not end that wait (Linux): the waiting call keeps the socket listening on
+    its port, with no descriptor left to close it, and the kernel lets another socket bind that port
+    again (SO_REUSEADDR), so a server started later on it lost a connection to this thread (the
+    suite's REST server, to a closed HTTP/2 fake: a stream test waited 60 s for an answer).
+    ``shutdown`` ends the wait (``accept`` raises), then the socket is closed."""
+    try:
+        listener.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass  # (already closed)
+    acceptor.join(10)
+    listener.close()
+    assert not acceptor.is_alive(), "the server's thread still waits in accept()"
+
+
 class FakeHttp:
     """A socket server on 127.0.0.1 that reads each request's head and answers ``answer``
     (raw bytes), or nothing at all (``None``: the connection is held open, silent): a proxy's page,
@@ -311,7 +327,8 @@ class FakeHttp:
         self.answer, self.pause, self.held = answer, pause, []
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        threading.Thread(target=self._serve, daemon=True).start()
+        self._acceptor = threading.Thread(target=self._serve, daemon=True)
+        self._acceptor.start()
 
     def _serve(self) -> None:
         while True:
@@ -341,7 +358,7 @@ class FakeHttp:
             conn.close()
 
     def close(self) -> None:
-        self.sock.close()
+        stop_listening(self.sock, self._acceptor)
         for conn in self.held:
             conn.close()
 

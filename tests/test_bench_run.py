@@ -11,6 +11,7 @@ import json
 import math
 import re
 import shutil
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +188,17 @@ def test_a_short_real_h2load_run_counts_what_the_server_answered(tmp_path: Path)
     assert load.requests == sent[200] and load.errors == sent[500] + sent[0]
     took = re.search(r"finished in (\S+),", (tmp_path / "h2load-last.txt").read_text())[1]
     assert load.rps == pytest.approx(sent[200] / (run.duration_ms(took) / 1000))
+
+
+def test_the_fake_servers_stop_listening_when_their_with_ends() -> None:
+    """Once its ``with`` ends, nothing answers on a fake server's port: its HTTP/2 listener was
+    closed while its thread waited in ``accept()``, which kept it listening, port and all, and
+    took a connection from the suite's REST server when that server was given the same port."""
+    with H2cServer() as h2c, Http1Server() as http1:
+        ports = [h2c.port, http1.port]
+        for port in ports:
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()  # (each waits in accept again)
+    assert not any(run.listening(port) for port in ports)
 
 
 # ---- wrk's output --------------------------------------------------------------------------

@@ -448,6 +448,23 @@ def test_example_scripts_take_a_shared_example_file_and_refuse_a_third_argument(
     assert (run.returncode, run.stdout) == (2, "") and run.stderr.startswith(f"usage: {example} RECORD.json"), run.stderr
 
 
+def test_a_fake_page_stops_listening_when_closed() -> None:
+    """Once closed, nothing answers on a fake page's port, whether it answers or holds its
+    connections silent (``service_support.stop_listening``: closed while its thread waited in
+    ``accept()``, a listener went on taking connections on its port)."""
+    pages = [FakeHttp(None), FakeHttp(PROXY_502)]
+    ports = [int(page.url.rsplit(":", 1)[1]) for page in pages]
+    for page, port in zip(pages, ports, strict=True):
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as conn:  # (its thread waits in accept again)
+            conn.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            if page.answer is not None:
+                assert conn.recv(100).startswith(b"HTTP/1.1 502 ")
+        page.close()
+    for port in ports:
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=5)
+
+
 def test_javascript_example_exits_3_for_no_answer_and_2_for_a_proxy_s_refusal(tmp_path: Path) -> None:
     """validate.mjs exits 3, no answer, for a server silent past the client's timeout (10 s), the
     service's INTERNAL error and a proxy's 5xx page, and 2 for a proxy's 4xx page (a request
