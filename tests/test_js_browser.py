@@ -129,6 +129,7 @@ def servers() -> Iterator[Servers]:
         for page in pages:
             page.shutdown()
             page.server_close()
+            page.server_close()
 
 
 @pytest.fixture(scope="module", params=list(BROWSERS))
