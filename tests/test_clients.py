@@ -923,6 +923,27 @@ catch (e) {{ console.log(JSON.stringify({{ code: e.code, message: e.message, sec
     assert 0.7 <= out["seconds"] < 1.5, out
 
 
+def test_rest_client_bounds_a_call_by_its_timeout_not_each_read() -> None:
+    """RestClient's timeout is a call's deadline, as the README says of every client: an answer
+    whose every piece comes within it (0.25 s apart, timeout 0.7 s) but whose whole takes longer
+    (2 s) is DEADLINE_EXCEEDED at the timeout (it was read to its end, each read within the
+    socket's timeout); the same answer within a longer timeout is read whole."""
+    body = json.dumps(api.validate(RECORD)).encode()
+    slow = FakeHttp(_answer_in_pieces([body[i * len(body) // 8:(i + 1) * len(body) // 8] for i in range(8)]), pause=0.25)
+    try:
+        start = time.monotonic()
+        with pytest.raises(NaipesError) as failed, RestClient(slow.url, timeout=0.7) as rest:
+            rest.validate_hand(RECORD)
+        took = time.monotonic() - start
+        with RestClient(slow.url, timeout=10) as rest:
+            answer = rest.validate_hand(RECORD)
+    finally:
+        slow.close()
+    assert (failed.value.code, failed.value.message, failed.value.field) == ("DEADLINE_EXCEEDED", f"{slow.url}: no answer within the timeout", None)
+    assert 0.7 <= took < 1.5, took
+    assert answer == api.validate(RECORD)
+
+
 def test_javascript_client_bounds_a_stream_by_its_progress(tmp_path: Path) -> None:
     """validateHands' timeoutMs bounds the stream's silence, not its length: answers 0.3 s apart
     with timeoutMs 500 are all read (1.2 s in all); a stream silent past timeoutMs after its first
@@ -1638,13 +1659,13 @@ def test_python_clients_send_omit_events_only_when_asked(rest_url: str, grpc_tar
     import urllib.request
 
     sent: list[tuple[str, bytes]] = []  # REST: each request's URL and body
-    urlopen = urllib.request.urlopen
+    opened = urllib.request.OpenerDirector.open  # (a unary call's opener and urlopen's)
 
-    def recording(request: Any, *args: Any, **kwargs: Any) -> Any:
+    def recording(opener: Any, request: Any, *args: Any, **kwargs: Any) -> Any:
         sent.append((request.full_url, request.data or b""))
-        return urlopen(request, *args, **kwargs)
+        return opened(opener, request, *args, **kwargs)
 
-    monkeypatch.setattr(urllib.request, "urlopen", recording)
+    monkeypatch.setattr(urllib.request.OpenerDirector, "open", recording)
     with RestClient(rest_url) as rest:
         for omit_events in (False, True):
             sent.clear()

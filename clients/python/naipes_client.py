@@ -21,10 +21,13 @@ the generated stubs and the service's codec between the messages and their JSON 
 
 from __future__ import annotations
 
+import heapq
 import http.client
 import json
 import math
+import os
 import re
+import socket
 import threading
 import time
 import urllib.error
@@ -214,8 +217,9 @@ class NaipesError(Exception):
 
 
 class RestClient:
-    """Naipes over REST (JSON over HTTP/1.1). ``timeout``: the seconds a call waits for the server
-    to answer (a socket's timeout: each read or write waits at most this long)."""
+    """Naipes over REST (JSON over HTTP/1.1). ``timeout``: a call's deadline, the seconds it waits
+    for the server's whole answer (``DEADLINE_EXCEEDED`` then, however steadily the answer was
+    coming); ``validate_hands``: how long a stream may stay silent."""
 
     def __init__(self, base_url: str = "http://127.0.0.1:8080", timeout: float = 10.0):
         self.base_url = base_url.rstrip("/")
@@ -231,10 +235,18 @@ class RestClient:
         if data:
             headers["Content-Type"] = "application/json"
         request = urllib.request.Request(self.base_url + path, data=data, method=method, headers=headers)
-        with _rest_errors(self.base_url):
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                answer: JSON = json.loads(response.read())  # (the service answers a JSON object)
-                return answer
+        deadline = _CALL.deadline = _Deadline(self.timeout)
+        try:
+            with _rest_errors(self.base_url):
+                with _OPENER.open(request, timeout=self.timeout) as response:
+                    answer: JSON = json.loads(response.read())  # (the service answers a JSON object)
+                    return answer
+        except NaipesError:
+            if deadline.passed:  # its connection shut: the answer was cut short, whatever the error says
+                raise NaipesError("DEADLINE_EXCEEDED", f"{self.base_url}: no answer within the timeout") from None
+            raise
+        finally:
+            deadline.cancel()
 
     def validate_hand(self, record: JSON, *, omit_events: bool = False, request_id: str | None = None) -> JSON:
         """The record's validation result. ``omit_events``: the result's ``events`` left empty,
@@ -503,6 +515,107 @@ class GrpcClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _Deadline:
+    """A REST call's deadline: its connection is shut down once ``seconds`` have passed, which ends
+    the read waiting on it (a socket's timeout bounds each read, and an answer that comes a piece
+    at a time within it could take any time in all). Watched by ``_WATCHDOG``; ``cancel()`` when
+    the call is over."""
+
+    def __init__(self, seconds: float) -> None:
+        self.passed = self.done = False
+        self._sock: socket.socket | None = None
+        self._lock = threading.Lock()
+        _WATCHDOG.watch(self, time.monotonic() + seconds)
+
+    def pass_(self) -> None:
+        with self._lock:
+            if self.done:
+                return
+            self.passed = True
+            if self._sock is not None:
+                self._shut(self._sock)
+
+    def connected(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sock = sock
+            if self.passed:  # (while it connected)
+                self._shut(sock)
+
+    @staticmethod
+    def _shut(sock: socket.socket) -> None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # (already closed)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.done = True
+
+
+class _Watchdog:
+    """One thread a process that passes each REST call's deadline when its time comes (a thread a
+    call cost about as much as the call's own work in the client)."""
+
+    def __init__(self) -> None:
+        self._due: list[tuple[float, int, _Deadline]] = []  # a heap, the soonest first
+        self._order = count()
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def watch(self, deadline: _Deadline, when: float) -> None:
+        with self._changed:
+            heapq.heappush(self._due, (when, next(self._order), deadline))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="naipes-client-deadlines", daemon=True)
+                self._thread.start()
+            elif self._due[0][2] is deadline:  # sooner than the one it waits for
+                self._changed.notify()
+
+    def _run(self) -> None:
+        with self._changed:
+            while True:
+                now = time.monotonic()
+                while self._due and (self._due[0][0] <= now or self._due[0][2].done):
+                    heapq.heappop(self._due)[2].pass_()
+                self._changed.wait(self._due[0][0] - now if self._due else None)
+
+    def forked(self) -> None:
+        """In a forked child: the thread is the parent's; the child's starts with its first call."""
+        self.__init__()  # type: ignore[misc]
+
+
+_WATCHDOG = _Watchdog()
+os.register_at_fork(after_in_child=_WATCHDOG.forked)
+_CALL = threading.local()  # .deadline: the deadline of the REST call this thread makes
+
+
+class _WatchedHttp(http.client.HTTPConnection):
+    def connect(self) -> None:
+        super().connect()
+        _CALL.deadline.connected(self.sock)
+
+
+class _WatchedHttps(http.client.HTTPSConnection):
+    def connect(self) -> None:
+        super().connect()
+        _CALL.deadline.connected(self.sock)
+
+
+class _HttpHandler(urllib.request.HTTPHandler):
+    def http_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_WatchedHttp, req)
+
+
+class _HttpsHandler(urllib.request.HTTPSHandler):
+    def https_open(self, req: urllib.request.Request) -> http.client.HTTPResponse:
+        return self.do_open(_WatchedHttps, req)  # (the default context, as urlopen's)
+
+
+# urllib's opener (proxies, redirects) with the connections above: a unary REST call's.
+_OPENER = urllib.request.build_opener(_HttpHandler, _HttpsHandler)
 
 
 @contextmanager
