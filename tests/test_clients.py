@@ -944,6 +944,39 @@ def test_rest_client_bounds_a_call_by_its_timeout_not_each_read() -> None:
     assert answer == api.validate(RECORD)
 
 
+def test_rest_client_bounds_a_call_by_its_timeout_in_a_forked_process_too() -> None:
+    """A process forked after a call (a pre-forking server's worker) keeps its calls' deadlines:
+    the thread that shuts a late call's connection is the parent's, and the child starts its own."""
+    body = json.dumps(api.validate(RECORD)).encode()
+    slow = FakeHttp(_answer_in_pieces([body[i * len(body) // 8:(i + 1) * len(body) // 8] for i in range(8)]), pause=0.25)
+    script = f"""
+import json, os, sys, time
+sys.path.insert(0, {str(ROOT / "clients" / "python")!r})
+from naipes_client import NaipesError, RestClient
+record = json.loads({json.dumps(json.dumps(RECORD))})
+try:
+    RestClient({slow.url!r}, timeout=0.3).validate_hand(record)  # (the parent's watchdog starts)
+except NaipesError as error:
+    assert error.code == "DEADLINE_EXCEEDED", error
+pid = os.fork()
+if pid:
+    sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+start = time.monotonic()
+try:
+    RestClient({slow.url!r}, timeout=0.7).validate_hand(record)
+    print("answered")
+except NaipesError as error:
+    print(error.code, round(time.monotonic() - start, 1))
+"""
+    try:
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    finally:
+        slow.close()
+    assert done.returncode == 0, done.stderr
+    code, seconds = done.stdout.split()
+    assert code == "DEADLINE_EXCEEDED" and 0.7 <= float(seconds) < 1.5, done.stdout
+
+
 def test_javascript_client_bounds_a_stream_by_its_progress(tmp_path: Path) -> None:
     """validateHands' timeoutMs bounds the stream's silence, not its length: answers 0.3 s apart
     with timeoutMs 500 are all read (1.2 s in all); a stream silent past timeoutMs after its first
