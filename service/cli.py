@@ -92,6 +92,29 @@ def _worker_tmp_dir() -> list[str]:
     return ["--worker-tmp-dir", shm] if shm else []
 
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def _ended_with_this_process() -> Callable[[], None] | None:
+    """A child's ``preexec_fn``: the kernel sends the child SIGTERM when this process ends, however
+    (Linux's PR_SET_PDEATHSIG): ``naipes serve`` killed outright (SIGKILL, the OOM killer) stops its
+    servers, as on SIGTERM, rather than leave them serving with nobody to stop them. None on other
+    systems (the servers are stopped only by ``naipes serve``'s own stop there)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
+
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    parent = os.getpid()
+
+    def preexec() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:  # (it ended before the call)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return preexec
+
+
 def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: bool = False, pin_cpus: bool = False) -> int:
     """Run ``workers`` gRPC server processes sharing one port (SO_REUSEPORT: the kernel spreads
     connections over them) and gunicorn (REST) with ``workers`` worker processes; stop them all on
@@ -137,8 +160,10 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
         env["NAIPES_STREAM_WORKERS"] = str(pool_size())  # (counted here: a pinned process sees one CPU)
         log.info("naipes serve: each gRPC process and REST worker pinned to one of CPUs %s", affinity.written(cpus))
     grpc_command = [sys.executable, "-m", "service.grpc_server", "--host", host, "--port", str(grpc_port)]
+    ended_with_this = _ended_with_this_process()
     children = {f"gRPC worker {i + 1}" if workers > 1 else "gRPC":
-                subprocess.Popen(grpc_command, env={**env, affinity.CPU_ENV: str(cpus[i % len(cpus)])} if cpus else env)
+                subprocess.Popen(grpc_command, env={**env, affinity.CPU_ENV: str(cpus[i % len(cpus)])} if cpus else env,
+                                 preexec_fn=ended_with_this)
                 for i in range(workers)}
     # gthread workers: keep-alive connections, and a long ValidateHands stream does not trip the
     # worker timeout (a sync worker is killed after --timeout seconds in one request); ours
@@ -154,7 +179,8 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
         [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--worker-class", REST_WORKER_CLASS, "--threads", str(REST_THREADS),
          "--reuse-port", "--bind", address(host, rest_port), "--graceful-timeout", "5", "--log-level", "warning",
          "--no-control-socket", "--config", "python:service.gunicorn_conf", *_worker_tmp_dir(), "service.rest:create_app()"],
-        env={**env, affinity.SERVER_CPUS_ENV: affinity.written(affinity.turned(cpus, workers))} if cpus else env)
+        env={**env, affinity.SERVER_CPUS_ENV: affinity.written(affinity.turned(cpus, workers))} if cpus else env,
+        preexec_fn=ended_with_this)
     stopping: list[int] = []
 
     def on_signal(signum: int, _frame: Any) -> None:

@@ -222,8 +222,9 @@ def read_until(server: subprocess.Popen[str], done: Callable[[list[str]], bool],
 
 
 def kill(server: subprocess.Popen[str]) -> None:
-    """Kill a server and every process it started: a killed ``naipes serve`` leaves its gRPC
-    processes and gunicorn running, and they hold its output open (a wait for its end never ends)."""
+    """Kill a server and every process it started, at once: a killed ``naipes serve``'s servers
+    stop on the SIGTERM the kernel sends them (``cli._ended_with_this_process``) within their
+    grace, and hold its output open until then."""
     started = descendants(server.pid)  # (each parent before its children: gunicorn before a worker it would replace)
     server.kill()
     for pid in started:

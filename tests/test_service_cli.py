@@ -22,7 +22,19 @@ import grpc
 import pytest
 import requests
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from service_support import ROOT, call_rest, events_emptied, load_example, read_until, rentoy_examples, rest_request, stop, tool
+from service_support import (
+    ROOT,
+    alive,
+    call_rest,
+    events_emptied,
+    kill,
+    load_example,
+    read_until,
+    rentoy_examples,
+    rest_request,
+    stop,
+    tool,
+)
 
 from engine import api
 
@@ -393,6 +405,43 @@ def test_serve_kills_a_server_that_does_not_stop_within_10_seconds(tmp_path: Pat
     assert 9 < waited < 25 and "gRPC stopped" not in output, (waited, output)
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", grpc_port), timeout=5).close()
+
+
+def test_serve_killed_outright_stops_every_process_it_started() -> None:
+    """``naipes serve`` killed with SIGKILL (``kill -9``, the OOM killer) cannot stop its servers:
+    the kernel sends each of them SIGTERM as it ends (PR_SET_PDEATHSIG), and every process it
+    started exits (gunicorn and its workers, the gRPC processes, the streams' pools), its ports free
+    again; they went on serving with nobody to stop them."""
+    from bench.run import descendants
+
+    rest_port, grpc_port = _free_port(), _free_port()
+    env = {**os.environ, "NAIPES_WORKERS": "2"}
+    server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port)],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    started: list[int] = []
+    try:
+        read_until(server, _ready)
+        record, _ = load_example(rentoy_examples()[0])
+        answer = requests.post(f"http://127.0.0.1:{rest_port}/v1/hands:validateStream", data=json.dumps(record) + "\n",
+                               headers={"Content-Type": "application/x-ndjson"}, timeout=60)
+        assert answer.json() == {"result": api.validate(record)}  # (a pool started)
+        started = descendants(server.pid)
+        assert len(started) >= 6, started  # two gRPC processes, gunicorn and two workers, a pool's process
+        server.kill()
+        server.wait(timeout=10)
+        deadline = time.monotonic() + 30
+        while any(alive(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [pid for pid in started if alive(pid)]
+    finally:
+        kill(server)
+        for pid in started:  # (no longer its descendants once it is dead)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        server.communicate(timeout=30)
+    for port in (rest_port, grpc_port):
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=5).close()
 
 
 def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
