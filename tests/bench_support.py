@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from service_support import stop_listening
+from service_support import Listener
 
 OUTPUTS = Path(__file__).resolve().parent / "bench_outputs"
 
@@ -104,25 +104,19 @@ class H2cServer:
 
     def __init__(self, mode: str = "ok", delay: float = 0.0, port: int = 0) -> None:
         self.answers = Answers(mode, delay)
-        self._listener = socket.create_server(("127.0.0.1", port))
-        self.port = self._listener.getsockname()[1]
+        self._listener = Listener(self._connection, port)
+        self.port = self._listener.port
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self._listener.accept()
-            except OSError:
-                return
-            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            threading.Thread(target=_h2c_connection, args=(conn, self.answers), daemon=True).start()
+    def _connection(self, conn: socket.socket) -> None:
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        threading.Thread(target=_h2c_connection, args=(conn, self.answers), daemon=True).start()
 
     def __enter__(self) -> H2cServer:
-        self._acceptor = threading.Thread(target=self._accept, daemon=True)
-        self._acceptor.start()
+        self._listener.start()
         return self
 
     def __exit__(self, *_: Any) -> None:
-        stop_listening(self._listener, self._acceptor)
+        self._listener.close()
 
 
 class Http1Server:

@@ -302,20 +302,40 @@ def answered_while_sending(base: str, records: list[dict], wanted: int, seconds:
         sock.close()
 
 
-def stop_listening(listener: socket.socket, acceptor: threading.Thread) -> None:
-    """Close a test server's listening socket whose thread ``acceptor`` waits in ``accept()``.
-    ``close()`` alone does not end that wait (Linux): the waiting call keeps the socket listening on
-    its port, with no descriptor left to close it, and the kernel lets another socket bind that port
-    again (SO_REUSEADDR), so a server started later on it lost a connection to this thread (the
-    suite's REST server, to a closed HTTP/2 fake: a stream test waited 60 s for an answer).
-    ``shutdown`` ends the wait (``accept`` raises), then the socket is closed."""
-    try:
-        listener.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass  # (already closed)
-    acceptor.join(10)
-    listener.close()
-    assert not acceptor.is_alive(), "the server's thread still waits in accept()"
+class Listener:
+    """A test server's listening socket on 127.0.0.1 (``port``; 0, any free one) whose thread
+    hands each connection to ``handle``, from ``start()`` to ``close()``. ``close()`` shuts the
+    socket down before it closes it: ``close()`` alone does not end the thread's wait in
+    ``accept()`` (Linux), and the waiting call kept the socket listening on its port, with no
+    descriptor left to close it, while the kernel let another socket bind that port again
+    (SO_REUSEADDR): a server started later on it lost a connection to this thread (the suite's
+    REST server, to a closed HTTP/2 fake: a stream test waited 60 s for an answer)."""
+
+    def __init__(self, handle: Callable[[socket.socket], None], port: int = 0) -> None:
+        self.sock = socket.create_server(("127.0.0.1", port))
+        self.port: int = self.sock.getsockname()[1]
+        self._handle = handle
+        self._thread = threading.Thread(target=self._accept, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            self._handle(conn)
+
+    def close(self) -> None:
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)  # (ends the wait in accept(), which raises)
+        except OSError:
+            pass  # (already closed)
+        self._thread.join(10)
+        self.sock.close()
+        assert not self._thread.is_alive(), "the server's thread still waits in accept()"
 
 
 class FakeHttp:
@@ -326,24 +346,18 @@ class FakeHttp:
 
     def __init__(self, answer: bytes | list[bytes] | None, pause: float = 0):
         self.answer, self.pause, self.held = answer, pause, []
-        self.sock = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
-        self._acceptor = threading.Thread(target=self._serve, daemon=True)
-        self._acceptor.start()
+        self._listener = Listener(self._serve)
+        self.url = f"http://127.0.0.1:{self._listener.port}"
+        self._listener.start()
 
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            self.held.append(conn)
-            if isinstance(self.answer, bytes):
-                conn.recv(65536)
-                conn.sendall(self.answer)
-                conn.close()
-            elif self.answer is not None:
-                threading.Thread(target=self._answer_slowly, args=(conn, self.answer), daemon=True).start()
+    def _serve(self, conn: socket.socket) -> None:
+        self.held.append(conn)
+        if isinstance(self.answer, bytes):
+            conn.recv(65536)
+            conn.sendall(self.answer)
+            conn.close()
+        elif self.answer is not None:
+            threading.Thread(target=self._answer_slowly, args=(conn, self.answer), daemon=True).start()
 
     def _answer_slowly(self, conn: socket.socket, pieces: list[bytes]) -> None:
         import time
@@ -359,7 +373,7 @@ class FakeHttp:
             conn.close()
 
     def close(self) -> None:
-        stop_listening(self.sock, self._acceptor)
+        self._listener.close()
         for conn in self.held:
             conn.close()
 

@@ -450,7 +450,7 @@ def test_example_scripts_take_a_shared_example_file_and_refuse_a_third_argument(
 
 def test_a_fake_page_stops_listening_when_closed() -> None:
     """Once closed, nothing answers on a fake page's port, whether it answers or holds its
-    connections silent (``service_support.stop_listening``: closed while its thread waited in
+    connections silent (``service_support.Listener``: closed while its thread waited in
     ``accept()``, a listener went on taking connections on its port)."""
     pages = [FakeHttp(None), FakeHttp(PROXY_502)]
     ports = [int(page.url.rsplit(":", 1)[1]) for page in pages]
