@@ -561,6 +561,11 @@ class _Watchdog:
     microseconds a call; a ``threading.Timer`` a call cost about 250)."""
 
     def __init__(self) -> None:
+        self.forked()
+
+    def forked(self) -> None:
+        """Start empty: at first, and in a forked child, whose thread would be its parent's (the
+        child's starts with its first call)."""
         self._due: list[tuple[float, int, _Deadline]] = []  # a heap, the soonest first
         self._order = count()
         self._changed = threading.Condition()
@@ -582,10 +587,6 @@ class _Watchdog:
                 while self._due and (self._due[0][0] <= now or self._due[0][2].done):
                     heapq.heappop(self._due)[2].pass_()
                 self._changed.wait(self._due[0][0] - now if self._due else None)
-
-    def forked(self) -> None:
-        """In a forked child: the thread is the parent's; the child's starts with its first call."""
-        self.__init__()  # type: ignore[misc]
 
 
 _WATCHDOG = _Watchdog()
