@@ -31,12 +31,10 @@ import math
 import os
 import re
 import secrets
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -78,18 +76,14 @@ def env_flag(parser: argparse.ArgumentParser, name: str) -> bool:
         parser.error(f"{name}: {exc}")
 
 
-def _shm() -> str | None:
-    """/dev/shm, a memory file system, if there is one this process may write to."""
-    shm = "/dev/shm"
-    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
-
-
 def _worker_tmp_dir() -> list[str]:
     """gunicorn's heartbeat files in /dev/shm, where there is one (gunicorn's advice for
     containers): a container's root file system may be read-only (deploy/k8s), and without a
     writable temporary directory gunicorn cannot start."""
-    shm = _shm()
-    return ["--worker-tmp-dir", shm] if shm else []
+    from service.run_dir import shm
+
+    where = shm()
+    return ["--worker-tmp-dir", where] if where else []
 
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
@@ -128,7 +122,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
     in turn; the pools on all of them (service/affinity.py)."""
     from prometheus_client import multiprocess
 
-    from service import affinity, ready
+    from service import affinity, ready, run_dir
     from service.grpc_server import address
 
     # A host the servers cannot listen on (a name that does not resolve, an address of another
@@ -143,10 +137,11 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
             raise SystemExit(f"naipes serve: {address(host, port)} ({name}) is in use: something listens there already")
     # The metrics of every process, summed at /metrics (service/metrics.py): prometheus_client's
     # multiprocess mode, in a fresh directory of this server's own, in memory where /dev/shm is
-    # (else in the temporary directory: an in-memory emptyDir under deploy/k8s), removed at stop.
-    metrics_dir = tempfile.mkdtemp(prefix="naipes-metrics-", dir=_shm())
-    # Where each process says that it serves (service/ready.py): "naipes ready" waits for all of them.
-    ready_dir = tempfile.mkdtemp(prefix="naipes-ready-", dir=_shm())
+    # (else in the temporary directory: an in-memory emptyDir under deploy/k8s), removed at stop,
+    # or by the next naipes serve if this one is killed outright (service/run_dir.py). Beside it,
+    # where each process says that it serves (service/ready.py): "naipes ready" waits for all of them.
+    run = run_dir.make()
+    metrics_dir, ready_dir = run.metrics, run.ready
     env = {**os.environ, "NAIPES_WORKERS": str(workers), "PROMETHEUS_MULTIPROC_DIR": metrics_dir, ready.ENV: ready_dir,
            "NAIPES_ACCESS_LOG": "1" if access_log else "0"}
     for name in (affinity.CPU_ENV, affinity.SERVER_CPUS_ENV):  # (naipes serve's own, to its processes)
@@ -219,8 +214,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
                 child.wait()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-        shutil.rmtree(metrics_dir, ignore_errors=True)
-        shutil.rmtree(ready_dir, ignore_errors=True)
+        run.remove()
     log.info("naipes stopped")
     return status
 

@@ -37,6 +37,7 @@ from service_support import (
 )
 
 from engine import api
+from service import run_dir
 
 NAIPES = tool("naipes")
 
@@ -411,7 +412,8 @@ def test_serve_killed_outright_stops_every_process_it_started() -> None:
     """``naipes serve`` killed with SIGKILL (``kill -9``, the OOM killer) cannot stop its servers:
     the kernel sends each of them SIGTERM as it ends (PR_SET_PDEATHSIG), and every process it
     started exits (gunicorn and its workers, the gRPC processes, the streams' pools), its ports free
-    again; they went on serving with nobody to stop them."""
+    again; they went on serving with nobody to stop them. Its directory (metrics, readiness) is left
+    behind, and the next ``naipes serve`` removes it as it starts (it was left for good)."""
     from bench.run import descendants
 
     rest_port, grpc_port = _free_port(), _free_port()
@@ -427,6 +429,8 @@ def test_serve_killed_outright_stops_every_process_it_started() -> None:
         assert answer.json() == {"result": api.validate(record)}  # (a pool started)
         started = descendants(server.pid)
         assert len(started) >= 6, started  # two gRPC processes, gunicorn and two workers, a pool's process
+        left = _run_dir_of(server)
+        assert run_dir.remove_left_behind(str(left.parent)) == [] and left.is_dir()  # (its server runs)
         server.kill()
         server.wait(timeout=10)
         deadline = time.monotonic() + 30
@@ -442,6 +446,42 @@ def test_serve_killed_outright_stops_every_process_it_started() -> None:
     for port in (rest_port, grpc_port):
         with pytest.raises(ConnectionRefusedError):
             socket.create_connection(("127.0.0.1", port), timeout=5).close()
+    assert (left / "metrics").is_dir()
+    rest_port, grpc_port = _free_port(), _free_port()
+    server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port)],
+                              env={**os.environ, "NAIPES_WORKERS": "1"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        output = "".join(read_until(server, _ready))
+        own = _run_dir_of(server)
+    finally:
+        output += stop(server)
+    assert f"removed {left}, left by a naipes serve that no longer runs" in output and not left.exists(), output
+    assert server.returncode == 0 and not own.exists(), output  # (its own, at its stop)
+
+
+def _run_dir_of(server: subprocess.Popen[str]) -> Path:
+    """The directory of a running ``naipes serve`` (service/run_dir.py), read from the environment
+    of a process it started."""
+    from bench.run import descendants
+
+    environ = Path(f"/proc/{descendants(server.pid)[0]}/environ").read_text()
+    metrics = dict(item.split("=", 1) for item in environ.split("\0") if "=" in item)["PROMETHEUS_MULTIPROC_DIR"]
+    return Path(metrics).parent
+
+
+def test_a_server_directory_is_removed_once_its_server_no_longer_runs(tmp_path: Path) -> None:
+    """service/run_dir.py: a directory is removed when its lock is free (its server ended without
+    removing it), not while its server holds the lock, nor while its lock file is not there yet (it
+    is being made); nothing else in the directory is touched."""
+    live, ended = run_dir.make(str(tmp_path)), run_dir.make(str(tmp_path))
+    os.close(ended.lock)  # (its process ended: the kernel let go of its lock)
+    (tmp_path / f"{run_dir.PREFIX}being-made").mkdir()
+    (tmp_path / "something-else").mkdir()
+    assert run_dir.remove_left_behind(str(tmp_path)) == [ended.path]
+    assert sorted(os.listdir(tmp_path)) == sorted([Path(live.path).name, f"{run_dir.PREFIX}being-made", "something-else"])
+    assert sorted(os.listdir(live.path)) == ["metrics", "ready", run_dir.LOCK]
+    live.remove()
+    assert not Path(live.path).exists()
 
 
 def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
