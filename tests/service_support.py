@@ -338,19 +338,32 @@ class Listener:
         assert not self._thread.is_alive(), "the server's thread still waits in accept()"
 
 
+# A self-signed certificate for 127.0.0.1 and localhost, and its key, for the tests only (valid to 2126).
+TLS_PEM = ROOT / "tests" / "tls" / "localhost.pem"
+
+
 class FakeHttp:
     """A socket server on 127.0.0.1 that reads each request's head and answers ``answer``
     (raw bytes), or nothing at all (``None``: the connection is held open, silent): a proxy's page,
     a server that hangs, for the clients' tests. An answer given in pieces (a list) is sent a piece
-    at a time, ``pause`` seconds apart: a server slow to answer, that answers all the same."""
+    at a time, ``pause`` seconds apart: a server slow to answer, that answers all the same.
+    ``tls``: over HTTPS, with ``TLS_PEM``'s certificate (a client trusts it with SSL_CERT_FILE)."""
 
-    def __init__(self, answer: bytes | list[bytes] | None, pause: float = 0):
+    def __init__(self, answer: bytes | list[bytes] | None, pause: float = 0, tls: bool = False):
         self.answer, self.pause, self.held = answer, pause, []
+        self._tls = None
+        if tls:
+            import ssl
+
+            self._tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            self._tls.load_cert_chain(TLS_PEM)
         self._listener = Listener(self._serve)
-        self.url = f"http://127.0.0.1:{self._listener.port}"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self._listener.port}"
         self._listener.start()
 
     def _serve(self, conn: socket.socket) -> None:
+        if self._tls is not None:
+            conn = self._tls.wrap_socket(conn, server_side=True)
         self.held.append(conn)
         if isinstance(self.answer, bytes):
             conn.recv(65536)

@@ -23,7 +23,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "clients" / "python"))
 
 from naipes_client import GrpcClient, NaipesError, RestClient  # noqa: E402
-from service_support import REFUSED_CALLS, UNARY_CALLS, FakeHttp, engine_answer, engine_error, examples_dir, load_example  # noqa: E402
+from service_support import (  # noqa: E402
+    REFUSED_CALLS,
+    TLS_PEM,
+    UNARY_CALLS,
+    FakeHttp,
+    engine_answer,
+    engine_error,
+    examples_dir,
+    load_example,
+)
 
 from service.errors import ERRORS  # noqa: E402
 
@@ -947,6 +956,46 @@ def test_rest_client_bounds_a_call_by_its_timeout_not_each_read() -> None:
     assert (failed.value.code, failed.value.message, failed.value.field) == ("DEADLINE_EXCEEDED", f"{slow.url}: no answer within the timeout", None)
     assert 0.7 <= took < 1.5, took
     assert answer == api.validate(RECORD)
+
+
+def test_rest_client_bounds_a_call_by_its_timeout_over_https_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Over HTTPS (a service behind TLS) as over HTTP: the answer in pieces 0.25 s apart is read
+    whole within a 10 s timeout, and is DEADLINE_EXCEEDED at a 0.7 s timeout."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(TLS_PEM))
+    body = json.dumps(api.validate(RECORD)).encode()
+    slow = FakeHttp(_answer_in_pieces([body[i * len(body) // 8:(i + 1) * len(body) // 8] for i in range(8)]), pause=0.25, tls=True)
+    try:
+        assert slow.url.startswith("https://")
+        assert RestClient(slow.url, timeout=10).validate_hand(RECORD) == api.validate(RECORD)
+        start = time.monotonic()
+        with pytest.raises(NaipesError) as failed:
+            RestClient(slow.url, timeout=0.7).validate_hand(RECORD)
+        took = time.monotonic() - start
+    finally:
+        slow.close()
+    assert (failed.value.code, failed.value.message) == ("DEADLINE_EXCEEDED", f"{slow.url}: no answer within the timeout")
+    assert 0.7 <= took < 1.5, took
+
+
+def test_rest_client_deadline_shuts_a_connection_made_after_it_passed(rest_url: str) -> None:
+    """A deadline that passes while its call is still connecting shuts the connection as soon as
+    it is made (a read on it ends at once, not at the socket's timeout); a call over lets go of its
+    connection, although its deadline is kept until its time (10 s by default)."""
+    import naipes_client
+
+    late, peer = socket.socketpair()
+    with late, peer:
+        deadline = naipes_client._Deadline(0.05)
+        wait_until = time.monotonic() + 10
+        while not deadline.passed and time.monotonic() < wait_until:
+            time.sleep(0.01)
+        assert deadline.passed
+        deadline.connected(late)
+        late.settimeout(5)
+        assert late.recv(1) == b""
+    RestClient(rest_url).describe_rules("rentoy")
+    over = naipes_client._CALL.deadline
+    assert (over.done, over.passed, over._sock) == (True, False, None)
 
 
 def test_rest_client_bounds_a_call_by_its_timeout_in_a_forked_process_too() -> None:
