@@ -252,7 +252,8 @@ def test_every_answer_is_what_the_openapi_document_says(http, rest_url) -> None:
     """The answers of every example record and each of its prefixes (ValidateHand, LegalActions
     with and without a seat), a random playout of every table size, SettleHand, ResolveTrick,
     Deal and DescribeRules, validated against the document's schemas: no property it lacks, every
-    property it requires (a generated client relies on both), and the requests it requires."""
+    property it requires (a generated client relies on both), and the requests it requires; and
+    what an answer's schema requires is what each of its answers held, no more, no less."""
     import random
 
     from examples_support import examples_dir, load_example
@@ -267,8 +268,21 @@ def test_every_answer_is_what_the_openapi_document_says(http, rest_url) -> None:
     doc = http.get(rest_url + "/v1/openapi.json", timeout=10).json()
     registry = Registry().with_resource("urn:naipes:openapi", DRAFT4.create_resource(doc))  # (OpenAPI 3.0's schemas are draft 4's, extended)
 
+    seen: dict[str, list[set[str]]] = {}  # the properties of each answer, by its schema's name
+
     def check(schema: str, answer: object) -> None:
         OAS30Validator({"$ref": f"urn:naipes:openapi#/components/schemas/{schema}"}, registry=registry).validate(answer)
+        held(schema, answer)
+
+    def held(schema: str, answer: dict) -> None:
+        seen.setdefault(schema, []).append(set(answer))
+        for name, value in answer.items():
+            prop = doc["components"]["schemas"][schema]["properties"][name]
+            prop = prop["allOf"][0] if "allOf" in prop else prop  # (a described $ref)
+            prop, values = (prop["items"], value) if prop.get("type") == "array" else (prop, [value])
+            if "$ref" in prop:
+                for item in values:
+                    held(prop["$ref"].rsplit("/", 1)[1], item)
 
     def post(path: str, body: object) -> object:
         response = http.post(rest_url + path, json=body, timeout=10)
@@ -309,6 +323,14 @@ def test_every_answer_is_what_the_openapi_document_says(http, rest_url) -> None:
         check("DescribeRulesResponse", http.get(f"{rest_url}/v1/games/{game}/rules", timeout=10).json())
     assert checked > 200
     schemas = doc["components"]["schemas"]
+    # The converse, for the answers whose schema says what they always hold: each property it
+    # requires is one that every answer of that schema here held, and each property every such
+    # answer held is required, but for a trick's winning seat, given only with the trick's leader
+    # (every trick here has one).
+    always = {name: set.intersection(*answers) for name, answers in seen.items()}
+    not_always = {"ResolveTrickResponse": {"winner"}}
+    for name in ("ValidationResult", "Violation", "Next", "Trick", "Payment", "Event", "LegalActionsResponse", "ResolveTrickResponse", "DealResponse"):
+        assert len(seen[name]) >= 6 and set(schemas[name]["required"]) == always[name] - not_always.get(name, set()), name
     assert schemas["HandRecord"]["required"] == ["game", "seats", "dealer", "deal"]
     for missing in ("game", "seats", "dealer", "deal"):
         response = http.post(rest_url + "/v1/hands:validate", json={k: v for k, v in records[0].items() if k != missing}, timeout=10)
