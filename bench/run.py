@@ -46,7 +46,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -396,6 +398,8 @@ class Server:
         self.command = [str(naipes) if naipes.exists() else "naipes", "serve", "--host", "127.0.0.1", "--rest-port", str(self.rest_port),
                         "--grpc-port", str(self.grpc_port), "--workers", str(workers), *extra]
         self.log = (out / f"serve{tag}-w{workers}.log").open("w")
+        self.refused: dict[str, int] = {}  # (calls_failed's keys)
+        self.failed: dict[str, int] | None = None
 
     def __enter__(self) -> Server:
         self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT, cwd=ROOT)
@@ -406,7 +410,32 @@ class Server:
             time.sleep(0.1)
         return self
 
-    def __exit__(self, *_: Any) -> None:
+    def calls_failed(self) -> dict[str, int]:
+        """The calls this server has answered with an error, by ``transport method code``, from its
+        /metrics (every process's). h2load counts a gRPC error, which comes in the trailers of an
+        HTTP 200, as a success: a load run's own error count cannot see it."""
+        from prometheus_client.parser import text_string_to_metric_families
+
+        time.sleep(0.5)  # (each process writes its calls to the metrics four times a second)
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.rest_port}/metrics", timeout=30) as answer:
+            text = answer.read().decode()
+        return {f"{sample.labels['transport']} {sample.labels['method']} {sample.labels['code']}": int(sample.value)
+                for family in text_string_to_metric_families(text) if family.name == "naipes_requests"
+                for sample in family.samples if sample.name == "naipes_requests_total" and sample.labels["code"] != "OK" and sample.value}
+
+    @contextmanager
+    def refusing_streams(self) -> Iterator[None]:
+        """Streams started at once beyond the server's bound (to start every process's pool) are
+        refused, TOO_MANY_STREAMS: those of the ``with`` are not counted in ``failed``."""
+        before = self.calls_failed()
+        yield
+        for key, count in self.calls_failed().items():
+            if key.endswith(" TOO_MANY_STREAMS"):
+                self.refused[key] = self.refused.get(key, 0) + count - before.get(key, 0)
+
+    def __exit__(self, failure: type[BaseException] | None, *_: Any) -> None:
+        if failure is None:
+            self.failed = {key: count - self.refused.get(key, 0) for key, count in self.calls_failed().items() if count > self.refused.get(key, 0)}
         self.process.send_signal(signal.SIGTERM)
         try:
             self.process.wait(timeout=30)
@@ -790,7 +819,8 @@ def measure(cfg: Config, server: Server, files: dict[str, Any], raw: Path) -> di
     for name in api.GAMES:
         entry = files[f"ValidateHands/{name}"]
         url = f"{grpc_base}/naipes.v1.NaipesService/ValidateHands"
-        h2load(url, entry["grpc"], 0, 0, raw, connections=8, requests=8)  # start every gRPC process's pool
+        with server.refusing_streams():  # start every gRPC process's pool
+            h2load(url, entry["grpc"], 0, 0, raw, connections=8, requests=8)
         stream = [h2load(url, entry["grpc"], 0, 0, raw, connections=1, requests=1) for _ in range(cfg.service_repeats)]
         stream_rps = [entry["records"] / (1 / x.rps) for x in stream]
         single = [h2load(url, entry["grpc_single"], 0, 0, raw, connections=1, requests=1) for _ in range(cfg.service_repeats)]
@@ -829,6 +859,7 @@ def service(cfg: Config, out: Path) -> dict[str, Any]:
         with Server(workers, out) as server, MemorySampler(server.process.pid) as memory:
             figures = measure(cfg, server, files, raw)
         figures["memory"] = memory.report()
+        figures["calls_failed"] = server.failed
         results[str(workers)] = figures
     return results
 
@@ -860,6 +891,7 @@ def scaling(cfg: Config, out: Path) -> dict[str, Any]:
                     f"other processes up to {results[transport][key]['other_max']:.2f} cores)")
         results["commands"] = {str(w): shlex.join(s.command) for w, s in servers.items()}
         logs = {w: s.log.name for w, s in servers.items()}
+    results["calls_failed"] = {str(workers): server.failed for workers, server in servers.items()}
     text = Path(logs[2]).read_text()
     results["grpc_calls_per_process"] = [int(n) for n in re.findall(r"answered (\d+) unary calls", text)]
     return results
@@ -952,6 +984,7 @@ def pinned(cfg: Config, out: Path) -> dict[str, Any]:
                         f"stream {figures['stream'][name]['rps_1'] * entry['records']:.0f} -> "
                         f"{figures['stream'][name]['rps_2'] * entry['records']:.0f} records/s")
             results["commands"][str(workers)] = {side: shlex.join(s.command) for side, s in servers.items()}
+        figures["calls_failed"] = {side: server.failed for side, server in servers.items()}
         results["workers"][str(workers)] = figures
     return results
 
@@ -1362,6 +1395,10 @@ def service_report(results: dict[str, Any], lines: list[str]) -> None:
         lines += ["", f"Resident memory during the load (peak per process): largest {mem['max_process_mb']:.0f} MB; all server processes "
                   f"together at most {mem['total_mb']:.0f} MB. " + "; ".join(f"{role}: {v['processes']} process(es), up to {v['max_mb']:.0f} MB"
                                                                        for role, v in mem["by_role"].items()) + ".", ""]
+        if (failed := figures.get("calls_failed")) is not None:  # (results written before it was read have none)
+            lines += ["Calls the server answered with an error (its /metrics as it stopped: h2load counts a gRPC error, in an HTTP "
+                      "200's trailers, as a success; the warm-up's streams refused at once excepted): "
+                      + (", ".join(f"{k} x{n}" for k, n in sorted(failed.items())) or "none") + ".", ""]
 
 
 def scaling_report(results: dict[str, Any], lines: list[str]) -> None:
@@ -1528,6 +1565,13 @@ def check_complete(results: dict[str, Any]) -> list[str]:
         for name, entry in figures["stream"].items():
             if entry["errors"]:
                 problems.append(f"{workers} worker(s) stream {name}: {entry['errors']} errors")
+    failed = [(f"{workers} worker(s)", figures.get("calls_failed")) for workers, figures in results.get("service", {}).items()]
+    failed += [(f"scaling, {workers} worker(s)", calls) for workers, calls in results.get("scaling", {}).get("calls_failed", {}).items()]
+    failed += [(f"pinned, {workers} worker(s), {side}", calls) for workers, figures in results.get("pinned", {}).get("workers", {}).items()
+               for side, calls in figures.get("calls_failed", {}).items()]
+    for server, calls in failed:
+        if calls:  # (None in results written before servers' errors were read)
+            problems.append(f"{server}: its server answered calls with an error: {', '.join(f'{k} x{n}' for k, n in sorted(calls.items()))}")
     expected_keys = ({f"{rpc}/{g}" for rpc in ("ValidateHand", "LegalActions") for g in api.GAMES} | {"health"}
                      | {f"ValidateHand/{g}, events omitted" for g in api.GAMES})
     for workers, figures in results.get("service", {}).items():

@@ -12,10 +12,12 @@ import math
 import re
 import shutil
 import socket
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 from bench_support import OUTPUTS, H2cServer, Http1Server
 
 from bench import run
@@ -188,6 +190,57 @@ def test_a_short_real_h2load_run_counts_what_the_server_answered(tmp_path: Path)
     assert load.requests == sent[200] and load.errors == sent[500] + sent[0]
     took = re.search(r"finished in (\S+),", (tmp_path / "h2load-last.txt").read_text())[1]
     assert load.rps == pytest.approx(sent[200] / (run.duration_ms(took) / 1000))
+
+
+def test_a_server_of_the_suite_says_which_calls_it_answered_with_an_error(tmp_path: Path) -> None:
+    """A gRPC error comes in the trailers of an HTTP 200, which h2load counts as a success: the
+    suite reads what each of its servers answered with an error from the server's /metrics as it
+    stops it (bench.run.Server.failed), and a run with any is incomplete."""
+    import grpc
+
+    from naipes.v1 import naipes_pb2 as pb
+    from naipes.v1 import naipes_pb2_grpc
+
+    with run.Server(1, tmp_path) as server, grpc.insecure_channel(f"127.0.0.1:{server.grpc_port}") as channel:
+        stub = naipes_pb2_grpc.NaipesServiceStub(channel)
+        stub.DescribeRules(pb.DescribeRulesRequest(game="rentoy"), timeout=30)
+        for _ in range(2):
+            with pytest.raises(grpc.RpcError) as failed:
+                stub.ValidateHand(pb.ValidateHandRequest(), timeout=30)
+        assert failed.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert requests.post(f"http://127.0.0.1:{server.rest_port}/v1/hands:validate", data="{", timeout=30).status_code == 400
+        with server.refusing_streams():  # (a stream refused here is not counted, one refused later is)
+            assert _refused_stream(stub) == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert _refused_stream(stub) == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert server.failed == {"grpc ValidateHand MISSING_FIELD": 2, "rest ValidateHand MALFORMED_JSON": 1,
+                             "grpc ValidateHands TOO_MANY_STREAMS": 1}
+
+
+def _refused_stream(stub: Any) -> Any:
+    """The code of a ValidateHands stream started while the server's process validates as many
+    streams as it may (service.stream.STREAMS, each waiting for its first record), which end then."""
+    import threading
+
+    import grpc
+
+    from service.stream import STREAMS
+
+    go = threading.Event()
+
+    def wait() -> Any:
+        go.wait(30)
+        yield from ()
+
+    held = [stub.ValidateHands(wait(), timeout=60) for _ in range(STREAMS)]
+    time.sleep(1)  # (the server takes their slots)
+    try:
+        with pytest.raises(grpc.RpcError) as refused:
+            list(stub.ValidateHands(iter([]), timeout=30))
+    finally:
+        go.set()
+        for call in held:
+            assert list(call) == []
+    return refused.value.code()
 
 
 def test_the_fake_servers_stop_listening_when_their_with_ends() -> None:
@@ -429,6 +482,12 @@ def test_the_committed_results_are_complete() -> None:
     (("pinned", "workers", "1", "stream", "rentoy", "errors"), 4, "pinned, 1 worker(s), stream rentoy: 4 errors"),
     (("pinned", "workers", "2", "grpc", "health", "requests"), 0, "pinned, 2 worker(s), grpc health: 0 errors, 0 requests"),
     (("openspiel", "missing"), "open_spiel is not installed", "open_spiel is not installed"),
+    (("service", "1", "calls_failed"), {"grpc ValidateHand INTERNAL": 3},
+     "1 worker(s): its server answered calls with an error: grpc ValidateHand INTERNAL x3"),
+    (("scaling", "calls_failed"), {"1": {}, "2": {"grpc Check RESOURCE_EXHAUSTED": 1}},
+     "scaling, 2 worker(s): its server answered calls with an error: grpc Check RESOURCE_EXHAUSTED x1"),
+    (("pinned", "workers", "2", "calls_failed"), {"unpinned": {}, "pinned": {"rest ValidateHand INTERNAL": 2}},
+     "pinned, 2 worker(s), pinned: its server answered calls with an error: rest ValidateHand INTERNAL x2"),
 ])
 def test_a_run_with_a_figure_not_positive_or_a_load_with_errors_is_incomplete(where: tuple[Any, ...], value: Any, problem: str) -> None:
     results = copy.deepcopy(RESULTS)
