@@ -1308,7 +1308,7 @@ def write_report(results: dict[str, Any], path: Path, command: str) -> None:
         commands += [c for sides in results["pinned"]["commands"].values() for c in sides.values()]
     for cmd in commands:
         generic = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", re.sub(r"--(rest|grpc)-port \d+", r"--\1-port PORT", cmd))
-        generic = re.sub(r"/\S*/bench/out/", "bench/out/", generic)
+        generic = re.sub(r"/\S*/(\.venv/bin/|bench/)", r"\1", generic)  # (the checkout's paths, from where it is)
         if generic not in seen:
             seen.add(generic)
             lines.append(generic)
