@@ -744,15 +744,18 @@ def test_a_report_of_the_engine_without_openspiel_leaves_the_engine_tables_out(t
 
 
 def test_the_commands_of_a_report_are_every_command_of_its_results_once_without_ports(tmp_path: Path) -> None:
+    """... and without the absolute paths of the clone that ran them (a file of the checkout is
+    named from the checkout)."""
     lines = report(RESULTS, tmp_path)
     block = lines[lines.index("## Commands") + 3:]
     block = block[:block.index("```")]
     assert block[0] == "make bench" and len(block) == len(set(block))
-    assert not any(re.search(r"127\.0\.0\.1:\d|--(rest|grpc)-port \d|/bench/out/", line) for line in block)
+    assert not any(re.search(r"127\.0\.0\.1:\d|--(rest|grpc)-port \d|(^|[\s=])/", line) for line in block)
+    assert any(line.startswith(".venv/bin/naipes serve ") for line in block) and any(" -s bench/post.lua " in line for line in block)
     scaling = RESULTS["scaling"]
     for command in [*scaling["commands"].values(), *(e["command"] for t in ("grpc", "rest") for e in scaling[t].values())]:
         generic = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", re.sub(r"--(rest|grpc)-port \d+", r"--\1-port PORT", command))
-        assert re.sub(r"/\S*/bench/out/", "bench/out/", generic) in block, command
+        assert re.sub(r"/\S*/(\.venv/bin/|bench/)", r"\1", generic) in block, command
     scaling_only = {k: v for k, v in RESULTS.items() if k not in ("service", "pinned")}
     lines = report(scaling_only, tmp_path)
     commands = lines[lines.index("## Commands"):]
