@@ -103,6 +103,8 @@ def test_pin_cpus_runs_each_serving_process_on_one_cpu_in_turn_and_the_pools_on_
         assert f"naipes serve: each gRPC process and REST worker pinned to one of CPUs {affinity.written(CPUS)}" in "".join(lines)
         said = Counter(int(cpu) for cpu in re.findall(r"gRPC server pinned to CPU (\d+)$", "".join(lines), re.M))
         assert said == expected, lines  # (each gRPC process says which CPU it took)
+        said = {int(pid): int(cpu) for pid, cpu in re.findall(r" naipes.rest INFO REST worker (\d+) pinned to CPU (\d+)$", "".join(lines), re.M)}
+        assert said == {pid: one_cpu(pid) for pid in rest_workers}, lines  # (and each REST worker)
         validate_both(rest_port, grpc_port, 60)
         # The pools the streams started: one process per CPU of the server's, each on all of them.
         pools = [pool_processes(p) for p in grpc_processes + rest_workers]
