@@ -285,6 +285,34 @@ def test_node_calls_every_rpc_as_the_engine_answers(node: list[str], grpc_target
     assert last == {"error": {"isNaipesError": True, "code": "INVALID_FIELD", "field": "game", "message": "game: expected a string, not 7"}}
 
 
+def test_node_sends_a_rule_of_each_json_kind_as_rest_does(node: list[str], grpc_target: str, rest_url: str, http: requests.Session) -> None:
+    """A record's rules are a google.protobuf.Struct: naipes_grpc.mjs makes a Value of each JSON
+    kind (null, true and false, a whole and a fractional number, a string, a list, an object, and
+    these within each other), and the service answers each as it answers the same JSON over REST:
+    the result of a value it takes, else the same code, field and message."""
+    rentoy = RECORD
+    revesino = json.loads((EXAMPLES / "revesino-hand.json").read_text())
+    values = [None, True, False, 0, 3, 2.5, -1, "", "3", "penalty", [], [3, "a", None, [True]], {}, {"a": {"b": [1.5, None]}}]
+    calls = [["ValidateHand", {"record": dict(record, rules={name: value})}]
+             for record, name in ((rentoy, "playAllTricks"), (rentoy, "renuncio"), (revesino, "stake"), (rentoy, "noSuchRule"))
+             for value in values]
+    run = subprocess.run(["node", "--input-type=module", "-e", CALLS, grpc_target], cwd=EXAMPLES, input=json.dumps(calls),
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    taken = []
+    for (rpc, request), answer in zip(calls, out, strict=True):
+        rest = rest_request(http, rest_url, rpc, request)
+        if rest.status_code == 200:
+            assert answer == {"answer": rest.json()}, request["record"]["rules"]
+            taken.append(request["record"]["rules"])
+        else:
+            refused = rest_failure(rest)
+            assert answer == {"error": {"isNaipesError": True, "code": refused.code, "field": refused.field,
+                                        "message": refused.message}}, request["record"]["rules"]
+    assert taken == [{"playAllTricks": True}, {"playAllTricks": False}, {"renuncio": "penalty"}, {"stake": 3}]
+
+
 # One ValidateHands stream through naipes_grpc.mjs: a list of request messages' JSON on stdin, each
 # mapped to its message (jsonToMessage) and written, then the stream ended; each answer's JSON out
 # (messageToJson), in order.
