@@ -1283,7 +1283,7 @@ def write_report(results: dict[str, Any], path: Path, command: str) -> None:
         disturbed = f" (machine busy: other processes took up to {row['disturbed']:.2f} cores)" if row.get("disturbed") else ""
         lines.append(f"| {row['target']} | {row['value']:.2f} | {row['goal']} | {'yes' if row['met'] else '**no**'}{disturbed} |")
     lines += [""]
-    if "engine" in results and "openspiel" in results:
+    if "engine" in results:
         engine_report(results, lines)
     if "service" in results:
         service_report(results, lines)
@@ -1327,7 +1327,7 @@ def cores(cpu: dict[str, Any]) -> str:
 
 
 def engine_report(results: dict[str, Any], lines: list[str]) -> None:
-    eng, os_ = results["engine"], results["openspiel"]
+    eng, os_ = results["engine"], results.get("openspiel", {"missing": "not in this run (`--only`)"})
     lines += ["## Engine", "", "Random legal complete hands (deal, every action generated from the legal list, checked and applied, "
               "the hand settled), single process, `bench/engine_driver.py`:", "",
               "| game / seats | hands/s | actions per hand |", "|---|---:|---:|"]

@@ -736,11 +736,17 @@ def test_a_smoke_run_is_said_so_in_the_title_and_its_hot_spots_are_its_profile(t
         assert line == f"- **{name}**: " + "; ".join(f"`{r['function']}` {r['own_share'] * 100:.0f}%" for r in rows[:8])
 
 
-def test_a_report_of_the_engine_without_openspiel_leaves_the_engine_tables_out(tmp_path: Path) -> None:
+def test_a_report_of_the_engine_alone_has_its_tables_and_says_openspiel_was_not_measured(tmp_path: Path) -> None:
+    """``python -m bench.run --only engine``: the engine's own tables, OpenSpiel's "not measured",
+    and no ratio (each needs OpenSpiel's figures); they were all left out."""
     results = {k: v for k, v in RESULTS.items() if k not in ("openspiel", "service", "scaling", "pinned", "profiles")}
     results["ratios"] = run.ratios(results)
     lines = report(results, tmp_path)
-    assert results["ratios"] == [] and "## Engine" not in lines and "## Targets (issue 5), as ratios" in lines
+    assert results["ratios"] == [] and "## Targets (issue 5), as ratios" in lines and "## Engine" in lines
+    hands = table(lines, "## Engine", "| game / seats |")
+    assert [row[0].removesuffix(" (headline)") for row in hands] == list(RESULTS["engine"]["hands"])
+    assert len(table(lines, "## Engine", "| game | time per record |")) == len(RESULTS["engine"]["validate"])
+    assert "Not measured: not in this run (`--only`)" in lines
 
 
 def test_the_commands_of_a_report_are_every_command_of_its_results_once_without_ports(tmp_path: Path) -> None:
