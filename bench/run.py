@@ -1278,7 +1278,9 @@ def write_report(results: dict[str, Any], path: Path, command: str) -> None:
              f"- load generators: {m['tools']['h2load']}; {m['tools']['wrk']}; load average before the run: "
              + ", ".join(f"{x:.2f}" for x in m["load_average_before"]),
              "- The load generators run on the same machine as the server and take part of its cores.", ""]
-    lines += ["## Targets (issue 5), as ratios", "", "| target | measured | goal | met |", "|---|---:|---|---|"]
+    lines += ["## Targets (issue 5), as ratios", ""]
+    lines += ["| target | measured | goal | met |", "|---|---:|---|---|"] if results["ratios"] else \
+        ["None in this run: each ratio needs the sections it compares (the engine's with OpenSpiel's, the service's, scaling)."]
     for row in results["ratios"]:
         disturbed = f" (machine busy: other processes took up to {row['disturbed']:.2f} cores)" if row.get("disturbed") else ""
         lines.append(f"| {row['target']} | {row['value']:.2f} | {row['goal']} | {'yes' if row['met'] else '**no**'}{disturbed} |")

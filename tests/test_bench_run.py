@@ -747,6 +747,7 @@ def test_a_report_of_the_engine_alone_has_its_tables_and_says_openspiel_was_not_
     assert [row[0].removesuffix(" (headline)") for row in hands] == list(RESULTS["engine"]["hands"])
     assert len(table(lines, "## Engine", "| game | time per record |")) == len(RESULTS["engine"]["validate"])
     assert "Not measured: not in this run (`--only`)" in lines
+    assert lines[lines.index("## Targets (issue 5), as ratios") + 2].startswith("None in this run: ")
 
 
 def test_the_commands_of_a_report_are_every_command_of_its_results_once_without_ports(tmp_path: Path) -> None:
