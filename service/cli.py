@@ -438,15 +438,21 @@ def check_settings(settings: tuple[tuple[str, Callable[[str], object]], ...]) ->
                 raise ValueError(f"{name}: {exc}") from None
 
 
+# naipes serve's integer arguments: (its argument's dest, the environment variable of its default,
+# the default's default, how it is read).
+SERVE_SETTINGS = (("rest_port", "NAIPES_REST_PORT", 8080, port_argument), ("grpc_port", "NAIPES_GRPC_PORT", 50051, port_argument),
+                  ("workers", "NAIPES_WORKERS", 2, workers_argument))
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="naipes", description="Naipes: rules-as-a-service for Spanish card games")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="serve REST (gunicorn) and gRPC until SIGINT/SIGTERM")
     s.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"), help="default: NAIPES_HOST, else 127.0.0.1")
     # (the integers' defaults from the environment are read once the arguments are: SERVE_SETTINGS)
-    s.add_argument("--rest-port", type=port_argument, help="default: NAIPES_REST_PORT, else 8080")
-    s.add_argument("--grpc-port", type=port_argument, help="default: NAIPES_GRPC_PORT, else 50051")
-    s.add_argument("--workers", type=workers_argument, help="gRPC server processes and gunicorn workers; default: NAIPES_WORKERS, else 2")
+    said = {"workers": "gRPC server processes and gunicorn workers; "}
+    for dest, name, default, read in SERVE_SETTINGS:
+        s.add_argument(f"--{dest.replace('_', '-')}", type=read, help=f"{said.get(dest, '')}default: {name}, else {default}")
     s.add_argument("--access-log", action="store_true", default=None,
                    help="write one JSON line per call of either transport to stderr (no bodies); default: NAIPES_ACCESS_LOG=1, else off")
     s.add_argument("--pin-cpus", action="store_true", default=None,
@@ -484,12 +490,6 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # naipes validate x.json | head
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
-
-
-# naipes serve's integer arguments: (its argument's dest, the environment variable of its default,
-# the default's default, how it is read).
-SERVE_SETTINGS = (("rest_port", "NAIPES_REST_PORT", 8080, port_argument), ("grpc_port", "NAIPES_GRPC_PORT", 50051, port_argument),
-                  ("workers", "NAIPES_WORKERS", 2, workers_argument))
 
 
 def _main(argv: list[str] | None) -> int:
