@@ -414,6 +414,8 @@ def test_serve_killed_outright_stops_every_process_it_started() -> None:
     started exits (gunicorn and its workers, the gRPC processes, the streams' pools), its ports free
     again; they went on serving with nobody to stop them. Its directory (metrics, readiness) is left
     behind, and the next ``naipes serve`` removes it as it starts (it was left for good)."""
+    from test_service_workers import served_dir
+
     from bench.run import descendants
 
     rest_port, grpc_port = _free_port(), _free_port()
@@ -429,7 +431,7 @@ def test_serve_killed_outright_stops_every_process_it_started() -> None:
         assert answer.json() == {"result": api.validate(record)}  # (a pool started)
         started = descendants(server.pid)
         assert len(started) >= 6, started  # two gRPC processes, gunicorn and two workers, a pool's process
-        left = _run_dir_of(server)
+        left = served_dir(server.pid).parent
         assert run_dir.remove_left_behind(str(left.parent)) == [] and left.is_dir()  # (its server runs)
         server.kill()
         server.wait(timeout=10)
@@ -452,21 +454,11 @@ def test_serve_killed_outright_stops_every_process_it_started() -> None:
                               env={**os.environ, "NAIPES_WORKERS": "1"}, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         output = "".join(read_until(server, _ready))
-        own = _run_dir_of(server)
+        own = served_dir(server.pid).parent
     finally:
         output += stop(server)
     assert f"removed {left}, left by a naipes serve that no longer runs" in output and not left.exists(), output
     assert server.returncode == 0 and not own.exists(), output  # (its own, at its stop)
-
-
-def _run_dir_of(server: subprocess.Popen[str]) -> Path:
-    """The directory of a running ``naipes serve`` (service/run_dir.py), read from the environment
-    of a process it started."""
-    from bench.run import descendants
-
-    environ = Path(f"/proc/{descendants(server.pid)[0]}/environ").read_text()
-    metrics = dict(item.split("=", 1) for item in environ.split("\0") if "=" in item)["PROMETHEUS_MULTIPROC_DIR"]
-    return Path(metrics).parent
 
 
 def test_a_server_directory_is_removed_once_its_server_no_longer_runs(tmp_path: Path) -> None:

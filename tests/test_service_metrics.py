@@ -28,7 +28,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CollectorRegistry, multiprocess
 from prometheus_client.parser import text_string_to_metric_families
 from service_support import ROOT, alive, forked_holding, load_example, rentoy_examples, stop
-from test_service_workers import children, command, serve
+from test_service_workers import children, command, serve, served_dir
 
 from bench.run import descendants
 from naipes.v1 import naipes_pb2 as pb
@@ -74,14 +74,6 @@ def shown(base: str, expected: dict[Key, float]) -> dict[Key, float]:
         time.sleep(0.1)
 
 
-def metrics_dir(server_pid: int, name: str = "PROMETHEUS_MULTIPROC_DIR") -> Path:
-    """The PROMETHEUS_MULTIPROC_DIR that ``naipes serve`` gave its children (or the directory of
-    another variable ``name``)."""
-    child = next(p for p in children(server_pid) if "service.grpc_server" in command(p))
-    environ = dict(item.split("=", 1) for item in (Path("/proc") / str(child) / "environ").read_text().split("\0") if "=" in item)
-    return Path(environ[name])
-
-
 def process_samples(directory: Path, pid: int) -> Samples:
     """The metrics of one process alone (its files of the directory)."""
     with tempfile.TemporaryDirectory() as alone:
@@ -106,7 +98,7 @@ def two_workers() -> Iterator[tuple[int, int, int]]:
 def test_metrics_sum_the_calls_of_every_process(two_workers: tuple[int, int, int]) -> None:
     pid, rest_port, grpc_port = two_workers
     base = f"http://127.0.0.1:{rest_port}"
-    directory = metrics_dir(pid)
+    directory = served_dir(pid)
     grpc_pids = [p for p in children(pid) if "service.grpc_server" in command(p)]
     (master,) = [p for p in children(pid) if "gunicorn" in command(p)]
     pids = {"grpc": grpc_pids, "rest": children(master)}
@@ -206,9 +198,9 @@ def test_a_dead_worker_leaves_the_gauges_and_a_stopped_server_its_directory() ->
     held: socket.socket | None = None
     pool: list[int] = []
     try:
-        directory, ready = metrics_dir(server.pid), metrics_dir(server.pid, "NAIPES_READY_DIR")
-        assert directory.is_dir() and directory.parent == Path("/dev/shm")
-        assert ready.is_dir() and ready.parent == Path("/dev/shm") and ready != directory
+        directory, ready = served_dir(server.pid), served_dir(server.pid, "NAIPES_READY_DIR")
+        assert directory.is_dir() and directory.parent.parent == Path("/dev/shm")
+        assert ready.is_dir() and ready.parent == directory.parent and ready != directory
         base = f"http://127.0.0.1:{rest_port}"
         held = socket.create_connection(("127.0.0.1", rest_port), timeout=20)
         line = (json.dumps(RECORD) + "\n").encode()
@@ -238,7 +230,7 @@ def test_a_dead_worker_leaves_the_gauges_and_a_stopped_server_its_directory() ->
                 os.kill(pid, signal.SIGKILL)
         output = stop(server)
     assert server.returncode == 0, output
-    assert not directory.exists() and not ready.exists()
+    assert not directory.parent.exists()
 
 
 def test_without_naipes_serve_the_metrics_are_the_process_own(stub, rest_url: str) -> None:

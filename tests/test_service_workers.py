@@ -122,11 +122,13 @@ def test_two_workers_serve_both_transports() -> None:
         s.bind(("127.0.0.1", grpc_port))
 
 
-def _ready_dir(pid: int) -> Path:
-    """The directory where ``naipes serve`` (process ``pid``) has its processes say they serve
-    (service/ready.py), from a child's environment."""
+def served_dir(pid: int, name: str = "PROMETHEUS_MULTIPROC_DIR") -> Path:
+    """A directory that ``naipes serve`` (process ``pid``) gives the processes it starts in the
+    environment variable ``name``: its metrics' (PROMETHEUS_MULTIPROC_DIR), the one where they say
+    that they serve (NAIPES_READY_DIR, service/ready.py), both in its own (service/run_dir.py);
+    read from a child's environment."""
     environ = (Path("/proc") / str(children(pid)[0]) / "environ").read_bytes().split(b"\0")
-    return Path(next(item.split(b"=", 1)[1].decode() for item in environ if item.startswith(b"NAIPES_READY_DIR=")))
+    return Path(next(item.split(b"=", 1)[1].decode() for item in environ if item.startswith(name.encode() + b"=")))
 
 
 @pytest.mark.parametrize(("workers", "killed", "name"), [(2, "service.grpc_server", r"gRPC worker [12]"), (1, "gunicorn", "REST")],
@@ -163,7 +165,7 @@ def test_ready_counts_the_processes_that_serve_and_a_replaced_worker_once() -> N
     ``child_exit``) and the one gunicorn starts in its place counts once it has loaded the app."""
     server, rest_port, _ = serve(2)
     try:
-        directory = _ready_dir(server.pid)
+        directory = served_dir(server.pid, "NAIPES_READY_DIR")
         grpc_processes = {p for p in children(server.pid) if "service.grpc_server" in command(p)}
         gunicorn = next(p for p in children(server.pid) if "gunicorn" in command(p))
         workers = {p for p in children(gunicorn) if "gunicorn" in command(p)}
