@@ -256,3 +256,62 @@ def test_tresillo_doc_gives_the_options_values_the_engine_offers() -> None:
     assert [offered[name][1] for name in ("defenceOrder", "enchiladaPayer")] == [[offered[name][0]] for name in ("defenceOrder", "enchiladaPayer")]
     rounding = re.search(r"\*\*`surrenderedVueltaRounding`\*\*, default `(\w+)` .*?, or `(\w+)` \(always", text)
     assert rounding and offered["surrenderedVueltaRounding"] == (rounding[1], [rounding[1], rounding[2]])
+
+
+GAMES = ("Tresillo", "Revesino", "Rentoy")
+
+
+def proto_field_comments(message: str) -> dict[str, str]:
+    """Each field of a message of the proto, by its JSON name, with its leading comment."""
+    text = (ROOT / "protos" / "naipes" / "v1" / "naipes.proto").read_text()
+    body = re.search(rf"^message {message} \{{\n(.*?)^\}}", text, re.M | re.S)
+    assert body, message
+    fields: dict[str, str] = {}
+    comment: list[str] = []
+    for line in body[1].splitlines():
+        line = line.strip()
+        if line.startswith("//"):
+            comment.append(line[2:].strip())
+            continue
+        field = re.match(r"(?:optional |repeated )?[\w.]+ (\w+) = \d+", line)
+        if field:
+            json_name = re.sub(r"_(\w)", lambda m: m[1].upper(), field[1])
+            fields[json_name] = " ".join(comment)
+        comment = []
+    return fields
+
+
+def played_fields(game: str, hands: int = 12) -> tuple[set[str], set[str]]:
+    """The fields of the validation results and of the seats' views of random hands of ``game``,
+    at every action (each hand dealt from a seed, each action a random legal one)."""
+    import random
+
+    chance = random.Random(f"fields of {game}")
+    results: set[str] = set()
+    views: set[str] = set()
+    seats = {"tresillo": (3, 4), "revesino": (4,), "rentoy": (2, 4)}[game]
+    for hand in range(hands):
+        table = seats[hand % len(seats)]
+        record = {"game": game, "seats": table, "dealer": hand % table, "deal": {"seed": f"{game}-{hand}"}, "actions": []}
+        while True:
+            result = api.validate(record)
+            results |= set(result)
+            for seat in range(table):
+                views |= set(api.legal_actions(record, seat).get("view", {}))
+            if result["finished"]:
+                break
+            record["actions"].append(chance.choice(result["next"]["legal"]))
+    return results, views
+
+
+@pytest.mark.parametrize("game", ["tresillo", "revesino", "rentoy"])
+def test_proto_comments_name_every_game_that_sets_a_field(game: str) -> None:
+    """A field of the validation result or of a seat's view whose comment in the proto names the
+    games it is for (``Tresillo: the phase``) is set only in those games' answers: the comment is
+    what the OpenAPI document and the TypeScript types say of it."""
+    results, views = played_fields(game)
+    for message, seen in (("ValidationResult", results), ("View", views)):
+        for name, comment in proto_field_comments(message).items():
+            named = [g for g in GAMES if g in comment]
+            if name in seen and named:
+                assert game.capitalize() in named, f"{message}.{name}: set in {game}, but its comment names {named}: {comment!r}"

@@ -132,11 +132,11 @@ export interface ValidationResult {
     | undefined;
   /** What happened, action by action. */
   events: Event[];
-  /** Rentoy: the trump suit ("oros"). */
+  /** Rentoy, and Tresillo once the lance is declared: the trump suit ("oros"). */
   trump?:
     | string
     | undefined;
-  /** Rentoy: the card turned up for trumps. */
+  /** Rentoy: the card turned up for trumps; Tresillo: the card a vuelta turned. */
   turnUp?:
     | string
     | undefined;
@@ -172,12 +172,12 @@ export interface ValidationResult {
     | undefined;
   /**
    * Tresillo: the phase: "auction", "declare", "contraOrder", "exchange", "play", "surrender",
-   * "bolaDecision" or "over".
+   * "bolaDecision" or "over"; Revesino: "exchange", "play" or "over".
    */
   phase?:
     | string
     | undefined;
-  /** Tresillo: tricks won by each seat. */
+  /** Tresillo and Revesino: tricks won by each seat. */
   seatTricks?: number[] | undefined;
   /** Tresillo: the auction's level (1 entrada ... 5 solo a favor). */
   level?:
@@ -557,11 +557,11 @@ export interface View {
     | undefined;
   /** The tricks so far. */
   tricks: Trick[];
-  /** Rentoy: the trump suit. */
+  /** Rentoy, and Tresillo once the lance is declared: the trump suit. */
   trump?:
     | string
     | undefined;
-  /** Rentoy: the card turned up. */
+  /** Rentoy: the card turned up; Tresillo: the card a vuelta turned. */
   turnUp?:
     | string
     | undefined;
@@ -590,11 +590,11 @@ export interface View {
   stock?:
     | string
     | undefined;
-  /** Tresillo: the phase. */
+  /** Tresillo and Revesino: the phase. */
   phase?:
     | string
     | undefined;
-  /** Tresillo: tricks won by each seat. */
+  /** Tresillo and Revesino: tricks won by each seat. */
   seatTricks?: number[] | undefined;
   /** Tresillo: the auction's level. */
   level?:
