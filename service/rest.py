@@ -186,6 +186,7 @@ def _path_values(route: Route, segments: list[str]) -> list[str] | None:
 # A request's body must have come within BODY_SECONDS of the server starting to read it, and a
 # stream's body may pause at most stream.IDLE_SECONDS between two reads: a thread waiting on a
 # client that sends nothing is a thread no other call has (a gunicorn worker has REST_THREADS).
+# 0 is no bound (for a proxy in front that bounds a request's time itself).
 BODY_SECONDS = stream.env_seconds("NAIPES_BODY_SECONDS", 10.0)
 
 
@@ -265,7 +266,7 @@ def _body_unread() -> bool:
 def _body_bytes() -> bytes:
     """The body's JSON text (empty for an empty body, whatever its media type)."""
     sock = _client_socket()
-    if sock is None or request.content_length == 0:
+    if sock is None or request.content_length == 0 or not BODY_SECONDS:  # (NAIPES_BODY_SECONDS=0: no bound)
         data = request.get_data(cache=False)  # enforces MAX_CONTENT_LENGTH
     else:
         token = _WATCHDOG.watch(sock, BODY_SECONDS)
@@ -355,7 +356,9 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
         count = request.environ[access.RECORDS] = records.call()  # (its records, for its access line)
         sock = _client_socket()
         if sock is not None:
-            sock.settimeout(stream.IDLE_SECONDS)  # (gunicorn makes it non-blocking again for the connection's next request)
+            # (gunicorn makes it non-blocking again for the connection's next request; NAIPES_STREAM_IDLE_SECONDS=0
+            # is no bound, a blocking socket: a timeout of 0 would make it non-blocking, every pause a broken body)
+            sock.settimeout(stream.IDLE_SECONDS or None)
         try:
             response = Response(stream.validate_ndjson(stream.read_lines(body, buffer=buffer), count), status=200, mimetype=NDJSON)
         except BaseException:

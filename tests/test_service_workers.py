@@ -256,6 +256,45 @@ def test_late_bodies_do_not_hold_the_rest_threads() -> None:
     assert server.returncode == 0, output
 
 
+def test_zero_seconds_lift_the_bounds_on_bodies() -> None:
+    """NAIPES_BODY_SECONDS=0 and NAIPES_STREAM_IDLE_SECONDS=0 (seconds from 0, README) bound
+    nothing, as NAIPES_POOL_IDLE=0 keeps the pool: a body that pauses is read to its end and
+    answered. (0 was a watchdog that ended any body not come within its first second, 408; and a
+    stream's socket timeout of 0, non-blocking, which ended every stream whose next line had not
+    come yet with a MALFORMED_JSON entry, "a chunk of it is not HTTP's".)"""
+    server, rest_port, _ = serve(1, {**os.environ, "NAIPES_BODY_SECONDS": "0", "NAIPES_STREAM_IDLE_SECONDS": "0"})
+    try:
+        record, _ = load_example(rentoy_examples()[0])
+        body = json.dumps(record).encode()
+        with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as client:
+            client.sendall(b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                           + f"Content-Length: {len(body)}\r\n\r\n".encode() + body[:10])
+            time.sleep(2.5)
+            client.sendall(body[10:])
+            answer = b""
+            while chunk := client.recv(65536):
+                answer += chunk
+        head, _, text = answer.partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 200"), answer
+        assert json.loads(text) == api.validate(record)
+        line = (json.dumps(record) + "\n").encode()
+        with socket.create_connection(("127.0.0.1", rest_port), timeout=20) as client:
+            client.sendall(b"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+                           b"Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
+            for _ in range(2):
+                time.sleep(1.5)
+                client.sendall(f"{len(line):x}\r\n".encode() + line + b"\r\n")
+            client.sendall(b"0\r\n\r\n")
+            answer = b""
+            while chunk := client.recv(65536):
+                answer += chunk
+        entries = [json.loads(part) for part in answer.split(b"\r\n") if part.startswith(b"{")]
+        assert entries == [{"result": api.validate(record)}] * 2, entries
+    finally:
+        output = stop(server)
+    assert server.returncode == 0, output
+
+
 def _answer_then_closed(client: socket.socket) -> tuple[bytes, bytes, float]:
     """The answer's head and body, once the server has closed the connection after it, and the
     seconds until then."""
