@@ -221,9 +221,12 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
 
 def _host_error(host: str) -> str | None:
     """Why nothing can listen on ``host`` (the name does not resolve, or it is no address of this
-    machine), None if a socket binds it."""
+    machine, or there is none: gRPC refuses an empty host, which a socket binds as the wildcard),
+    None if a socket binds it."""
+    if not host:
+        return "no host given (0.0.0.0 or :: for every interface)"
     try:
-        family, kind, proto, _, address = socket.getaddrinfo(host or None, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
+        family, kind, proto, _, address = socket.getaddrinfo(host, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)[0]
         with socket.socket(family, kind, proto) as probe:
             probe.bind(address)
     except OSError as exc:  # (socket.gaierror is one)
@@ -448,7 +451,8 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="naipes", description="Naipes: rules-as-a-service for Spanish card games")
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="serve REST (gunicorn) and gRPC until SIGINT/SIGTERM")
-    s.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"), help="default: NAIPES_HOST, else 127.0.0.1")
+    # (NAIPES_HOST empty is unset, as every variable's empty value is: env_setting)
+    s.add_argument("--host", default=os.environ.get("NAIPES_HOST") or "127.0.0.1", help="default: NAIPES_HOST, else 127.0.0.1")
     # (the integers' defaults from the environment are read once the arguments are: SERVE_SETTINGS)
     said = {"workers": "gRPC server processes and gunicorn workers; "}
     for dest, name, default, read in SERVE_SETTINGS:

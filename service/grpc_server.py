@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> None:
     from service.cli import STREAM_SETTINGS, any_port_argument, check_settings, env_flag, env_setting
 
     parser = argparse.ArgumentParser(description="Naipes gRPC server")
-    parser.add_argument("--host", default=os.environ.get("NAIPES_HOST", "127.0.0.1"), help="default: NAIPES_HOST, else 127.0.0.1")
+    parser.add_argument("--host", default=os.environ.get("NAIPES_HOST") or "127.0.0.1", help="default: NAIPES_HOST, else 127.0.0.1")
     parser.add_argument("--port", type=any_port_argument, help="default: NAIPES_GRPC_PORT, else 50051; 0: any free port")
     args = parser.parse_args(argv)
     port = args.port if args.port is not None else env_setting(parser, "NAIPES_GRPC_PORT", 50051, any_port_argument)

@@ -551,6 +551,29 @@ def test_serve_listens_on_8080_and_50051_unless_told_otherwise(flag: str, other:
     assert output == f"naipes serve: 127.0.0.1:{default} ({flag}) is in use: something listens there already\n", output
 
 
+def test_an_empty_naipes_host_is_the_default_host() -> None:
+    """NAIPES_HOST set but empty is unset, as NAIPES_REST_PORT's and the other variables' empty
+    values are (``cli.env_setting``): the host is 127.0.0.1 (--help: "default: NAIPES_HOST, else
+    127.0.0.1"). It was the empty host: ``naipes serve`` took it for the wildcard, and its gRPC
+    server exited with a traceback ("host must not be empty"), as ``python -m service.grpc_server``
+    did."""
+    env = {**os.environ, "NAIPES_HOST": ""}
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        taken = other.getsockname()[1]
+        done = subprocess.run([NAIPES, "serve", "--workers", "1", "--rest-port", str(_free_port()), "--grpc-port", str(taken)],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr == f"naipes serve: 127.0.0.1:{taken} (--grpc-port) is in use: something listens there already\n", done.stderr
+    server, target, output = _grpc_server_alone("--port", "0", env=env)
+    try:
+        assert target.startswith("127.0.0.1:"), output
+    finally:
+        output += stop(server)
+    assert server.returncode == 0, output
+
+
 def test_grpc_server_alone_listens_where_the_environment_says() -> None:
     """``python -m service.grpc_server`` without arguments: its host and port from NAIPES_HOST
     and NAIPES_GRPC_PORT; it answers the health check and stops on SIGTERM."""
@@ -796,12 +819,14 @@ def test_serve_refuses_a_port_or_a_number_of_workers_out_of_range(args, env, mes
     assert "Traceback" not in done.stderr and "listening" not in done.stderr, done.stderr
 
 
-@pytest.mark.parametrize(("host", "why"), [("no.such.host.invalid", None), ("192.0.2.1", "Cannot assign requested address")])
+@pytest.mark.parametrize(("host", "why"), [("no.such.host.invalid", None), ("192.0.2.1", "Cannot assign requested address"),
+                                           ("", "no host given (0.0.0.0 or :: for every interface)")])
 def test_serve_refuses_a_host_it_cannot_listen_on(host, why) -> None:
-    """A name that does not resolve, or an address of another machine (192.0.2.1, TEST-NET-1): a
-    message naming --host and why, exit 1, before anything starts. (The first was gunicorn's
-    retries for 5 seconds and its error after the gRPC server had started; the second could be
-    taken for a port in use.)"""
+    """A name that does not resolve, an address of another machine (192.0.2.1, TEST-NET-1) or no
+    host at all (``--host ''``): a message naming --host and why, exit 1, before anything starts.
+    (The first was gunicorn's retries for 5 seconds and its error after the gRPC server had
+    started; the second could be taken for a port in use; the third passed the check, as the
+    wildcard, and the gRPC server's traceback followed, "host must not be empty".)"""
     done = subprocess.run([NAIPES, "serve", "--host", host, "--rest-port", str(_free_port()), "--grpc-port", str(_free_port())],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and done.stderr.startswith(f"naipes serve: --host {host}: "), done.stderr
