@@ -51,6 +51,8 @@ M = TypeVar("M", bound="Message")
 R = TypeVar("R", bound="Message")  # a unary call's response message (GrpcClient._call; M, its request)
 BATCH = 50  # records per message of a ValidateHands stream
 REST_CHUNK = 2000  # records per REST request of validate_hands
+# RestClient.validate_hands waits for an answer its timeout and this long a record of the request more.
+REST_SECONDS_A_RECORD = 0.01
 # A server process validates a few streams at a time and refuses more with TOO_MANY_STREAMS,
 # to retry in a moment: validate_hands retries a refused stream this many times, a second apart.
 STREAM_RETRIES = 30
@@ -302,7 +304,7 @@ class RestClient:
             request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST", headers=headers)
             try:
                 with _rest_errors(self.base_url):
-                    with urllib.request.urlopen(request, timeout=self.timeout + records * 0.01) as response:
+                    with urllib.request.urlopen(request, timeout=self.timeout + records * REST_SECONDS_A_RECORD) as response:
                         for part, line in zip(parts, response, strict=True):
                             answer: JSON = json.loads(line)  # a line's error (too long, say) is each of its records' answer
                             yield from answer["batch"] if "batch" in answer else [answer] * len(part)
