@@ -14,7 +14,7 @@
                               as POST /v1/hands:validateStream answers it, a count on stderr; exit 0
                               every record valid, 1 a rule broken, 2 a record not well formed, 3 an
                               internal error; --omit-events: every result's events left empty (each
-                              line as if it carried "omitEvents": true)
+                              line as if it carried "omitEvents": true, unless it says omitEvents itself)
   naipes legal FILE|- [--seat N]
   naipes deal --game rentoy --seats 4 --dealer 0 [--seed S]
   naipes rules GAME
@@ -470,7 +470,7 @@ def parser() -> argparse.ArgumentParser:
                                 "- for stdin")
     a.add_argument("--omit-events", action="store_true",
                    help="every result with its events (what happened, action by action) left empty, every other field "
-                        "as without it: about a third of the output or less")
+                        "as without it: about a third of the output or less (a line that says omitEvents itself keeps its say)")
     lg = sub.add_parser("legal", help="who acts and every legal action of a hand in progress; exit as validate")
     lg.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
     lg.add_argument("--seat", type=integer_argument, help="the view of this seat only")

@@ -233,6 +233,8 @@ def test_audit_omit_events_reads_every_kind_of_line_as_without_it() -> None:
     want = [events_emptied(answer) if i != 1 else answer for i, answer in enumerate(full)]
     assert [json.loads(line) for line in brief.stdout.splitlines()] == want
     assert brief.returncode == plain.returncode == 2
+    # (--help says so: it said "every result with its events left empty", README too)
+    assert "a line that says omitEvents itself keeps its say" in " ".join(naipes("audit", "--help").stdout.split())
 
 
 def test_legal_and_deal() -> None:
