@@ -82,6 +82,43 @@ def _archive() -> list[dict]:
     return [dict(r, actions=(r.get("actions") or [])[:n]) for r in records for n in (0, 3, 1000)]
 
 
+@pytest.mark.parametrize(("seat", "field"), [("3", None), (2**40, "seat"), (True, "seat"), ([3], "seat")])
+def test_python_clients_take_or_refuse_the_same_seat(clients, seat: object, field: str | None) -> None:
+    """A seat of legal_actions is sent by the REST client as its query parameter and by the gRPC
+    client as the request's field: both answer a seat given as a decimal string ("3", as the API
+    reads an integer), and both refuse one the API would not take with a NaipesError naming
+    ``seat`` (README: every failure of a call is a NaipesError). The gRPC client raised protobuf's
+    TypeError or ValueError for them."""
+    rest, grpc_client = clients
+    partial = dict(RECORD, actions=RECORD["actions"][:5])
+    answers = []
+    for client in (rest, grpc_client):
+        try:
+            answers.append(client.legal_actions(partial, seat))  # type: ignore[arg-type]
+        except NaipesError as error:
+            answers.append((error.code, error.field))
+    if field is None:
+        assert answers == [api.legal_actions(partial, 3)] * 2
+    else:
+        assert answers == [("INVALID_FIELD", field)] * 2
+
+
+@pytest.mark.parametrize(("game", "code"), [(5, "INVALID_FIELD"), (None, "UNKNOWN_GAME"), ("", "UNKNOWN_GAME")])
+def test_python_clients_answer_describe_rules_of_any_game_with_a_naipes_error(clients, game: object, code: str) -> None:
+    """describe_rules of a game that is not a game's name is the same NaipesError from both clients,
+    naming ``game``: a string the service answers UNKNOWN_GAME, no game (None) as the empty one, and
+    anything else INVALID_FIELD, as the service words it (``game: expected a string, not 5``). Both
+    raised a TypeError for a number, the REST client from urllib's quote."""
+    errors = []
+    for client in clients:
+        with pytest.raises(NaipesError) as raised:
+            client.describe_rules(game)  # type: ignore[arg-type]
+        errors.append((raised.value.code, raised.value.field, raised.value.message))
+    assert errors[0] == errors[1] and errors[0][:2] == (code, "game"), errors
+    if game == 5:
+        assert errors[0][2] == "game: expected a string, not 5"
+
+
 def test_python_clients_validate_an_archive_in_batches(clients) -> None:
     """validate_hands: one answer per record, in order, the same over both transports, in
     batches smaller and larger than the archive; a bad record is its error in its place."""

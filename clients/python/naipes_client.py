@@ -270,6 +270,12 @@ class RestClient:
         return self._call("POST", "/v1/deals", request, request_id)
 
     def describe_rules(self, game: str, *, request_id: str | None = None) -> JSON:
+        """A game's house-rule options. ``game`` None is no game, the empty one (as the gRPC client
+        sends it); anything but a string is refused here, as the service words it (INVALID_FIELD)."""
+        if game is None:
+            game = ""
+        if not isinstance(game, str):
+            raise NaipesError("INVALID_FIELD", f"game: expected a string, not {_shown(game)}", "game")
         return self._call("GET", f"/v1/games/{urllib.parse.quote(game, safe='')}/rules", None, request_id)
 
     def validate_hands(self, records: Iterable[JSON], batch: int = BATCH, *, omit_events: bool = False,
@@ -402,9 +408,12 @@ class GrpcClient:
         return self._json(self._call(self._stub.ValidateHand, request, request_id).result)
 
     def legal_actions(self, record: JSON, seat: int | None = None, *, request_id: str | None = None) -> JSON:
-        request = self._pb.LegalActionsRequest(record=self._message(self._pb.HandRecord, record))
-        if seat is not None:
-            request.seat = seat
+        """Who acts and every legal action; with ``seat``, that seat's view only. The seat is read
+        as the REST client's query parameter is (an integer, or one in a decimal string), else
+        refused before sending (INVALID_FIELD naming ``seat``), after the record's own errors."""
+        hand = self._message(self._pb.HandRecord, record)
+        request = self._pb.LegalActionsRequest() if seat is None else self._message(self._pb.LegalActionsRequest, {"seat": seat})
+        request.record.CopyFrom(hand)
         return self._json(self._call(self._stub.LegalActions, request, request_id))
 
     def resolve_trick(self, request: JSON, *, request_id: str | None = None) -> JSON:
@@ -417,7 +426,8 @@ class GrpcClient:
         return self._json(self._call(self._stub.Deal, self._message(self._pb.DealRequest, request), request_id))
 
     def describe_rules(self, game: str, *, request_id: str | None = None) -> JSON:
-        return self._json(self._call(self._stub.DescribeRules, self._pb.DescribeRulesRequest(game=game), request_id))
+        """A game's house-rule options (``game`` read as the REST client reads it: None is the empty game)."""
+        return self._json(self._call(self._stub.DescribeRules, self._message(self._pb.DescribeRulesRequest, {"game": game}), request_id))
 
     def validate_hands(self, records: Iterable[JSON], batch: int = BATCH, *, omit_events: bool = False,
                        request_id: str | None = None) -> Iterator[JSON]:
