@@ -42,10 +42,12 @@ def test_answers_and_errors_carry_the_origin_header(http, rest_url) -> None:
 
 @pytest.mark.parametrize(("setting", "allowed", "refused"), [
     ("none", None, ORIGIN),
+    ("", None, ORIGIN),
     ("https://tables.example, http://localhost:3000", ORIGIN, "https://evil.example"),
 ])
 def test_the_origins_are_a_setting(monkeypatch, setting, allowed, refused) -> None:
-    """NAIPES_CORS_ORIGINS: a list of origins, ``*`` (the default) or ``none``."""
+    """NAIPES_CORS_ORIGINS: a list of origins, ``*`` (the default) or ``none``; set but empty, an
+    empty list: no origin (not the default, any origin, as unset)."""
     monkeypatch.setenv("NAIPES_CORS_ORIGINS", setting)
     client = rest.create_app().test_client()
     if allowed is not None:
