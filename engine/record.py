@@ -119,9 +119,12 @@ def parse_action(text: Any, seats: int, deck: Deck, calls: dict[str, str]) -> Ac
     if len(tokens) < 2:
         raise IllegalAction("MALFORMED_ACTION", f"cannot read action {shown(text)}: expected a seat and a card or call, e.g. \"2 1e\"")
     seat_text, word, args = tokens[0], tokens[1], tuple(tokens[2:])
-    if not (seat_text.isascii() and seat_text.isdigit()) or not 0 <= int(seat_text) < seats:  # (not "١" or "１")
+    # (ASCII digits only, not "١" or "１"; leading zeros dropped before int(), which refuses more
+    # than 4,300 digits: a seat is at most a few)
+    seat_digits = seat_text.lstrip("0") or "0"
+    if not (seat_text.isascii() and seat_text.isdigit()) or len(seat_digits) > 4 or not 0 <= int(seat_digits) < seats:
         raise IllegalAction("MALFORMED_ACTION", f"cannot read action {shown(text)}: {shown(seat_text)} is not a seat of this {seats}-seat table (0..{seats - 1})")
-    seat = int(seat_text)
+    seat = int(seat_digits)
 
     def unreadable(why: str) -> IllegalAction:
         return IllegalAction("MALFORMED_ACTION", f"cannot read action {shown(text)}: {why}")

@@ -510,6 +510,17 @@ def test_a_seat_out_of_range_is_named_with_the_seats_of_the_table():
     assert invalid(rec(DEAL_A, "1o", dealer=4)).message == "dealer 4 is not a seat of this 4-seat table (0..3)"
 
 
+def test_a_seat_of_more_digits_than_int_reads_is_a_malformed_action_not_an_internal_error():
+    """An action's seat of more than 4,300 digits (Python's ``int()`` refuses them with a
+    ValueError) is a seat out of range, MALFORMED_ACTION, as '99 2o' is; it was an INTERNAL
+    error. Leading zeros still read as the seat they write."""
+    for seat in ("9" * 4301, "1" * 5000, "0" * 5000 + "4"):
+        result = api.validate(rec(DEAL_A, "1o", [f"{seat} 2o"]))
+        assert (result["valid"], result["violation"]["code"]) == (False, "MALFORMED_ACTION")
+        assert "is not a seat of this 4-seat table (0..3)" in result["violation"]["message"]
+    assert api.validate(rec(DEAL_A, "1o", ["0" * 5000 + "1 2o"])) == api.validate(rec(DEAL_A, "1o", ["1 2o"]))
+
+
 def test_a_long_bad_action_is_quoted_by_its_start():
     huge = "x" * 900_000 + " 2o"
     message = api.validate(rec(DEAL_A, "1o", [huge]))["violation"]["message"]
