@@ -263,18 +263,28 @@ def _body_unread() -> bool:
     return bool(request.content_length) or "Transfer-Encoding" in request.headers
 
 
-def _check_content_coding() -> None:
-    """UNSUPPORTED_MEDIA_TYPE for a body in a content coding (``Content-Encoding: gzip``): the
-    service decodes none, and its bytes read as if plain were another body than the one sent."""
-    coding = request.headers.get("Content-Encoding")
-    if coding is not None and any(part.strip().lower() not in ("", "identity") for part in coding.split(",")):
-        raise ServiceError("UNSUPPORTED_MEDIA_TYPE",
-                           f"the body's Content-Encoding is {coding.strip()}: send it uncompressed (no Content-Encoding, or identity)")
+def _codings(header: str) -> list[str]:
+    """The codings a ``Content-Encoding`` or ``Transfer-Encoding`` header names, in lower case."""
+    value = request.headers.get(header)
+    return [] if value is None else [part.strip().lower() for part in value.split(",") if part.strip()]
+
+
+def _check_codings() -> None:
+    """A body in a coding the service does not decode, whose bytes read as if plain would be
+    another body than the one sent: a content coding (``Content-Encoding: gzip``) is
+    UNSUPPORTED_MEDIA_TYPE; a transfer coding but chunked (``Transfer-Encoding: gzip, chunked``,
+    which gunicorn takes and removes only the chunks of) is UNSUPPORTED_TRANSFER_CODING."""
+    if any(coding != "identity" for coding in _codings("Content-Encoding")):
+        raise ServiceError("UNSUPPORTED_MEDIA_TYPE", f"the body's Content-Encoding is {request.headers['Content-Encoding'].strip()}: "
+                           "send it uncompressed (no Content-Encoding, or identity)")
+    if any(coding not in ("chunked", "identity") for coding in _codings("Transfer-Encoding")):
+        raise ServiceError("UNSUPPORTED_TRANSFER_CODING", f"the body's Transfer-Encoding is {request.headers['Transfer-Encoding'].strip()}: "
+                           "send it chunked only, uncompressed")
 
 
 def _body_bytes() -> bytes:
     """The body's JSON text (empty for an empty body, whatever its media type)."""
-    _check_content_coding()
+    _check_codings()
     sock = _client_socket()
     if sock is None or request.content_length == 0 or not BODY_SECONDS:  # (NAIPES_BODY_SECONDS=0: no bound)
         data = request.get_data(cache=False)  # enforces MAX_CONTENT_LENGTH
@@ -346,7 +356,7 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
         if request.args:
             key = next(iter(request.args))
             raise ServiceError("INVALID_FIELD", f"unknown query parameter {shown(key)}", key)
-        _check_content_coding()
+        _check_codings()
         # An archive may be any size; each line is limited (``stream.read_lines``). gunicorn's body
         # is read as it arrives (``rest_worker.arrived_body``): each line is answered once it has
         # come, whatever follows it. A server that ends the body itself (werkzeug's for a chunked

@@ -260,6 +260,26 @@ def test_a_body_its_client_cut_short_is_malformed_request(server, framing, reque
     assert "field" not in problem
 
 
+@pytest.mark.parametrize("coding", [b"gzip", b"deflate", b"compress", b"GZIP"])
+@pytest.mark.parametrize("target", [b"/v1/hands:validate", b"/v1/hands:validateStream"])
+def test_a_body_in_a_transfer_coding_other_than_chunked_is_unsupported_not_read_as_plain(coding, target, rest_port) -> None:
+    """gunicorn takes ``Transfer-Encoding: gzip, chunked`` (and deflate, compress) and removes the
+    chunks only: the body's compressed bytes were read as JSON (MALFORMED_JSON, a UTF-8 error), and
+    a plain body so labelled was validated as if the coding were not there. The service decodes no
+    coding but chunked: such a body is UNSUPPORTED_TRANSFER_CODING (501), naming the coding, and
+    its connection closes (the body unread); the server goes on."""
+    import gzip
+
+    plain = (ROOT / "clients" / "examples" / "rentoy-hand.json").read_bytes().replace(b"\n", b"") + b"\n"
+    for body in (plain, gzip.compress(plain)):
+        raw = (b"POST " + target + b" HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: " + coding
+               + b", chunked\r\n\r\n" + b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n")
+        answered, headers, problem = problem_of(exchange(rest_port, raw))
+        assert (answered, problem["code"], headers["connection"]) == (501, "UNSUPPORTED_TRANSFER_CODING", "close"), problem
+        assert problem["detail"] == f"the body's Transfer-Encoding is {coding.decode()}, chunked: send it chunked only, uncompressed"
+    assert_serving(rest_port)
+
+
 def test_a_bad_body_the_app_did_not_read_gets_no_second_answer() -> None:
     """The request is answered without its body being read (here the health check, 200, its
     connection kept); its chunks, read to their end for the connection's next request, cannot be:
