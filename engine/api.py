@@ -167,7 +167,8 @@ def resolve_trick(request: Any) -> dict[str, Any]:
     out["events"] = [{"kind": "trick", "card": str(cards[index]), "text": f"{who} {wins} with {cards[index]} ({how})"}]
     if "winner" in out:
         out["events"][0]["seat"] = out["winner"]
-    if players is not None and out["complete"]:
+    if players is not None and (out["complete"] or money_fields):
+        # (a trick in progress moves no money yet, but its payment fields are read all the same)
         out.update(game.trick_money(options, request, cards, players, index))
     return out
 

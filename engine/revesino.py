@@ -112,6 +112,8 @@ def trick_money(options: Options, request: dict[str, Any], cards: Any, players: 
             if why:
                 raise InvalidInput("INVALID_FIELD", "revoked", f"{card} is not a revoke: {why}")
         plays.append(Play(seat, card, kind, card in revoked))
+    if len(plays) < trick_size(SEATS[0]):
+        return {}  # a trick in progress: its fields are read, and it moves no money yet
     trick = PlayedTrick(number, players[0], tuple(plays), players[index])
     payments, forfeited = money_mod.trick_ledger(options, trick, fondo, napolitana, request.get("dealer"))  # (checked by api)
     return {key: value for key, value in (("payments", payments), ("forfeited", forfeited)) if value}

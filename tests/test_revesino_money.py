@@ -635,6 +635,25 @@ def test_a6_2_resolve_trick_reads_the_trick_number_1_to_11_and_the_napolitana_as
         assert (err.value.code, err.value.field) == ("SEAT_OUT_OF_RANGE", "napolitana")
 
 
+@pytest.mark.parametrize("change, code, field", [
+    ({"number": 0}, "INVALID_FIELD", "number"), ({"number": 12}, "INVALID_FIELD", "number"), ({"fondo": -3}, "INVALID_FIELD", "fondo"),
+    ({"fondo": 100_000_001}, "INVALID_FIELD", "fondo"), ({"napolitana": 9}, "SEAT_OUT_OF_RANGE", "napolitana"),
+    ({"forced": "xx"}, "UNKNOWN_CARD", "forced"), ({"forced": "1o"}, "INVALID_FIELD", "forced"), ({"forced": "6e"}, "INVALID_FIELD", "forced"),
+    ({"revoked": "8e 8e"}, "DUPLICATE_CARD", "revoked"), ({"revoked": "10o"}, "INVALID_FIELD", "revoked")])
+def test_resolve_trick_checks_the_payment_fields_of_a_trick_in_progress_too(change: dict, code: str, field: str) -> None:
+    # A Revesino trick's payments come once it is complete; its payment fields given with a trick
+    # still awaiting cards were accepted unread (a number 0, a napolitana 9, forced 'xx', a card not
+    # of the trick), where the same fields of the complete trick are refused: now refused alike,
+    # and the trick in progress with good ones is answered without payments, as before.
+    request = {"game": "revesino", "cards": "6e 8e 10o", "seats": 4, "leader": 2, "number": 3, "fondo": 9}
+    answer = api.resolve_trick(request)
+    assert (answer["complete"], answer["winner"], "payments" in answer) == (False, 3, False)
+    for cards in ("6e 8e 10o", "6e 8e 10o 12e"):
+        with pytest.raises(InvalidInput) as err:
+            api.resolve_trick({**request, "cards": cards, **change})
+        assert (err.value.code, err.value.field) == (code, field), cards
+
+
 @pytest.mark.parametrize("dealer", range(4))
 def test_r5_resolve_trick_tops_up_from_the_dealer_given(dealer: int) -> None:
     # ResolveTrick of a trick that empties the fondo, with an immediate top-up to 10: the 10 is
