@@ -364,17 +364,28 @@ def _item(data: Any, where: str = "") -> pb.ValidateHandsRequest:
 
 def line_id(line: bytes) -> dict[str, Any]:
     """``{"id": ...}`` of a line whose request could not be read, when its JSON names one: a
-    record's error is answered under its id (an empty dict when there is none to read)."""
+    record's error is answered under its id (an empty dict when there is none to read). JSON
+    orjson refuses and the standard library reads (a lone surrogate) is read as the line was."""
     from service.codec import unique_keys
 
     try:
         data = orjson.loads(line)
     except orjson.JSONDecodeError:
-        return {}
-    if not unique_keys(line):
-        return {}  # (which of two ids would be a guess)
+        try:
+            data = loads(line, "the line")  # (a key given twice is its error: which of two ids would be a guess)
+        except ServiceError:
+            return {}
+    else:
+        if not unique_keys(line):
+            return {}  # (which of two ids would be a guess)
     ident = data.get("id") if isinstance(data, dict) else None
-    return {"id": ident} if isinstance(ident, str) else {}
+    if not isinstance(ident, str):
+        return {}
+    try:
+        ident.encode("utf-8")  # (an id that is itself a lone surrogate is no id to answer under)
+    except UnicodeEncodeError:
+        return {}
+    return {"id": ident}
 
 
 def line_json(line: bytes) -> dict[str, Any] | None:

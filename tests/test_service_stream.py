@@ -913,10 +913,11 @@ UNREADABLE_RECORDS = [
     dict(BAD, deal={"hands": ["1o 2o 3o", 5]}),  # a list's item
     dict(BAD, deal="1o 2o"),  # a string for an object
     dict(BAD, table={"cartulina": [{"seat": 1, "amount": 2}, {"seat": True}]}),  # an item of a list of objects
+    dict(BAD, game="rentoy\ud800"),  # a lone surrogate, which orjson refuses and the standard library reads (the id was lost)
 ]
 
 
-@pytest.mark.parametrize("record", UNREADABLE_RECORDS, ids=["unknown", "word", "item", "string", "nested"])
+@pytest.mark.parametrize("record", UNREADABLE_RECORDS, ids=["unknown", "word", "item", "string", "nested", "surrogate"])
 def test_rest_an_unreadable_record_is_named_as_validate_hand_names_it_under_its_id(record, rest_url, http: requests.Session) -> None:
     """A record the stream cannot read, alone on its line or in a batch, is answered under its id
     with the error ValidateHand gives it, the field named within the record."""
