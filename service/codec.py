@@ -675,10 +675,39 @@ def parse_error(data: Any, text: str, where: str = "", descriptor: Any = None) -
             here = ".".join(p for p in (where, *parts[: depth + 1]) if p)
             return _item_error(value, descriptor, here) or ServiceError("INVALID_FIELD", f"{here}: {reason}", here)
     else:
-        if field is not None:
+        at = _surrogate_at(value) if field is not None and _SURROGATE.search(reason) else None
+        if at is not None and parts:  # (json_format names the list, or the whole Struct)
+            parts, reason = [*parts[:-1], parts[-1] + at], "Unpaired surrogate"
+        elif field is not None:
             reason, parts = _in_json(reason, value, parts, field)
     named = ".".join(p for p in (where, ".".join(parts)) if p) or "body"
     return ServiceError("INVALID_FIELD", f"{named}: {reason}", named)
+
+
+# json_format's words for a string holding a lone surrogate: its own for a string field, the UTF-8
+# codec's for a Struct's or a Value's
+_SURROGATE = re.compile(r"^Unpaired surrogate$|surrogates not allowed")
+
+
+def _surrogate_at(value: Any, depth: int = 0) -> str | None:
+    """Where in ``value`` (JSON) the first string holding a lone surrogate is, as a path suffix
+    (``""``: the value itself, ``[2]``, ``.ladder[1].x``, a key itself escaped, ``.\\ud800``); None
+    if it holds none."""
+    if isinstance(value, str):
+        return None if _utf8(value) else ""
+    if depth > _JSON_FORMAT_DEPTH:
+        return None
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            if (at := _surrogate_at(item, depth + 1)) is not None:
+                return f"[{i}]{at}"
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(key, str) and not _utf8(key):
+                return f".{_escaped(key)}"
+            if (at := _surrogate_at(item, depth + 1)) is not None:
+                return f".{key}{at}"
+    return None
 
 
 def _item_error(items: list[Any], descriptor: Any, where: str) -> ServiceError | None:

@@ -405,6 +405,24 @@ def test_a_body_with_a_content_coding_is_unsupported_not_read_as_plain(coding, p
     assert response.status_code == 200, response.text
 
 
+@pytest.mark.parametrize("change, field", [
+    ({"actions": ["1 envite", "2 quiero", "1 \ud800"]}, "actions[2]"),
+    ({"deal": {"hands": ["12e 7o 3b", "2c 1e 4o\udc00", "11o 6b 5e", "10c 1o 12b"], "stock": "5c"}}, "deal.hands[1]"),
+    ({"rules": {"ladder": "\ud800"}}, "rules.ladder"),
+    ({"rules": {"ladder": ["1-3-6-12", {"x": "a\ud800"}]}}, "rules.ladder[1].x"),
+    ({"rules": {"\ud800": 1}}, "rules.\\ud800")])
+def test_a_lone_surrogate_is_named_where_it_is(change, field, http, rest_url) -> None:
+    """A string holding a lone surrogate (JSON's ``"\\ud800"``: no Unicode text, which protobuf
+    refuses) is INVALID_FIELD naming where it is, as any other wrong value is named: a list's item
+    by its index, a value or key of ``rules`` by its path. They were named by the whole list
+    (``actions``) or the whole ``rules``, the latter in Python's words ("'utf-8' codec can't encode
+    character ...")."""
+    record = {**_record(), **change}
+    failure = rest_failure(http.post(rest_url + "/v1/hands:validate", data=json.dumps(record), headers={"Content-Type": "application/json"},
+                                     timeout=30))
+    assert (failure.code, failure.field, failure.message) == ("INVALID_FIELD", field, f"{field}: Unpaired surrogate")
+
+
 def test_an_engine_failure_is_internal_and_the_servers_live_on(monkeypatch, stub, channel, http, rest_url) -> None:
     def broken(record, events=True):
         raise RuntimeError("boom")
