@@ -781,6 +781,22 @@ def test_a_revesino_trick_is_of_four_seats_when_seats_is_not_given():
     assert (err.code, err.field) == ("MISSING_FIELD", "seats")
 
 
+@pytest.mark.parametrize("trick, dealer, message", [
+    ({"game": "rentoy", "cards": "1o 2o", "contract": {"trump": "oros"}, "seats": 4}, 4, "dealer 4 is not a seat of this 4-seat table"),
+    ({"game": "revesino", "cards": "1c 2c 3c 4c"}, -5, "dealer -5 is not a seat of this 4-seat table"),
+    ({"game": "revesino", "cards": "1c 2c 3c 4c"}, True, "dealer true is not a seat of this 4-seat table"),
+    ({"game": "tresillo", "cards": "1o 2o 3o", "contract": {"trump": "oros"}}, 99, "dealer 99 is not a seat of any tresillo table (at most 4 seats)"),
+    ({"game": "rentoy", "cards": "1o 2o", "contract": {"trump": "oros"}}, 8, "dealer 8 is not a seat of any rentoy table (at most 8 seats)")])
+def test_resolve_trick_refuses_a_dealer_out_of_range_without_a_leader_too(trick, dealer, message):
+    """A trick without ``leader`` names no seat, and its ``dealer`` places none: a dealer that is no
+    seat (of the table given, or of any table of the game) was accepted unread, where the same
+    dealer with a leader is SEAT_OUT_OF_RANGE (as SettleHand checks a dealer its money does not need).
+    A dealer that is a seat is still answered as before."""
+    err = invalid(api.resolve_trick, {**trick, "dealer": dealer})
+    assert (err.code, err.field, err.message) == ("SEAT_OUT_OF_RANGE", "dealer", message)
+    assert api.resolve_trick({**trick, "dealer": 1}) == api.resolve_trick(trick)
+
+
 @pytest.mark.parametrize("field, code", [("leader", "SEAT_OUT_OF_RANGE"), ("dealer", "SEAT_OUT_OF_RANGE"),
                                          ("number", "INVALID_FIELD"), ("fondo", "INVALID_FIELD"),
                                          ("napolitana", "SEAT_OUT_OF_RANGE")])
