@@ -168,6 +168,19 @@ def _sent_segments() -> list[str]:
     return [unquote(segment) for segment in segments[:1] + segments[1 + request.script_root.count("/"):]]
 
 
+def _refuse_an_empty_first_segment(environ: dict[str, Any]) -> None:
+    """NOT_FOUND for a path whose first segment is empty (``//v1/hands:validate``), as a double
+    slash elsewhere is: werkzeug drops a path's leading slashes, so it was answered as the route
+    (``/v1/hands:validate``). (A look for ``//`` in the target first: most requests have none.)"""
+    sent = environ.get("RAW_URI") or environ.get("REQUEST_URI") or ""
+    if "//" not in sent:
+        return
+    segments = _sent_segments()
+    if len(segments) > 2 and segments[1] == "":
+        environ[metrics.ENDPOINT] = "other"  # (counted as a path that is no route)
+        raise ServiceError("NOT_FOUND", f"no route {'/'.join(segments)}; the API is described at /v1/openapi.json")
+
+
 def _path_values(route: Route, segments: list[str]) -> list[str] | None:
     """The values of the route's path variables in a path's segments, or None if the path is not
     the route's: each variable is one whole segment (google.api.http's ``{game}``), empty or not."""
@@ -473,6 +486,9 @@ def create_app() -> Flask:
         request_id = current.environ.get(access.ENVIRON_ID)
         if request_id is not None:
             access.checked(request_id)
+        if current.routing_exception is None:
+            _refuse_an_empty_first_segment(current.environ)
+            return None
         if not isinstance(current.routing_exception, NotFound):
             return None
         return route_the_path_as_sent()

@@ -230,6 +230,23 @@ def test_the_game_in_the_path_is_read_as_sent(server, target, game, request) -> 
     assert (answered, problem["code"], problem["field"], problem["detail"]) == (400, "UNKNOWN_GAME", "game", raised.value.message)
 
 
+@pytest.mark.parametrize("target", [b"//v1/games/rentoy/rules", b"///v1/games/rentoy/rules", b"http://x//v1/games/rentoy/rules",
+                                    b"//v1/hands:validate", b"//healthz"])
+def test_a_path_whose_first_segment_is_empty_is_no_route(target, rest_port) -> None:
+    """A path that starts with two slashes is a path whose first segment is empty, no route, as a
+    double slash elsewhere is (``/v1//games/rentoy/rules``): werkzeug drops a path's leading slashes,
+    so it was answered as the route without them (``//v1/hands:validate`` validated the body). Under
+    gunicorn, which passes the path as sent (Python's own http.server, werkzeug's development server,
+    makes ``//`` one slash before any app sees it)."""
+    method = b"POST" if b"validate" in target else b"GET"
+    body = b'{"game": "rentoy"}'
+    raw = method + b" " + target + b" HTTP/1.1\r\nHost: x\r\n" + JSON + b"Content-Length: %d\r\nConnection: close\r\n\r\n" % len(body) + body
+    answered, _, problem = problem_of(exchange(rest_port, raw))
+    path = target.removeprefix(b"http://x").decode()
+    assert (answered, problem["code"], problem["detail"]) == (404, "NOT_FOUND", f"no route {path}; the API is described at /v1/openapi.json")
+    assert_serving(rest_port)
+
+
 def test_the_game_in_the_path_under_a_mount_point(rest_port) -> None:
     """Behind a front end that mounts the API under a path (gunicorn's SCRIPT_NAME, from a trusted
     address), the path as sent is read after it."""
