@@ -278,6 +278,33 @@ def test_b5_a_table_that_is_not_an_object_is_refused_naming_the_table():
         assert (err.value.code, err.value.field) == ("INVALID_FIELD", "table")
 
 
+
+@pytest.mark.parametrize("score", [[12, 0], [3, 15], [12, 12]])
+def test_b5_a_table_where_a_team_already_has_twelve_is_refused_the_match_is_over(score):
+    """B5 (docs/rules/rentoy.md, Score and match): a ``table.score`` in which a team already has 12
+    or more is INVALID_TABLE, in a record and in SettleHand: that match is over, the next hand
+    starts a new one at [0, 0]. 11 is still a match in play."""
+    with pytest.raises(InvalidInput) as err:
+        api.validate(rec(DEAL_A, "1o", score=score))
+    assert (err.value.code, err.value.field) == ("INVALID_TABLE", "table.score")
+    assert "the match is over" in err.value.message
+    with pytest.raises(InvalidInput) as err:
+        api.settle_hand({"game": "rentoy", "seats": 4, "table": {"score": score}, "rentoy": {"winner": 0, "value": 1}})
+    assert (err.value.code, err.value.field) == ("INVALID_TABLE", "table.score")
+    assert ok(rec(DEAL_A, "1o", PLAY_A, score=[11, 11]))["table"] == {"score": [11, 12]}
+
+
+def test_b5_settle_hand_reads_an_end_left_out_as_tricks_and_an_empty_score_as_a_fresh_match():
+    """B5 / T12 (docs/rules/rentoy.md, SettleHand's summary): a summary without ``end`` is a hand
+    won by tricks, and ``table.score: []`` is [0, 0], as a table left out is."""
+    request = {"game": "rentoy", "seats": 4, "dealer": 0, "rentoy": {"winner": 1, "value": 3}}
+    by_tricks = api.settle_hand({**request, "rentoy": {"winner": 1, "value": 3, "end": "tricks"}})
+    assert api.settle_hand(request) == by_tricks
+    assert by_tricks["end"] == "tricks" and by_tricks["points"] == [0, 3] and by_tricks["table"] == {"score": [0, 3]}
+    assert api.settle_hand({**request, "table": {"score": []}}) == by_tricks
+    assert api.settle_hand({**request, "table": {"score": [0, 0]}}) == by_tricks
+    assert ok(rec(DEAL_A, "1o", PLAY_A) | {"table": {"score": []}})["table"] == {"score": [0, 1]}
+
 # ---- T8: partners alternate -----------------------------------------------------------------
 
 
@@ -333,6 +360,23 @@ def test_t09_options_dealer_leads_deal_passes_back(seats, dealer):
     assert (settled["nextDealer"], settled["points"]) == (done["nextDealer"], done["points"])
     assert "nextDealer" not in api.settle_hand({"game": "rentoy", "seats": seats, "rules": rules, "rentoy": summary})
 
+
+
+@pytest.mark.parametrize("seats, dealer", [(4, 0), (4, 2), (6, 5), (2, 1)])
+def test_t09_option_dealer_leads_a_seeded_deal_still_starts_with_the_seat_after_the_dealer(seats, dealer):
+    """T9 / B2 (docs/rules/rentoy.md, the seeded deal): ``firstLeader: "dealer"`` moves the first
+    lead, not the deal: a seeded record deals its first card to the seat after the dealer, as the
+    ``Deal`` call (which takes no rules) does, and the dealer leads."""
+    seed = f"t9-dealer-{seats}"
+    pack = [str(c) for c in shuffle.shuffle(DECK_40.cards, seed)]
+    record = {"game": "rentoy", "seats": seats, "dealer": dealer, "rules": {"firstLeader": "dealer"},
+              "deal": {"seed": seed}, "actions": []}
+    dealt = api.deal({"game": "rentoy", "seats": seats, "dealer": dealer, "seed": seed})["deal"]
+    for seat in range(seats):
+        held = set(api.legal_actions(record, seat)["view"]["hand"].split())
+        assert held == set(pack[(seat - dealer - 1) % seats:3 * seats:seats]) == set(dealt["hands"][seat].split())
+    assert pack[0] in api.legal_actions(record, (dealer + 1) % seats)["view"]["hand"].split()  # the first card dealt
+    assert ok(record)["next"]["seat"] == dealer
 
 # ---- T10: the turned-up card ----------------------------------------------------------------
 
