@@ -536,6 +536,21 @@ def test_r24_implicit_napolitana_refund_none_by_default():
     assert resolve("2c 1c 3c 4c", 1, 2, 9, forced="1c") == [("seat 2", "seat 1", 2)]
 
 
+
+def test_r24_a6_6_implicit_a_trick_won_before_the_first_renounce_fails_the_napolitana():
+    """R24 implicit with A6.6 (docs/rules/revesino.md, Napolitana): the napolitana must win no
+    trick of the hand, so a trick won before his first renounce counts: S2 takes trick 2 with his
+    forced 1c and renounces in trick 4, a napolitana failed from the start; SettleHand agrees.
+    Under ``napolitanaFailLastTwoOnly`` trick 2 does not count and he succeeds."""
+    record = FORCED_THEN_RENOUNCES
+    assert winners(ok(upto(record, RENOUNCE)))[1] == 2 and "napolitana" not in ok(upto(record, RENOUNCE))
+    assert ok(upto(record, RENOUNCE + 1))["napolitana"] == {"seat": 2, "outcome": "failed"}
+    result = ok(record)
+    assert result["napolitana"] == {"seat": 2, "outcome": "failed"} and result["handWinner"] == 0
+    assert settle(record, result)["napolitana"] == {"seat": 2, "outcome": "failed"}
+    last_two = {**record, "rules": {**record["rules"], "napolitanaFailLastTwoOnly": True}}
+    assert ok(last_two)["napolitana"] == {"seat": 2, "outcome": "success"} and ok(last_two)["handWinner"] == 2
+
 def test_r24_implicit_napolitana_refund_refunded_option():
     """R24 implicit, ``implicitNapolitanaRefund: refunded``: at his first renounce (trick 4) the
     payments of his quínola and ace forced in tricks 1 and 2 go back to him, from the escrow (9)

@@ -702,6 +702,39 @@ def test_r5_a_renewal_in_play_is_not_renewed_again_at_the_next_deal() -> None:
     assert top["fondo"] == 9
 
 
+
+def test_r5_immediately_refills_a_fondo_a_quinola_empties_in_trick_11_not_one_a_won_revesino_takes() -> None:
+    """R5 ``renewTiming: immediately`` (docs/rules/revesino.md, Fondo renewal): the fondo is renewed
+    when a trick's payments leave it at 0, the last trick's too: S3 places the quínola in trick 11
+    and takes 17, and the fondo is refilled to 9 in that trick. A won revesino takes the fondo in
+    the hand's settlement, after trick 11, not in a trick: the fondo stays 0 for the next deal to
+    renew."""
+    last = chain([1] * 10 + [("9b 2b 10o 3b", {})])
+    r = run(Course(dealer=0, fondo=16, tricks=last, finished=True), renew_timing="immediately")
+    assert pay(r, "fondo", "seat 3", trick=11) == [17]
+    assert [(p["payer"], p["amount"]) for p in r["payments"] if p["reason"].startswith("the fondo emptied in trick 11")] == [
+        ("seat 0", 3), ("seat 1", 2), ("seat 2", 2), ("seat 3", 2)]
+    assert r["fondo"] == 9 and r["table"] == {"fondo": 9}
+    won = run(Course(dealer=0, fondo=16, tricks=_rv9_tricks([3, 3]), announcer=3, finished=True), renew_timing="immediately")
+    assert won["revesino"] == {"seat": 3, "outcome": "won"} and pay(won, "fondo", "seat 3") == [26]
+    assert won["fondo"] == 0 and not [p for p in won["payments"] if p["reason"].startswith("the fondo emptied in trick 1")]
+    assert run(Course(dealer=1, fondo=won["fondo"], tricks=()))["fondo"] == 9  # the next deal renews it
+
+
+def test_r5_immediately_with_below_stake_refills_in_play_only_an_empty_fondo() -> None:
+    """R5 ``renewTiming: immediately`` with the default ``renewTrigger: belowStake``
+    (docs/rules/revesino.md, Fondo renewal): below ``renewBelow`` is the deal's test; in play the
+    fondo is refilled only when a trick leaves it at 0. A deal renewing 3 to 12 under
+    ``renewBelow: 20`` plays on at 12; ResolveTrick's fondo of 5 stays 5 after a trick that moves
+    nothing, and is refilled when it is 0."""
+    r = run(Course(dealer=0, fondo=3, tricks=chain([1, 1])), renew_timing="immediately", renew_below=20)
+    assert r["fondo"] == 3 + 8 + 1 and not [p for p in r["payments"] if p["reason"].startswith("the fondo emptied")]
+    request = {"game": "revesino", "seats": 4, "cards": "5c 6c 7c 9c", "leader": 1, "number": 5,
+               "rules": {"renewTiming": "immediately"}}
+    assert "payments" not in api.resolve_trick({**request, "fondo": 5})
+    refill = api.resolve_trick({**request, "fondo": 0})["payments"]
+    assert sum(p["amount"] for p in refill if p["payee"] == "fondo") == 9
+
 def test_r9_gergi() -> None:
     # default: a led ace pays nothing
     c = _rv8_course(False)
@@ -754,6 +787,23 @@ def test_r13_r27_napolitana_quinola_forced_by_a_high_oros() -> None:
     # not a napolitana: the ordinary rule
     assert [p["amount"] for p in trick_payments(Options(), high, 12, None)] == [12]
 
+
+
+def test_r13_double_applies_to_all_doubles_the_napolitanas_2_1_1_not_the_revesino_or_the_fondo() -> None:
+    """R13 ``doubleAppliesTo: all`` (docs/rules/revesino.md): besides the side payments, only the
+    napolitana's 2/1/1 is doubled in the first and last tricks. A fondo take is never doubled
+    (A6), nor are the revesino's 16s and 64, the hand's price: a cut in trick 11 pays 64 and
+    doubles the fondo once, a won revesino is paid 16 by each, under both values."""
+    last = chain([1] * 10 + [("9b 2b 10o 3b", {})])
+    for rules in ({}, {"double_applies_to": "all"}):
+        r = run(Course(dealer=0, fondo=16, tricks=last, finished=True), **rules)
+        assert pay(r, "fondo", "seat 3", trick=11) == [17]
+        assert [pay(r, f"seat {s}", "seat 3", trick=11) for s in (1, 2, 0)] == [[4], [2], [2]]
+        cut = run(Course(dealer=0, fondo=16, tricks=_rv9_tricks([3, ("2o 3o 9o 4o", {})]), announcer=3, finished=True), **rules)
+        assert cut["revesino"] == {"seat": 3, "outcome": "cut", "cutter": 1}
+        assert fee_free(cut) == [0, 64, 0, -81] and cut["fondo"] == 34
+        won = run(Course(dealer=0, fondo=16, tricks=_rv9_tricks([3, 3]), announcer=3, finished=True), **rules)
+        assert fee_free(won) == [-16, -16, -16, 65]
 
 def test_r14_quinola_forced_pays_forcer() -> None:
     # [ENC]: the forcer "wins 4 from its holder and 1 from each player": S1 leads 12o and forces
@@ -880,6 +930,18 @@ def test_r21_r22_failed_napolitana_options() -> None:
     one = run(_rv11_course(finished=True), napolitana_refund_factor=1)
     assert one["net"][2] == -19 - 7 + 6  # refunds 3, 2, 1 instead of 6, 4, 2
 
+
+
+def test_r22_refund_factor_1_changes_only_the_side_payment_refunds_a_sold_quinola_still_pays_twice_the_fondo() -> None:
+    """R22 ``napolitanaRefundFactor: 1`` (docs/rules/revesino.md): RV-11's failed napolitana pays
+    back once the side payments he was paid for his sold cards (3, 2, 1 instead of 6, 4, 2), but
+    for the quínola he sold still twice the fondo it took, 24 for 12: that payment is also his one
+    fondo doubling (A6.6, R23)."""
+    for factor, refunds in ((2, [6, 4, 2]), (1, [3, 2, 1])):
+        r = run(_rv11_course(finished=True), napolitana_refund_factor=factor)
+        back = {p["payee"]: p["amount"] for p in r["payments"] if p["reason"].startswith("failed napolitana: pays back")}
+        assert [back["seat 0"], back["seat 1"], back["seat 3"]] == refunds
+        assert pay(r, "seat 2", "fondo") == [24] and r["fondo"] == 24
 
 def test_a6_6_a_failed_napolitana_refunds_only_what_he_sold() -> None:
     """Section 0 / A6.6: a failed napolitana pays back twice what he was paid for his own placed
@@ -1084,6 +1146,24 @@ def test_a68_revoke_forfeits_what_he_would_collect() -> None:
     r = run(Course(dealer=0, fondo=16, tricks=tricks, finished=True), allow_revokes=True)
     assert not pay(r, "seat 3", "seat 1") and r["forfeited"][0]["seat"] == 1 and r["forfeited"][0]["amount"] == 2
 
+
+
+def test_a6_8_a_revoke_fine_goes_into_the_fondo_before_a_quinola_placed_in_that_trick_takes_it() -> None:
+    """A6.8 / A6.9 (docs/rules/revesino.md, Revokes): the revoke is proven when its card is played,
+    the quínola takes the fondo when the trick is taken: S2 revokes 6b on S1's 5c in trick 5 and
+    S3 places the quínola in the same trick; the fine of 2 goes in first, and the quínola takes
+    17 + 2 = 19 (into the escrow in a hand; ResolveTrick, which has no escrow, pays it out)."""
+    specs: list[Any] = [1, 1, 1, 1, ("5c 6b 10o 9c", {"revoke": "6b"})]
+    tricks = chain(specs)
+    assert (tricks[4].winner, tricks[4].plays[2].kind) == (0, "placed")
+    r = run(Course(dealer=0, fondo=16, tricks=tricks), allow_revokes=True)
+    moved = [(p["payer"], p["payee"], p["amount"]) for p in r["payments"] if p.get("trick") == 5]
+    assert moved[:2] == [("seat 2", "fondo", 2), ("fondo", "escrow", 19)]
+    assert r["escrow"] == 19 and r["fondo"] == 0
+    request = {"game": "revesino", "seats": 4, "cards": "5c 6b 10o 9c", "leader": 1, "number": 5, "fondo": 17,
+               "revoked": "6b", "rules": {"allowRevokes": True}}
+    got = [(p["payer"], p["payee"], p["amount"]) for p in api.resolve_trick(request)["payments"]]
+    assert got[:2] == [("seat 2", "fondo", 2), ("fondo", "seat 3", 19)]
 
 def test_r2_on_equal_points_the_payer_is_the_one_with_more_tricks_whatever_his_seat() -> None:
     """R2: most points, then more tricks, then the later seat: S1 and S2 tie on 9 points and S1,
