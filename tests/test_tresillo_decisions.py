@@ -638,6 +638,24 @@ def test_defiendo_resumes_play_where_it_stopped():
     assert violation(more(resumed, *rest, "1 rindo")) == (len(resumed["actions"]) + len(rest), "NOT_ALLOWED_NOW")
 
 
+
+def test_after_a_defence_a_rindo_by_the_defender_or_the_mano_pobre_is_not_your_turn_out_of_turn_not_allowed_now_in_turn():
+    """A31 / A32 with section 0's codes (docs/rules/tresillo.md, Surrender, defence, bola): rindo
+    is the Jugador's call out of turn; after a defence nobody surrenders. The defender (S3) and
+    the mano pobre (S2) were never the Jugador, so their rindo out of turn is NOT_YOUR_TURN and at
+    their own turn NOT_ALLOWED_NOW; the rendido's (S1) is NOT_ALLOWED_NOW at any point."""
+    record, start = hand(([3] * 6, {}), rules={"stopWhenDecided": False})
+    defended = {**record, "actions": [*record["actions"][:start], "1 rindo", "2 bien", "3 defiendo",
+                                      *record["actions"][start:]]}
+    first = start + 3
+    for k in range(first, first + 8):
+        to_act = ok(cut(defended, k))["next"]["seat"]
+        for seat in (2, 3):
+            code = "NOT_ALLOWED_NOW" if seat == to_act else "NOT_YOUR_TURN"
+            assert violation(swap(defended, k, f"{seat} rindo")) == (k, code), (k, seat)
+        assert violation(swap(defended, k, "1 rindo")) == (k, "NOT_ALLOWED_NOW"), k
+    assert "cannot surrender" in api.validate(swap(defended, first + 1, "2 rindo"))["violation"]["message"]
+
 def test_vuelta_rendida_ends_the_hand_at_once():
     record, start = hand(([2, 3, 1], {1: "5b"}), lance="vuelta", stock_top="4o", discards={1: "5b"})
     for k in (start, start + 2, start + 6):
@@ -799,6 +817,21 @@ def test_the_alcalde_never_acts():
             assert not any(a.startswith("0 ") for a in legal(result)), k
 
 
+
+def test_the_alcalde_acting_after_the_hand_is_over_is_not_allowed_now():
+    """Section 0 with FORMAT section 6's precedence (docs/rules/tresillo.md, Seats and phases): any
+    action after the hand is over is NOT_ALLOWED_NOW, whoever makes it, the alcalde's too; before
+    the end his is NOT_YOUR_TURN."""
+    record, _ = hand(([3] * 5, {}))  # the postre's five tricks decide the hand: it ends there
+    assert ok(record)["finished"] is True and ok(record)["outcome"] == "codillo"
+    annulled = rec(STD, ["1 paso", "2 paso", "3 paso"])
+    for done in (record, annulled):
+        end = len(done["actions"])
+        for action in ("0 juego", "0 paso", "0 rindo", "0 12c", "0 descarte"):
+            assert violation(more(done, action)) == (end, "NOT_ALLOWED_NOW"), action
+        assert violation(more(done, "0 juego"))[1] == violation(more(done, "1 juego"))[1]
+    assert violation(rec(STD, ["1 paso", "0 juego"])) == (1, "NOT_YOUR_TURN")
+
 def test_three_seats_dealer_is_postre():
     # Dealer 2: mano 0, medio 1, postre 2 (the dealer plays).
     hands = [STD[1], STD[2], STD[3]]
@@ -809,6 +842,23 @@ def test_three_seats_dealer_is_postre():
     assert result["next"]["seat"] == 0
     assert cards_of(result, 0) == set(STD[1].split())
 
+
+
+def test_4_reveal_remainder_an_annulled_hand_shows_all_13_stock_cards_to_every_seat():
+    """4 [CFG:revealRemainder] (docs/rules/tresillo.md, revealRemainder on an annulled hand): the
+    hand is over, so every seat's view, the alcalde's too, shows the whole baceta, 13 cards: when
+    everybody passed, and when A14 ``ifAllPass`` annuls the hand because 1e sleeps there."""
+    passes = ["1 paso", "2 paso", "3 paso"]
+    sleeping = ["", "10o 7o 1b 1o 12o 11o 3c 4e 5b", STD[2], STD[3]]
+    for record in (rec(STD, passes, rules={"revealRemainder": True}),
+                   rec(sleeping, passes, rules={"espadaForzada": "ifAllPass", "revealRemainder": True}, stock_top="1e")):
+        assert ok(record)["outcome"] == "annulled"
+        for seat in range(4):
+            view = api.legal_actions(record, seat)["view"]
+            assert (view["phase"], view["stock"]) == ("over", record["deal"]["stock"])
+            assert len(view["stock"].split()) == 13
+        assert "stock" not in api.legal_actions({**record, "rules": {}}, 1)["view"]
+    assert api.legal_actions(record, 2)["view"]["stock"].split()[0] == "1e"
 
 # ---- Options --------------------------------------------------------------------------------------------
 
