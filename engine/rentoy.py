@@ -571,7 +571,9 @@ def settle_summary(options: Options, score: tuple[int, int], request: dict[str, 
     ladder = LADDERS[options.ladder]
     if value not in ladder:
         raise InvalidInput("INVALID_FIELD", "rentoy.value", f"rentoy.value {value} is not on the ladder {options.ladder}")
-    end = hand.get("end", "tricks")
+    end = hand.get("end")
+    if end is None:  # (left out or null, as any field: a hand won by its tricks)
+        end = "tricks"
     if not isinstance(end, str) or end not in _END_REASON:
         raise InvalidInput("INVALID_FIELD", "rentoy.end", f"rentoy.end must be tricks, fold or renuncio, not {shown(end)}")
     if end == "renuncio" and options.renuncio != "penalty":

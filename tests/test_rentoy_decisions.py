@@ -296,10 +296,11 @@ def test_b5_a_table_where_a_team_already_has_twelve_is_refused_the_match_is_over
 
 def test_b5_settle_hand_reads_an_end_left_out_as_tricks_and_an_empty_score_as_a_fresh_match():
     """B5 / T12 (docs/rules/rentoy.md, SettleHand's summary): a summary without ``end`` is a hand
-    won by tricks, and ``table.score: []`` is [0, 0], as a table left out is."""
+    won by tricks (so is one whose ``end`` is null, as any field given null), and ``table.score: []`` is [0, 0], as a table left out is."""
     request = {"game": "rentoy", "seats": 4, "dealer": 0, "rentoy": {"winner": 1, "value": 3}}
     by_tricks = api.settle_hand({**request, "rentoy": {"winner": 1, "value": 3, "end": "tricks"}})
     assert api.settle_hand(request) == by_tricks
+    assert api.settle_hand({**request, "rentoy": {"winner": 1, "value": 3, "end": None}}) == by_tricks  # (null, as left out)
     assert by_tricks["end"] == "tricks" and by_tricks["points"] == [0, 3] and by_tricks["table"] == {"score": [0, 3]}
     assert api.settle_hand({**request, "table": {"score": []}}) == by_tricks
     assert api.settle_hand({**request, "table": {"score": [0, 0]}}) == by_tricks
