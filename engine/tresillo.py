@@ -809,7 +809,8 @@ def _explain_discard(state: State, seat: int, args: tuple[str, ...]) -> IllegalA
 
 def _why_no_surrender(state: State, seat: int) -> str:
     if state.defender is not None and seat != state.jugador:  # (the Jugador himself has surrendered: below)
-        return f"the surrendered entrada is defended: seat {state.defender} plays it out as the Jugador, and a defender cannot surrender"
+        who = "a defender cannot surrender" if seat == state.defender else f"seat {seat} was never the Jugador: he cannot surrender"
+        return f"the surrendered entrada is defended: seat {state.defender} plays it out as the Jugador, and {who}"
     if state.jugador is not None and seat != state.jugador:  # (during the auction there is no Jugador to name)
         return f"only the Jugador (seat {state.jugador}) may surrender"
     if state.phase != PLAY:

@@ -375,10 +375,12 @@ def test_a32_after_a_defence_a_rindo_is_refused_saying_the_defender_plays_the_ha
     Each one's rindo is refused saying so, not naming the rendido as the Jugador who may."""
     record, start = hand(([1, 2], {}))
     acts = [*record["actions"][:start], "1 rindo", "2 bien", "3 defiendo"]
-    defended = "the surrendered entrada is defended: seat 3 plays it out as the Jugador, and a defender cannot surrender"
+    defended = "the surrendered entrada is defended: seat 3 plays it out as the Jugador, and "
     assert message({**record, "actions": [*acts, "1 rindo"]}) == f"action {start + 3} ('1 rindo'): the Jugador has already surrendered"
-    assert message({**record, "actions": [*acts, "1 1c", "2 rindo"]}) == f"action {start + 4} ('2 rindo'): {defended}"
-    assert message({**record, "actions": [*acts, "1 1c", "2 12c", "3 rindo"]}) == f"action {start + 5} ('3 rindo'): {defended}"
+    assert message({**record, "actions": [*acts, "1 1c", "2 rindo"]}) == \
+        f"action {start + 4} ('2 rindo'): {defended}seat 2 was never the Jugador: he cannot surrender"  # (the mano pobre)
+    assert message({**record, "actions": [*acts, "1 1c", "2 12c", "3 rindo"]}) == \
+        f"action {start + 5} ('3 rindo'): {defended}a defender cannot surrender"
 
 
 # ---- 6: the trick events -----------------------------------------------------------------------------
