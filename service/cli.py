@@ -443,7 +443,8 @@ def check_settings(settings: tuple[tuple[str, Callable[[str], object]], ...]) ->
 
 # naipes serve's integer arguments: (its argument's dest, the environment variable of its default,
 # the default's default, how it is read).
-SERVE_SETTINGS = (("rest_port", "NAIPES_REST_PORT", 8080, port_argument), ("grpc_port", "NAIPES_GRPC_PORT", 50051, port_argument),
+HOST, REST_PORT, GRPC_PORT = "127.0.0.1", 8080, 50051  # where the servers listen unless told (also python -m service.grpc_server's)
+SERVE_SETTINGS = (("rest_port", "NAIPES_REST_PORT", REST_PORT, port_argument), ("grpc_port", "NAIPES_GRPC_PORT", GRPC_PORT, port_argument),
                   ("workers", "NAIPES_WORKERS", 2, workers_argument))
 
 
@@ -452,7 +453,7 @@ def parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     s = sub.add_parser("serve", help="serve REST (gunicorn) and gRPC until SIGINT/SIGTERM")
     # (NAIPES_HOST empty is unset, as every variable's empty value is: env_setting)
-    s.add_argument("--host", default=os.environ.get("NAIPES_HOST") or "127.0.0.1", help="default: NAIPES_HOST, else 127.0.0.1")
+    s.add_argument("--host", default=os.environ.get("NAIPES_HOST") or HOST, help=f"default: NAIPES_HOST, else {HOST}")
     # (the integers' defaults from the environment are read once the arguments are: SERVE_SETTINGS)
     said = {"workers": "gRPC server processes and gunicorn workers; "}
     for dest, name, default, read in SERVE_SETTINGS:

@@ -287,13 +287,13 @@ def main(argv: list[str] | None = None) -> None:
     127.0.0.1:50051; port 0 is any free port, logged once bound. The access log as
     NAIPES_ACCESS_LOG says (1 or 0; anything else is a usage error); a bad setting of the
     streaming validator (``cli.STREAM_SETTINGS``) is a usage error too."""
-    from service.cli import STREAM_SETTINGS, any_port_argument, check_settings, env_flag, env_setting
+    from service.cli import GRPC_PORT, HOST, STREAM_SETTINGS, any_port_argument, check_settings, env_flag, env_setting
 
     parser = argparse.ArgumentParser(description="Naipes gRPC server")
-    parser.add_argument("--host", default=os.environ.get("NAIPES_HOST") or "127.0.0.1", help="default: NAIPES_HOST, else 127.0.0.1")
-    parser.add_argument("--port", type=any_port_argument, help="default: NAIPES_GRPC_PORT, else 50051; 0: any free port")
+    parser.add_argument("--host", default=os.environ.get("NAIPES_HOST") or HOST, help=f"default: NAIPES_HOST, else {HOST}")
+    parser.add_argument("--port", type=any_port_argument, help=f"default: NAIPES_GRPC_PORT, else {GRPC_PORT}; 0: any free port")
     args = parser.parse_args(argv)
-    port = args.port if args.port is not None else env_setting(parser, "NAIPES_GRPC_PORT", 50051, any_port_argument)
+    port = args.port if args.port is not None else env_setting(parser, "NAIPES_GRPC_PORT", GRPC_PORT, any_port_argument)
     try:
         check_settings(STREAM_SETTINGS)
     except ValueError as exc:
