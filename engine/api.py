@@ -148,26 +148,23 @@ def resolve_trick(request: Any) -> dict[str, Any]:
     index = game.trick_winner_index(cards, trump)
     out: dict[str, Any] = {"winnerIndex": index, "card": str(cards[index]), "complete": complete}
     given = request.get("leader")
-    players: list[int] | None = None
+    leader = None
     if given is not None:
         if seats is None:
             raise InvalidInput("MISSING_FIELD", "seats", "seats is required with leader, to name the winning seat")
         leader = json_int(given)  # (not a bool: JSON's true is no seat)
         if leader is None or not 0 <= leader < seats:
             raise InvalidInput("SEAT_OUT_OF_RANGE", "leader", f"leader {shown(given)} is not a seat of this {seats}-seat table")
-        given = request.get("dealer")
-        dealer = json_int(given)
-        if given is not None and (dealer is None or not 0 <= dealer < seats):
-            raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {shown(given)} is not a seat of this {seats}-seat table")
+    given = request.get("dealer")
+    dealer = json_int(given)
+    table = seats if seats is not None else max(game.SEATS)  # (a dealer given is a seat, with a leader or not)
+    if given is not None and (dealer is None or not 0 <= dealer < table):
+        which = f"this {seats}-seat table" if seats is not None else f"any {game.NAME} table (at most {table} seats)"
+        raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {shown(given)} is not a seat of {which}")
+    players: list[int] | None = None
+    if leader is not None and seats is not None:
         players = game.trick_players(seats, dealer, leader, len(cards))
         out["winner"] = players[index]
-    elif request.get("dealer") is not None:  # (no seat to name, but a dealer given is a seat all the same)
-        given = request.get("dealer")
-        dealer = json_int(given)
-        table = seats if seats is not None else max(game.SEATS)
-        if dealer is None or not 0 <= dealer < table:
-            which = f"this {seats}-seat table" if seats is not None else f"any {game.NAME} table (at most {table} seats)"
-            raise InvalidInput("SEAT_OUT_OF_RANGE", "dealer", f"dealer {shown(given)} is not a seat of {which}")
     who = f"seat {out['winner']}" if "winner" in out else f"card {index + 1} of the trick"
     how = "trump" if trump is not None and game.is_trump(cards[index], trump) else f"highest {cards[0].suit.word}, the suit led"
     wins = "wins" if complete else "is winning so far" if short else "is ahead"  # (the last: complete or not, unknown)

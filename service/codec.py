@@ -509,13 +509,13 @@ def _name_not_utf8(data: Any, descriptor: Any, where: str) -> ServiceError | Non
     or item is such a key is an object expected, as parse_error says of any other."""
     if isinstance(data, (str, list)):  # json_format reads its characters, or items, as keys
         first = next(iter(data), None)
-        if isinstance(first, str) and not _utf8(first):
+        if isinstance(first, str) and not is_utf8(first):
             return ServiceError("INVALID_FIELD", f"{where or 'the body'}: expected an object, not {json_kind(data)}", where or "body")
         return None
     if not isinstance(data, dict):
         return None
     for key, value in data.items():
-        if not _utf8(key):
+        if not is_utf8(key):
             named = f"{where}.{_escaped(key)}" if where else _escaped(key)
             return ServiceError("INVALID_FIELD", f"{named}: unknown field {shown(key)} of {descriptor.name}", named)
         field = _field_named(descriptor, key)
@@ -534,7 +534,7 @@ def _name_not_utf8(data: Any, descriptor: Any, where: str) -> ServiceError | Non
     return None
 
 
-def _utf8(text: str) -> bool:
+def is_utf8(text: str) -> bool:
     """Whether ``text`` is valid Unicode for UTF-8 (no lone surrogate)."""
     if text.isascii():
         return True
@@ -694,7 +694,7 @@ def _surrogate_at(value: Any, depth: int = 0) -> str | None:
     (``""``: the value itself, ``[2]``, ``.ladder[1].x``, a key itself escaped, ``.\\ud800``); None
     if it holds none."""
     if isinstance(value, str):
-        return None if _utf8(value) else ""
+        return None if is_utf8(value) else ""
     if depth > _JSON_FORMAT_DEPTH:
         return None
     if isinstance(value, list):
@@ -703,7 +703,7 @@ def _surrogate_at(value: Any, depth: int = 0) -> str | None:
                 return f"[{i}]{at}"
     elif isinstance(value, dict):
         for key, item in value.items():
-            if isinstance(key, str) and not _utf8(key):
+            if isinstance(key, str) and not is_utf8(key):
                 return f".{_escaped(key)}"
             if (at := _surrogate_at(item, depth + 1)) is not None:
                 return f".{key}{at}"
@@ -733,7 +733,7 @@ def _said(value: Any) -> str:
 
 
 def _field_named(descriptor: Any, name: str) -> FieldDescriptor | None:
-    if descriptor is None or not _utf8(name):
+    if descriptor is None or not is_utf8(name):
         return None  # (protobuf's lookup of a lone surrogate raises SystemError)
     field: FieldDescriptor | None = descriptor.fields_by_camelcase_name.get(name) or descriptor.fields_by_name.get(name)
     return field

@@ -366,7 +366,7 @@ def line_id(line: bytes) -> dict[str, Any]:
     """``{"id": ...}`` of a line whose request could not be read, when its JSON names one: a
     record's error is answered under its id (an empty dict when there is none to read). JSON
     orjson refuses and the standard library reads (a lone surrogate) is read as the line was."""
-    from service.codec import unique_keys
+    from service.codec import is_utf8, unique_keys
 
     try:
         data = orjson.loads(line)
@@ -379,13 +379,8 @@ def line_id(line: bytes) -> dict[str, Any]:
         if not unique_keys(line):
             return {}  # (which of two ids would be a guess)
     ident = data.get("id") if isinstance(data, dict) else None
-    if not isinstance(ident, str):
-        return {}
-    try:
-        ident.encode("utf-8")  # (an id that is itself a lone surrogate is no id to answer under)
-    except UnicodeEncodeError:
-        return {}
-    return {"id": ident}
+    # (an id that is itself a lone surrogate is no id to answer under)
+    return {"id": ident} if isinstance(ident, str) and is_utf8(ident) else {}
 
 
 def line_json(line: bytes) -> dict[str, Any] | None:
