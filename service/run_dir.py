@@ -7,7 +7,9 @@ so it holds a lock on a file in it (``serve.lock``, flock) for as long as it liv
 lets go of the lock however the process ends, and the next ``naipes serve`` on the machine removes
 the directories whose lock nobody holds (a pod's /dev/shm outlives its container's restarts; a
 process ID does not say whether a server still runs: it is reused, and a container's server is
-often process 1 again). A directory whose lock file is not there yet is being made, and is left."""
+often process 1 again). A directory whose lock file is not there yet is being made, and is left,
+unless it is older than ``MAKING_SECONDS`` and nobody holds the lock it is being made with: its
+server was killed in the microseconds between making it and locking it."""
 
 from __future__ import annotations
 
@@ -16,10 +18,12 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 
 PREFIX = "naipes-serve-"
 LOCK = "serve.lock"
+MAKING_SECONDS = 60.0  # (a directory is made and locked in microseconds: one this old without its lock was left)
 
 log = logging.getLogger("naipes")
 
@@ -72,12 +76,16 @@ def remove_left_behind(where: str) -> list[str]:
         if not entry.name.startswith(PREFIX) or not entry.is_dir(follow_symlinks=False):
             continue
         try:
-            lock = os.open(os.path.join(entry.path, LOCK), os.O_RDWR | os.O_CLOEXEC)
-        except OSError:  # being made, or another user's
+            lock: int | None = os.open(os.path.join(entry.path, LOCK), os.O_RDWR | os.O_CLOEXEC)
+        except FileNotFoundError:  # being made, or left while it was
+            lock = _left_while_made(entry)
+        except OSError:  # another user's
+            continue
+        if lock is None:
             continue
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # its server runs
+        except OSError:  # its server runs (or is making it)
             os.close(lock)
             continue
         shutil.rmtree(entry.path, ignore_errors=True)
@@ -85,3 +93,18 @@ def remove_left_behind(where: str) -> list[str]:
         log.info("naipes serve: removed %s, left by a naipes serve that no longer runs", entry.path)
         removed.append(entry.path)
     return removed
+
+
+def _left_while_made(entry: os.DirEntry[str]) -> int | None:
+    """The lock to take to remove a directory without its ``serve.lock``, if it was left while it
+    was made: older than ``MAKING_SECONDS``. Its lock file under the name it is made with, else the
+    directory itself (a lock nobody else takes). None while it may still be being made."""
+    try:
+        if time.time() - entry.stat(follow_symlinks=False).st_mtime < MAKING_SECONDS:
+            return None
+        try:
+            return os.open(os.path.join(entry.path, f".{LOCK}"), os.O_RDWR | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return os.open(entry.path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:  # gone meanwhile, or another user's
+        return None

@@ -4,6 +4,7 @@ exit codes, and ``naipes serve`` starts both servers, answers both health checks
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
@@ -476,6 +477,32 @@ def test_a_server_directory_is_removed_once_its_server_no_longer_runs(tmp_path: 
     assert sorted(os.listdir(live.path)) == ["metrics", "ready", run_dir.LOCK]
     live.remove()
     assert not Path(live.path).exists()
+
+
+def test_a_server_directory_left_while_it_was_made_is_removed_once_old(tmp_path: Path) -> None:
+    """service/run_dir.py: a directory without its lock file (a server killed between making it
+    and locking it) is left while it may still be being made, and removed once older than
+    MAKING_SECONDS if nobody holds the lock it is made with."""
+    old = time.time() - run_dir.MAKING_SECONDS - 5
+
+    def made(name: str, making_lock: bool = False, age: float = old) -> Path:
+        path = tmp_path / f"{run_dir.PREFIX}{name}"
+        path.mkdir()
+        if making_lock:
+            (path / f".{run_dir.LOCK}").touch()
+        os.utime(path, (age, age))
+        return path
+
+    empty, unlocked = made("empty"), made("unlocked", making_lock=True)
+    fresh, held = made("fresh", age=time.time()), made("held", making_lock=True)
+    lock = os.open(held / f".{run_dir.LOCK}", os.O_RDWR)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # (its server is making it, however slowly)
+    os.utime(held, (old, old))
+    try:
+        assert sorted(run_dir.remove_left_behind(str(tmp_path))) == sorted([str(empty), str(unlocked)])
+        assert sorted(os.listdir(tmp_path)) == sorted([fresh.name, held.name])
+    finally:
+        os.close(lock)
 
 
 def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
