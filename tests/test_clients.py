@@ -75,6 +75,20 @@ def test_python_clients_raise_the_same_error(clients, record: dict, code: str, f
         assert (err.value.code, err.value.field) == (code, field)
 
 
+@pytest.mark.parametrize("call", ["validate_hand", "legal_actions", "resolve_trick", "settle_hand", "deal"])
+def test_python_clients_refuse_a_request_of_none_as_the_body_null(clients, call: str) -> None:
+    """A record or request given as None is JSON null, which the service refuses as the body
+    (INVALID_FIELD naming ``body``), as the gRPC client, the JavaScript client and the examples
+    answer it. The REST client sent no body at all, which the service reads as {}: MISSING_FIELD
+    naming ``game``."""
+    errors = []
+    for client in clients:
+        with pytest.raises(NaipesError) as raised:
+            getattr(client, call)(None)
+        errors.append((raised.value.code, raised.value.field, raised.value.message))
+    assert errors == [("INVALID_FIELD", "body", "the body must be a JSON object, not null")] * 2
+
+
 def _archive() -> list[dict]:
     from examples_support import examples_dir, load_example
 

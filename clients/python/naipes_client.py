@@ -229,7 +229,7 @@ class RestClient:
 
     def _call(self, method: str, path: str, body: JSON | None = None, request_id: str | None = None) -> JSON:
         headers = dict(_request_id(request_id))
-        text = None if body is None else _record_text(body)
+        text = None if method == "GET" else _record_text(body)  # (a POST's None is sent: JSON null, refused as the body)
         if isinstance(text, dict):  # JSON cannot hold it: refused before sending, as the gRPC client does
             error = text["error"]
             raise NaipesError(error["code"], error["message"], error.get("field"))
