@@ -96,13 +96,15 @@ def _archive() -> list[dict]:
     return [dict(r, actions=(r.get("actions") or [])[:n]) for r in records for n in (0, 3, 1000)]
 
 
-@pytest.mark.parametrize(("seat", "field"), [("3", None), (2**40, "seat"), (True, "seat"), ([3], "seat")])
+@pytest.mark.parametrize(("seat", "field"), [("3", None), (3, None), (2**40, "seat"), (True, "seat"), ([3], "seat"), (3.0, "seat")])
 def test_python_clients_take_or_refuse_the_same_seat(clients, seat: object, field: str | None) -> None:
     """A seat of legal_actions is sent by the REST client as its query parameter and by the gRPC
-    client as the request's field: both answer a seat given as a decimal string ("3", as the API
-    reads an integer), and both refuse one the API would not take with a NaipesError naming
-    ``seat`` (README: every failure of a call is a NaipesError). The gRPC client raised protobuf's
-    TypeError or ValueError for them."""
+    client as the request's field, read as the query's text: both answer a seat given as a decimal
+    string ("3", as the API reads an integer), and both refuse one the API would not take with the
+    same NaipesError naming ``seat`` (README: every failure of a call is a NaipesError). The gRPC
+    client raised protobuf's TypeError or ValueError for them; then it read them as JSON, so that
+    it answered 3.0, which the REST client's query sends as "3.0" and the service refuses, and
+    worded 2**40 and True otherwise (``1099511627776``, ``true``, not ``'1099511627776'``, ``'True'``)."""
     rest, grpc_client = clients
     partial = dict(RECORD, actions=RECORD["actions"][:5])
     answers = []
@@ -110,11 +112,11 @@ def test_python_clients_take_or_refuse_the_same_seat(clients, seat: object, fiel
         try:
             answers.append(client.legal_actions(partial, seat))  # type: ignore[arg-type]
         except NaipesError as error:
-            answers.append((error.code, error.field))
+            answers.append((error.code, error.field, error.message))
     if field is None:
         assert answers == [api.legal_actions(partial, 3)] * 2
     else:
-        assert answers == [("INVALID_FIELD", field)] * 2
+        assert answers[0] == answers[1] and answers[0][:2] == ("INVALID_FIELD", field), answers
 
 
 @pytest.mark.parametrize(("game", "code"), [(5, "INVALID_FIELD"), (None, "UNKNOWN_GAME"), ("", "UNKNOWN_GAME")])

@@ -412,7 +412,8 @@ class GrpcClient:
         as the REST client's query parameter is (an integer, or one in a decimal string), else
         refused before sending (INVALID_FIELD naming ``seat``), after the record's own errors."""
         hand = self._message(self._pb.HandRecord, record)
-        request = self._pb.LegalActionsRequest() if seat is None else self._message(self._pb.LegalActionsRequest, {"seat": seat})
+        # (the seat as the text the REST client's query sends: 3.0 is "3.0", True is "True", both refused)
+        request = self._pb.LegalActionsRequest() if seat is None else self._message(self._pb.LegalActionsRequest, {"seat": str(seat)})
         request.record.CopyFrom(hand)
         return self._json(self._call(self._stub.LegalActions, request, request_id))
 
