@@ -250,7 +250,9 @@ UNREADABLE = [
     # printed ones it does not; one of 60 characters, quoted whole, and one of 61, cut short; a
     # boolean, a list and an object.
     *(("ResolveTrick", {"game": "rentoy", "seats": seats, "cards": "12e 2e"})
-      for seats in ("a\x01\xad\u200b\u3000\U000e0001 é'\\\n\r", "x" * 60, "x" * 61, True, [4], {"n": 4})),
+      for seats in ("a\x01\xad\u200b\u3000\U000e0001 é'\\\n\r", "x" * 60, "x" * 61, True, [4], {"n": 4})),    # Rules (a google.protobuf.Struct) that are no object, which the service words by their value
+    # ("not 'x'", "not 5"); naipes_grpc.mjs said "not a string", "not a number".
+    *(("ResolveTrick", {"game": "rentoy", "seats": 4, "cards": "12e 2e", "rules": rules}) for rules in ("x", 5, 4.5, True, [1])),
 ]
 
 

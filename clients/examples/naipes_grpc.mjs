@@ -94,9 +94,9 @@ function jsonToValue(value, where) {  // a JSON value as a google.protobuf.Value
   return { structValue: jsonToStruct(value, where) };
 }
 
-function jsonToStruct(value, where) {
+function jsonToStruct(value, where) {  // (the service words a Struct that is no object by its value: "not 'x'", "not 5")
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
-    throw new NaipesError("INVALID_FIELD", `${where}: expected an object, not ${kind(value)}`, where);
+    throw new NaipesError("INVALID_FIELD", `${where}: expected an object, not ${what(value)}`, where);
   }
   return { fields: Object.fromEntries(Object.entries(value).map(([k, v]) => [k, jsonToValue(v, `${where}.${k}`)])) };
 }
