@@ -1414,8 +1414,9 @@ def test_javascript_client_takes_a_base_url_ending_in_a_slash_and_any_game_name(
     """A base URL given with a trailing slash calls the same routes (its slashes, one or more,
     dropped), none given is http://127.0.0.1:8080, and a game
     name is sent as one segment of the path: a name with "/", "?" or "#" is the service's
-    UNKNOWN_GAME naming it, not another route or a query; the Python REST client's too."""
-    games = ["a/b", "x?y=1", "#z"]
+    UNKNOWN_GAME naming it, not another route or a query; the Python REST client's too. So are
+    "." and "..", which fetch cannot send as a segment (they were NOT_FOUND: no route /v1/rules)."""
+    games = ["a/b", "x?y=1", "#z", ".", ".."]  # (fetch's URL parser drops "." and "..": refused before sending)
     out = _node(tmp_path, f"""
 const naipes = new Naipes({json.dumps(rest_url + "/")});
 const out = [new Naipes().baseUrl, new Naipes({json.dumps(rest_url + "//")}).baseUrl, await naipes.validateHand(record)];

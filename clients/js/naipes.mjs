@@ -110,6 +110,13 @@ export class Naipes {
 
   /** A game's house-rule options with their defaults. */
   describeRules(game, { requestId } = {}) {
+    // "." and ".." are no game, but no path segment either: fetch's URL parser drops them (and
+    // their spellings with %2e) with the segment before, and the service answered NOT_FOUND for
+    // its route /v1/rules. They are refused here as the service refuses any other unknown game.
+    if (game === "." || game === "..") {
+      return Promise.reject(new NaipesError({ code: "UNKNOWN_GAME", field: "game", status: 400,
+                                              detail: `unknown game ${quoted(game)}: expected tresillo, revesino or rentoy` }));
+    }
     return this.#call("GET", `/v1/games/${encodeURIComponent(game)}/rules`, undefined, requestId);
   }
 
