@@ -582,7 +582,10 @@ def _checked_numbers(data: Any, descriptor: Any, where: str) -> Any:
         path = f"{where}.{key}" if where else key
         new = value
         if field.type in INTEGER_TYPES:
-            # (a list for a single integer is json_format's to refuse: "expected an integer, not a list")
+            # (a list for a single integer, and anything but a list for a repeated one, is
+            # json_format's to refuse: "expected an integer, not a list", "expected a list, not 5")
+            if is_repeated(field) and type(value) is not list:
+                continue
             scalars = enumerate(value) if type(value) is list and is_repeated(field) else ((None, value),)
             for i, item in scalars:
                 kind = type(item)

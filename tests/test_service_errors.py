@@ -223,7 +223,11 @@ def test_messages_speak_json_not_python(channel, http, rest_url) -> None:
                         # (an item of a list named by its index, as any wrong item is)
                         ('{"game": "rentoy", "table": {"score": [0, 1099511627776]}}', "table.score[1]: 1099511627776 is out of range"),
                         ('{"game": "rentoy", "table": {"score": ["-3000000000", 0]}}', "table.score[0]: '-3000000000' is out of range"),
-                        ('{"game": "tresillo", "seats": 4, "dealer": 0, "table": {"plate": {"a": 1}}}', "table.plate: expected an integer, not an object")):
+                        ('{"game": "tresillo", "seats": 4, "dealer": 0, "table": {"plate": {"a": 1}}}', "table.plate: expected an integer, not an object"),
+                        # (a list of integers given one value is no list, whatever the value)
+                        ('{"game": "rentoy", "table": {"score": "xy"}}', "table.score: expected a list, not 'xy'"),
+                        ('{"game": "rentoy", "table": {"score": "12"}}', "table.score: expected a list, not '12'"),
+                        ('{"game": "rentoy", "table": {"score": 5}}', "table.score: expected a list, not 5")):
         failure = rest_failure(_post(http, rest_url, "/v1/hands:validate", body))
         assert words in failure.message, failure.message
         assert not re.search(r"\b(None|True|False|int|float|dict)\b|\{'|got ", failure.message), failure.message
