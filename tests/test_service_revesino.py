@@ -165,10 +165,13 @@ class Tracker:
 # ---- random hands ----------------------------------------------------------------------------------
 
 
-def random_rules(rng: random.Random) -> dict[str, Any]:
-    """Each option of DescribeRules with probability 0.3; a number stays at its default or small."""
+def random_rules(key: str) -> dict[str, Any]:
+    """Each option of DescribeRules with probability 0.3; a number stays at its default or small.
+    Each option draws from a generator of its own, seeded from ``key`` and its name: an option
+    added to the engine changes no other option's value, nor a playout's deal or play."""
     rules: dict[str, Any] = {}
     for option in api.describe_rules("revesino")["options"]:
+        rng = random.Random(f"{key}-{option['name']}")
         if rng.random() < 0.3:
             choices = option["choices"]
             if isinstance(option["default"], int) and not isinstance(option["default"], bool):
@@ -190,14 +193,14 @@ def _give(deal: dict, seat: int, wanted: list[str]) -> dict:
     return {"hands": [" ".join(p) for p in piles[:4]], "stock": " ".join(piles[4])}
 
 
-def random_record(rng: random.Random, rig: str, spelled: bool) -> tuple[dict, int | None]:
+def random_record(rng: random.Random, rig: str, spelled: bool, rules: str) -> tuple[dict, int | None]:
     """A random hand's record and its rigged seat: ``napolitana`` (a seat holds three aces and the
     quínola, or the four aces), ``revesino`` (S1 holds the top cards of three suits: nine, or all
     eleven of his cards), or ``""``. The deal is a seed, or (``spelled``, and every rigged one) the
-    cards api.deal gives for it, as an app would send them."""
+    cards api.deal gives for it, as an app would send them; ``rules`` keys its random rules."""
     dealer = rng.randrange(4)
     seed = f"revesino-service-{rng.random()}"
-    record: dict[str, Any] = {"game": "revesino", "seats": 4, "dealer": dealer, "rules": random_rules(rng),
+    record: dict[str, Any] = {"game": "revesino", "seats": 4, "dealer": dealer, "rules": random_rules(rules),
                               "deal": {"seed": seed}, "actions": []}
     table = rng.choice(TABLES)
     if table is not None:
@@ -259,9 +262,9 @@ def choose(rng: random.Random, track: Tracker, legal: list[str], rigged: int | N
     return rng.choice([a for a in mine if _kind(a) == kind])
 
 
-def playout(rng: random.Random, rig: str, spelled: bool, overrides: dict | None = None) -> list[dict]:
+def playout(rng: random.Random, rig: str, spelled: bool, rules: str, overrides: dict | None = None) -> list[dict]:
     """Every prefix of one random legal hand."""
-    record, rigged = random_record(rng, rig, spelled)
+    record, rigged = random_record(rng, rig, spelled, rules)
     record["rules"].update(overrides or {})
     prefixes = [copy.deepcopy(record)]
     track = Tracker(record)
@@ -278,14 +281,16 @@ def playout(rng: random.Random, rig: str, spelled: bool, overrides: dict | None 
 
 RIGS = ("", "napolitana", "revesino")
 # Options set on top of the random ones, so that the playouts surely meet them: an implicit
-# napolitana, a cut revesino played out, a peek before the exchange.
-OVERRIDES = {4: {"napolitanaDeclaration": "implicit"}, 8: {"playOutAfterCut": True}, 9: {"peekBeforeExchange": True}}
+# napolitana, a cut revesino played out (seed 2's is cut) and a won one, a peek before the exchange.
+OVERRIDES = {2: {"playOutAfterCut": True}, 4: {"napolitanaDeclaration": "implicit"}, 8: {"playOutAfterCut": True},
+             9: {"peekBeforeExchange": True}}
 
 
 @functools.cache
 def _playout(seed: int, prefix: str = "revesino") -> list[dict]:
     overrides = OVERRIDES.get(seed, {}) if prefix == "revesino" else {}
-    return playout(random.Random(f"{prefix}-{seed}"), RIGS[seed % 3], spelled=seed % 2 == 1, overrides=overrides)
+    return playout(random.Random(f"{prefix}-{seed}"), RIGS[seed % 3], spelled=seed % 2 == 1, rules=f"{prefix}-{seed}",
+                   overrides=overrides)
 
 
 # ---- 1. random playouts ---------------------------------------------------------------------------

@@ -229,7 +229,9 @@ class Session:
                     assert not refused["valid"] and refused["violation"]["code"] == "NOT_YOUR_TURN", (self.where(), wrong["actions"], refused.get("violation"))
                 if out_of_turn:
                     self.stats["out of turn offered"] += 1
-                    if self.rng.random() < 0.5:
+                    # (A seat offered its napolitana always calls it: the offer is rare, one window
+                    # in a hand dealt one, and a player holding one has every reason to.)
+                    if self.rng.random() < 0.5 or any(kind(a) == "napolitana" for a in out_of_turn):
                         options = out_of_turn
                         self.stats["out of turn made"] += 1
                         break
