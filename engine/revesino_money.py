@@ -616,10 +616,16 @@ def _nap_failure(led: _Ledger, tricks: list[PlayedTrick], nap: int) -> None:
         if not doubled:
             led.move(nap, FONDO, led.fondo, f"failed napolitana: his quínola was forced in trick 10 or 11, he doubles the fondo, {led.fondo}")
     elif take is not None:
+        # R22: twice the take, which is also his one doubling (R23); under napolitanaQuinolaPayback
+        # factor, napolitanaRefundFactor times it: under 1 he returns the take and owes no doubling
+        # (Hoyle's failed espagnolette returns what he was paid, and no more).
         amount = take[1]
-        due = 2 * amount - (amount if led.quinola_take_reversed else 0)
+        times = 2 if o.napolitana_quinola_payback == "double" else o.napolitana_refund_factor
+        due = times * amount - (amount if led.quinola_take_reversed else 0)
         less = f", less the {amount} returned to it at the revesino's announcement" if led.quinola_take_reversed else ""
-        led.move(nap, FONDO, due, f"failed napolitana: he sold the quínola and pays twice the fondo it took ({amount}) into the fondo{less}")
+        what = f"pays twice the fondo it took ({amount}) into the fondo" if times == 2 else \
+            f"returns the fondo it took ({amount}) to the fondo, and no doubling"
+        led.move(nap, FONDO, due, f"failed napolitana: he sold the quínola and {what}{less}")
     elif not doubled and _nap_led_quinola_last(tricks, nap):
         led.move(nap, FONDO, led.fondo, f"failed napolitana: he won trick 10 and led the quínola in trick 11, he doubles the fondo, {led.fondo}")
 

@@ -73,6 +73,10 @@ class Options:
     napolitana_fail_last_two_only: bool = option(False, (False, True), "R20",
                                                  "the napolitana fails only by winning trick 10 or 11")
     napolitana_refund_factor: int = option(2, (2, 1), "R22", "a failed napolitana refunds this many times what he was paid")
+    napolitana_quinola_payback: str = option("double", ("double", "factor"), "R22",
+                                             "what a failed napolitana who sold the quínola pays into the fondo: double: twice "
+                                             "the fondo it took, his one doubling (R23); factor: napolitanaRefundFactor times it, "
+                                             "under 1 the take returned and no doubling")
     napolitana_pays_for_all: bool = option(False, (False, True), "R26", "on a won revesino the napolitana pays all three shares")
     napolitana_may_announce: bool = option(False, (False, True), "A4.2", "a napolitana may announce a revesino")
     revesino_voids_napolitana: bool = option(True, (True, False), "R36",

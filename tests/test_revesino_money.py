@@ -943,6 +943,70 @@ def test_r22_refund_factor_1_changes_only_the_side_payment_refunds_a_sold_quinol
         assert [back["seat 0"], back["seat 1"], back["seat 3"]] == refunds
         assert pay(r, "seat 2", "fondo") == [24] and r["fondo"] == 24
 
+
+def _balances(result: dict[str, Any]) -> dict[str, int]:
+    """What each party (the seats, the fondo, the escrow) gained by the payments of ``result``."""
+    out: dict[str, int] = {}
+    for p in result["payments"]:
+        out[p["payer"]] = out.get(p["payer"], 0) - p["amount"]
+        out[p["payee"]] = out.get(p["payee"], 0) + p["amount"]
+    return out
+
+
+def test_r22_r23_napolitana_quinola_payback_factor_pays_back_the_sold_quinolas_take_factor_times() -> None:
+    """R22, R23 ``napolitanaQuinolaPayback`` (docs/rules/revesino.md): RV-11's failed napolitana
+    sold the quínola for the fondo's 12. ``double`` (the default) pays back twice it, 24, whatever
+    the factor; ``factor`` pays it back napolitanaRefundFactor times: under 2 the same hand as
+    the default, under 1 he returns the 12 and owes no doubling besides (Hoyle's "returns the
+    consolations"): fondo 12, his net -8 (18 taken, 1 paid for his forced 1o, 6 refunded, 12
+    returned, the party 7). Every payment's amount is one party's loss and another's gain."""
+    default = run(_rv11_course(finished=True))
+    assert default == run(_rv11_course(finished=True), napolitana_quinola_payback="double")
+    assert default["net"] == [2, 2, -26, 9] and default["fondo"] == 24 and pay(default, "seat 2", "fondo") == [24]
+    # double ignores the factor for the fondo take (the decision of napolitanaRefundFactor: 1)
+    once = run(_rv11_course(finished=True), napolitana_quinola_payback="double", napolitana_refund_factor=1)
+    assert once["net"] == [-1, 0, -20, 8] and once["fondo"] == 24 and pay(once, "seat 2", "fondo") == [24]
+    # factor under 2: the default hand, payment for payment
+    assert run(_rv11_course(finished=True), napolitana_quinola_payback="factor") == default
+    assert run(_rv11_course(finished=True), napolitana_quinola_payback="factor", napolitana_refund_factor=2) == default
+    # factor under 1: the side payments and the take returned once, and no doubling
+    hoyle = run(_rv11_course(finished=True), napolitana_quinola_payback="factor", napolitana_refund_factor=1)
+    failure = [(p["payee"], p["amount"]) for p in hoyle["payments"] if p["reason"].startswith("failed napolitana")]
+    assert failure == [("seat 3", 1), ("seat 0", 3), ("seat 1", 2), ("fondo", 12)]
+    assert [p["reason"] for p in hoyle["payments"] if p["payee"] == "fondo" and p["payer"] == "seat 2"] == [
+        "failed napolitana: he sold the quínola and returns the fondo it took (12) to the fondo, and no doubling"]
+    assert hoyle["net"] == [-1, 0, -8, 8] and hoyle["fondo"] == 12 and hoyle["table"] == {"fondo": 12}
+    assert hoyle["net"][2] == 4 + 12 + 1 + 1 - 1 - 6 - 12 - 7
+    assert (hoyle["handWinner"], hoyle["partyPayer"], hoyle["party"]) == (3, 2, 7)
+    # money is conserved: the transfers sum to 0, the seats' nets and the fondo are their balances
+    for r in (default, once, hoyle):
+        balances = _balances(r)
+        assert sum(balances.values()) == 0
+        assert [balances.get(f"seat {s}", 0) for s in range(4)] == r["net"]
+        assert balances["fondo"] == r["fondo"] - 11 and balances.get("escrow", 0) == 0
+        assert sum(r["net"]) + r["fondo"] - 11 == 0
+
+
+def test_r22_napolitana_quinola_payback_factor_after_an_announced_revesino() -> None:
+    """R22, R36: under ``revesinoVoidsNapolitana: false`` the announcement returned the 10 the
+    napolitana's quínola took and the side payments; under ``factor`` with napolitanaRefundFactor
+    1 that was all he owed: the failure pays nothing more (``double``: 10 more into the fondo)."""
+    plain = iter([c for c in DECK_48.cards if c.rank != 1 and c != QUINOLA])
+    tricks = []
+    for n in range(1, 11):
+        plays = tuple(Play(s, QUINOLA, "placed") if (n, s) == (1, 2) else Play(s, next(plain), "") for s in (1, 2, 3, 0))
+        tricks.append(PlayedTrick(n, 1, plays, 1 if n <= 9 else 2))
+    course = Course(dealer=0, fondo=9, tricks=tuple(tricks), napolitana=2, announcer=1, finished=True)
+    rules: dict[str, Any] = {"revesino_voids_napolitana": False, "napolitana_refund_factor": 1}
+    double = run(course, **rules)
+    factor = run(course, napolitana_quinola_payback="factor", **rules)
+    assert factor["napolitana"] == {"seat": 2, "outcome": "failed"}
+    assert pay(double, "seat 2", "fondo") == [10] and pay(factor, "seat 2", "fondo") == []
+    assert not [p for p in factor["payments"] if p["reason"].startswith("failed napolitana")]
+    assert factor["fondo"] == double["fondo"] - 10 and factor["net"][2] == double["net"][2] + 10
+    assert sum(_balances(factor).values()) == 0
+
+
 def test_a6_6_a_failed_napolitana_refunds_only_what_he_sold() -> None:
     """Section 0 / A6.6: a failed napolitana pays back twice what he was paid for his own placed
     cards, not what he received as the leader who forced someone's ace: S2 leads 5c in trick 2 and

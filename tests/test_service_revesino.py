@@ -556,6 +556,11 @@ WORKED = [
     ("RV-11 napolitana fails", worked_hand(0, RV11, "12o 3o 4o 5o", table=11, napolitana=2),
      [2, 2, -26, 9], 24, {"napolitana": {"seat": 2, "outcome": "failed"}, "handWinner": 3, "partyPayer": 2, "party": 7,
                           "cardPoints": [12, 15, 6, 7], "seatTricks": [3, 4, 2, 2]}),
+    # R22 napolitanaQuinolaPayback factor under napolitanaRefundFactor 1: he refunds once (S0 3, S1 2,
+    # S3 1) and returns the 12 his quínola took, with no doubling: S2 18 - 1 - 6 - 12 - 7 = -8.
+    ("RV-11 napolitana fails, factor 1", worked_hand(0, RV11, "12o 3o 4o 5o", table=11, napolitana=2,
+                                                     rules={"napolitanaQuinolaPayback": "factor", "napolitanaRefundFactor": 1}),
+     [-1, 0, -8, 8], 12, {"napolitana": {"seat": 2, "outcome": "failed"}, "handWinner": 3, "partyPayer": 2, "party": 7}),
     ("ordinary hand", worked_hand(2, ORDINARY, "11o 10b 12c 12b", table=0),
      [11, -21, -1, 11], 0, {"handWinner": 3, "tiebreak": "fewestTricks", "partyPayer": 1, "party": 13,
                             "cardPoints": [0, 25, 9, 0], "seatTricks": [2, 4, 4, 1]}),
@@ -993,6 +998,9 @@ BAD_CASES = [
     ("napolitanaDeclaration unknown", "ValidateHand",
      {"record": _with(lambda r: r.__setitem__("rules", {"napolitanaDeclaration": "loud"}))},
      "INVALID_OPTION_VALUE", "rules.napolitanaDeclaration"),
+    ("napolitanaQuinolaPayback unknown", "ValidateHand",
+     {"record": _with(lambda r: r.__setitem__("rules", {"napolitanaQuinolaPayback": "twice"}))},
+     "INVALID_OPTION_VALUE", "rules.napolitanaQuinolaPayback"),
     ("negative fondo", "ValidateHand", {"record": _with(lambda r: r.__setitem__("table", {"fondo": -1}))}, "INVALID_TABLE", "table.fondo"),
     ("a Tresillo plate", "ValidateHand",
      {"record": _with(lambda r: r.__setitem__("table", {"plate": 30, "plateHolds": "primera", "cartulina": []}))},
@@ -1114,6 +1122,7 @@ SPEC_OPTIONS = {
     "implicitNapolitanaRefund": "none",     # R24 implicit: forced before the first renounce stays paid | refunded
     "napolitanaFailLastTwoOnly": False,     # R20, A6.6
     "napolitanaRefundFactor": 2,            # R22 2 | 1
+    "napolitanaQuinolaPayback": "double",   # R22 (ours) the sold quínola's take twice | napolitanaRefundFactor times
     "napolitanaPaysForAll": False,          # R26, A6.5
     "napolitanaMayAnnounce": False,         # A4.2 (Hoyle)
     "revesinoVoidsNapolitana": True,        # R36
@@ -1137,6 +1146,7 @@ SPEC_WORDS = {
     "cutQuinolaBase": ["sameBase", "sequential"],
     "napolitanaDeclaration": ["explicit", "implicit"],
     "implicitNapolitanaRefund": ["none", "refunded"],
+    "napolitanaQuinolaPayback": ["double", "factor"],
 }
 
 

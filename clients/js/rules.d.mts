@@ -240,6 +240,12 @@ export interface RevesinoRules {
   napolitanaFailLastTwoOnly?: boolean | undefined;
   /** a failed napolitana refunds this many times what he was paid (rule R22). Default 2. */
   napolitanaRefundFactor?: 2 | 1 | undefined;
+  /**
+   * what a failed napolitana who sold the quínola pays into the fondo: double: twice the fondo it
+   * took, his one doubling (R23); factor: napolitanaRefundFactor times it, under 1 the take
+   * returned and no doubling (rule R22). Default "double".
+   */
+  napolitanaQuinolaPayback?: "double" | "factor" | undefined;
   /** on a won revesino the napolitana pays all three shares (rule R26). Default false. */
   napolitanaPaysForAll?: boolean | undefined;
   /** a napolitana may announce a revesino (rule A4.2). Default false. */
