@@ -26,6 +26,7 @@ the REST API's problem JSON.
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import math
 import os
@@ -38,7 +39,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from google.protobuf.message import Message
 
@@ -244,12 +245,21 @@ def _listening(host: str, port: int) -> bool:
         return False
 
 
+def _stdin() -> BinaryIO:
+    """stdin's bytes (``-``); an OSError when there is no stdin to read: started with it closed
+    (``naipes validate - <&-``), Python sets ``sys.stdin`` None (it was an AttributeError's
+    traceback, exit 3, or exit 1 for audit)."""
+    if sys.stdin is None:
+        raise OSError(errno.EBADF, "stdin is closed")
+    return sys.stdin.buffer
+
+
 def _read_json(path: str) -> Any:
     """A file's JSON, read as REST reads a body (``codec.loads``: MALFORMED_JSON naming the file)."""
     from service.codec import loads
 
     try:
-        text = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+        text = _stdin().read() if path == "-" else Path(path).read_bytes()
     except OSError as exc:  # a file that cannot be read is invalid input, as MALFORMED_JSON is
         print(f"naipes: cannot read {path}: {exc.strerror}", file=sys.stderr)
         raise SystemExit(EXIT_INVALID) from None
@@ -304,7 +314,7 @@ def audit(path: str, omit_events: bool = False) -> int:
     from service import stream
 
     try:
-        body = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115 (closed below)
+        body = _stdin() if path == "-" else open(path, "rb")  # noqa: SIM115 (closed below)
     except OSError as exc:
         print(f"naipes: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return EXIT_INVALID
@@ -327,7 +337,7 @@ def audit(path: str, omit_events: bool = False) -> int:
         out.flush()
     finally:
         stream.shutdown_pool()
-        if body is not sys.stdin.buffer:
+        if path != "-":
             body.close()
     elapsed = time.perf_counter() - start
     records = sum(codes.values())

@@ -117,6 +117,15 @@ def test_validate_an_unreadable_file_exits_2(tmp_path: Path) -> None:
     assert json.loads(done.stderr.strip().splitlines()[-1])["code"] == "MALFORMED_JSON"
 
 
+@pytest.mark.parametrize("command", ["validate", "legal", "audit"])
+def test_a_closed_stdin_is_a_file_that_cannot_be_read(command: str) -> None:
+    """``naipes validate - <&-``: no stdin at all (Python sets ``sys.stdin`` None) is a file that
+    cannot be read, exit 2 naming it, not an AttributeError's traceback (exit 3, audit's exit 1)."""
+    done = subprocess.run([NAIPES, command, "-"], capture_output=True, text=True, timeout=60, preexec_fn=lambda: os.close(0))
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert done.stderr == "naipes: cannot read -: stdin is closed\n"
+
+
 def _valid_record() -> dict[str, Any]:
     return next(record for record, expect in map(load_example, rentoy_examples()) if expect["valid"])
 
