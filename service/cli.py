@@ -38,7 +38,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from google.protobuf.message import Message
@@ -255,14 +254,23 @@ def _stdin() -> BinaryIO:
 
 
 def _read_json(path: str) -> Any:
-    """A file's JSON, read as REST reads a body (``codec.loads``: MALFORMED_JSON naming the file)."""
+    """A file's JSON, read as REST reads a body (``codec.loads``: MALFORMED_JSON naming the file),
+    up to the size REST reads (a larger file is PAYLOAD_TOO_LARGE, as a body is: it was read
+    whole, however large, and /dev/zero until memory ran out)."""
     from service.codec import loads
+    from service.errors import MAX_REQUEST_BYTES, ServiceError
 
     try:
-        text = _stdin().read() if path == "-" else Path(path).read_bytes()
+        if path == "-":
+            text = _stdin().read(MAX_REQUEST_BYTES + 1)
+        else:
+            with open(path, "rb") as file:
+                text = file.read(MAX_REQUEST_BYTES + 1)
     except OSError as exc:  # a file that cannot be read is invalid input, as MALFORMED_JSON is
         print(f"naipes: cannot read {path}: {exc.strerror}", file=sys.stderr)
         raise SystemExit(EXIT_INVALID) from None
+    if len(text) > MAX_REQUEST_BYTES:
+        raise ServiceError("PAYLOAD_TOO_LARGE", f"{path} is larger than {MAX_REQUEST_BYTES} bytes")
     return loads(text, path)  # (bytes: text that is not UTF-8 is MALFORMED_JSON, as a body's is)
 
 

@@ -117,6 +117,29 @@ def test_validate_an_unreadable_file_exits_2(tmp_path: Path) -> None:
     assert json.loads(done.stderr.strip().splitlines()[-1])["code"] == "MALFORMED_JSON"
 
 
+@pytest.mark.parametrize("command", ["validate", "legal"])
+def test_a_file_over_the_request_limit_is_payload_too_large(command: str, tmp_path: Path, http, rest_url) -> None:
+    """A file over 1 MiB is PAYLOAD_TOO_LARGE, exit 2, as REST answers such a body (and as audit
+    answers such a line), whatever it holds: a valid record padded with spaces was validated, and
+    /dev/zero was read until memory ran out. A file of exactly 1 MiB is read."""
+    from service.errors import MAX_REQUEST_BYTES
+
+    text = json.dumps(_valid_record())
+    padded = tmp_path / "padded.json"
+    padded.write_text(text[:-1] + " " * (MAX_REQUEST_BYTES + 1 - len(text)) + "}")
+    done = naipes(command, str(padded))
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    problem = json.loads(done.stderr.strip().splitlines()[-1])
+    body = padded.read_bytes()
+    rest = http.post(f"{rest_url}/v1/hands:validate", data=body, headers={"Content-Type": "application/json"}, timeout=30)
+    assert problem["code"] == rest.json()["code"] == "PAYLOAD_TOO_LARGE"
+    assert problem["detail"] == f"{padded} is larger than {MAX_REQUEST_BYTES} bytes"
+    padded.write_bytes(body[:-2] + b"}")  # (1 MiB exactly)
+    assert naipes(command, str(padded)).returncode == 0
+    done = subprocess.run([NAIPES, command, "/dev/zero"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and json.loads(done.stderr.strip().splitlines()[-1])["code"] == "PAYLOAD_TOO_LARGE", done.stderr
+
+
 @pytest.mark.parametrize("command", ["validate", "legal", "audit"])
 def test_a_closed_stdin_is_a_file_that_cannot_be_read(command: str) -> None:
     """``naipes validate - <&-``: no stdin at all (Python sets ``sys.stdin`` None) is a file that
