@@ -372,18 +372,24 @@ def legal(path: str, seat: int | None) -> int:
     return _answer(call)
 
 
+# deal's and rules' requests are read from their arguments as REST reads a body (``from_json``): an
+# argument that is not UTF-8 (a byte Python decodes as a lone surrogate) is INVALID_FIELD naming it,
+# as a body's "\udcff" is; protobuf refused it with a UnicodeEncodeError, an INTERNAL error (exit 3).
 def deal(game: str, seats: int, dealer: int, seed: str) -> int:
     from naipes.v1 import naipes_pb2 as pb
     from service import handlers
+    from service.codec import from_json
 
-    return _answer(lambda: (handlers.deal(pb.DealRequest(game=game, seats=seats, dealer=dealer, seed=seed)), EXIT_VALID))
+    request = {"game": game, "seats": seats, "dealer": dealer, "seed": seed}
+    return _answer(lambda: (handlers.deal(from_json(request, pb.DealRequest())), EXIT_VALID))
 
 
 def rules(game: str) -> int:
     from naipes.v1 import naipes_pb2 as pb
     from service import handlers
+    from service.codec import from_json
 
-    return _answer(lambda: (handlers.describe_rules(pb.DescribeRulesRequest(game=game)), EXIT_VALID))
+    return _answer(lambda: (handlers.describe_rules(from_json({"game": game}, pb.DescribeRulesRequest())), EXIT_VALID))
 
 
 def integer_argument(text: str) -> int:

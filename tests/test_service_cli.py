@@ -301,6 +301,20 @@ def test_an_answer_to_a_closed_pipe_exits_1_quietly(args: tuple[str, ...]) -> No
         assert (done.returncode, done.stderr) == (1, b""), (unbuffered, done.stderr)
 
 
+@pytest.mark.parametrize(("args", "field"), [(("rules", b"\xff"), "game"), (("deal", "--game", b"\xffrentoy"), "game"),
+                                             (("deal", "--seed", b"se\xffd"), "seed")], ids=["rules", "deal game", "deal seed"])
+def test_an_argument_that_is_not_utf8_is_invalid_field(args: tuple[str | bytes, ...], field: str, http, rest_url) -> None:
+    """An argument that is not UTF-8 (Python reads the byte as a lone surrogate) is INVALID_FIELD
+    naming its field, exit 2, as REST answers a body's "\\udcff" there: not protobuf's
+    UnicodeEncodeError, an INTERNAL error (exit 3)."""
+    done = subprocess.run([NAIPES, *args], capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, b""), done.stderr
+    problem = json.loads(done.stderr.strip().splitlines()[-1])
+    rest = http.post(f"{rest_url}/v1/deals", data=json.dumps({"game": "rentoy", "seed": "x", field: "\udcff"}),
+                     headers={"Content-Type": "application/json"}, timeout=30).json()
+    assert (problem["code"], problem["field"], problem["detail"]) == (rest["code"], rest["field"], rest["detail"]) == ("INVALID_FIELD", field, f"{field}: Unpaired surrogate")
+
+
 def test_deal_defaults_to_rentoy_4_seats_dealer_0_and_a_fresh_seed() -> None:
     """``naipes deal``'s defaults, as its help says: Rentoy, 4 seats, seat 0 deals, and a fresh
     random seed (16 hex digits, a new one each time), which the answer gives for the deal to be
