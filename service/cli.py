@@ -551,7 +551,8 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "legal":
         return legal(args.file, args.seat)
     if args.command == "deal":
-        return deal(args.game, args.seats, args.dealer, args.seed or secrets.token_hex(8))
+        # (--seed '' is given, not left out: REST's INVALID_FIELD seed, not a fresh seed in its stead)
+        return deal(args.game, args.seats, args.dealer, secrets.token_hex(8) if args.seed is None else args.seed)
     return rules(args.game)
 
 

@@ -327,6 +327,16 @@ def test_deal_defaults_to_rentoy_4_seats_dealer_0_and_a_fresh_seed() -> None:
         assert dealt == api.deal({"game": "rentoy", "seats": 4, "dealer": 0, "seed": dealt["seed"]})
 
 
+def test_deal_with_an_empty_seed_is_invalid_field_as_rest_answers(http, rest_url) -> None:
+    """``naipes deal --seed ''`` is a seed given, and empty: REST's INVALID_FIELD seed, exit 2, not
+    a fresh random seed in its stead (a deal the caller did not ask for, exit 0)."""
+    done = naipes("deal", "--seed", "")
+    assert (done.returncode, done.stdout) == (2, ""), done.stdout
+    problem = json.loads(done.stderr.strip().splitlines()[-1])
+    assert problem == rest_request(http, rest_url, "Deal", {"game": "rentoy", "seats": 4, "dealer": 0, "seed": ""}).json()
+    assert (problem["code"], problem["field"]) == ("INVALID_FIELD", "seed")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
