@@ -445,10 +445,10 @@ def seconds_argument(text: str) -> float:
 # checked as a server starts, each a usage error naming it: the processes read them as they need
 # them, and a bad one was each stream's INTERNAL error (NAIPES_STREAMS=two), a worker that could
 # not start (NAIPES_BODY_SECONDS=ten), or read as 1 (NAIPES_STREAM_WORKERS=0). ``naipes audit``
-# checks the one it reads, NAIPES_STREAM_WORKERS.
-STREAM_WORKERS = ("NAIPES_STREAM_WORKERS", _within(1, None, "a number of processes (1 or more)"))
-STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 or more)")), STREAM_WORKERS,
-                   ("NAIPES_POOL_IDLE", seconds_argument))
+# checks the two it reads, its pool's: NAIPES_STREAM_WORKERS, and NAIPES_POOL_IDLE as the audit ends
+# (NAIPES_POOL_IDLE=junk was a traceback once every record was answered, exit 1).
+POOL_SETTINGS = (("NAIPES_STREAM_WORKERS", _within(1, None, "a number of processes (1 or more)")), ("NAIPES_POOL_IDLE", seconds_argument))
+STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 or more)")), *POOL_SETTINGS)
 REST_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument), ("NAIPES_STREAM_IDLE_SECONDS", seconds_argument))
 
 
@@ -543,8 +543,8 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "validate":
         return validate(args.file)
     if args.command == "audit":
-        try:  # the one setting of the streaming validator's that an audit reads: its pool's size
-            check_settings((STREAM_WORKERS,))
+        try:  # the settings of the streaming validator's that an audit reads: its pool's
+            check_settings(POOL_SETTINGS)
         except ValueError as exc:
             commands.error(str(exc))
         return audit(args.file, args.omit_events)

@@ -811,6 +811,7 @@ def test_a_bad_access_log_setting_is_a_usage_error(command) -> None:
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_STREAMS", "0", "0 is not a number of streams (1 or more)"),
     ((NAIPES, "audit", "-"), "NAIPES_STREAM_WORKERS", "0", "0 is not a number of processes (1 or more)"),
     ((NAIPES, "audit", "-"), "NAIPES_STREAM_WORKERS", "two", "expected an integer, not 'two'"),
+    ((NAIPES, "audit", "-"), "NAIPES_POOL_IDLE", "junk", "expected a number of seconds (0 or more), not 'junk'"),
 ], ids=lambda v: v if isinstance(v, str) and v.startswith("NAIPES") else None)
 def test_a_bad_stream_or_body_setting_is_a_usage_error(command, name, value, why) -> None:
     """The streaming validator's and REST bodies' settings are checked as the server starts: a bad
@@ -818,7 +819,8 @@ def test_a_bad_stream_or_body_setting_is_a_usage_error(command, name, value, why
     them as they need them: NAIPES_STREAMS=two was every stream's INTERNAL error, REST's 500 and
     gRPC's UNKNOWN, from a server that had started; NAIPES_BODY_SECONDS=ten a REST worker that
     could not start; NAIPES_STREAM_WORKERS=0 a pool of one process, for ``naipes audit`` too, which
-    reads only that one, and =two its traceback.)"""
+    reads it and NAIPES_POOL_IDLE, and =two its traceback; NAIPES_POOL_IDLE=junk audit's traceback
+    once every record was answered, exit 1.)"""
     done = subprocess.run(command, cwd=ROOT, env={**os.environ, name: value}, input="", capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.endswith(f"error: {name}: {why}\n"), done.stderr
     assert "Traceback" not in done.stderr and "listening" not in done.stderr, done.stderr
