@@ -276,8 +276,13 @@ def _read_json(path: str) -> Any:
 
 def _record(path: str) -> Any:
     """A hand record, or the ``record`` of an example file ``{"record": ..., "expect": ...}``."""
+    from service.codec import json_kind
+    from service.errors import ServiceError
+
     data = _read_json(path)
     if isinstance(data, dict) and "record" in data and "game" not in data:
+        if not isinstance(data["record"], dict):  # (it was named the body, an object)
+            raise ServiceError("INVALID_FIELD", f"record must be a JSON object, not {json_kind(data['record'])}", "record")
         return data["record"]
     return data
 

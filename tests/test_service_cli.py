@@ -77,13 +77,15 @@ def test_validate_invalid_input_exits_2_with_a_problem() -> None:
 
 
 @pytest.mark.parametrize(("text", "code", "field"), [("[1, 2]", "INVALID_FIELD", "body"), ('"rentoy"', "INVALID_FIELD", "body"),
-                                                     ("{}", "MISSING_FIELD", "game"), ('{"expect": {}}', "INVALID_FIELD", "expect")],
-                         ids=["a list", "a string", "an empty object", "no record nor game"])
+                                                     ("{}", "MISSING_FIELD", "game"), ('{"expect": {}}', "INVALID_FIELD", "expect"),
+                                                     ('{"record": null, "expect": {}}', "INVALID_FIELD", "record"),
+                                                     ('{"record": [1], "expect": {}}', "INVALID_FIELD", "record")],
+                         ids=["a list", "a string", "an empty object", "no record nor game", "a null record", "a list for a record"])
 def test_validate_and_legal_of_json_that_is_no_record_exit_2(text: str, code: str, field: str) -> None:
     """JSON that is neither a record nor an example file ``{"record": ...}`` is invalid input,
     exit 2, with the error REST answers for that body (a body that is no object, a record without
     its game, a field no record has), never an internal error (3) from reading it as an example
-    file."""
+    file; an example file's record that is no object is named ``record``, not ``body``."""
     for args in (("validate", "-"), ("legal", "-")):
         done = naipes(*args, stdin=text)
         assert done.returncode == 2 and done.stdout == "", done.stderr
