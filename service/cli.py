@@ -37,7 +37,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, BinaryIO, TypeVar
 
 from google.protobuf.message import Message
@@ -287,6 +288,23 @@ def _record(path: str) -> Any:
     return data
 
 
+class OutputError(Exception):
+    """stdout refused the answer (a full disk, an I/O error: ``_writing``); ``main`` says so on
+    stderr, exit 3. (A broken pipe, its reader gone, is not one: ``main`` ends quietly.)"""
+
+
+@contextmanager
+def _writing() -> Iterator[None]:
+    """A write to stdout: its OSError, but a broken pipe, is an ``OutputError`` (it was a
+    traceback, exit 1, a violation's code)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(exc.strerror or str(exc)) from None
+
+
 def _answer(call: Callable[[], tuple[Message, int]]) -> int:
     """Run a handler; print its answer as REST would, or the error as problem JSON on stderr."""
     from service.codec import dumps, to_json
@@ -300,7 +318,8 @@ def _answer(call: Callable[[], tuple[Message, int]]) -> int:
             log.exception("naipes: internal error")
         print(dumps(problem(error)), file=sys.stderr)
         return EXIT_INTERNAL if error.code == "INTERNAL" else EXIT_INVALID
-    print(dumps(to_json(message)))
+    with _writing():
+        print(dumps(to_json(message)))
     return status
 
 
@@ -346,8 +365,10 @@ def audit(path: str, omit_events: bool = False) -> int:
     start = time.perf_counter()
     try:
         for line in stream.validate_ndjson(stream.read_lines(body), count, omit_events):
-            out.write(line)
-        out.flush()
+            with _writing():
+                out.write(line)
+        with _writing():
+            out.flush()
     finally:
         stream.shutdown_pool()
         if path != "-":
@@ -515,15 +536,23 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if sys.stdout is None:  # started with stdout closed (>&-): print() would drop every answer
+        print("naipes: cannot write to stdout: it is closed", file=sys.stderr)
+        return EXIT_INTERNAL
     try:
         status = _main(argv)
         # (on a pipe stdout is buffered: its broken pipe is met here, not at exit, where Python
         # wrote "Exception ignored ... BrokenPipeError" and exited 120)
-        sys.stdout.flush()
+        with _writing():
+            sys.stdout.flush()
         return status
     except BrokenPipeError:  # naipes validate x.json | head
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except OutputError as exc:  # naipes audit big.ndjson > /full/disk/out
+        print(f"naipes: cannot write to stdout: {exc}", file=sys.stderr)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (what is left in its buffer, at exit)
+        return EXIT_INTERNAL
 
 
 def _main(argv: list[str] | None) -> int:

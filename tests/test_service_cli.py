@@ -317,6 +317,22 @@ def test_an_argument_that_is_not_utf8_is_invalid_field(args: tuple[str | bytes, 
     assert (problem["code"], problem["field"], problem["detail"]) == (rest["code"], rest["field"], rest["detail"]) == ("INVALID_FIELD", field, f"{field}: Unpaired surrogate")
 
 
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("args", [("rules", "rentoy"), ("deal", "--seed", "x"), ("validate", "-"), ("legal", "-"), ("audit", "-")],
+                         ids=lambda args: args[0])
+def test_an_answer_stdout_refuses_is_said_and_exits_3(args: tuple[str, ...]) -> None:
+    """stdout a full disk (/dev/full), or closed (``>&-``): the command says it cannot write its
+    answer, exit 3, not an OSError's traceback, exit 1 (a violation's code), nor, closed, an
+    AttributeError's (print() dropped the answer, and the flush after it had no stdout)."""
+    line = json.dumps({"id": "a", "record": _valid_record()}) + "\n"  # (audit's stdin; the others', a record)
+    given = (line if args[0] == "audit" else json.dumps(_valid_record())).encode()
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run([NAIPES, *args], input=given, stdout=full, stderr=subprocess.PIPE, timeout=60)
+    assert (done.returncode, done.stderr) == (3, b"naipes: cannot write to stdout: No space left on device\n"), done.stderr
+    done = subprocess.run([NAIPES, *args], input=given, stderr=subprocess.PIPE, timeout=60, preexec_fn=lambda: os.close(1))
+    assert (done.returncode, done.stderr) == (3, b"naipes: cannot write to stdout: it is closed\n"), done.stderr
+
+
 def test_deal_defaults_to_rentoy_4_seats_dealer_0_and_a_fresh_seed() -> None:
     """``naipes deal``'s defaults, as its help says: Rentoy, 4 seats, seat 0 deals, and a fresh
     random seed (16 hex digits, a new one each time), which the answer gives for the deal to be
