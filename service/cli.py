@@ -44,6 +44,7 @@ from typing import Any, BinaryIO, TypeVar
 from google.protobuf.message import Message
 
 EXIT_VALID, EXIT_VIOLATION, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # Ctrl-C: 130, as a shell reports a command SIGINT ended
 REST_THREADS = 4  # threads per gunicorn worker
 REST_WORKER_CLASS = "service.rest_worker.ProblemWorker"  # gunicorn's gthread worker, its own errors in problem JSON
 
@@ -549,6 +550,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # naipes validate x.json | head
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+    except KeyboardInterrupt:  # Ctrl-C, naipes audit of a large archive say (it was a traceback)
+        print("naipes: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except OutputError as exc:  # naipes audit big.ndjson > /full/disk/out
         print(f"naipes: cannot write to stdout: {exc}", file=sys.stderr)
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (what is left in its buffer, at exit)

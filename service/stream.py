@@ -509,10 +509,15 @@ POOL_GC_THRESHOLD = (50_000, 20, 100)
 def _start_worker(parent: int) -> None:
     """A pool process's start: import the engine and the schema once, tune the collector, and
     watch for the end of the process it serves (``parent``, its pid: the process may have been
-    killed while this one started)."""
+    killed while this one started). Ctrl-C, which a terminal sends the whole process group, is
+    left to the process it serves, which shuts the pool down: each pool process wrote a
+    KeyboardInterrupt's traceback (``naipes audit`` interrupted)."""
+    import signal
+
     import service.handlers  # noqa: F401
     from service import affinity
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     affinity.unpin_from_env()  # (started by a pinned serving process: naipes serve --pin-cpus)
     gc.freeze()
     gc.set_threshold(*POOL_GC_THRESHOLD)

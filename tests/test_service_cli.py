@@ -222,6 +222,26 @@ def test_audit_exits_3_for_an_internal_error(tmp_path: Path, monkeypatch: pytest
     assert [json.loads(line)["error"]["code"] for line in out.splitlines()] == ["INTERNAL", "MISSING_FIELD"]
     assert "2 records" in err and "0 valid, 0 with a violation, 2 not validated" in err, err
 
+def test_audit_interrupted_says_so_and_exits_130() -> None:
+    """Ctrl-C during ``naipes audit`` (SIGINT to its process group, as a terminal sends it), its
+    pool started and the archive not at its end: "naipes: interrupted" and exit 130, as a shell
+    reports a command SIGINT ended, with no traceback, neither the command's nor its pool
+    processes' (each wrote one)."""
+    audit = subprocess.Popen([NAIPES, "audit", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+    try:
+        assert audit.stdin is not None and audit.stdout is not None
+        audit.stdin.write((json.dumps({"id": "a", "record": _valid_record()}) + "\n") * 100)  # (answers past stdout's buffer)
+        audit.stdin.flush()
+        assert json.loads(audit.stdout.readline())["id"] == "a"
+        time.sleep(2)  # (every pool process started: one still importing when interrupted is not this test's)
+        os.killpg(audit.pid, signal.SIGINT)
+        _out, err = audit.communicate(timeout=30)
+    finally:
+        kill(audit)
+    assert (audit.returncode, err) == (130, "naipes: interrupted\n"), err
+
+
 def test_audit_reads_crlf_lines_and_skips_blank_ones() -> None:
     """An archive written with CRLF line ends (a Windows editor's) and with blank or white-space
     lines between its records is answered as the same records with LF ends: one answer per record,
