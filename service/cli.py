@@ -297,7 +297,10 @@ class OutputError(Exception):
 @contextmanager
 def _writing() -> Iterator[None]:
     """A write to stdout: its OSError, but a broken pipe, is an ``OutputError`` (it was a
-    traceback, exit 1, a violation's code)."""
+    traceback, exit 1, a violation's code), as is a stdout closed from the start (an
+    AttributeError's traceback). ``naipes serve``, which writes none, runs without one."""
+    if sys.stdout is None:  # started with stdout closed (>&-): print() would drop the answer
+        raise OutputError("it is closed")
     try:
         yield
     except BrokenPipeError:
@@ -346,6 +349,9 @@ def audit(path: str, omit_events: bool = False) -> int:
     empty (``stream.validate_ndjson``'s), every other field and the counts as without it."""
     from service import stream
 
+    # Buffered whatever PYTHONUNBUFFERED says: a write a line costs a third of what validating takes.
+    with _writing():
+        out = open(sys.stdout.fileno(), "wb", closefd=False)  # noqa: SIM115 (flushed below; stdout stays open)
     try:
         body = _stdin() if path == "-" else open(path, "rb")  # noqa: SIM115 (closed below)
     except OSError as exc:
@@ -361,8 +367,6 @@ def audit(path: str, omit_events: bool = False) -> int:
         for code, records in answers.codes.items():
             codes[code] = codes.get(code, 0) + records
 
-    # Buffered whatever PYTHONUNBUFFERED says: a write a line costs a third of what validating takes.
-    out = open(sys.stdout.fileno(), "wb", closefd=False)  # noqa: SIM115 (flushed below; stdout stays open)
     start = time.perf_counter()
     try:
         for line in stream.validate_ndjson(stream.read_lines(body), count, omit_events):
@@ -537,15 +541,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    if sys.stdout is None:  # started with stdout closed (>&-): print() would drop every answer
-        print("naipes: cannot write to stdout: it is closed", file=sys.stderr)
-        return EXIT_INTERNAL
     try:
         status = _main(argv)
         # (on a pipe stdout is buffered: its broken pipe is met here, not at exit, where Python
         # wrote "Exception ignored ... BrokenPipeError" and exited 120)
-        with _writing():
-            sys.stdout.flush()
+        if sys.stdout is not None:
+            with _writing():
+                sys.stdout.flush()
         return status
     except BrokenPipeError:  # naipes validate x.json | head
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -555,7 +557,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except OutputError as exc:  # naipes audit big.ndjson > /full/disk/out
         print(f"naipes: cannot write to stdout: {exc}", file=sys.stderr)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (what is left in its buffer, at exit)
+        if sys.stdout is not None:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # (what is left in its buffer, at exit)
         return EXIT_INTERNAL
 
 

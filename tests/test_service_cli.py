@@ -629,6 +629,24 @@ def test_serve_starts_both_servers_and_stops_on_sigterm() -> None:
             s.bind(("127.0.0.1", port))
 
 
+def test_serve_runs_and_stops_with_stdout_closed() -> None:
+    """``naipes serve``, which answers nothing on stdout, serves with stdout closed (``>&-``) and
+    stops cleanly (it ended in an AttributeError's traceback; the commands that answer on stdout
+    refuse to run so, test_an_answer_stdout_refuses_is_said_and_exits_3)."""
+    rest_port, grpc_port = _free_port(), _free_port()
+    server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port)],
+                              env={**os.environ, "NAIPES_WORKERS": "1"}, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=lambda: os.close(1))
+    server.stdout, server.stderr = server.stderr, None  # (what read_until and stop read: its log, on stderr)
+    output = ""
+    try:
+        output = "".join(read_until(server, _ready))
+        assert requests.get(f"http://127.0.0.1:{rest_port}/healthz", timeout=10).status_code == 200
+    finally:
+        output += stop(server)
+    assert server.returncode == 0 and "Traceback" not in output, output
+
+
 def test_serve_refuses_a_port_another_server_listens_on() -> None:
     """Another server listening with SO_REUSEPORT, as a second ``naipes serve`` does: gunicorn and
     grpcio bound the port beside it and the kernel shared the connections between the two servers,
