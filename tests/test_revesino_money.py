@@ -550,17 +550,22 @@ def test_r4_r38_r5_the_dealers_extra_share_names_what_he_pays() -> None:
         "seat 1", 3, "the fondo emptied in trick 3: renewed at once: each player pays 2 (the dealer's stake is one more: his 3)")
 
 
-def test_r36_a_failed_napolitanas_refunds_after_an_announced_revesino_count_what_it_returned() -> None:
-    """R36 ``revesinoVoidsNapolitana: false``: the napolitana sold the quínola in trick 1 and
-    cuts seat 1's revesino in trick 10, so he fails. The announcement already returned the side
-    payments and the fondo his quínola took; the failure's payments, the rest of twice each, say
-    so beside the amounts they pay."""
+def _napolitana_sold_the_quinola_and_cut_a_revesino() -> Course:
+    """Seat 2, the napolitana, sells the quínola in trick 1 and cuts seat 1's revesino in trick 10."""
     plain = iter([c for c in DECK_48.cards if c.rank != 1 and c != QUINOLA])
     tricks = []
     for n in range(1, 11):
         plays = tuple(Play(s, QUINOLA, "placed") if (n, s) == (1, 2) else Play(s, next(plain), "") for s in (1, 2, 3, 0))
         tricks.append(PlayedTrick(n, 1, plays, 1 if n <= 9 else 2))
-    course = Course(dealer=0, fondo=9, tricks=tuple(tricks), napolitana=2, announcer=1, finished=True)
+    return Course(dealer=0, fondo=9, tricks=tuple(tricks), napolitana=2, announcer=1, finished=True)
+
+
+def test_r36_a_failed_napolitanas_refunds_after_an_announced_revesino_count_what_it_returned() -> None:
+    """R36 ``revesinoVoidsNapolitana: false``: the napolitana sold the quínola in trick 1 and
+    cuts seat 1's revesino in trick 10, so he fails. The announcement already returned the side
+    payments and the fondo his quínola took; the failure's payments, the rest of twice each, say
+    so beside the amounts they pay."""
+    course = _napolitana_sold_the_quinola_and_cut_a_revesino()
     out = run(course, revesino_voids_napolitana=False)
     assert out["napolitana"] == {"seat": 2, "outcome": "failed"}
     assert [(p["payee"], p["amount"], p["reason"]) for p in out["payments"] if p["reason"].startswith("failed napolitana")] == [
@@ -991,12 +996,7 @@ def test_r22_napolitana_quinola_payback_factor_after_an_announced_revesino() -> 
     """R22, R36: under ``revesinoVoidsNapolitana: false`` the announcement returned the 10 the
     napolitana's quínola took and the side payments; under ``factor`` with napolitanaRefundFactor
     1 that was all he owed: the failure pays nothing more (``double``: 10 more into the fondo)."""
-    plain = iter([c for c in DECK_48.cards if c.rank != 1 and c != QUINOLA])
-    tricks = []
-    for n in range(1, 11):
-        plays = tuple(Play(s, QUINOLA, "placed") if (n, s) == (1, 2) else Play(s, next(plain), "") for s in (1, 2, 3, 0))
-        tricks.append(PlayedTrick(n, 1, plays, 1 if n <= 9 else 2))
-    course = Course(dealer=0, fondo=9, tricks=tuple(tricks), napolitana=2, announcer=1, finished=True)
+    course = _napolitana_sold_the_quinola_and_cut_a_revesino()
     rules: dict[str, Any] = {"revesino_voids_napolitana": False, "napolitana_refund_factor": 1}
     double = run(course, **rules)
     factor = run(course, napolitana_quinola_payback="factor", **rules)
