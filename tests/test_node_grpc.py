@@ -114,6 +114,9 @@ REFUSED = {
     "seats_out_of_range": dict(RECORD, seats=2**40),
     "lone_surrogate": dict(RECORD, game="rentoy\ud800"),
     "list_for_the_record": [RECORD],
+    # null, bare or as an example file's record: the body null, not a record without fields
+    "null_for_the_record": None,
+    "null_for_an_example_files_record": {"record": None},
     "unknown_game": dict(RECORD, game="mus"),
     "null_option": dict(RECORD, rules={"ladder": None}),
     "wrong_option": dict(RECORD, rules={"ladder": "1-2-3"}),

@@ -256,7 +256,8 @@ function requestMessage(method, request) {
   }
   const { [jsonName(field)]: inner, ...rest } = request;
   const message = jsonToMessage(requestType, rest);
-  if (inner !== undefined && inner !== null) {
+  // (a null body field is the REST body null, refused as such: not the field left out)
+  if (inner !== undefined) {
     field.resolve();
     message[field.name] = jsonToMessage(field.resolvedType, inner);
   }
