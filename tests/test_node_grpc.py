@@ -114,6 +114,8 @@ REFUSED = {
     "seats_out_of_range": dict(RECORD, seats=2**40),
     "lone_surrogate": dict(RECORD, game="rentoy\ud800"),
     "list_for_the_record": [RECORD],
+    # a record with a game is sent whole, its record field too (an example file has no game)
+    "record_beside_a_game": dict(RECORD, record=RECORD),
     # null, bare or as an example file's record: the body null, not a record without fields
     "null_for_the_record": None,
     "null_for_an_example_files_record": {"record": None},
