@@ -152,8 +152,12 @@ def test_node_example_exits_2_on_a_file_not_json_and_3_without_a_server(node: li
         run = _run(node, path, target)
         assert run.returncode == status, run.stderr
         assert run.stdout == "" and len(run.stderr.strip().splitlines()) == 1 and run.stderr.startswith(code), run.stderr
-    run = _run(node)  # no file: a usage line, not a MALFORMED_JSON of "undefined"
-    assert (run.returncode, run.stdout) == (2, "") and run.stderr.startswith("usage: validate_grpc.mjs RECORD.json"), run.stderr
+    # --stream without a server: the stream's failure, exit 3, no line
+    run = _run(node, "--stream", EXAMPLES / "rentoy-hand.json", "--target", f"127.0.0.1:{free_port()}")
+    assert (run.returncode, run.stdout) == (3, "") and run.stderr.startswith("UNAVAILABLE: "), run.stderr
+    for args in ((), (EXAMPLES / "rentoy-hand.json", "127.0.0.1:1", "extra")):  # (no file: not a MALFORMED_JSON of "undefined")
+        run = _run(node, *args)
+        assert (run.returncode, run.stdout) == (2, "") and run.stderr.startswith("usage: validate_grpc.mjs RECORD.json"), run.stderr
 
 
 def test_node_example_streams_the_records_in_order(node: list[str], grpc_target: str, tmp_path: Path) -> None:
@@ -180,7 +184,7 @@ def test_node_example_streams_the_records_in_order(node: list[str], grpc_target:
             assert list(answer) == ["result", "id"] and answer == {"id": str(path), "result": api.validate(_record(path))}, path
     assert sum("violation" in json.loads(line).get("result", {}) for line in lines) == 3  # the shared bad samples
     for chosen, status in (([*HANDS, ILLEGAL], 1), (HANDS, 0)):
-        run = _run(node, "--stream", *chosen, "--target", grpc_target)
+        run = _run(node, "--stream", "--target", grpc_target, *chosen)  # (--target before the files as well)
         assert run.returncode == status and len(run.stdout.splitlines()) == len(chosen), run.stderr
 
 
