@@ -160,6 +160,31 @@ def test_node_example_exits_2_on_a_file_not_json_and_3_without_a_server(node: li
         assert (run.returncode, run.stdout) == (2, "") and run.stderr.startswith("usage: validate_grpc.mjs RECORD.json"), run.stderr
 
 
+def test_node_example_exits_3_when_the_server_is_silent(node: list[str]) -> None:
+    """A server that takes the connection and never answers: DEADLINE_EXCEEDED after the example's
+    10 s (naipes_grpc.mjs's TIMEOUT_MS), exit 3, no line, the call's deadline in the one-record
+    form and the stream's wait for its answer with --stream. Both at once: 10 s in all."""
+    import socket
+    import threading
+
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        accepted: list[socket.socket] = []
+        threading.Thread(target=lambda: [accepted.append(silent.accept()[0]) for _ in range(2)], daemon=True).start()
+        target = f"127.0.0.1:{silent.getsockname()[1]}"
+        runs = [subprocess.Popen([*node, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for args in ([str(EXAMPLES / "rentoy-hand.json"), target], ["--stream", str(EXAMPLES / "rentoy-hand.json"), "--target", target])]
+        try:
+            outs = [(run.communicate(timeout=40), run.returncode) for run in runs]
+        finally:
+            for run in runs:
+                run.kill()
+            for connection in accepted:
+                connection.close()
+    for (stdout, stderr), status in outs:
+        assert (status, stdout) == (3, "") and stderr.startswith("DEADLINE_EXCEEDED: ") and stderr.count("\n") == 1, stderr
+    assert outs[1][0][1] == "DEADLINE_EXCEEDED: no answer within 10000 ms\n"
+
+
 def test_node_example_streams_the_records_in_order(node: list[str], grpc_target: str, tmp_path: Path) -> None:
     """--stream: one ValidateHands stream, each record sent once the one before is answered; a
     line per record, in order, with the file as its id: the result, or the error entry (the
