@@ -161,6 +161,19 @@ def test_node_example_exits_2_on_a_file_not_json_and_3_without_a_server(node: li
         assert (run.returncode, run.stdout) == (2, "") and run.stderr.startswith("usage: validate_grpc.mjs RECORD.json"), run.stderr
 
 
+def test_node_example_calls_the_default_target(node: list[str]) -> None:
+    """Without a target, both forms call 127.0.0.1:50051 (naipes serve's gRPC port): with no
+    server there, UNAVAILABLE naming that address, exit 3."""
+    import socket
+
+    with socket.socket() as probe:
+        if probe.connect_ex(("127.0.0.1", 50051)) == 0:
+            pytest.skip("something listens on 127.0.0.1:50051")
+    for args in ((EXAMPLES / "rentoy-hand.json",), ("--stream", EXAMPLES / "rentoy-hand.json")):
+        run = _run(node, *args)
+        assert (run.returncode, run.stdout) == (3, "") and run.stderr.startswith("UNAVAILABLE: ") and "127.0.0.1:50051" in run.stderr, run.stderr
+
+
 def test_node_example_exits_3_when_the_server_is_silent(node: list[str]) -> None:
     """A server that takes the connection and never answers: DEADLINE_EXCEEDED after the example's
     10 s (naipes_grpc.mjs's TIMEOUT_MS), exit 3, no line, the call's deadline in the one-record
