@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -26,7 +27,7 @@ from typing import Any
 import pytest
 import requests
 from examples_support import examples_dir
-from service_support import REFUSED_CALLS, UNARY_CALLS, engine_answer, engine_error, rest_failure, rest_request
+from service_support import REFUSED_CALLS, UNARY_CALLS, Listener, engine_answer, engine_error, rest_failure, rest_request
 
 from engine import api
 from service.handlers import SERVICE
@@ -178,22 +179,20 @@ def test_node_example_exits_3_when_the_server_is_silent(node: list[str]) -> None
     """A server that takes the connection and never answers: DEADLINE_EXCEEDED after the example's
     10 s (naipes_grpc.mjs's TIMEOUT_MS), exit 3, no line, the call's deadline in the one-record
     form and the stream's wait for its answer with --stream. Both at once: 10 s in all."""
-    import socket
-    import threading
-
-    with socket.create_server(("127.0.0.1", 0)) as silent:
-        accepted: list[socket.socket] = []
-        threading.Thread(target=lambda: [accepted.append(silent.accept()[0]) for _ in range(2)], daemon=True).start()
-        target = f"127.0.0.1:{silent.getsockname()[1]}"
-        runs = [subprocess.Popen([*node, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                for args in ([str(EXAMPLES / "rentoy-hand.json"), target], ["--stream", str(EXAMPLES / "rentoy-hand.json"), "--target", target])]
-        try:
-            outs = [(run.communicate(timeout=40), run.returncode) for run in runs]
-        finally:
-            for run in runs:
-                run.kill()
-            for connection in accepted:
-                connection.close()
+    accepted: list[socket.socket] = []
+    silent = Listener(accepted.append)  # (its close() ends its thread's accept(): a closed socket alone went on listening)
+    silent.start()
+    target = f"127.0.0.1:{silent.port}"
+    runs = [subprocess.Popen([*node, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for args in ([str(EXAMPLES / "rentoy-hand.json"), target], ["--stream", str(EXAMPLES / "rentoy-hand.json"), "--target", target])]
+    try:
+        outs = [(run.communicate(timeout=40), run.returncode) for run in runs]
+    finally:
+        for run in runs:
+            run.kill()
+        silent.close()
+        for connection in accepted:
+            connection.close()
     for (stdout, stderr), status in outs:
         assert (status, stdout) == (3, "") and stderr.startswith("DEADLINE_EXCEEDED: ") and stderr.count("\n") == 1, stderr
     assert outs[1][0][1] == "DEADLINE_EXCEEDED: no answer within 10000 ms\n"
