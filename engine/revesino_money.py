@@ -523,14 +523,19 @@ def _announce(led: _Ledger, announcer: int) -> None:
     led.gergi = []
 
 
-def _own_quinola(tricks: tuple[PlayedTrick, ...], announcer: int) -> bool:
-    """The announcer played the quínola himself in tricks 1-9 (led, followed or forced)."""
-    return any(p.card == QUINOLA and p.seat == announcer for t in tricks if t.number <= 9 for p in t.plays)
+def _own_quinola(options: Options, tricks: tuple[PlayedTrick, ...], announcer: int) -> bool:
+    """The announcer played the quínola himself in tricks 1-9: led, followed or forced; under
+    ``announcerQuinola: forced`` only forced from him (R19: the seed's "quínola jugada"), or led
+    under gergi, which pays a led quínola as forced."""
+    kinds = ("forced", "led") if options.gergi else ("forced",)
+    return any(p.card == QUINOLA and p.seat == announcer
+               and (options.announcer_quinola == "anyPlay" or p.kind in kinds)
+               for t in tricks if t.number <= 9 for p in t.plays)
 
 
 def _revesino_won(led: _Ledger, tricks: tuple[PlayedTrick, ...], d: int, napolitana: int | None) -> None:
     o = led.options
-    own = _own_quinola(tricks, d)
+    own = _own_quinola(o, tricks, d)
     for e in list(led.pending):
         led.move(ESCROW, e.seat, e.amount, f"revesino won: his quínola payment of trick {e.trick}, {e.amount}, returned to him")
         led.doubled.discard(e.seat)
@@ -565,7 +570,7 @@ def _revesino_cut(led: _Ledger, tricks: tuple[PlayedTrick, ...], d: int, cutter:
     if napolitana is not None and napolitana not in (d, cutter):
         led.gain(napolitana, cutter, c, f"revesino cut by seat {cutter}: the napolitana also pays the cutter {c}", None, 12)
     led.move(d, FONDO, f, f"revesino cut: the announcer doubles the fondo, {f}")
-    own = _own_quinola(tricks, d)
+    own = _own_quinola(o, tricks, d)
     escrowed = 0
     for e in list(led.pending):
         what = "his quínola payment" if own else "the quínola payment"

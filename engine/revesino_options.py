@@ -58,6 +58,10 @@ class Options:
                                          "what the announcer's own quínola adds to a won revesino: extraFondo: an amount "
                                          "equal to the fondo, from the other three in equal shares; sidePayments: 1 from "
                                          "each other player; none: nothing")
+    announcer_quinola: str = option("anyPlay", ("anyPlay", "forced"), "R19",
+                                    "which play of the quínola by the announcer in tricks 1-9 makes it his own: anyPlay: "
+                                    "led, followed or forced; forced: only one forced from him, the rulebook's quínola "
+                                    "jugada (a led one too under gergi)")
     cut_quinola_base: str = option("sameBase", ("sameBase", "sequential"), "R19",
                                    "the announcer's quínola on a cut revesino: the same base as the doubling (3F) or after it (4F)")
     revesino_win_each: int = option(16, tuple(range(1, 101)), "R33", "what each other player pays a won revesino")

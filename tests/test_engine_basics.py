@@ -268,7 +268,7 @@ def test_an_unknown_option_is_named_with_the_options_of_the_game():
 
     err = invalid(parse_options, Options, {"xyz": 1, "abc": 2})
     assert (err.code, err.field) == ("UNKNOWN_OPTION", "rules.abc")
-    assert err.message.startswith("unknown rules option 'abc'; this game's options are: allowRevokes, cutQuinolaBase, ")
+    assert err.message.startswith("unknown rules option 'abc'; this game's options are: allowRevokes, announcerQuinola, cutQuinolaBase, ")
 
 
 

@@ -1451,6 +1451,23 @@ def test_a6_5_the_announcers_own_quinola_is_one_he_played_in_tricks_1_to_9():
     assert late["net"] == [-19, 55, -18, -18] and late["table"] == {"fondo": 0}
 
 
+def test_r19_announcer_quinola_forced_a_led_quinola_is_an_ordinary_sota_for_the_revesino() -> None:
+    """R19 ``announcerQuinola: forced``: the quínola S1 led in trick 9 (H12) is not the quínola
+    jugada the seed pays with the revesino, so his won revesino collects the fondo and the 16s
+    only, as when he led it in trick 10 (H12_LATE); the default pays him the quínola too. The
+    one forced from S2 in trick 1 (H13) still counts."""
+    rules = {"announcerQuinola": "forced"}
+    for tricks, net in ((H12, [-19, 55, -18, -18]), (H12_LATE, [-19, 55, -18, -18])):
+        record = scripted(tricks, undealt="11o 9b 10b", exchange={0: "descarte 11b"}, before={10: ["1 revesino"]}, rules=rules)
+        result = ok(record)
+        assert result["revesino"] == {"seat": 1, "outcome": "won"} and result["net"] == net
+        assert settle(record, result, announcer=1)["payments"] == result["payments"]
+    default = ok(scripted(H12, undealt="11o 9b 10b", exchange={0: "descarte 11b"}, before={10: ["1 revesino"]}))
+    assert default["net"] == [-22, 64, -21, -21]
+    forced = ok(scripted(H13, undealt="1o 9o 11o", exchange={0: "descarte 12o"}, before={10: ["2 revesino"]}, rules=rules))
+    assert forced["net"] == [-22, -21, 64, -21] and forced["table"] == {"fondo": 0}
+
+
 # H13: S2's quínola, his only oros, is forced by S1's 2o in trick 1 and takes it (the fondo's 9
 # into the escrow); S2 then leads and takes every trick and announces. Out of play 1o 9o 11o 12o.
 H13 = ["2o 10o 3o 4o", "1c 2c 3c 4c", "12c 5c 6c 7c", "11c 8c 9c 5o", "10c 6o 7o 8o", "1e 2e 3e 4e", "12e 5e 6e 7e",

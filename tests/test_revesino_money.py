@@ -913,6 +913,39 @@ def test_r19_announcers_own_quinola_cut() -> None:
     assert s["fondo"] == 68 and fee_free(s) == [0, 64, 0, -64 - 51]
 
 
+def test_r19_announcer_quinola_forced_counts_only_the_quinola_jugada() -> None:
+    """R19 ``announcerQuinola`` (docs/rules/revesino.md): the seed names the forced play "quínola
+    jugada" before "El jugador que ha jugado la quínola puede ganar también el revesino". By
+    default (anyPlay) a quínola the announcer followed with by choice or led in tricks 1-9 is his
+    own, as a forced one is: a won revesino collects the quínola (17 in shares 6, 6, 5), a cut one
+    pays it (fondo 3F). Under ``forced`` only the forced one is (or a led one under gergi, which
+    pays it as forced): the others leave the revesino's money alone."""
+    followed = chain([("2o 3o 10o 4o", {})] + [3] * 8 + [3, 3])  # S3 follows with the quínola by choice
+    led = chain([3, ("10o 2o 3o 4o", {})] + [3] * 7 + [3, 3])  # S3 leads it in trick 2
+    forced = _own_quinola([3, 3])
+    assert followed[0].plays[2].kind == "voluntary" and led[1].plays[0].kind == "led" and forced[0].plays[2].kind == "forced"
+    bonus, plain = [-16 - 6, -16 - 6, -16 - 5, 17 + 48 + 17], [-16, -16, -16, 17 + 48]
+    for tricks in (followed, led, forced):
+        assert fee_free(run(Course(dealer=0, fondo=16, tricks=tricks, announcer=3, finished=True))) == bonus
+    assert fee_free(run(Course(dealer=0, fondo=16, tricks=followed, announcer=3, finished=True), announcer_quinola="forced")) == plain
+    assert fee_free(run(Course(dealer=0, fondo=16, tricks=led, announcer=3, finished=True), announcer_quinola="forced")) == plain
+    assert fee_free(run(Course(dealer=0, fondo=16, tricks=forced, announcer=3, finished=True), announcer_quinola="forced")) == bonus
+    gergi = run(Course(dealer=0, fondo=16, tricks=led, announcer=3, finished=True), announcer_quinola="forced", gergi=True)
+    assert pay(gergi, "seat 3", "escrow") == [17] and pay(gergi, "escrow", "seat 3") == [17] and fee_free(gergi) == bonus
+    # a payment his quínola made for taking the trick (winsTrick) is returned on a win, no bonus
+    wins = run(Course(dealer=0, fondo=16, tricks=followed, announcer=3, finished=True), announcer_quinola="forced",
+               quinola_penalty_trigger="winsTrick")
+    assert pay(wins, "seat 3", "escrow") == [17] and pay(wins, "escrow", "seat 3") == [17] and fee_free(wins) == plain
+    # cut by S1 in trick 10: the doubling alone (fondo 34), or the quínola too by default (51)
+    cut = chain([("2o 3o 10o 4o", {})] + [3] * 8 + [("2b 3b 9b 4b", {})])
+    assert cut[9].winner == 1
+    r = run(Course(dealer=0, fondo=16, tricks=cut, announcer=3, finished=True))
+    assert r["fondo"] == 51 and fee_free(r) == [0, 64, 0, -64 - 34]
+    r = run(Course(dealer=0, fondo=16, tricks=cut, announcer=3, finished=True), announcer_quinola="forced")
+    assert r["fondo"] == 34 and fee_free(r) == [0, 64, 0, -64 - 17]
+    assert not any("own quínola" in p["reason"] for p in r["payments"])
+
+
 def test_r20_napolitana_fails_in_the_last_two_only() -> None:
     specs: list[Any] = [1, ("5e 6e 9e 7e", {})] + [2] * 9  # S2 wins tricks 2..11? no: S2 wins trick 2 onwards
     tricks = chain(specs)

@@ -87,6 +87,7 @@ NOT_IN_SPEC = {
     ("tresillo", "surrenderedVueltaRounding"): "A37 and §8.7 against A21's roundedDouble",
     ("revesino", "implicitNapolitanaRefund"): "a case of R24 the spec does not raise",
     ("revesino", "napolitanaQuinolaPayback"): "R22's factor for the sold quínola's fondo take, Hoyle's reading",
+    ("revesino", "announcerQuinola"): "R19's own quínola as the seed's quínola jugada, forced only",
 }
 
 

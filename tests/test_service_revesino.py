@@ -1115,6 +1115,7 @@ SPEC_OPTIONS = {
     "unannouncedSweep": "winsHand",         # R18 wins_hand | scored_normally
     "revesinoQuinolaBonus": "extraFondo",   # R19 extra_fondo | side_payments | none
     "cutQuinolaBase": "sameBase",           # R19 same_base | sequential
+    "announcerQuinola": "anyPlay",          # R19 (ours) led, followed or forced | forced only (quínola jugada)
     "revesinoWinEach": 16,                  # R33
     "revesinoCutToCutter": 64,              # R33
     "oppositeDouble": False,                # R34
@@ -1144,6 +1145,7 @@ SPEC_WORDS = {
     "unannouncedSweep": ["winsHand", "scoredNormally"],
     "revesinoQuinolaBonus": ["extraFondo", "sidePayments", "none"],
     "cutQuinolaBase": ["sameBase", "sequential"],
+    "announcerQuinola": ["anyPlay", "forced"],
     "napolitanaDeclaration": ["explicit", "implicit"],
     "implicitNapolitanaRefund": ["none", "refunded"],
     "napolitanaQuinolaPayback": ["double", "factor"],

@@ -211,6 +211,12 @@ export interface RevesinoRules {
    */
   revesinoQuinolaBonus?: "extraFondo" | "extra_fondo" | "sidePayments" | "side_payments" | "none" | undefined;
   /**
+   * which play of the quínola by the announcer in tricks 1-9 makes it his own: anyPlay: led,
+   * followed or forced; forced: only one forced from him, the rulebook's quínola jugada (a led one
+   * too under gergi) (rule R19). Default "anyPlay".
+   */
+  announcerQuinola?: "anyPlay" | "any_play" | "forced" | undefined;
+  /**
    * the announcer's quínola on a cut revesino: the same base as the doubling (3F) or after it (4F)
    * (rule R19). Default "sameBase".
    */
