@@ -42,7 +42,7 @@ from gunicorn.http.errors import ParseException
 from werkzeug.exceptions import ClientDisconnected, HTTPException, MethodNotAllowed, NotFound, RequestEntityTooLarge
 
 from engine.errors import shown
-from service import access, codec, cors, metrics, stream
+from service import access, codec, codings, cors, metrics, stream
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception, problem
 from service.handlers import ANSWERS, SERVICE
 from service.rest_worker import READ_SHUT, arrived_body
@@ -282,22 +282,24 @@ def _codings(header: str) -> list[str]:
     return [] if value is None else [part.strip().lower() for part in value.split(",") if part.strip()]
 
 
-def _check_codings() -> None:
-    """A body in a coding the service does not decode, whose bytes read as if plain would be
-    another body than the one sent: a content coding (``Content-Encoding: gzip``) is
-    UNSUPPORTED_MEDIA_TYPE; a transfer coding but chunked (``Transfer-Encoding: gzip, chunked``,
-    which gunicorn takes and removes only the chunks of) is UNSUPPORTED_TRANSFER_CODING."""
-    if any(coding != "identity" for coding in _codings("Content-Encoding")):
-        raise ServiceError("UNSUPPORTED_MEDIA_TYPE", f"the body's Content-Encoding is {request.headers['Content-Encoding'].strip()}: "
-                           "send it uncompressed (no Content-Encoding, or identity)")
+def _content_coding() -> str | None:
+    """The content coding of the body (``service.codings``: ``gzip``, ``x-gzip`` or ``deflate``,
+    decoded as it is read), or None for a plain one; UNSUPPORTED_MEDIA_TYPE for a coding the
+    service does not decode. A body in a transfer coding but chunked (``Transfer-Encoding: gzip,
+    chunked``, which gunicorn takes and removes only the chunks of), whose bytes read as if plain
+    would be another body than the one sent, is UNSUPPORTED_TRANSFER_CODING."""
+    value = request.headers.get("Content-Encoding")
+    coding = None if value is None else codings.coding(value)
     if any(coding not in ("chunked", "identity") for coding in _codings("Transfer-Encoding")):
         raise ServiceError("UNSUPPORTED_TRANSFER_CODING", f"the body's Transfer-Encoding is {request.headers['Transfer-Encoding'].strip()}: "
                            "send it chunked only, uncompressed")
+    return coding
 
 
 def _body_bytes() -> bytes:
-    """The body's JSON text (empty for an empty body, whatever its media type)."""
-    _check_codings()
+    """The body's JSON text (empty for an empty body, whatever its media type), decoded from its
+    content coding, if any: the limit is the decoded body's, and the body as sent is held to it too."""
+    coding = _content_coding()
     sock = _client_socket()
     if sock is None or request.content_length == 0 or not BODY_SECONDS:  # (NAIPES_BODY_SECONDS=0: no bound)
         data = request.get_data(cache=False)  # enforces MAX_CONTENT_LENGTH
@@ -317,6 +319,8 @@ def _body_bytes() -> bytes:
         # A chunked body (no Content-Length) is read up to the limit and no further, silently.
         raise ServiceError("PAYLOAD_TOO_LARGE", f"the body is larger than {MAX_REQUEST_BYTES} bytes")
     request.environ[_BODY_READ] = True
+    if coding is not None:
+        data = codings.decoded(data, coding, MAX_REQUEST_BYTES)
     if not data.strip():
         return b""
     if request.mimetype and not _JSON_TYPES.match(request.mimetype):
@@ -369,7 +373,7 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
         if request.args:
             key = next(iter(request.args))
             raise ServiceError("INVALID_FIELD", f"unknown query parameter {shown(key)}", key)
-        _check_codings()
+        coding = _content_coding()
         # An archive may be any size; each line is limited (``stream.read_lines``). gunicorn's body
         # is read as it arrives (``rest_worker.arrived_body``): each line is answered once it has
         # come, whatever follows it. A server that ends the body itself (werkzeug's for a chunked
@@ -384,6 +388,15 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
         else:
             request.max_content_length = sys.maxsize
             body = request.stream
+        skip = None
+        if coding is not None:
+            # Decoded as it is read, a read of the body's at a time (as much as a read of the plain
+            # body takes): a read of the decoded body returns what the compressed bytes that have
+            # come give, so a line is answered once they have come. A body that cannot be decoded
+            # ends the stream with its error, as a bad chunk does; a long line is skipped for
+            # codings.SKIP_BYTES at most.
+            body = codings.Decoding(body.read, coding, buffer, code="MALFORMED_JSON")
+            buffer, skip = stream.ARRIVED_BUFFER, codings.SKIP_BYTES
         # A stream beyond the slots is refused at once, its body unread (``on_error``: the
         # connection closes with the answer); only a stream that holds a slot waits on its body.
         release = metrics.streaming("rest", stream.slots().take())
@@ -394,7 +407,7 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
             # is no bound, a blocking socket: a timeout of 0 would make it non-blocking, every pause a broken body)
             sock.settimeout(stream.IDLE_SECONDS or None)
         try:
-            response = Response(stream.validate_ndjson(stream.read_lines(body, buffer=buffer), count), status=200, mimetype=NDJSON)
+            response = Response(stream.validate_ndjson(stream.read_lines(body, buffer=buffer, skip=skip), count), status=200, mimetype=NDJSON)
         except BaseException:
             release()
             raise

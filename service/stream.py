@@ -415,6 +415,8 @@ def answer_ndjson(batch: list[Line], omit_events: bool = False) -> Answers:
             if line is Ending.BROKEN:
                 raise ServiceError("MALFORMED_JSON", "the body could not be read to its end (a chunk of it is not HTTP's): "
                                    "the lines before are answered")
+            if isinstance(line, ServiceError):
+                raise line
             read = line_json(line)
             if read is None:
                 request, unreadable = request_of_line(line)
@@ -689,7 +691,10 @@ class Ending(enum.Enum):
     BROKEN = "the body could not be read to its end (the last item)"
 
 
-Line = bytes | Ending  # an item of a REST stream (or of a gRPC one, on its way to the pool)
+# An item of a REST stream (or of a gRPC one, on its way to the pool): a line, an ``Ending``, or the
+# error that ended a body its reader could not read on (one in a content coding that cannot be
+# decoded: ``service.codings``), the stream's last entry.
+Line = bytes | Ending | ServiceError
 
 
 def _size(item: object) -> int:
@@ -911,7 +916,7 @@ def validate_ndjson(lines: Iterable[Line], count: Counting | None = None, omit_e
     """REST: NDJSON lines in (blank lines skipped), response lines out, in order (``count``:
     ``pipelined``'s; ``omit_events``: ``answer_ndjson``'s, for ``naipes audit --omit-events``)."""
     work = functools.partial(answer_ndjson, omit_events=True) if omit_events else answer_ndjson
-    return pipelined((line for line in lines if isinstance(line, Ending) or line.strip()), work, internal_ndjson, count=count)
+    return pipelined((line for line in lines if not isinstance(line, bytes) or line.strip()), work, internal_ndjson, count=count)
 
 
 # The buffer over a raw stream (``read_lines``). A raw stream's read that returns what has arrived
@@ -923,31 +928,58 @@ READ_AHEAD = 1024
 ARRIVED_BUFFER = 64 * 1024
 
 
-def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES, buffer: int = READ_AHEAD) -> Iterator[Line]:
+def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES, buffer: int = READ_AHEAD, skip: int | None = None) -> Iterator[Line]:
     """The lines of a request body, each at most ``limit`` bytes (a longer line is answered with
     PAYLOAD_TOO_LARGE: ``Ending.TOO_LARGE`` stands for it, as ``TIMED_OUT`` and ``BROKEN`` end a
     body that cannot be read to its end, after every complete line read before). A raw stream
     (gunicorn's body as it arrives, werkzeug's dechunked input, whose ``readline`` reads a byte at
     a time) is read through a buffer of ``buffer`` bytes: a line is yielded once the raw stream has
-    returned its newline (the rest of the raw read waits in the buffer for the next lines)."""
+    returned its newline (the rest of the raw read waits in the buffer for the next lines). A
+    ``ServiceError`` the stream raises (``service.codings.Decoding``'s, for a body that cannot be
+    decoded) is its last item, after every complete line read before. ``skip``: how much of a line
+    over the limit is read past it, at most, to find the next line (None: all of it); a line that
+    runs on further ends the stream, its PAYLOAD_TOO_LARGE the last item (a decoded body's: what
+    follows a long line is found only by inflating all of it, which the bytes sent do not bound)."""
     if isinstance(stream, io.RawIOBase):
         stream = io.BufferedReader(stream, buffer)
     while True:
         try:
             line = stream.readline(limit + 1)
-        except TimeoutError:  # (the socket's timeout: IDLE_SECONDS)
-            yield Ending.TIMED_OUT
-            return
-        except Exception:  # a chunk the HTTP server cannot read (gunicorn's errors are not OSErrors), the client gone
-            yield Ending.BROKEN
+        except Exception as exc:
+            yield _ending(exc)
             return
         if not line:
             return
         if len(line) > limit and not line.endswith(b"\n"):
-            while True:  # skip the rest of the long line
-                rest = stream.readline(limit)
-                if not rest or rest.endswith(b"\n"):
-                    break
-            yield Ending.TOO_LARGE
+            ending = _skip_long_line(stream, limit, skip, len(line))
+            yield ending
+            if ending is not Ending.TOO_LARGE:
+                return
             continue
         yield line
+
+
+def _ending(exc: Exception) -> Ending | ServiceError:
+    """The last item of a body whose read raised ``exc`` (``read_lines``)."""
+    if isinstance(exc, TimeoutError):  # (the socket's timeout: IDLE_SECONDS)
+        return Ending.TIMED_OUT
+    if isinstance(exc, ServiceError):  # (a body that cannot be decoded: service.codings)
+        return ServiceError(exc.code, f"{exc.message}: the lines before are answered", exc.field)
+    return Ending.BROKEN  # a chunk the HTTP server cannot read (gunicorn's errors are not OSErrors), the client gone
+
+
+def _skip_long_line(stream: Any, limit: int, skip: int | None, skipped: int) -> Ending | ServiceError:
+    """Reads past the rest of a line over the limit (``skipped`` bytes of it read): its
+    ``Ending.TOO_LARGE``, or what ends the stream: the PAYLOAD_TOO_LARGE of a line that runs on
+    past ``skip`` bytes, or the body's ending, met within the line (``read_lines``)."""
+    try:
+        while True:
+            rest = stream.readline(limit)
+            if not rest or rest.endswith(b"\n"):
+                return Ending.TOO_LARGE
+            skipped += len(rest)
+            if skip is not None and skipped > skip:
+                return ServiceError("PAYLOAD_TOO_LARGE", f"a line of the body is longer than {limit} bytes and has not ended "
+                                    f"within {skip} bytes: the stream ends here, the rest of the body unread")
+    except Exception as exc:
+        return _ending(exc)
