@@ -1,0 +1,489 @@
+"""Request bodies in a content coding (``Content-Encoding: gzip``, ``x-gzip``, ``deflate``:
+``service/codings.py``): answered as the plain body is, the limits applied to the decoded bytes
+as they are inflated (a zip bomb is refused at once, never held whole), a body that cannot be
+decoded refused naming its coding, and an NDJSON stream's lines answered while its compressed body
+is still arriving. Through werkzeug's server in the test process (``rest_url``) and a real
+``naipes serve`` (gunicorn), on raw sockets where the framing matters."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import socket
+import struct
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+from service_support import UNARY_CALLS, load_example, rentoy_examples, rest_failure, rest_layout, stop
+from test_service_workers import serve
+
+from bench.run import descendants
+from engine import api
+from service.codings import SKIP_BYTES
+from service.errors import MAX_REQUEST_BYTES
+
+IDLE = 2.0  # NAIPES_STREAM_IDLE_SECONDS and NAIPES_BODY_SECONDS of the gunicorn server
+JSON = {"Content-Type": "application/json"}
+NDJSON = {"Content-Type": "application/x-ndjson"}
+RECORD = load_example(rentoy_examples()[0])[0]
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[tuple[int, int]]:
+    """``naipes serve`` (one REST worker): its REST port and its process ID."""
+    server, port, _ = serve(1, {**os.environ, "NAIPES_STREAM_IDLE_SECONDS": f"{IDLE:g}", "NAIPES_BODY_SECONDS": f"{IDLE:g}"})
+    # One stream first: its pool's processes start with it, which is not what the tests time.
+    answer = requests.post(f"http://127.0.0.1:{port}/v1/hands:validateStream", data=json.dumps(RECORD), headers=NDJSON, timeout=60)
+    assert answer.status_code == 200 and b'"result"' in answer.content, answer.text
+    yield port, server.pid
+    stop(server)
+
+
+@pytest.fixture(params=["werkzeug", "gunicorn"])
+def base(request: pytest.FixtureRequest) -> str:
+    if request.param == "werkzeug":
+        url: str = request.getfixturevalue("rest_url")
+        return url
+    return f"http://127.0.0.1:{request.getfixturevalue('served')[0]}"
+
+
+def coded(data: bytes, coding: str) -> bytes:
+    return zlib.compress(data) if coding == "deflate" else gzip.compress(data)
+
+
+def flushed(pieces: list[bytes], coding: str = "gzip") -> list[bytes]:
+    """``pieces`` compressed as one body, the compressor flushed after each (Z_SYNC_FLUSH, as a
+    streaming client flushes), so that the body's bytes up to a piece's end decode to the pieces
+    up to it; the last item ends the data (gzip's trailer)."""
+    compressor = zlib.compressobj(wbits=15 if coding == "deflate" else 31)
+    return [*(compressor.compress(piece) + compressor.flush(zlib.Z_SYNC_FLUSH) for piece in pieces), compressor.flush()]
+
+
+def bomb(mib: int) -> bytes:
+    """A gzip member of ``mib`` MiB of zeros (a multiple of 8), made without compressing them all:
+    after a full flush the compressor is as new, so each further 8 MiB compress to the same bytes."""
+    zeros = bytes(8 << 20)
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+    first = compressor.compress(zeros) + compressor.flush(zlib.Z_FULL_FLUSH)
+    again = compressor.compress(zeros) + compressor.flush(zlib.Z_FULL_FLUSH)
+    crc = 0
+    for _ in range(mib // 8):
+        crc = zlib.crc32(zeros, crc)
+    # An empty final block (fixed Huffman: BFINAL, BTYPE 01, end of block), then CRC-32 and size.
+    return first + again * (mib // 8 - 1) + b"\x03\x00" + struct.pack("<II", crc, (mib << 20) & 0xFFFFFFFF)
+
+
+def test_the_bomb_is_gzip_of_zeros() -> None:
+    assert gzip.decompress(bomb(24)) == bytes(24 << 20)
+    assert len(bomb(1024)) < MAX_REQUEST_BYTES  # a GiB that fits within the limit as sent
+
+
+def lines_of(count: int, record: dict = RECORD) -> list[bytes]:
+    return [(json.dumps({"id": f"r{i}", "record": record}) + "\n").encode() for i in range(count)]
+
+
+# ---- unary ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("coding", ["gzip", "x-gzip", "deflate", "gzip, identity", "GZip"])
+def test_every_call_with_a_body_answers_a_coded_body_as_the_plain_one(coding, rest_url, http) -> None:
+    """Every unary route that takes a body, each of its answers (its bytes) to the body coded the
+    same as to the body plain."""
+    for name, rpc, request in UNARY_CALLS:
+        verb, path, body, params = rest_layout(rpc, request)
+        if body is None:
+            continue
+        data = json.dumps(body).encode()
+        plain = http.request(verb, rest_url + path, data=data, params=params, headers=JSON, timeout=30)
+        answer = http.request(verb, rest_url + path, data=coded(data, coding.split(",")[0].lower()), params=params, timeout=30,
+                              headers={**JSON, "Content-Encoding": coding})
+        assert plain.status_code == 200, name
+        assert (answer.status_code, answer.headers["Content-Type"], answer.content) == (200, plain.headers["Content-Type"], plain.content), name
+        assert "Content-Encoding" not in answer.headers  # (answers go uncompressed)
+
+
+@pytest.mark.parametrize("framing", ["content-length", "chunked"])
+def test_a_coded_body_sent_in_small_pieces_under_gunicorn_is_answered_as_the_plain_one(framing, served) -> None:
+    port, _ = served
+    data = json.dumps(RECORD).encode()
+    plain = requests.post(f"http://127.0.0.1:{port}/v1/hands:validate", data=data, headers=JSON, timeout=30)
+    body = gzip.compress(data)
+    pieces = [body[i:i + 7] for i in range(0, len(body), 7)]
+    head = f"Content-Length: {len(body)}" if framing == "content-length" else "Transfer-Encoding: chunked"
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(f"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n{head}\r\n"
+                     "Connection: close\r\n\r\n".encode())
+        for piece in pieces:
+            sock.sendall(b"%x\r\n%s\r\n" % (len(piece), piece) if framing == "chunked" else piece)
+        if framing == "chunked":
+            sock.sendall(b"0\r\n\r\n")
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    head_bytes, _, answer = received.partition(b"\r\n\r\n")
+    assert head_bytes.startswith(b"HTTP/1.1 200 "), received
+    assert answer == plain.content
+
+
+def test_concatenated_gzip_members_are_one_body(base, http) -> None:
+    """gzip's body may be several members one after another (as ``cat a.gz b.gz`` makes): their
+    contents, in order, are the body; an empty member adds nothing."""
+    data = json.dumps(RECORD).encode()
+    plain = http.post(base + "/v1/hands:validate", data=data, headers=JSON, timeout=30)
+    body = gzip.compress(data[:10]) + gzip.compress(b"") + gzip.compress(data[10:500]) + gzip.compress(data[500:])
+    for coding in ("gzip", "x-gzip"):
+        answer = http.post(base + "/v1/hands:validate", data=body, headers={**JSON, "Content-Encoding": coding}, timeout=30)
+        assert (answer.status_code, answer.content) == (200, plain.content)
+
+
+def test_an_empty_coded_body_is_the_empty_body(base, http) -> None:
+    """An empty body is empty content in any coding (nothing to decode): the empty request, as a
+    plain empty body is; gzip of nothing is the same."""
+    plain = http.post(base + "/v1/hands:validate", data=b"", headers=JSON, timeout=30)
+    assert rest_failure(plain).code == "MISSING_FIELD"
+    for body in (b"", gzip.compress(b"")):
+        answer = http.post(base + "/v1/hands:validate", data=body, headers={**JSON, "Content-Encoding": "gzip"}, timeout=30)
+        assert (answer.status_code, answer.content) == (plain.status_code, plain.content)
+
+
+_DATA = json.dumps(RECORD).encode()
+_GZ = gzip.compress(_DATA)
+# (case, Content-Encoding, body, the problem's detail)
+UNDECODABLE = [
+    ("plain JSON said gzip", "gzip", _DATA, "the body (Content-Encoding: gzip) is not gzip: it does not start with gzip's magic bytes 1f 8b"),
+    ("plain JSON said x-gzip", "x-gzip", _DATA, "the body (Content-Encoding: x-gzip) is not gzip: it does not start with gzip's magic bytes 1f 8b"),
+    ("cut short", "gzip", _GZ[:-5], "the body (Content-Encoding: gzip) ended before the end of its gzip data"),
+    ("its head only", "gzip", _GZ[:4], "the body (Content-Encoding: gzip) ended before the end of its gzip data"),
+    ("one byte", "gzip", b"\x1f", "the body (Content-Encoding: gzip) is not gzip: it does not start with gzip's magic bytes 1f 8b"),
+    ("bytes after the member", "gzip", _GZ + b"{}", "the body (Content-Encoding: gzip) has bytes after its gzip data that start no gzip "
+     "member (one starts 1f 8b)"),
+    ("zeros after the member", "gzip", _GZ + bytes(4), "the body (Content-Encoding: gzip) has bytes after its gzip data that start no gzip "
+     "member (one starts 1f 8b)"),
+    ("a wrong CRC", "gzip", _GZ[:-8] + bytes(4) + _GZ[-4:], "the body (Content-Encoding: gzip) is not valid gzip data: incorrect data check"),
+    ("a wrong size", "gzip", _GZ[:-4] + bytes(4), "the body (Content-Encoding: gzip) is not valid gzip data: incorrect length check"),
+    ("a reserved block type", "gzip", _GZ[:10] + b"\xff" + _GZ[11:], "the body (Content-Encoding: gzip) is not valid gzip data: invalid block type"),
+    ("raw deflate said deflate", "deflate", zlib.compress(_DATA)[2:-4], "the body (Content-Encoding: deflate) is not valid deflate data: "
+     "incorrect header check (deflate comes in zlib's wrapping, RFC 1950, not raw)"),
+    ("gzip said deflate", "deflate", _GZ, "the body (Content-Encoding: deflate) is not valid deflate data: incorrect header check "
+     "(deflate comes in zlib's wrapping, RFC 1950, not raw)"),
+    ("bytes after the deflate data", "deflate", zlib.compress(_DATA) + b"x", "the body (Content-Encoding: deflate) has bytes after the end "
+     "of its deflate data"),
+    ("deflate said gzip", "gzip", zlib.compress(_DATA), "the body (Content-Encoding: gzip) is not gzip: it does not start with gzip's magic "
+     "bytes 1f 8b"),
+]
+
+
+@pytest.mark.parametrize(("case", "coding", "body", "detail"), UNDECODABLE, ids=[case[0] for case in UNDECODABLE])
+def test_a_body_that_cannot_be_decoded_is_malformed_request(case, coding, body, detail, base, http) -> None:
+    """Not the coding it says, cut short, bytes after its data (zeros too: gzip(1) reads past
+    them, with a warning), data zlib refuses: MALFORMED_REQUEST (400), the request HTTP cannot
+    read, naming the body and its Content-Encoding, whatever route; the server goes on."""
+    for path in ("/v1/hands:validate", "/v1/deals"):
+        failure = rest_failure(http.post(base + path, data=body, headers={**JSON, "Content-Encoding": coding}, timeout=30))
+        assert (failure.code, failure.status, failure.field, failure.message) == ("MALFORMED_REQUEST", 400, None, detail)
+    assert http.get(base + "/healthz", timeout=10).status_code == 200
+
+
+def _padded(size: int) -> bytes:
+    """The record's JSON with spaces before it: ``size`` bytes in all."""
+    data = json.dumps(RECORD).encode()
+    return b" " * (size - len(data)) + data
+
+
+@pytest.mark.parametrize("size", [MAX_REQUEST_BYTES, MAX_REQUEST_BYTES + 1])
+def test_the_limit_is_the_decoded_body_s(size, base, http) -> None:
+    """A body that decodes to the limit is answered, one byte more is PAYLOAD_TOO_LARGE, as the
+    same body plain is; its compressed size (some kilobytes) does not count."""
+    data = _padded(size)
+    plain = http.post(base + "/v1/hands:validate", data=data, headers=JSON, timeout=30)
+    answer = http.post(base + "/v1/hands:validate", data=gzip.compress(data), headers={**JSON, "Content-Encoding": "gzip"}, timeout=30)
+    want = 200 if size == MAX_REQUEST_BYTES else 413
+    assert (answer.status_code, plain.status_code) == (want, want), answer.text
+    if size == MAX_REQUEST_BYTES:
+        assert answer.content == plain.content
+    else:
+        assert rest_failure(answer).message == f"the body is larger than {MAX_REQUEST_BYTES} bytes once decoded (Content-Encoding: gzip)"
+
+
+def test_a_compressed_body_over_the_limit_as_sent_is_payload_too_large(base, http) -> None:
+    """The body as sent is held to the limit too (a compressed body smaller than its content; one
+    larger is no JSON's): the limit of a plain body's, before any decoding."""
+    body = gzip.compress(os.urandom(MAX_REQUEST_BYTES + 1024), 1)
+    assert len(body) > MAX_REQUEST_BYTES
+    failure = rest_failure(http.post(base + "/v1/hands:validate", data=body, headers={**JSON, "Content-Encoding": "gzip"}, timeout=30))
+    assert (failure.code, failure.message) == ("PAYLOAD_TOO_LARGE", f"the body is larger than {MAX_REQUEST_BYTES} bytes")
+
+
+def _peak_memory(pids: list[int]) -> dict[int, int]:
+    """Each process's peak resident memory so far (VmHWM), in bytes."""
+    peaks = {}
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        peaks[pid] = next(int(line.split()[1]) * 1024 for line in status.splitlines() if line.startswith("VmHWM:"))
+    return peaks
+
+
+def test_a_zip_bomb_is_refused_at_once_and_never_held_whole(served) -> None:
+    """A GiB of zeros in 1 MB of gzip, to a unary route and as an NDJSON stream's line: the
+    unary body is PAYLOAD_TOO_LARGE once 1 MiB is inflated, the line is its PAYLOAD_TOO_LARGE entry
+    once 64 MiB of it have been skipped (the stream ends with it: what follows could only be found
+    by inflating the rest). Quickly, and no process of the server grew by more than a few MiB
+    (its peak memory)."""
+    port, pid = served
+    body = bomb(1024)
+    pids = descendants(pid)
+    before = _peak_memory(pids)
+    start = time.monotonic()
+    answer = requests.post(f"http://127.0.0.1:{port}/v1/hands:validate", data=body, headers={**JSON, "Content-Encoding": "gzip"}, timeout=30)
+    assert time.monotonic() - start < 5
+    failure = rest_failure(answer)
+    assert (failure.code, failure.message) == ("PAYLOAD_TOO_LARGE", f"the body is larger than {MAX_REQUEST_BYTES} bytes once decoded "
+                                                                    "(Content-Encoding: gzip)")
+    start = time.monotonic()
+    answer = requests.post(f"http://127.0.0.1:{port}/v1/hands:validateStream", data=gzip.compress(lines_of(1)[0]) + body,
+                           headers={**NDJSON, "Content-Encoding": "gzip"}, timeout=30)
+    assert time.monotonic() - start < 10
+    entries = [json.loads(line) for line in answer.content.splitlines()]
+    assert entries == [{"id": "r0", "result": api.validate(RECORD)},
+                       {"error": {"code": "PAYLOAD_TOO_LARGE", "message": f"a line of the body is longer than {MAX_REQUEST_BYTES} bytes and has "
+                                  f"not ended within {SKIP_BYTES} bytes: the stream ends here, the rest of the body unread"}}]
+    after = _peak_memory(pids)
+    grown = {p: after[p] - before[p] for p in before if p in after}
+    assert grown and max(grown.values()) < 64 << 20, grown
+
+
+# ---- the stream -------------------------------------------------------------------------------
+
+
+def _stream_lines() -> list[bytes]:
+    """Lines of every kind: records, a batch, a bad record, a line that is no JSON, a blank line."""
+    bad = dict(RECORD, seats=5)
+    return [*lines_of(40), b'{"id": "b", "batch": [{"record": %s}, {"record": %s}]}\n' % (json.dumps(RECORD).encode(), json.dumps(bad).encode()),
+            b"{oops\n", b"\n", *lines_of(20, bad), b'{"id": "last", "record": %s}' % json.dumps(RECORD).encode()]
+
+
+@pytest.mark.parametrize("coding", ["gzip", "x-gzip", "deflate", "members"])
+def test_a_coded_stream_is_answered_as_the_plain_stream(coding, base, http) -> None:
+    """The answer's bytes to a coded stream are the plain stream's (``members``: each line its
+    own gzip member)."""
+    lines = _stream_lines()
+    plain = http.post(base + "/v1/hands:validateStream", data=b"".join(lines), headers=NDJSON, timeout=60)
+    body = b"".join(map(gzip.compress, lines)) if coding == "members" else coded(b"".join(lines), coding)
+    answer = http.post(base + "/v1/hands:validateStream", data=body, timeout=60,
+                       headers={**NDJSON, "Content-Encoding": "gzip" if coding == "members" else coding})
+    assert plain.status_code == answer.status_code == 200
+    assert len(plain.content.splitlines()) == len(lines) - 1  # (the blank line is skipped)
+    assert answer.content == plain.content
+
+
+class Stream:
+    """One ``POST /v1/hands:validateStream`` in a content coding on a raw socket: the body sent
+    piece by piece, the answer's entries read as they come."""
+
+    def __init__(self, port: int, coding: str, length: int | None) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.chunked = length is None
+        framing = "Transfer-Encoding: chunked" if self.chunked else f"Content-Length: {length}"
+        self.sock.sendall(f"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+                          f"Content-Encoding: {coding}\r\n{framing}\r\nConnection: close\r\n\r\n".encode())
+        self.received = b""
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(b"%x\r\n%s\r\n" % (len(data), data) if self.chunked else data)
+
+    def end(self) -> None:
+        if self.chunked:
+            self.sock.sendall(b"0\r\n\r\n")
+
+    def entries(self) -> list[dict]:
+        return [json.loads(line) for line in self.received.split(b"\r\n") if line.startswith(b"{")]
+
+    def wait(self, count: int, seconds: float) -> list[dict]:
+        """The entries received once there are ``count``, ``seconds`` have passed or the server
+        has closed the connection."""
+        deadline = time.monotonic() + seconds
+        while len(self.entries()) < count and (left := deadline - time.monotonic()) > 0:
+            self.sock.settimeout(left)
+            try:
+                data = self.sock.recv(65536)
+            except TimeoutError:
+                break
+            if not data:
+                break
+            self.received += data
+        return self.entries()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate", "members"])
+@pytest.mark.parametrize("framing", ["content-length", "chunked"])
+def test_a_coded_stream_s_lines_are_answered_as_they_arrive(coding, framing, served) -> None:
+    """Each line's compressed bytes (flushed after it, or its own gzip member) are answered
+    before the next line is sent, a piece of a few bytes at a time: the body is decoded as it
+    arrives, not once it has ended; then the body ends and the stream with it."""
+    port, _ = served
+    lines = lines_of(4)
+    pieces = [gzip.compress(line) for line in lines] + [b""] if coding == "members" else flushed(lines, coding)
+    want = {"result": api.validate(RECORD)}
+    client = Stream(port, "gzip" if coding == "members" else coding, None if framing == "chunked" else sum(map(len, pieces)))
+    try:
+        for i, piece in enumerate(pieces[:-1]):
+            for at in range(0, len(piece), 100):
+                client.send(piece[at:at + 100])
+            start = time.monotonic()
+            entries = client.wait(i + 1, 10)
+            assert entries == [{"id": f"r{n}", **want} for n in range(i + 1)], entries
+            assert time.monotonic() - start < 5
+        if pieces[-1]:
+            client.send(pieces[-1])
+        client.end()
+        assert client.wait(len(lines) + 1, 10) == [{"id": f"r{n}", **want} for n in range(len(lines))]
+        assert client.sock.recv(1) == b""  # (the answer has ended: the connection closes)
+    finally:
+        client.close()
+
+
+def _error(message: str) -> dict:
+    return {"error": {"code": "MALFORMED_JSON", "message": f"{message}: the lines before are answered"}}
+
+
+# (case, Content-Encoding, the body after three flushed lines, the last entry)
+_PIECES = flushed(lines_of(3))
+_BROKEN = [
+    ("a reserved block type", "gzip", b"\xff\xff\xff\xff", _error("the body (Content-Encoding: gzip) is not valid gzip data: invalid block type")),
+    ("cut short", "gzip", b"", _error("the body (Content-Encoding: gzip) ended before the end of its gzip data")),
+    ("bytes after the member", "gzip", _PIECES[-1] + b"junk\n", _error("the body (Content-Encoding: gzip) has bytes after its gzip data that "
+                                                                         "start no gzip member (one starts 1f 8b)")),
+    ("bytes after the deflate data", "deflate", None, _error("the body (Content-Encoding: deflate) has bytes after the end of its deflate "
+                                                              "data")),
+]
+
+
+@pytest.mark.parametrize(("case", "coding", "rest", "last"), _BROKEN, ids=[case[0] for case in _BROKEN])
+def test_a_stream_that_cannot_be_decoded_ends_with_its_error_after_the_lines_before(case, coding, rest, last, served) -> None:
+    """The lines decoded before the fault are answered, then the stream's last entry is its
+    MALFORMED_JSON, as a chunk HTTP cannot read ends it (tests/test_service_stream_lines.py),
+    naming the body's Content-Encoding (a body cut short: its client ended it, or closed)."""
+    port, _ = served
+    pieces = flushed(lines_of(3), coding)
+    body = b"".join(pieces[:-1]) + (pieces[-1] + b"x" if rest is None else rest)
+    want = {"result": api.validate(RECORD)}
+    client = Stream(port, coding, None)
+    try:
+        client.send(body)
+        client.end()
+        assert client.wait(4, 10) == [*({"id": f"r{n}", **want} for n in range(3)), last]
+        assert client.wait(5, 1) == [*({"id": f"r{n}", **want} for n in range(3)), last]  # (the last)
+    finally:
+        client.close()
+
+
+def test_a_stream_cut_short_by_its_client_ends_with_its_error(served) -> None:
+    """A body of known length whose client closes before its end: the lines before are answered,
+    and the gzip data cut short is the last entry (a plain body's would end there, its last line
+    cut short answered as it is)."""
+    port, _ = served
+    pieces = _PIECES[:-1]  # (gzip's trailer not sent)
+    client = Stream(port, "gzip", sum(map(len, pieces)) + 100)
+    try:
+        client.send(b"".join(pieces))
+        client.sock.shutdown(socket.SHUT_WR)
+        entries = client.wait(5, 10)
+        assert entries[3:] == [_error("the body (Content-Encoding: gzip) ended before the end of its gzip data")] and len(entries) == 4
+    finally:
+        client.close()
+
+
+def test_a_stream_that_is_no_gzip_at_all_is_one_error_entry(base, http) -> None:
+    answer = http.post(base + "/v1/hands:validateStream", data=b"".join(lines_of(3)), headers={**NDJSON, "Content-Encoding": "gzip"},
+                       timeout=30)
+    assert answer.status_code == 200
+    assert [json.loads(line) for line in answer.content.splitlines()] == [
+        _error("the body (Content-Encoding: gzip) is not gzip: it does not start with gzip's magic bytes 1f 8b")]
+
+
+def test_a_paused_coded_stream_ends_with_request_timeout_after_its_lines(served) -> None:
+    """NAIPES_STREAM_IDLE_SECONDS bounds a pause of the compressed body as of a plain one: the
+    lines before are answered, then REQUEST_TIMEOUT."""
+    port, _ = served
+    client = Stream(port, "gzip", None)
+    try:
+        client.send(b"".join(_PIECES[:2]))
+        entries = client.wait(3, IDLE * 4)
+        assert [entry.get("id") for entry in entries] == ["r0", "r1", None], entries
+        assert entries[2] == {"error": {"code": "REQUEST_TIMEOUT", "message": f"the body sent nothing for {IDLE:g} seconds: the lines before are answered"}}
+    finally:
+        client.close()
+
+
+def test_a_long_line_in_a_coded_stream_is_its_entry_and_the_stream_goes_on(base, http) -> None:
+    """A line over the limit (decoded), within the 64 MiB skipped, is its PAYLOAD_TOO_LARGE entry
+    and the lines after it are answered, as in the plain stream."""
+    lines = [lines_of(1)[0], b" " * (MAX_REQUEST_BYTES + 10) + b"{}\n", lines_of(2)[1]]
+    plain = http.post(base + "/v1/hands:validateStream", data=b"".join(lines), headers=NDJSON, timeout=60)
+    answer = http.post(base + "/v1/hands:validateStream", data=gzip.compress(b"".join(lines)), timeout=60,
+                       headers={**NDJSON, "Content-Encoding": "gzip"})
+    assert answer.content == plain.content
+    assert [json.loads(line).get("error", {}).get("code") for line in answer.content.splitlines()] == [None, "PAYLOAD_TOO_LARGE", None]
+
+
+def test_a_late_coded_body_is_request_timeout(served) -> None:
+    """NAIPES_BODY_SECONDS bounds a compressed body as a plain one: what has not come in time is
+    REQUEST_TIMEOUT (408), and the connection closes."""
+    port, _ = served
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+                     b"Content-Length: %d\r\n\r\n" % len(_GZ) + _GZ[:20])
+        start, received = time.monotonic(), b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 408 ") and json.loads(body)["code"] == "REQUEST_TIMEOUT", received
+    assert time.monotonic() - start < IDLE + 8
+
+
+def test_a_coded_body_cut_short_is_malformed_request(served) -> None:
+    """A compressed body whose client closed before its Content-Length is cut short as a plain
+    one is (the body as sent ended before its end), before any decoding."""
+    port, _ = served
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(b"POST /v1/hands:validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+                     b"Content-Length: %d\r\n\r\n" % (len(_GZ) + 100) + _GZ)
+        sock.shutdown(socket.SHUT_WR)
+        received = b""
+        while chunk := sock.recv(65536):
+            received += chunk
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 "), received
+    assert json.loads(body)["detail"] == "the body ended before its end: the client closed the connection"
+
+
+def _stream_records(port: int) -> float:
+    """The REST stream records ``/metrics`` counts, every code."""
+    text = requests.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+               if line.startswith("naipes_stream_records_total{") and 'transport="rest"' in line)
+
+
+def test_a_coded_stream_s_records_are_counted(served) -> None:
+    port, _ = served
+    before = _stream_records(port)
+    lines = _stream_lines()
+    answer = requests.post(f"http://127.0.0.1:{port}/v1/hands:validateStream", data=gzip.compress(b"".join(lines)), timeout=60,
+                           headers={**NDJSON, "Content-Encoding": "gzip"})
+    assert answer.status_code == 200
+    records = len(lines) - 1 + 1  # (the blank line counts none, the batch's line two)
+    deadline = time.monotonic() + 10
+    while _stream_records(port) - before < records and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _stream_records(port) - before == records
