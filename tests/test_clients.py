@@ -239,6 +239,82 @@ def test_python_clients_send_an_archive_in_batches_of_50_and_requests_of_2000(re
     assert messages == [50, 50, 20]
 
 
+def test_rest_client_compress_is_answered_as_plain(rest_url: str) -> None:
+    """``RestClient(compress=True)`` sends every body gzip-compressed: every call's answer, an
+    archive's answers (records, records the service refuses, a batch line's) and every refusal are
+    the plain client's."""
+    archive = [*(load_example(path)[0] for path in sorted(examples_dir().glob("*.json"))[:30]), {"game": "mus", "seats": 4}]
+    with RestClient(rest_url, compress=True) as packed, RestClient(rest_url) as plain:
+        for name, rpc, request in UNARY_CALLS:
+            assert _call_client(packed, rpc, request) == _call_client(plain, rpc, request), name
+        for name, rpc, request, _code, _field in REFUSED_CALLS:
+            with pytest.raises(NaipesError) as packed_error:
+                _call_client(packed, rpc, request)
+            with pytest.raises(NaipesError) as plain_error:
+                _call_client(plain, rpc, request)
+            assert (packed_error.value.code, packed_error.value.field, packed_error.value.message) == (
+                plain_error.value.code, plain_error.value.field, plain_error.value.message), name
+        assert list(packed.validate_hands(iter(archive), batch=7)) == list(plain.validate_hands(archive, batch=7))
+        assert list(packed.validate_hands(archive, omit_events=True)) == list(plain.validate_hands(archive, omit_events=True))
+
+
+def _call_client(client: RestClient, rpc: str, request: dict) -> Any:
+    if rpc == "ValidateHand":
+        return client.validate_hand(request["record"])
+    if rpc == "LegalActions":
+        return client.legal_actions(request["record"], request.get("seat"))
+    if rpc == "DescribeRules":
+        return client.describe_rules(request["game"])
+    method = {"ResolveTrick": "resolve_trick", "SettleHand": "settle_hand", "Deal": "deal"}[rpc]
+    return getattr(client, method)(request)
+
+
+def test_rest_client_compress_sends_gzip_that_it_says() -> None:
+    """What ``compress=True`` sends: ``Content-Encoding: gzip`` and the body in one gzip member,
+    the JSON the plain client sends (a stream's NDJSON, its lines compressed as they are written);
+    a GET sends no body and says no coding."""
+    import gzip
+
+    from service_support import Listener
+
+    sent: list[tuple[str, dict[str, str], bytes]] = []
+    answers = {b"POST /v1/hands:validate ": b"{}", b"POST /v1/hands:validateStream ": b'{"batch": [{"result": {}}, {"result": {}}]}\n',
+               b"GET ": b"{}"}
+
+    def handle(conn: socket.socket) -> None:
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(65536)
+            head, _, body = data.partition(b"\r\n\r\n")
+            request_line, *lines = head.decode("latin-1").split("\r\n")
+            headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+            while len(body) < int(headers.get("content-length", 0)):
+                body += conn.recv(65536)
+            sent.append((request_line, headers, body))
+            answer = next(value for key, value in answers.items() if request_line.encode().startswith(key))
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                         % (len(answer), answer))
+
+    server = Listener(handle)
+    server.start()
+    try:
+        with RestClient(f"http://127.0.0.1:{server.port}", compress=True) as packed:
+            assert packed.validate_hand(RECORD) == {}
+            assert list(packed.validate_hands([RECORD, RECORD])) == [{"result": {}}, {"result": {}}]
+            assert packed.describe_rules("rentoy") == {}
+    finally:
+        server.close()
+    (unary_line, unary, unary_body), (stream_line, stream, stream_body), (get_line, get, get_body) = sent
+    assert unary_line.startswith("POST /v1/hands:validate ") and unary["content-encoding"] == "gzip"
+    assert json.loads(gzip.decompress(unary_body)) == RECORD
+    assert unary_body[:2] == b"\x1f\x8b" and len(gzip.decompress(unary_body)) > len(unary_body)
+    assert stream_line.startswith("POST /v1/hands:validateStream ") and stream["content-encoding"] == "gzip"
+    assert stream["content-type"] == "application/x-ndjson"
+    assert json.loads(gzip.decompress(stream_body)) == {"batch": [{"record": RECORD}, {"record": RECORD}]}
+    assert get_line.startswith("GET /v1/games/rentoy/rules ") and "content-encoding" not in get and get_body == b""
+
+
 def _counting_refusals(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Count the streams this process's servers refuse for want of a slot."""
     from service import stream

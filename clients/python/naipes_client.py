@@ -14,7 +14,8 @@ visible ASCII characters, as the service reads it), sent as the request's ``X-Re
 ``x-request-id`` metadata), which the service writes in its access log. ``validate_hand`` and
 ``validate_hands`` take ``omit_events=True`` for results with their ``events`` (what happened,
 action by action: most of a result's size) left empty, every other field as without it, for a caller
-that needs only the verdicts and the money. The REST client needs only the standard
+that needs only the verdicts and the money. ``RestClient(url, compress=True)`` sends every body
+gzip-compressed (an archive's NDJSON in about a tenth of its bytes). The REST client needs only the standard
 library; the gRPC client needs the ``naipes`` package (``pip install .`` in this repository) for
 the generated stubs and the service's codec between the messages and their JSON (``service.codec``).
 """
@@ -33,6 +34,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -221,11 +223,14 @@ class NaipesError(Exception):
 class RestClient:
     """Naipes over REST (JSON over HTTP/1.1). ``timeout``: a call's deadline, the seconds it waits
     for the server's whole answer (``DEADLINE_EXCEEDED`` then, however steadily the answer was
-    coming); ``validate_hands``: how long a stream may stay silent."""
+    coming); ``validate_hands``: how long a stream may stay silent. ``compress``: every body is
+    sent gzip-compressed (``Content-Encoding: gzip``), a stream's as its lines are written: about a
+    tenth of the bytes for an archive's NDJSON, for some CPU on both sides (the answers come plain)."""
 
-    def __init__(self, base_url: str = "http://127.0.0.1:8080", timeout: float = 10.0):
+    def __init__(self, base_url: str = "http://127.0.0.1:8080", timeout: float = 10.0, *, compress: bool = False):
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
+        self.compress = compress
 
     def _call(self, method: str, path: str, body: JSON | None = None, request_id: str | None = None) -> JSON:
         headers = dict(_request_id(request_id))
@@ -236,6 +241,9 @@ class RestClient:
         data = None if text is None else text.encode()
         if data:
             headers["Content-Type"] = "application/json"
+            if self.compress:
+                data = _gzip([data])
+                headers["Content-Encoding"] = "gzip"
         request = urllib.request.Request(self.base_url + path, data=data, method=method, headers=headers)
         deadline = _CALL.deadline = _Deadline(self.timeout)
         try:
@@ -305,7 +313,11 @@ class RestClient:
         if not parts:
             return
         head = '{"omitEvents": true, "batch": [' if omit_events else '{"batch": ['
-        body = "".join(head + ", ".join('{"record": ' + t + "}" for t in part) + "]}\n" for part in parts).encode()
+        lines = ((head + ", ".join('{"record": ' + t + "}" for t in part) + "]}\n").encode() for part in parts)
+        if self.compress:
+            body, headers = _gzip(lines), {**headers, "Content-Encoding": "gzip"}
+        else:
+            body = b"".join(lines)
         for attempt in range(STREAM_RETRIES + 1):
             request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST", headers=headers)
             try:
@@ -329,6 +341,15 @@ class RestClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _gzip(pieces: Iterable[bytes]) -> bytes:
+    """``pieces``, one body, in one gzip member, compressed as they come (the plain body is never
+    held whole)."""
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 31)
+    out = [compressor.compress(piece) for piece in pieces]
+    out.append(compressor.flush())
+    return b"".join(out)
 
 
 class GrpcClient:
