@@ -165,6 +165,13 @@ def _codes() -> dict[str, list[str]]:
 CODES = _codes()
 
 
+# Every body may come compressed (service/codings.py), which the document says in words: a
+# Content-Encoding header parameter would have generated clients (and the contract tests) send the
+# header with a plain body.
+CODED_BODY = ("It may be sent compressed, saying so in Content-Encoding: gzip (x-gzip) or deflate (zlib-wrapped); "
+              "the limits are the decoded body's.")
+
+
 def _problem_answer() -> dict[str, Any]:
     return {"description": "an error of the error table",
             "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/ProblemDetails"}}}}
@@ -196,10 +203,12 @@ def document(routes: list[Route]) -> dict[str, Any]:
         if route.body:
             body = method.input_type if route.body == "*" else _message_of(_field(method.input_type, route.body))
             # A stream's body may be empty: a stream of no messages, answered by none (as gRPC's).
-            op["requestBody"] = {"required": not route.streaming, "content": {media: {"schema": schemas.ref(body)}}}
+            op["requestBody"] = {"required": not route.streaming, "content": {media: {"schema": schemas.ref(body)}},
+                                 "description": CODED_BODY}
             if route.streaming:
                 op["requestBody"]["description"] = (f"one {body.name} per line (or the bare {_message_of(body.fields[0]).name} "
-                                                    f"of its first field); an empty body is a stream of none, answered by none")
+                                                    f"of its first field); an empty body is a stream of none, answered by none. "
+                                                    f"{CODED_BODY}")
         answer = method.output_type
         if route.response_body:
             answer = _message_of(_field(answer, route.response_body))

@@ -26,6 +26,7 @@ from bench.run import descendants
 from engine import api
 from service.codings import SKIP_BYTES
 from service.errors import MAX_REQUEST_BYTES
+from service.openapi import CODED_BODY
 
 IDLE = 2.0  # NAIPES_STREAM_IDLE_SECONDS and NAIPES_BODY_SECONDS of the gunicorn server
 JSON = {"Content-Type": "application/json"}
@@ -187,6 +188,13 @@ def test_a_body_that_cannot_be_decoded_is_malformed_request(case, coding, body, 
         failure = rest_failure(http.post(base + path, data=body, headers={**JSON, "Content-Encoding": coding}, timeout=30))
         assert (failure.code, failure.status, failure.field, failure.message) == ("MALFORMED_REQUEST", 400, None, detail)
     assert http.get(base + "/healthz", timeout=10).status_code == 200
+
+
+def test_the_openapi_document_says_every_body_may_come_compressed(rest_url, http) -> None:
+    paths = http.get(rest_url + "/v1/openapi.json", timeout=10).json()["paths"]
+    bodies = [op["requestBody"]["description"] for path in paths.values() for op in path.values() if "requestBody" in op]
+    assert len(bodies) == 6 and all(text.endswith(CODED_BODY) for text in bodies), bodies
+    assert "gzip" in CODED_BODY and "deflate" in CODED_BODY and "decoded" in CODED_BODY
 
 
 def _padded(size: int) -> bytes:

@@ -43,6 +43,7 @@ from naipes.v1 import naipes_pb2 as pb
 from service import handlers, stream
 from service.codec import from_json, to_json
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
+from service.openapi import CODED_BODY
 
 NDJSON = "application/x-ndjson"
 
@@ -1022,7 +1023,7 @@ def test_the_stream_is_in_the_openapi_document(http: requests.Session, rest_url)
     assert op["operationId"] == "ValidateHands"
     assert "application/x-ndjson" in op["requestBody"]["content"] and "application/x-ndjson" in op["responses"]["200"]["content"]
     assert op["requestBody"]["description"] == ("one ValidateHandsRequest per line (or the bare HandRecord of its first field); "
-                                                "an empty body is a stream of none, answered by none")
+                                                "an empty body is a stream of none, answered by none. " + CODED_BODY)
     assert op["responses"]["200"]["description"] == "one ValidateHandsResponse per line, in order"
 
 
