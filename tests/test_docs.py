@@ -172,7 +172,7 @@ def limits() -> list[tuple[str, str, tuple[float, ...]]]:
     from gunicorn.config import Config
 
     from engine.record import MAX_ACTIONS
-    from service import access, cli, cors, grpc_server, metrics, rest, rest_worker, stream
+    from service import access, cli, codings, cors, grpc_server, metrics, rest, rest_worker, stream
     from service.errors import MAX_REQUEST_BYTES
 
     sys.path.insert(0, str(ROOT / "clients" / "python"))
@@ -220,6 +220,9 @@ def limits() -> list[tuple[str, str, tuple[float, ...]]]:
         ("api.md", r"has sent nothing for (\d+) seconds", (rest_worker.LINGER_IDLE_SECONDS,)),
         ("api.md", r"for (\d+) seconds and (\d+) MiB at most", (rest_worker.LINGER_SECONDS, rest_worker.LINGER_BYTES / mib)),
         ("api.md", r"up to (\d+) MiB of it", (rest_worker.LINGER_BYTES / mib,)),
+        ("api.md", r"skipped for (\d+) MiB at most", (codings.SKIP_BYTES / mib,)),
+        ("api.md", r"within (\d+) bytes: the stream ends here", (codings.SKIP_BYTES,)),
+        ("api.md", r"larger than (\d+)\s+bytes once decoded", (MAX_REQUEST_BYTES,)),
         ("api.md", r"A gunicorn worker has (\w+) threads", (cli.REST_THREADS,)),
         ("api.md", r"(\d+) calls at a time", (grpc_server.MAX_CALLS,)),
         ("api.md", r"(?:each of the|count toward the) (\d+)", (grpc_server.MAX_CALLS,)),
