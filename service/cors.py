@@ -1,6 +1,7 @@
 """CORS (docs/api.md, "Browsers"): a page of another origin may call the REST API. Its answers,
 errors included, carry ``Access-Control-Allow-Origin``, and the preflight of a POST with a JSON
-body (and a request ID, ``X-Request-Id``: ``service.access``) is answered; a page may read an
+body (compressed or not, ``Content-Encoding``: ``service.codings``; and a request ID,
+``X-Request-Id``: ``service.access``) is answered; a page may read an
 answer's ``Retry-After`` and ``X-Request-Id``. No credentials: the API has no cookies or sessions to guard.
 
 One decision, ``headers``, for every answer: the app's (``service.rest``, an after-request hook)
@@ -40,6 +41,6 @@ def headers(origins: list[str] | str, method: str | None, header: Callable[[str]
     else:
         return []
     if method == "OPTIONS" and header("Access-Control-Request-Method") is not None:
-        return [*allow, ("Access-Control-Allow-Methods", "GET, POST"), ("Access-Control-Allow-Headers", "Content-Type, X-Request-Id"),
+        return [*allow, ("Access-Control-Allow-Methods", "GET, POST"), ("Access-Control-Allow-Headers", "Content-Type, Content-Encoding, X-Request-Id"),
                 ("Access-Control-Max-Age", str(MAX_AGE))]
     return [*allow, ("Access-Control-Expose-Headers", "Retry-After, X-Request-Id")]

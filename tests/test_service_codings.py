@@ -197,6 +197,18 @@ def test_the_openapi_document_says_every_body_may_come_compressed(rest_url, http
     assert "gzip" in CODED_BODY and "deflate" in CODED_BODY and "decoded" in CODED_BODY
 
 
+def test_a_page_of_another_origin_may_send_a_compressed_body(http, rest_url) -> None:
+    """A browser asks its preflight whether Content-Encoding may be sent (it is no CORS-safelisted
+    header): it may, and the compressed body is answered with the CORS headers."""
+    origin = "https://tables.example"
+    preflight = http.options(f"{rest_url}/v1/hands:validateStream", timeout=10, headers={
+        "Origin": origin, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type,content-encoding"})
+    assert preflight.status_code == 204
+    assert "content-encoding" in {name.strip().lower() for name in preflight.headers["Access-Control-Allow-Headers"].split(",")}
+    answer = http.post(f"{rest_url}/v1/hands:validate", data=_GZ, headers={**JSON, "Content-Encoding": "gzip", "Origin": origin}, timeout=10)
+    assert answer.status_code == 200 and answer.headers["Access-Control-Allow-Origin"] == "*"
+
+
 def _padded(size: int) -> bytes:
     """The record's JSON with spaces before it: ``size`` bytes in all."""
     data = json.dumps(RECORD).encode()
