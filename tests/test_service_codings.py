@@ -8,6 +8,7 @@ is still arriving. Through werkzeug's server in the test process (``rest_url``) 
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import socket
@@ -16,6 +17,7 @@ import time
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
@@ -24,8 +26,9 @@ from test_service_workers import serve
 
 from bench.run import descendants
 from engine import api
+from service import stream
 from service.codings import SKIP_BYTES
-from service.errors import MAX_REQUEST_BYTES
+from service.errors import MAX_REQUEST_BYTES, ServiceError
 from service.openapi import CODED_BODY
 
 IDLE = 2.0  # NAIPES_STREAM_IDLE_SECONDS and NAIPES_BODY_SECONDS of the gunicorn server
@@ -507,3 +510,41 @@ def test_a_coded_stream_s_records_are_counted(served) -> None:
     while _stream_records(port) - before < records and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _stream_records(port) - before == records
+
+
+class _Breaking(io.RawIOBase):
+    """A body that gives ``data`` and then raises ``error``."""
+
+    def __init__(self, data: bytes, error: Exception) -> None:
+        self.data, self.error = data, error
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if not self.data:
+            raise self.error
+        size = min(len(buffer), len(self.data))
+        buffer[:size], self.data = self.data[:size], self.data[size:]
+        return size
+
+
+@pytest.mark.parametrize("within", [False, True], ids=["between lines", "within a long line"])
+def test_a_body_whose_read_fails_ends_with_its_ending(within) -> None:
+    """The stream's reader (``stream.read_lines``) ends a body whose read raises, after the lines
+    before, with its ending: a pause's TIMED_OUT, a broken body's BROKEN, a decoding's error (its
+    MALFORMED_JSON), between two lines or while it skips a line over the limit (which raised, and
+    cut the stream's answer short)."""
+    head = b"a\n" + (b"x" * 250 if within else b"")
+    for error, last in ((TimeoutError(), stream.Ending.TIMED_OUT), (OSError(), stream.Ending.BROKEN),
+                        (ServiceError("MALFORMED_JSON", "the body (Content-Encoding: gzip) ..."), None)):
+        items = list(stream.read_lines(_Breaking(head, error), limit=100, buffer=64))
+        assert items[0] == b"a\n" and len(items) == 2, items
+        if last is None:
+            assert isinstance(items[1], ServiceError) and (items[1].code, items[1].message) == (
+                "MALFORMED_JSON", "the body (Content-Encoding: gzip) ...: the lines before are answered")
+        else:
+            assert items[1] is last
+    lines = list(stream.read_lines(io.BytesIO(b"a\n" + b"x" * 1000), limit=100, skip=500))
+    assert lines[0] == b"a\n" and isinstance(lines[1], ServiceError) and lines[1].code == "PAYLOAD_TOO_LARGE" and len(lines) == 2
+    assert list(stream.read_lines(io.BytesIO(b"a\n" + b"x" * 400 + b"\nb\n"), limit=100, skip=500)) == [b"a\n", stream.Ending.TOO_LARGE, b"b\n"]
