@@ -116,6 +116,7 @@ REFUSED = {
     "seats_out_of_range": dict(RECORD, seats=2**40),
     "lone_surrogate": dict(RECORD, game="rentoy\ud800"),
     "list_for_the_record": [RECORD],
+    "number_for_the_record": 5,
     # a record with a game is sent whole, its record field too (an example file has no game)
     "record_beside_a_game": dict(RECORD, record=RECORD),
     # null, bare or as an example file's record: the body null, not a record without fields
@@ -154,9 +155,11 @@ def test_node_example_exits_2_on_a_file_not_json_and_3_without_a_server(node: li
         run = _run(node, path, target)
         assert run.returncode == status, run.stderr
         assert run.stdout == "" and len(run.stderr.strip().splitlines()) == 1 and run.stderr.startswith(code), run.stderr
+    # (without the service's details, the message is the status's details, not grpc-js's "14 UNAVAILABLE: ...")
+    assert run.stderr.count("UNAVAILABLE") == 1, run.stderr
     # --stream without a server: the stream's failure, exit 3, no line
     run = _run(node, "--stream", EXAMPLES / "rentoy-hand.json", "--target", f"127.0.0.1:{free_port()}")
-    assert (run.returncode, run.stdout) == (3, "") and run.stderr.startswith("UNAVAILABLE: "), run.stderr
+    assert (run.returncode, run.stdout) == (3, "") and run.stderr.startswith("UNAVAILABLE: ") and run.stderr.count("UNAVAILABLE") == 1, run.stderr
     for args in ((), (EXAMPLES / "rentoy-hand.json", "127.0.0.1:1", "extra")):  # (no file: not a MALFORMED_JSON of "undefined")
         run = _run(node, *args)
         assert (run.returncode, run.stdout) == (2, "") and run.stderr.startswith("usage: validate_grpc.mjs RECORD.json"), run.stderr
@@ -303,6 +306,18 @@ UNREADABLE = [
       for seats in ("a\x01\xad\u200b\u3000\U000e0001 é'\\\n\r", "x" * 60, "x" * 61, True, [4], {"n": 4})),    # Rules (a google.protobuf.Struct) that are no object, which the service words by their value
     # ("not 'x'", "not 5"); naipes_grpc.mjs said "not a string", "not a number".
     *(("ResolveTrick", {"game": "rentoy", "seats": 4, "cards": "12e 2e", "rules": rules}) for rules in ("x", 5, 4.5, True, [1])),
+    # An integer as a string only in decimal digits (no sign +, space, fraction, exponent or hex),
+    # a number with a fraction, and int32's bounds passed, as a number and as a string (quoted).
+    *(("ResolveTrick", {"game": "rentoy", "seats": seats, "cards": "12e 2e"})
+      for seats in ("+4", " 4", "4 ", "4.0", "1e1", "0x10", "", 4.5, -(2**31) - 1, 2**31, "2147483648", "-2147483649")),
+    # A boolean that is none (json_format's words, whatever the value), a list that is none, and
+    # a null item of a list (named as the type it is not: a string, an integer, an object).
+    *(("SettleHand", {"game": "tresillo", "seats": 4, "dealer": 3, "tresillo": {"annulled": annulled}}) for annulled in ("yes", 1)),
+    ("ValidateHand", {"record": dict(RECORD, actions="1e 2e")}),
+    ("ValidateHand", {"record": dict(RECORD, actions=["1e", None])}),
+    ("SettleHand", {"game": "rentoy", "seats": 4, "dealer": 1, "table": {"score": 4}, "rentoy": {"winner": 1, "value": 3, "end": "fold"}}),
+    ("SettleHand", {"game": "rentoy", "seats": 4, "dealer": 1, "table": {"score": [4, None]}, "rentoy": {"winner": 1, "value": 3, "end": "fold"}}),
+    ("SettleHand", {"game": "tresillo", "seats": 4, "dealer": 3, "table": {"cartulina": [None]}, "tresillo": {"annulled": True}}),
 ]
 
 
@@ -363,6 +378,47 @@ def test_node_sends_a_rule_of_each_json_kind_as_rest_does(node: list[str], grpc_
             assert answer == {"error": {"isNaipesError": True, "code": refused.code, "field": refused.field,
                                         "message": refused.message}}, request["record"]["rules"]
     assert taken == [{"playAllTricks": True}, {"playAllTricks": False}, {"renuncio": "penalty"}, {"stake": 3}]
+
+
+# Requests the service reads (answers, or refuses for what they hold, not for their JSON), which
+# naipes_grpc.mjs must send as REST reads them: a null field as the field left out, an integer as
+# a decimal string and at int32's bounds, and a field under its proto name (plate_holds) as well
+# as its JSON name.
+READABLE = [
+    ("ResolveTrick", {"game": "rentoy", "seats": None, "leader": None, "rules": None, "contract": {"trump": "copas"}, "cards": "12e 2e",
+                      "dealer": None}),
+    ("ValidateHand", {"record": dict(RECORD, rules=None, table=None, actions=None)}),
+    ("SettleHand", {"game": "tresillo", "seats": 4, "dealer": 3, "table": {"plate": 40, "plateHolds": None, "cartulina": None},
+                    "tresillo": {"annulled": True}}),
+    ("ResolveTrick", {"game": "revesino", "seats": "4", "leader": "2", "cards": "6e 8e 10o 2e", "number": "3", "fondo": "14"}),
+    *(("ResolveTrick", {"game": "rentoy", "seats": 4, "leader": leader, "cards": "12e 2e"})
+      for leader in ("-1", -(2**31), 2**31 - 1, "-2147483648", "2147483647")),
+    ("SettleHand", {"game": "tresillo", "seats": 4, "dealer": 3, "table": {"plate": 40, "plate_holds": "reservada"},
+                    "tresillo": {"annulled": True}}),
+    ("SettleHand", {"game": "tresillo", "seats": 3, "dealer": 2, "table": {"plate": 30, "plateHolds": "primera"},
+                    "tresillo": {"jugador": 0, "lance": "entrada", "trump": "bastos", "jugador_hand": "2b 12b 11b 10b 7b 6b 5b 4b 3b",
+                                 "tricks": [1, 1, 1, 1, 1]}}),
+]
+
+
+def test_node_reads_what_rest_reads(node: list[str], grpc_target: str, rest_url: str, http: requests.Session) -> None:
+    """Each of READABLE through naipes_grpc.mjs is answered as REST answers its JSON: the same
+    answer, or the same code, field and message of the service (a seat out of range, not a field
+    naipes_grpc.mjs refused); most are answers."""
+    run = subprocess.run(["node", "--input-type=module", "-e", CALLS, grpc_target], cwd=EXAMPLES, input=json.dumps(READABLE),
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    answered = 0
+    for (rpc, request), answer in zip(READABLE, json.loads(run.stdout), strict=True):
+        rest = rest_request(http, rest_url, rpc, request)
+        if rest.status_code == 200:
+            assert answer == {"answer": rest.json()}, request
+            answered += 1
+        else:
+            refused = rest_failure(rest)
+            assert refused.code != "INVALID_FIELD", (request, refused)
+            assert answer == {"error": {"isNaipesError": True, "code": refused.code, "field": refused.field, "message": refused.message}}, request
+    assert answered == 6
 
 
 # One ValidateHands stream through naipes_grpc.mjs: a list of request messages' JSON on stdin, each

@@ -50,6 +50,12 @@ root.resolvePath = (origin, target) => {
 };
 root.loadSync(["naipes/v1/naipes.proto", "google/rpc/status.proto", "google/rpc/error_details.proto"], { keepCase: false });
 export const type = (name) => root.lookupType(name);
+// The same files with the proto's own field names (plate_holds), which protobuf's JSON mapping (and
+// the service) takes in a request as well as the JSON names (plateHolds).
+const protoRoot = new protobuf.Root();
+protoRoot.resolvePath = root.resolvePath;
+protoRoot.loadSync("naipes/v1/naipes.proto", { keepCase: true });
+const protoName = (messageType, field) => protoRoot.lookupType(messageType.fullName).fieldsById[field.id].name;
 const SERVICE = root.lookupService("naipes.v1.NaipesService");
 
 export class NaipesError extends Error {
@@ -109,14 +115,14 @@ function scalar(field, value, where) {
   }
   if (field.type === "bool") {
     if (typeof value === "boolean") return value;
-    throw new NaipesError("INVALID_FIELD", `${where}: expected a boolean, not ${what(value)}`, where);
+    throw new NaipesError("INVALID_FIELD", `${where}: Expected true or false without quotes`, where);  // (json_format's words)
   }
   if (INT32.has(field.type)) {  // a JSON number, or a decimal string as protobuf's JSON mapping allows
     const number = typeof value === "string" && /^-?[0-9]+$/.test(value) ? Number(value) : value;
     if (typeof number !== "number" || !Number.isInteger(number)) {
       throw new NaipesError("INVALID_FIELD", `${where}: expected an integer, not ${what(value)}`, where);
     }
-    if (number < -(2 ** 31) || number >= 2 ** 31) throw new NaipesError("INVALID_FIELD", `${where}: ${value} is out of range`, where);
+    if (number < -(2 ** 31) || number >= 2 ** 31) throw new NaipesError("INVALID_FIELD", `${where}: ${what(value)} is out of range`, where);
     return number;
   }
   throw new NaipesError("INVALID_FIELD", `${where}: a ${field.type} field this module does not write`, where);
@@ -132,7 +138,7 @@ export function jsonToMessage(messageType, data, where = "") {
   const out = {};
   for (const [key, value] of Object.entries(data)) {
     const path = where ? `${where}.${key}` : key;
-    const field = messageType.fieldsArray.find((f) => jsonName(f) === key || f.name === key);
+    const field = messageType.fieldsArray.find((f) => jsonName(f) === key || protoName(messageType, f) === key);
     if (field === undefined) throw new NaipesError("INVALID_FIELD", `${path}: unknown field '${key}' of ${messageType.name}`, path);
     if (value === null) continue;  // null is the field absent, as in protobuf's JSON mapping
     field.resolve();
@@ -142,10 +148,7 @@ export function jsonToMessage(messageType, data, where = "") {
         : field.resolvedType instanceof protobuf.Type ? jsonToMessage(field.resolvedType, item, at) : scalar(field, item, at);
     if (field.repeated) {
       if (!Array.isArray(value)) throw new NaipesError("INVALID_FIELD", `${path}: expected a list, not ${what(value)}`, path);
-      out[field.name] = value.map((item, i) => {
-        if (item === null) throw new NaipesError("INVALID_FIELD", `${path}[${i}]: expected ${field.type === "string" ? "a string" : "a value"}, not null`, `${path}[${i}]`);
-        return one(item, `${path}[${i}]`);
-      });
+      out[field.name] = value.map((item, i) => one(item, `${path}[${i}]`));  // (a null item is refused as the type it is not)
     } else {
       out[field.name] = one(value, path);
     }
