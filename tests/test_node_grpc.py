@@ -421,6 +421,59 @@ def test_node_reads_what_rest_reads(node: list[str], grpc_target: str, rest_url:
     assert answered == 6
 
 
+def test_node_sends_the_messages_rest_reads(node: list[str]) -> None:
+    """On the wire, the request naipes_grpc.mjs makes of a call's JSON is the message the service
+    reads from the same JSON over REST (codec.from_json), for every unary RPC: a null in the rules
+    a Value holding null (not a Value of no kind, which protobuf's JSON mapping refuses to print),
+    within lists and objects too, an integer given as a string, a field under its proto name. An
+    empty answer is the API's JSON of that message: a field without presence printed at its default
+    (a deal's `game` and `seed`), a list left out; and rule options whose Values hold objects and
+    lists within each other are their JSON, as REST prints them. (A server of this test's own records
+    the bytes and answers them.)"""
+    from concurrent import futures
+
+    import grpc
+    from google.protobuf import json_format, message_factory
+
+    from service.codec import from_json, to_json
+
+    methods = {method.name: method for method in SERVICE.methods if not method.client_streaming and not method.server_streaming}
+    rules = {"a": None, "b": [3, "a", None, [True, {}]], "c": {"d": {"e": [1.5, None]}}, "f": False, "g": "", "h": 0, "i": []}
+    calls = [*((rpc, request) for _name, rpc, request in UNARY_CALLS), *READABLE,
+             ("ValidateHand", {"record": dict(RECORD, rules=rules)}), ("ResolveTrick", {"game": "rentoy", "cards": "1e", "rules": rules})]
+    options = {"game": "rentoy", "options": [{"name": "x", "default": {"a": [1, 2.5, "s", None, True, {"b": []}], "c": {}},
+                                               "choices": [[], [1, [2]], {"d": None}, None, "e"], "rule": "R1", "doc": "d"}]}
+    answers = {"DescribeRules": json_format.ParseDict(options, message_factory.GetMessageClass(methods["DescribeRules"].output_type)())}
+    received: list[tuple[str, bytes]] = []
+
+    def recorder(rpc: str) -> grpc.RpcMethodHandler:
+        def handle(request: bytes, _context: grpc.ServicerContext) -> bytes:
+            received.append((rpc, request))
+            answer = answers.get(rpc)
+            return answer.SerializeToString() if answer is not None else b""  # (else every field at its default)
+        return grpc.unary_unary_rpc_method_handler(handle)
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    server.add_generic_rpc_handlers([grpc.method_handlers_generic_handler(SERVICE.full_name, {rpc: recorder(rpc) for rpc in methods})])
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        run = subprocess.run(["node", "--input-type=module", "-e", CALLS, f"127.0.0.1:{port}"], cwd=EXAMPLES,
+                             input=json.dumps(calls), capture_output=True, text=True, timeout=60)
+    finally:
+        server.stop(None)
+    assert run.returncode == 0, run.stderr
+    assert [rpc for rpc, _request in received] == [rpc for rpc, _request in calls]
+    for (rpc, request), (_rpc, data), answer in zip(calls, received, json.loads(run.stdout), strict=True):
+        method = methods[rpc]
+        sent = message_factory.GetMessageClass(method.input_type).FromString(data)
+        assert sent == from_json(request, message_factory.GetMessageClass(method.input_type)()), (rpc, request)
+        if rpc != "ValidateHand":  # (its answer is its result: REST's response_body)
+            assert answer == {"answer": to_json(answers.get(rpc, message_factory.GetMessageClass(method.output_type)()))}, rpc
+    assert to_json(answers["DescribeRules"]) == options
+    assert answer == {"answer": {"card": "", "events": []}}  # (ResolveTrick's: its card has no presence)
+
+
 # One ValidateHands stream through naipes_grpc.mjs: a list of request messages' JSON on stdin, each
 # mapped to its message (jsonToMessage) and written, then the stream ended; each answer's JSON out
 # (messageToJson), in order.
