@@ -421,6 +421,26 @@ def test_node_reads_what_rest_reads(node: list[str], grpc_target: str, rest_url:
     assert answered == 6
 
 
+def test_node_calls_only_a_unary_rpc_with_an_object(node: list[str], grpc_target: str, rest_url: str, http: requests.Session) -> None:
+    """naipes_grpc.mjs's call: a request that is no object is the REST body that is none (refused
+    before sending, whether the route's body is a field, ValidateHand's record, or the request);
+    one without its body field is the empty body REST reads (answered as REST answers it); and an
+    RPC that is no unary one of the service is a TypeError, nothing sent."""
+    calls = [["ValidateHand", None], ["LegalActions", 5], ["ValidateHand", ["x"]], ["Deal", None], ["ValidateHand", {}],
+             ["LegalActions", {"seat": 1}], ["ValidateHands", {}], ["Validate", {}]]
+    run = subprocess.run(["node", "--input-type=module", "-e", CALLS, grpc_target], cwd=EXAMPLES, input=json.dumps(calls),
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    out = json.loads(run.stdout)
+    body = {"isNaipesError": True, "code": "INVALID_FIELD", "field": "body"}
+    assert out[:4] == [{"error": dict(body, message=f"the body must be a JSON object, not {kind}")} for kind in ("null", "a number", "a list", "null")]
+    for (rpc, request), answer in zip(calls[4:6], out[4:6], strict=True):
+        refused = rest_failure(rest_request(http, rest_url, rpc, request))
+        assert refused.code == "MISSING_FIELD"
+        assert answer == {"error": {"isNaipesError": True, "code": refused.code, "field": refused.field, "message": refused.message}}, rpc
+    assert out[6:] == [{"error": {"isNaipesError": False, "message": f"{rpc} is not a unary RPC of NaipesService"}} for rpc, _ in calls[6:]]
+
+
 def test_node_sends_the_messages_rest_reads(node: list[str]) -> None:
     """On the wire, the request naipes_grpc.mjs makes of a call's JSON is the message the service
     reads from the same JSON over REST (codec.from_json), for every unary RPC: a null in the rules
