@@ -19,16 +19,20 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
 import requests
+from google.protobuf import json_format
 from service_support import UNARY_CALLS, load_example, rentoy_examples, rest_failure, rest_layout, stop
 from test_service_workers import serve
 
 from bench.run import descendants
 from engine import api
+from naipes.v1 import naipes_pb2 as pb
 from service import stream
 from service.codings import SKIP_BYTES
 from service.errors import MAX_REQUEST_BYTES, ServiceError
+from service.grpc_server import MESSAGE_CEILING
 from service.openapi import CODED_BODY
 
 IDLE = 2.0  # NAIPES_STREAM_IDLE_SECONDS and NAIPES_BODY_SECONDS of the gunicorn server
@@ -548,3 +552,24 @@ def test_a_body_whose_read_fails_ends_with_its_ending(within) -> None:
     lines = list(stream.read_lines(io.BytesIO(b"a\n" + b"x" * 1000), limit=100, skip=500))
     assert lines[0] == b"a\n" and isinstance(lines[1], ServiceError) and lines[1].code == "PAYLOAD_TOO_LARGE" and len(lines) == 2
     assert list(stream.read_lines(io.BytesIO(b"a\n" + b"x" * 400 + b"\nb\n"), limit=100, skip=500)) == [b"a\n", stream.Ending.TOO_LARGE, b"b\n"]
+
+
+@pytest.mark.parametrize("compression", [grpc.Compression.Gzip, grpc.Compression.Deflate], ids=["gzip", "deflate"])
+def test_grpc_messages_compressed_by_the_client_are_answered_as_plain_ones(compression, stub) -> None:
+    """gRPC has its own message compression (``grpc-encoding``, a client's channel or call
+    option), which grpcio decodes before the service reads a message: ValidateHand and a
+    ValidateHands stream sent compressed are answered as sent plain, and a message that would
+    inflate past grpcio's limit (``grpc_server.MESSAGE_CEILING``, measured on the decompressed
+    message) is refused RESOURCE_EXHAUSTED without reaching the service (docs/api.md)."""
+    record = json_format.ParseDict(RECORD, pb.HandRecord())
+    request = pb.ValidateHandRequest(record=record)
+    assert stub.ValidateHand(request, timeout=10, compression=compression) == stub.ValidateHand(request, timeout=10)
+    stream = [pb.ValidateHandsRequest(id=str(i), record=record) for i in range(5)]
+    assert list(stub.ValidateHands(iter(stream), timeout=60, compression=compression)) == list(stub.ValidateHands(iter(stream), timeout=60))
+    # 8 MiB of one repeated action: 22 KiB compressed, under every limit as sent.
+    bomb = pb.ValidateHandRequest(record=pb.HandRecord(game="rentoy", actions=["x" * 1000] * 8192))
+    assert bomb.ByteSize() > 5 * MESSAGE_CEILING and len(zlib.compress(bomb.SerializeToString())) < MESSAGE_CEILING // 10
+    with pytest.raises(grpc.RpcError) as refused:
+        stub.ValidateHand(bomb, timeout=10, compression=compression)
+    assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "Decompressed message larger than max" in refused.value.details()
+    assert stub.ValidateHand(request, timeout=10, compression=compression) == stub.ValidateHand(request, timeout=10)
