@@ -15,7 +15,8 @@ visible ASCII characters, as the service reads it), sent as the request's ``X-Re
 ``validate_hands`` take ``omit_events=True`` for results with their ``events`` (what happened,
 action by action: most of a result's size) left empty, every other field as without it, for a caller
 that needs only the verdicts and the money. ``RestClient(url, compress=True)`` sends every body
-gzip-compressed (an archive's NDJSON in about a tenth of its bytes). The REST client needs only the standard
+gzip-compressed (an archive's NDJSON in about a tenth of its bytes), ``GrpcClient(target,
+compress=True)`` every message (gRPC's own compression). The REST client needs only the standard
 library; the gRPC client needs the ``naipes`` package (``pip install .`` in this repository) for
 the generated stubs and the service's codec between the messages and their JSON (``service.codec``).
 """
@@ -365,9 +366,13 @@ class GrpcClient:
     connection is answered by one process. A client that sends many calls at once (from threads,
     or streams side by side) opens as many connections as the server has processes, or more, to
     spread them. The connections are the client's own: grpcio would otherwise give every channel
-    of a process to one target the same one."""
+    of a process to one target the same one.
 
-    def __init__(self, target: str = "127.0.0.1:50051", timeout: float = 10.0, connections: int = 1):
+    ``compress``: every message is sent gzip-compressed, in gRPC's own message compression (the
+    service's limits are the decompressed message's; its answers come plain), as
+    ``RestClient(compress=True)`` sends its bodies."""
+
+    def __init__(self, target: str = "127.0.0.1:50051", timeout: float = 10.0, connections: int = 1, *, compress: bool = False):
         import grpc
 
         from naipes.v1 import naipes_pb2, naipes_pb2_grpc
@@ -377,7 +382,8 @@ class GrpcClient:
         self._grpc, self._pb, self.timeout = grpc, naipes_pb2, timeout
         # Connections of this channel's own, to every address of the target, taken in turn.
         options = [("grpc.use_local_subchannel_pool", 1), ("grpc.lb_policy_name", "round_robin")]
-        self._channels = [grpc.insecure_channel(target, options=options) for _ in range(connections)]
+        compression = grpc.Compression.Gzip if compress else None
+        self._channels = [grpc.insecure_channel(target, options=options, compression=compression) for _ in range(connections)]
         self._stubs = [naipes_pb2_grpc.NaipesServiceStub(channel) for channel in self._channels]
         self._turns = count()  # (next() on it is atomic: threads may share the client)
 
