@@ -243,19 +243,25 @@ def test_rest_client_compress_is_answered_as_plain(rest_url: str) -> None:
     """``RestClient(compress=True)`` sends every body gzip-compressed: every call's answer, an
     archive's answers (records, records the service refuses, a batch line's) and every refusal are
     the plain client's."""
-    archive = [*(load_example(path)[0] for path in sorted(examples_dir().glob("*.json"))[:30]), {"game": "mus", "seats": 4}]
     with RestClient(rest_url, compress=True) as packed, RestClient(rest_url) as plain:
-        for name, rpc, request in UNARY_CALLS:
-            assert _call_client(packed, rpc, request) == _call_client(plain, rpc, request), name
-        for name, rpc, request, _code, _field in REFUSED_CALLS:
-            with pytest.raises(NaipesError) as packed_error:
-                _call_client(packed, rpc, request)
-            with pytest.raises(NaipesError) as plain_error:
-                _call_client(plain, rpc, request)
-            assert (packed_error.value.code, packed_error.value.field, packed_error.value.message) == (
-                plain_error.value.code, plain_error.value.field, plain_error.value.message), name
-        assert list(packed.validate_hands(iter(archive), batch=7)) == list(plain.validate_hands(archive, batch=7))
-        assert list(packed.validate_hands(archive, omit_events=True)) == list(plain.validate_hands(archive, omit_events=True))
+        _answered_as_plain(packed, plain)
+
+
+def _answered_as_plain(packed: RestClient | GrpcClient, plain: RestClient | GrpcClient) -> None:
+    """Every call's answer, an archive's (records, records the service refuses, a batch line's;
+    with and without events) and every refusal of ``packed`` are ``plain``'s."""
+    archive = [*(load_example(path)[0] for path in sorted(examples_dir().glob("*.json"))[:30]), {"game": "mus", "seats": 4}]
+    for name, rpc, request in UNARY_CALLS:
+        assert _call_client(packed, rpc, request) == _call_client(plain, rpc, request), name
+    for name, rpc, request, _code, _field in REFUSED_CALLS:
+        with pytest.raises(NaipesError) as packed_error:
+            _call_client(packed, rpc, request)
+        with pytest.raises(NaipesError) as plain_error:
+            _call_client(plain, rpc, request)
+        assert (packed_error.value.code, packed_error.value.field, packed_error.value.message) == (
+            plain_error.value.code, plain_error.value.field, plain_error.value.message), name
+    assert list(packed.validate_hands(iter(archive), batch=7)) == list(plain.validate_hands(archive, batch=7))
+    assert list(packed.validate_hands(archive, omit_events=True)) == list(plain.validate_hands(archive, omit_events=True))
 
 
 def test_grpc_client_compress_is_answered_as_plain(grpc_target: str) -> None:
@@ -263,18 +269,8 @@ def test_grpc_client_compress_is_answered_as_plain(grpc_target: str) -> None:
     every call's answer, an archive's and every refusal are the plain client's; a message of 8 MiB
     reaches the server as a few KiB, which refuses it once decompressed (grpcio's words), where the
     plain client's is refused as it comes."""
-    archive = [*(load_example(path)[0] for path in sorted(examples_dir().glob("*.json"))[:30]), {"game": "mus", "seats": 4}]
     with GrpcClient(grpc_target, compress=True) as packed, GrpcClient(grpc_target) as plain:
-        for name, rpc, request in UNARY_CALLS:
-            assert _call_client(packed, rpc, request) == _call_client(plain, rpc, request), name
-        for name, rpc, request, _code, _field in REFUSED_CALLS:
-            with pytest.raises(NaipesError) as packed_error:
-                _call_client(packed, rpc, request)
-            with pytest.raises(NaipesError) as plain_error:
-                _call_client(plain, rpc, request)
-            assert (packed_error.value.code, packed_error.value.field, packed_error.value.message) == (
-                plain_error.value.code, plain_error.value.field, plain_error.value.message), name
-        assert list(packed.validate_hands(iter(archive), batch=7)) == list(plain.validate_hands(archive, batch=7))
+        _answered_as_plain(packed, plain)
         large = {"game": "rentoy", "seats": 4, "dealer": 0, "actions": ["x" * 1000] * 8192}
         with pytest.raises(NaipesError) as packed_error:
             packed.validate_hand(large)

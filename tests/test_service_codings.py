@@ -24,6 +24,7 @@ import pytest
 import requests
 from google.protobuf import json_format
 from service_support import UNARY_CALLS, load_example, rentoy_examples, rest_failure, rest_layout, stop
+from test_service_stream_lines import Stream
 from test_service_workers import serve
 
 from bench.run import descendants
@@ -311,47 +312,6 @@ def test_a_coded_stream_is_answered_as_the_plain_stream(coding, base, http) -> N
     assert answer.content == plain.content
 
 
-class Stream:
-    """One ``POST /v1/hands:validateStream`` in a content coding on a raw socket: the body sent
-    piece by piece, the answer's entries read as they come."""
-
-    def __init__(self, port: int, coding: str, length: int | None) -> None:
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
-        self.chunked = length is None
-        framing = "Transfer-Encoding: chunked" if self.chunked else f"Content-Length: {length}"
-        self.sock.sendall(f"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
-                          f"Content-Encoding: {coding}\r\n{framing}\r\nConnection: close\r\n\r\n".encode())
-        self.received = b""
-
-    def send(self, data: bytes) -> None:
-        self.sock.sendall(b"%x\r\n%s\r\n" % (len(data), data) if self.chunked else data)
-
-    def end(self) -> None:
-        if self.chunked:
-            self.sock.sendall(b"0\r\n\r\n")
-
-    def entries(self) -> list[dict]:
-        return [json.loads(line) for line in self.received.split(b"\r\n") if line.startswith(b"{")]
-
-    def wait(self, count: int, seconds: float) -> list[dict]:
-        """The entries received once there are ``count``, ``seconds`` have passed or the server
-        has closed the connection."""
-        deadline = time.monotonic() + seconds
-        while len(self.entries()) < count and (left := deadline - time.monotonic()) > 0:
-            self.sock.settimeout(left)
-            try:
-                data = self.sock.recv(65536)
-            except TimeoutError:
-                break
-            if not data:
-                break
-            self.received += data
-        return self.entries()
-
-    def close(self) -> None:
-        self.sock.close()
-
-
 @pytest.mark.parametrize("coding", ["gzip", "deflate", "members"])
 @pytest.mark.parametrize("framing", ["content-length", "chunked"])
 def test_a_coded_stream_s_lines_are_answered_as_they_arrive(coding, framing, served) -> None:
@@ -362,7 +322,7 @@ def test_a_coded_stream_s_lines_are_answered_as_they_arrive(coding, framing, ser
     lines = lines_of(4)
     pieces = [gzip.compress(line) for line in lines] + [b""] if coding == "members" else flushed(lines, coding)
     want = {"result": api.validate(RECORD)}
-    client = Stream(port, "gzip" if coding == "members" else coding, None if framing == "chunked" else sum(map(len, pieces)))
+    client = Stream(port, None if framing == "chunked" else sum(map(len, pieces)), "gzip" if coding == "members" else coding)
     try:
         for i, piece in enumerate(pieces[:-1]):
             for at in range(0, len(piece), 100):
@@ -405,7 +365,7 @@ def test_a_stream_that_cannot_be_decoded_ends_with_its_error_after_the_lines_bef
     pieces = flushed(lines_of(3), coding)
     body = b"".join(pieces[:-1]) + (pieces[-1] + b"x" if rest is None else rest)
     want = {"result": api.validate(RECORD)}
-    client = Stream(port, coding, None)
+    client = Stream(port, None, coding)
     try:
         client.send(body)
         client.end()
@@ -421,7 +381,7 @@ def test_a_stream_cut_short_by_its_client_ends_with_its_error(served) -> None:
     cut short answered as it is)."""
     port, _ = served
     pieces = _PIECES[:-1]  # (gzip's trailer not sent)
-    client = Stream(port, "gzip", sum(map(len, pieces)) + 100)
+    client = Stream(port, sum(map(len, pieces)) + 100, "gzip")
     try:
         client.send(b"".join(pieces))
         client.sock.shutdown(socket.SHUT_WR)
@@ -443,7 +403,7 @@ def test_a_paused_coded_stream_ends_with_request_timeout_after_its_lines(served)
     """NAIPES_STREAM_IDLE_SECONDS bounds a pause of the compressed body as of a plain one: the
     lines before are answered, then REQUEST_TIMEOUT."""
     port, _ = served
-    client = Stream(port, "gzip", None)
+    client = Stream(port, None, "gzip")
     try:
         client.send(b"".join(_PIECES[:2]))
         entries = client.wait(3, IDLE * 4)

@@ -44,19 +44,26 @@ def rest_port(record: dict) -> Iterator[int]:
 
 class Stream:
     """One ``POST /v1/hands:validateStream`` on a raw socket: the body sent piece by piece, the
-    answer's entries read as they come."""
+    answer's entries read as they come. ``coding``: the body's ``Content-Encoding``
+    (tests/test_service_codings.py)."""
 
-    def __init__(self, port: int, length: int | None) -> None:
+    def __init__(self, port: int, length: int | None, coding: str | None = None) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         self.chunked = length is None
         framing = "Transfer-Encoding: chunked" if self.chunked else f"Content-Length: {length}"
+        encoding = "" if coding is None else f"Content-Encoding: {coding}\r\n"
         self.sock.sendall(f"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
-                          f"{framing}\r\nConnection: close\r\n\r\n".encode())
+                          f"{encoding}{framing}\r\nConnection: close\r\n\r\n".encode())
         self.received = b""
 
     def send(self, data: bytes) -> None:
         """``data`` of the body: one chunk of it if the body is chunked."""
         self.sock.sendall(b"%x\r\n%s\r\n" % (len(data), data) if self.chunked else data)
+
+    def end(self) -> None:
+        """The body's end: its last chunk if it is chunked."""
+        if self.chunked:
+            self.sock.sendall(b"0\r\n\r\n")
 
     def entries(self) -> list[dict]:
         # The answer is chunked: each entry is a line of JSON between chunk framings.
