@@ -263,22 +263,19 @@ def test_a_zip_bomb_is_refused_at_once_and_never_held_whole(served) -> None:
     """A GiB of zeros in 1 MB of gzip, to a unary route and as an NDJSON stream's line: the
     unary body is PAYLOAD_TOO_LARGE once 1 MiB is inflated, the line is its PAYLOAD_TOO_LARGE entry
     once 64 MiB of it have been skipped (the stream ends with it: what follows could only be found
-    by inflating the rest). Quickly, and no process of the server grew by more than a few MiB
-    (its peak memory)."""
+    by inflating the rest). No process of the server grew by more than a few MiB (its peak memory):
+    the unary body was not inflated whole, and the stream's line was skipped no further than its
+    bound, which its error names. (Neither is timed: the suite times nothing, bench/ does.)"""
     port, pid = served
     body = bomb(1024)
     pids = descendants(pid)
     before = _peak_memory(pids)
-    start = time.monotonic()
     answer = requests.post(f"http://127.0.0.1:{port}/v1/hands:validate", data=body, headers={**JSON, "Content-Encoding": "gzip"}, timeout=30)
-    assert time.monotonic() - start < 5
     failure = rest_failure(answer)
     assert (failure.code, failure.message) == ("PAYLOAD_TOO_LARGE", f"the body is larger than {MAX_REQUEST_BYTES} bytes once decoded "
                                                                     "(Content-Encoding: gzip)")
-    start = time.monotonic()
     answer = requests.post(f"http://127.0.0.1:{port}/v1/hands:validateStream", data=gzip.compress(lines_of(1)[0]) + body,
                            headers={**NDJSON, "Content-Encoding": "gzip"}, timeout=30)
-    assert time.monotonic() - start < 10
     entries = [json.loads(line) for line in answer.content.splitlines()]
     assert entries == [{"id": "r0", "result": api.validate(RECORD)},
                        {"error": {"code": "PAYLOAD_TOO_LARGE", "message": f"a line of the body is longer than {MAX_REQUEST_BYTES} bytes and has "
@@ -327,10 +324,8 @@ def test_a_coded_stream_s_lines_are_answered_as_they_arrive(coding, framing, ser
         for i, piece in enumerate(pieces[:-1]):
             for at in range(0, len(piece), 100):
                 client.send(piece[at:at + 100])
-            start = time.monotonic()
-            entries = client.wait(i + 1, 10)
+            entries = client.wait(i + 1, 10)  # (the body not ended: an answer only the body's end gave would never come)
             assert entries == [{"id": f"r{n}", **want} for n in range(i + 1)], entries
-            assert time.monotonic() - start < 5
         if pieces[-1]:
             client.send(pieces[-1])
         client.end()
