@@ -3,6 +3,8 @@ and gRPC, and the same error code and field; the JavaScript client speaks the sa
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import os
 import re
@@ -296,8 +298,6 @@ def test_rest_client_compress_sends_gzip_that_it_says() -> None:
     """What ``compress=True`` sends: ``Content-Encoding: gzip`` and the body in one gzip member,
     the JSON the plain client sends (a stream's NDJSON, its lines compressed as they are written);
     a GET sends no body and says no coding."""
-    import gzip
-
     from service_support import Listener
 
     sent: list[tuple[str, dict[str, str], bytes]] = []
@@ -510,6 +510,48 @@ def test_javascript_client_answers_every_rpc_as_the_engine(rest_url: str, tmp_pa
         assert answer == {"error": {"isNaipesError": True, "code": "INVALID_FIELD", "field": field, "status": None,
                                     "message": f"{field}: JSON cannot hold {what}"}}, method
     assert everyone == {"answer": api.legal_actions(partial)}
+
+
+def test_javascript_client_compress_is_answered_as_plain(rest_url: str, tmp_path: Path) -> None:
+    """naipes.mjs's ``compress: true`` sends every body gzip-compressed, as the Python
+    ``RestClient(compress=True)``: ``Content-Encoding: gzip`` and the plain client's body in one
+    gzip member (a GET without a body or a coding); every call's answer, a stream's and every
+    refusal are the plain client's."""
+    records = [request["record"] for _name, rpc, request in UNARY_CALLS if rpc == "ValidateHand"]
+    calls = [*(_js_call(rpc, request) for _name, rpc, request in UNARY_CALLS),
+             *(_js_call(rpc, request) for _name, rpc, request, _code, _field in REFUSED_CALLS),
+             ["validateHands", [records, {"batch": 2}]], ["validateHands", [records, {"omitEvents": True}]]]
+    out = _node(tmp_path, f"""
+const CALLS = {json.dumps(calls)};
+const sent = [];
+const recording = (url, init) => {{
+  sent.push({{ encoding: init.headers["Content-Encoding"] ?? null, body: init.body === undefined ? null : Buffer.from(init.body).toString("base64") }});
+  return fetch(url, init);
+}};
+const answers = async (naipes) => {{
+  const out = [];
+  for (const [method, args] of CALLS) {{
+    try {{ out.push({{ answer: await naipes[method](...args) }}); }}
+    catch (e) {{ out.push({{ error: {{ code: e.code, field: e.field ?? null, status: e.status ?? null, message: e.message }} }}); }}
+  }}
+  return out;
+}};
+const packed = await answers(new Naipes({json.dumps(rest_url)}, {{ compress: true, fetchImpl: recording }}));
+const packedSent = sent.splice(0);
+const plain = await answers(new Naipes({json.dumps(rest_url)}, {{ fetchImpl: recording }}));
+console.log(JSON.stringify({{ packed, plain, packedSent, plainSent: sent }}));
+""")
+    assert out["packed"] == out["plain"]
+    assert sum("answer" in answer for answer in out["plain"]) > len(UNARY_CALLS)  # (the calls were answered, not all refused)
+    assert len(out["packedSent"]) == len(out["plainSent"]) >= len(calls) - len(REFUSED_CALLS)
+    for packed, plain in zip(out["packedSent"], out["plainSent"], strict=True):
+        assert plain["encoding"] is None
+        if plain["body"] is None:
+            assert packed == plain
+            continue
+        body = base64.b64decode(packed["body"])
+        assert packed["encoding"] == "gzip" and body[:2] == b"\x1f\x8b"
+        assert gzip.decompress(body) == base64.b64decode(plain["body"])
 
 
 def test_javascript_client_retries_a_refused_stream(rest_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

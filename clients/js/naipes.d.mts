@@ -113,6 +113,9 @@ export interface NaipesOptions {
   /** How long a call waits for its answer (DEADLINE_EXCEEDED after); for validateHands, how long
    *  the stream may go without answering. Default 10,000. */
   timeoutMs?: number;
+  /** True: every body sent gzip-compressed (Content-Encoding: gzip; an archive's NDJSON in about a
+   *  tenth of its bytes), which the service decodes; the answers come plain. Default false. */
+  compress?: boolean;
 }
 
 /** What every call takes besides its request. */
@@ -153,6 +156,7 @@ export class Naipes {
   baseUrl: string;
   fetch: typeof fetch;
   timeoutMs: number;
+  compress: boolean;
 
   /** Replay a hand record: legality, next legal actions, tricks, settlement (with `omitEvents`,
    *  its `events` empty). */

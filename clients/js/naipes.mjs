@@ -40,10 +40,20 @@ export class NaipesError extends Error {
 export class Naipes {
   /** `timeoutMs`: how long a call waits for its answer (DEADLINE_EXCEEDED after); for
    *  validateHands, how long the stream may go without answering (it may take much longer). */
-  constructor(baseUrl = "http://127.0.0.1:8080", { fetchImpl = globalThis.fetch, timeoutMs = 10_000 } = {}) {
+  constructor(baseUrl = "http://127.0.0.1:8080", { fetchImpl = globalThis.fetch, timeoutMs = 10_000, compress = false } = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
     this.fetch = fetchImpl;
     this.timeoutMs = timeoutMs;
+    this.compress = compress;
+  }
+
+  /** A body's text as sent, and its headers: gzip-compressed (CompressionStream, in browsers and
+   *  Node.js) with Content-Encoding: gzip when the client compresses, as the Python RestClient's
+   *  `compress=True`; the service decodes it (docs/api.md, "Compressed request bodies"). */
+  async #coded(text, headers) {
+    if (!this.compress) return [text, headers];
+    const compressed = new Blob([text]).stream().pipeThrough(new CompressionStream("gzip"));
+    return [new Uint8Array(await new Response(compressed).arrayBuffer()), { ...headers, "Content-Encoding": "gzip" }];
   }
 
   async #call(method, path, body, requestId) {
@@ -56,10 +66,12 @@ export class Naipes {
       const { code, field, message } = sent.error;
       throw new NaipesError({ code, field, detail: message });
     }
+    const [data, sentHeaders] = sent === undefined ? [undefined, headers]
+      : await this.#coded(sent, { ...headers, "Content-Type": "application/json" });
     const response = await this.#fetch(path, {
       method,
-      headers: sent === undefined ? headers : { ...headers, "Content-Type": "application/json" },
-      body: sent,
+      headers: sentHeaders,
+      body: data,
       signal: AbortSignal.timeout(this.timeoutMs),
     });
     const text = await readText(response, this.baseUrl);
@@ -154,7 +166,8 @@ export class Naipes {
     if (part.length) parts.push(part);
     if (!parts.length) return texts;
     const head = omitEvents ? `{"omitEvents": true, "batch": [` : `{"batch": [`;
-    const body = parts.map((part) => `${head}${part.map((text) => `{"record": ${text}}`).join(", ")}]}\n`).join("");
+    const [body, sentHeaders] = await this.#coded(
+      parts.map((part) => `${head}${part.map((text) => `{"record": ${text}}`).join(", ")}]}\n`).join(""), headers);
     // The stream is bounded by its progress, not its length: it is cancelled when the server
     // sends nothing for timeoutMs (each line is answered as soon as the server has read it).
     const controller = new AbortController();
@@ -168,7 +181,7 @@ export class Naipes {
       for (let attempt = 0; ; attempt++) {
         progress();
         response = await this.#fetch("/v1/hands:validateStream", {
-          method: "POST", headers, body, signal: controller.signal,
+          method: "POST", headers: sentHeaders, body, signal: controller.signal,
         });
         if (response.ok) break;
         const error = httpError(response, await readText(response, this.baseUrl));
