@@ -33,22 +33,28 @@ READ = 64 * 1024  # the compressed bytes a read takes at most (``decoded``)
 SKIP_BYTES = 64 << 20
 
 
+def named(value: str | None) -> list[str]:
+    """The codings a ``Content-Encoding`` or ``Transfer-Encoding`` header's value names, in lower
+    case, in the order they were applied (none for a header that is not there)."""
+    return [] if value is None else [part.strip().lower() for part in value.split(",") if part.strip()]
+
+
 def coding(value: str) -> str | None:
     """The coding a ``Content-Encoding`` header's value names, in lower case (``gzip``, ``x-gzip``
     or ``deflate``), or None for none (``identity``, which is no coding, may be listed with it);
     UNSUPPORTED_MEDIA_TYPE (RFC 9110, 15.5.16) for one the service does not decode, or for several
     (the body coded once and then again: never written by an HTTP client, and each layer would
     multiply what a small body can inflate to)."""
-    named = [part for part in (part.strip().lower() for part in value.split(",")) if part and part != "identity"]
-    if not named:
+    applied = [part for part in named(value) if part != "identity"]
+    if not applied:
         return None
-    if len(named) > 1:
+    if len(applied) > 1:
         raise ServiceError("UNSUPPORTED_MEDIA_TYPE", f"the body's Content-Encoding is {value.strip()}: the service decodes one coding "
                            "(gzip, x-gzip or deflate), not several; send the body coded once, or uncompressed")
-    if named[0] not in WBITS:
+    if applied[0] not in WBITS:
         raise ServiceError("UNSUPPORTED_MEDIA_TYPE", f"the body's Content-Encoding is {value.strip()}: the service decodes gzip, "
                            "x-gzip and deflate; send the body in one of them, or uncompressed (no Content-Encoding, or identity)")
-    return named[0]
+    return applied[0]
 
 
 class Decoding(io.RawIOBase):

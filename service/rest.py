@@ -276,12 +276,6 @@ def _body_unread() -> bool:
     return bool(request.content_length) or "Transfer-Encoding" in request.headers
 
 
-def _codings(header: str) -> list[str]:
-    """The codings a ``Content-Encoding`` or ``Transfer-Encoding`` header names, in lower case."""
-    value = request.headers.get(header)
-    return [] if value is None else [part.strip().lower() for part in value.split(",") if part.strip()]
-
-
 def _content_coding() -> str | None:
     """The content coding of the body (``service.codings``: ``gzip``, ``x-gzip`` or ``deflate``,
     decoded as it is read), or None for a plain one; UNSUPPORTED_MEDIA_TYPE for a coding the
@@ -290,7 +284,7 @@ def _content_coding() -> str | None:
     would be another body than the one sent, is UNSUPPORTED_TRANSFER_CODING."""
     value = request.headers.get("Content-Encoding")
     coding = None if value is None else codings.coding(value)
-    if any(coding not in ("chunked", "identity") for coding in _codings("Transfer-Encoding")):
+    if any(part not in ("chunked", "identity") for part in codings.named(request.headers.get("Transfer-Encoding"))):
         raise ServiceError("UNSUPPORTED_TRANSFER_CODING", f"the body's Transfer-Encoding is {request.headers['Transfer-Encoding'].strip()}: "
                            "send it chunked only, uncompressed")
     return coding

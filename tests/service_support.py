@@ -166,16 +166,23 @@ def assert_same_error(stub: Any, http: requests.Session, base: str, rpc: str, re
     assert over_grpc.message == over_rest.message
 
 
-def engine_answer(rpc: str, request: dict) -> dict:
-    """The engine's answer to the request of a unary RPC, as its REST route answers it
-    (ValidateHand's the validation result itself)."""
+def call_unary(target: Any, rpc: str, request: dict) -> Any:
+    """The answer of ``target``, ``engine.api`` or a Python client (``RestClient``,
+    ``GrpcClient``), to the request of a unary RPC, as its REST route answers it (ValidateHand's
+    the validation result itself): the method of the RPC's name in snake case, ValidateHand the
+    engine's ``validate``."""
     if rpc == "ValidateHand":
-        return api.validate(request["record"])
+        return (api.validate if target is api else target.validate_hand)(request["record"])
     if rpc == "LegalActions":
-        return api.legal_actions(request["record"], request.get("seat"))
+        return target.legal_actions(request["record"], request.get("seat"))
     if rpc == "DescribeRules":
-        return api.describe_rules(request["game"])
-    answer: dict = getattr(api, {"SettleHand": "settle_hand", "ResolveTrick": "resolve_trick", "Deal": "deal"}[rpc])(request)
+        return target.describe_rules(request["game"])
+    return getattr(target, {"SettleHand": "settle_hand", "ResolveTrick": "resolve_trick", "Deal": "deal"}[rpc])(request)
+
+
+def engine_answer(rpc: str, request: dict) -> dict:
+    """The engine's answer to the request of a unary RPC (``call_unary``)."""
+    answer: dict = call_unary(api, rpc, request)
     return answer
 
 

@@ -30,6 +30,7 @@ from service_support import (  # noqa: E402
     TLS_PEM,
     UNARY_CALLS,
     FakeHttp,
+    call_unary,
     engine_answer,
     engine_error,
     examples_dir,
@@ -254,12 +255,12 @@ def _answered_as_plain(packed: RestClient | GrpcClient, plain: RestClient | Grpc
     with and without events) and every refusal of ``packed`` are ``plain``'s."""
     archive = [*(load_example(path)[0] for path in sorted(examples_dir().glob("*.json"))[:30]), {"game": "mus", "seats": 4}]
     for name, rpc, request in UNARY_CALLS:
-        assert _call_client(packed, rpc, request) == _call_client(plain, rpc, request), name
+        assert call_unary(packed, rpc, request) == call_unary(plain, rpc, request), name
     for name, rpc, request, _code, _field in REFUSED_CALLS:
         with pytest.raises(NaipesError) as packed_error:
-            _call_client(packed, rpc, request)
+            call_unary(packed, rpc, request)
         with pytest.raises(NaipesError) as plain_error:
-            _call_client(plain, rpc, request)
+            call_unary(plain, rpc, request)
         assert (packed_error.value.code, packed_error.value.field, packed_error.value.message) == (
             plain_error.value.code, plain_error.value.field, plain_error.value.message), name
     assert list(packed.validate_hands(iter(archive), batch=7)) == list(plain.validate_hands(archive, batch=7))
@@ -281,17 +282,6 @@ def test_grpc_client_compress_is_answered_as_plain(grpc_target: str) -> None:
     assert packed_error.value.code == plain_error.value.code == "RESOURCE_EXHAUSTED"
     assert packed_error.value.message == "Decompressed message larger than max", packed_error.value.message
     assert "Received message larger than max" in plain_error.value.message, plain_error.value.message
-
-
-def _call_client(client: RestClient | GrpcClient, rpc: str, request: dict) -> Any:
-    if rpc == "ValidateHand":
-        return client.validate_hand(request["record"])
-    if rpc == "LegalActions":
-        return client.legal_actions(request["record"], request.get("seat"))
-    if rpc == "DescribeRules":
-        return client.describe_rules(request["game"])
-    method = {"ResolveTrick": "resolve_trick", "SettleHand": "settle_hand", "Deal": "deal"}[rpc]
-    return getattr(client, method)(request)
 
 
 def test_rest_client_compress_sends_gzip_that_it_says() -> None:

@@ -288,6 +288,16 @@ client.close();
 console.log(JSON.stringify(out));
 """
 
+
+def node_calls(target: str, calls: list, timeout: float = 60) -> list[Any]:
+    """Each of ``calls`` (RPC, request JSON) through naipes_grpc.mjs (CALLS) against ``target``:
+    its answer, or its error."""
+    run = subprocess.run(["node", "--input-type=module", "-e", CALLS, target], cwd=EXAMPLES, input=json.dumps(calls),
+                         capture_output=True, text=True, timeout=timeout)
+    assert run.returncode == 0, run.stderr
+    out: list[Any] = json.loads(run.stdout)
+    return out
+
 # Requests of each RPC no message can hold, which naipes_grpc.mjs refuses before sending as the
 # service refuses their JSON over REST: fields named within the REST body (a record's own).
 # (DescribeRules' one field is the REST route's path: the answer of a game that is no string is
@@ -333,10 +343,7 @@ def test_node_calls_every_rpc_as_the_engine_answers(node: list[str], grpc_target
     calls = [*([rpc, request] for _name, rpc, request in UNARY_CALLS),
              *([rpc, request] for _name, rpc, request, _code, _field in REFUSED_CALLS), *map(list, UNREADABLE),
              ["DescribeRules", {"game": 7}]]
-    run = subprocess.run(["node", "--input-type=module", "-e", CALLS, grpc_target], cwd=EXAMPLES, input=json.dumps(calls),
-                         capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr
-    out = json.loads(run.stdout)
+    out = node_calls(grpc_target, calls)
     assert len(out) == len(calls)
     answered, failed, unread, last = out[:len(UNARY_CALLS)], out[len(UNARY_CALLS):-len(UNREADABLE) - 1], out[-len(UNREADABLE) - 1:-1], out[-1]
     for (name, rpc, request), answer in zip(UNARY_CALLS, answered, strict=True):
@@ -363,10 +370,7 @@ def test_node_sends_a_rule_of_each_json_kind_as_rest_does(node: list[str], grpc_
     calls = [["ValidateHand", {"record": dict(record, rules={name: value})}]
              for record, name in ((rentoy, "playAllTricks"), (rentoy, "renuncio"), (revesino, "stake"), (rentoy, "noSuchRule"))
              for value in values]
-    run = subprocess.run(["node", "--input-type=module", "-e", CALLS, grpc_target], cwd=EXAMPLES, input=json.dumps(calls),
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stderr
-    out = json.loads(run.stdout)
+    out = node_calls(grpc_target, calls, timeout=120)
     taken = []
     for (rpc, request), answer in zip(calls, out, strict=True):
         rest = rest_request(http, rest_url, rpc, request)
@@ -405,11 +409,8 @@ def test_node_reads_what_rest_reads(node: list[str], grpc_target: str, rest_url:
     """Each of READABLE through naipes_grpc.mjs is answered as REST answers its JSON: the same
     answer, or the same code, field and message of the service (a seat out of range, not a field
     naipes_grpc.mjs refused); most are answers."""
-    run = subprocess.run(["node", "--input-type=module", "-e", CALLS, grpc_target], cwd=EXAMPLES, input=json.dumps(READABLE),
-                         capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr
     answered = 0
-    for (rpc, request), answer in zip(READABLE, json.loads(run.stdout), strict=True):
+    for (rpc, request), answer in zip(READABLE, node_calls(grpc_target, READABLE), strict=True):
         rest = rest_request(http, rest_url, rpc, request)
         if rest.status_code == 200:
             assert answer == {"answer": rest.json()}, request
@@ -428,10 +429,7 @@ def test_node_calls_only_a_unary_rpc_with_an_object(node: list[str], grpc_target
     RPC that is no unary one of the service is a TypeError, nothing sent."""
     calls = [["ValidateHand", None], ["LegalActions", 5], ["ValidateHand", ["x"]], ["Deal", None], ["ValidateHand", {}],
              ["LegalActions", {"seat": 1}], ["ValidateHands", {}], ["Validate", {}]]
-    run = subprocess.run(["node", "--input-type=module", "-e", CALLS, grpc_target], cwd=EXAMPLES, input=json.dumps(calls),
-                         capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr
-    out = json.loads(run.stdout)
+    out = node_calls(grpc_target, calls)
     body = {"isNaipesError": True, "code": "INVALID_FIELD", "field": "body"}
     assert out[:4] == [{"error": dict(body, message=f"the body must be a JSON object, not {kind}")} for kind in ("null", "a number", "a list", "null")]
     for (rpc, request), answer in zip(calls[4:6], out[4:6], strict=True):
@@ -478,13 +476,11 @@ def test_node_sends_the_messages_rest_reads(node: list[str]) -> None:
     port = server.add_insecure_port("127.0.0.1:0")
     server.start()
     try:
-        run = subprocess.run(["node", "--input-type=module", "-e", CALLS, f"127.0.0.1:{port}"], cwd=EXAMPLES,
-                             input=json.dumps(calls), capture_output=True, text=True, timeout=60)
+        out = node_calls(f"127.0.0.1:{port}", calls)
     finally:
         server.stop(None)
-    assert run.returncode == 0, run.stderr
     assert [rpc for rpc, _request in received] == [rpc for rpc, _request in calls]
-    for (rpc, request), (_rpc, data), answer in zip(calls, received, json.loads(run.stdout), strict=True):
+    for (rpc, request), (_rpc, data), answer in zip(calls, received, out, strict=True):
         method = methods[rpc]
         sent = message_factory.GetMessageClass(method.input_type).FromString(data)
         assert sent == from_json(request, message_factory.GetMessageClass(method.input_type)()), (rpc, request)
@@ -570,10 +566,7 @@ def test_node_settles_a_hand_without_payments(node: list[str], grpc_target: str)
     nothing_moves, settle = _nothing_moves()
     calls = [["SettleHand", settle], ["ValidateHand", {"record": nothing_moves}],
              ["ValidateHand", {"record": dict(nothing_moves, actions=nothing_moves["actions"][:20])}]]
-    run = subprocess.run(["node", "--input-type=module", "-e", CALLS, grpc_target], cwd=EXAMPLES, input=json.dumps(calls),
-                         capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stderr
-    settled, validated, in_progress = json.loads(run.stdout)
+    settled, validated, in_progress = node_calls(grpc_target, calls)
     assert settled == {"answer": engine_answer("SettleHand", settle)}
     assert (settled["answer"]["payments"], settled["answer"]["net"], settled["answer"]["table"]) == ([], [0, 0, 0, 0], {"fondo": 30})
     assert validated == {"answer": api.validate(nothing_moves)} and validated["answer"]["payments"] == []

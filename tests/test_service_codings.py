@@ -24,7 +24,7 @@ import pytest
 import requests
 from google.protobuf import json_format
 from service_support import UNARY_CALLS, load_example, rentoy_examples, rest_failure, rest_layout, stop
-from test_service_stream_lines import Stream
+from test_service_stream_lines import Stream, lines_of
 from test_service_workers import serve
 
 from bench.run import descendants
@@ -90,10 +90,6 @@ def bomb(mib: int) -> bytes:
 def test_the_bomb_is_gzip_of_zeros() -> None:
     assert gzip.decompress(bomb(24)) == bytes(24 << 20)
     assert len(bomb(1024)) < MAX_REQUEST_BYTES  # a GiB that fits within the limit as sent
-
-
-def lines_of(count: int, record: dict = RECORD) -> list[bytes]:
-    return [(json.dumps({"id": f"r{i}", "record": record}) + "\n").encode() for i in range(count)]
 
 
 # ---- unary ------------------------------------------------------------------------------------
@@ -274,7 +270,7 @@ def test_a_zip_bomb_is_refused_at_once_and_never_held_whole(served) -> None:
     failure = rest_failure(answer)
     assert (failure.code, failure.message) == ("PAYLOAD_TOO_LARGE", f"the body is larger than {MAX_REQUEST_BYTES} bytes once decoded "
                                                                     "(Content-Encoding: gzip)")
-    answer = requests.post(f"http://127.0.0.1:{port}/v1/hands:validateStream", data=gzip.compress(lines_of(1)[0]) + body,
+    answer = requests.post(f"http://127.0.0.1:{port}/v1/hands:validateStream", data=gzip.compress(lines_of(RECORD, 1)[0]) + body,
                            headers={**NDJSON, "Content-Encoding": "gzip"}, timeout=30)
     entries = [json.loads(line) for line in answer.content.splitlines()]
     assert entries == [{"id": "r0", "result": api.validate(RECORD)},
@@ -291,8 +287,8 @@ def test_a_zip_bomb_is_refused_at_once_and_never_held_whole(served) -> None:
 def _stream_lines() -> list[bytes]:
     """Lines of every kind: records, a batch, a bad record, a line that is no JSON, a blank line."""
     bad = dict(RECORD, seats=5)
-    return [*lines_of(40), b'{"id": "b", "batch": [{"record": %s}, {"record": %s}]}\n' % (json.dumps(RECORD).encode(), json.dumps(bad).encode()),
-            b"{oops\n", b"\n", *lines_of(20, bad), b'{"id": "last", "record": %s}' % json.dumps(RECORD).encode()]
+    return [*lines_of(RECORD, 40), b'{"id": "b", "batch": [{"record": %s}, {"record": %s}]}\n' % (json.dumps(RECORD).encode(), json.dumps(bad).encode()),
+            b"{oops\n", b"\n", *lines_of(bad, 20), b'{"id": "last", "record": %s}' % json.dumps(RECORD).encode()]
 
 
 @pytest.mark.parametrize("coding", ["gzip", "x-gzip", "deflate", "members"])
@@ -316,7 +312,7 @@ def test_a_coded_stream_s_lines_are_answered_as_they_arrive(coding, framing, ser
     before the next line is sent, a piece of a few bytes at a time: the body is decoded as it
     arrives, not once it has ended; then the body ends and the stream with it."""
     port, _ = served
-    lines = lines_of(4)
+    lines = lines_of(RECORD, 4)
     pieces = [gzip.compress(line) for line in lines] + [b""] if coding == "members" else flushed(lines, coding)
     want = {"result": api.validate(RECORD)}
     client = Stream(port, None if framing == "chunked" else sum(map(len, pieces)), "gzip" if coding == "members" else coding)
@@ -340,7 +336,7 @@ def _error(message: str) -> dict:
 
 
 # (case, Content-Encoding, the body after three flushed lines, the last entry)
-_PIECES = flushed(lines_of(3))
+_PIECES = flushed(lines_of(RECORD, 3))
 _BROKEN = [
     ("a reserved block type", "gzip", b"\xff\xff\xff\xff", _error("the body (Content-Encoding: gzip) is not valid gzip data: invalid block type")),
     ("cut short", "gzip", b"", _error("the body (Content-Encoding: gzip) ended before the end of its gzip data")),
@@ -357,7 +353,7 @@ def test_a_stream_that_cannot_be_decoded_ends_with_its_error_after_the_lines_bef
     MALFORMED_JSON, as a chunk HTTP cannot read ends it (tests/test_service_stream_lines.py),
     naming the body's Content-Encoding (a body cut short: its client ended it, or closed)."""
     port, _ = served
-    pieces = flushed(lines_of(3), coding)
+    pieces = flushed(lines_of(RECORD, 3), coding)
     body = b"".join(pieces[:-1]) + (pieces[-1] + b"x" if rest is None else rest)
     want = {"result": api.validate(RECORD)}
     client = Stream(port, None, coding)
@@ -387,7 +383,7 @@ def test_a_stream_cut_short_by_its_client_ends_with_its_error(served) -> None:
 
 
 def test_a_stream_that_is_no_gzip_at_all_is_one_error_entry(base, http) -> None:
-    answer = http.post(base + "/v1/hands:validateStream", data=b"".join(lines_of(3)), headers={**NDJSON, "Content-Encoding": "gzip"},
+    answer = http.post(base + "/v1/hands:validateStream", data=b"".join(lines_of(RECORD, 3)), headers={**NDJSON, "Content-Encoding": "gzip"},
                        timeout=30)
     assert answer.status_code == 200
     assert [json.loads(line) for line in answer.content.splitlines()] == [
@@ -411,7 +407,7 @@ def test_a_paused_coded_stream_ends_with_request_timeout_after_its_lines(served)
 def test_a_long_line_in_a_coded_stream_is_its_entry_and_the_stream_goes_on(base, http) -> None:
     """A line over the limit (decoded), within the 64 MiB skipped, is its PAYLOAD_TOO_LARGE entry
     and the lines after it are answered, as in the plain stream."""
-    lines = [lines_of(1)[0], b" " * (MAX_REQUEST_BYTES + 10) + b"{}\n", lines_of(2)[1]]
+    lines = [lines_of(RECORD, 1)[0], b" " * (MAX_REQUEST_BYTES + 10) + b"{}\n", lines_of(RECORD, 2)[1]]
     plain = http.post(base + "/v1/hands:validateStream", data=b"".join(lines), headers=NDJSON, timeout=60)
     answer = http.post(base + "/v1/hands:validateStream", data=gzip.compress(b"".join(lines)), timeout=60,
                        headers={**NDJSON, "Content-Encoding": "gzip"})
