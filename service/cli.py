@@ -472,7 +472,7 @@ def seconds_argument(text: str) -> float:
     return float(text)
 
 
-# The settings of the streaming validator (service/stream.py) and of REST's bodies (service/rest.py),
+# The settings of the streaming validator (service/stream.py) and of REST's bodies and answers (service/rest.py),
 # checked as a server starts, each a usage error naming it: the processes read them as they need
 # them, and a bad one was each stream's INTERNAL error (NAIPES_STREAMS=two), a worker that could
 # not start (NAIPES_BODY_SECONDS=ten), or read as 1 (NAIPES_STREAM_WORKERS=0). ``naipes audit``
@@ -480,7 +480,18 @@ def seconds_argument(text: str) -> float:
 # (NAIPES_POOL_IDLE=junk was a traceback once every record was answered, exit 1).
 POOL_SETTINGS = (("NAIPES_STREAM_WORKERS", _within(1, None, "a number of processes (1 or more)")), ("NAIPES_POOL_IDLE", seconds_argument))
 STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 or more)")), *POOL_SETTINGS)
-REST_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument), ("NAIPES_STREAM_IDLE_SECONDS", seconds_argument))
+def flag_argument(text: str) -> bool:
+    """An on/off setting's value (``access.setting``: 1 or 0, true or false, any case)."""
+    from service.access import setting
+
+    try:
+        return setting(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+REST_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument), ("NAIPES_STREAM_IDLE_SECONDS", seconds_argument),
+                 ("NAIPES_COMPRESS_ANSWERS", flag_argument))
 
 
 def check_settings(settings: tuple[tuple[str, Callable[[str], object]], ...]) -> None:

@@ -1,4 +1,4 @@
-"""The content codings of a REST request's body (``Content-Encoding``): a body may come gzip
+"""The content codings of REST bodies. A request's body (``Content-Encoding``) may come gzip
 (``gzip``, or its alias ``x-gzip``: RFC 1952, one member or several one after another, as gzip
 writes them) or ``deflate`` (RFC 9110's: deflate data in zlib's wrapping, RFC 1950), and is
 decoded as it is read (``Decoding``), so that an NDJSON stream's lines are answered while its
@@ -10,14 +10,21 @@ asked for (zlib's ``max_length``), so a body that inflates to gigabytes (a zip b
 held whole; the reader stops at the limit (``decoded``: a unary body's; the stream's is each
 line's, ``service.stream.read_lines``). Data that cannot be decoded (not gzip, corrupt, cut
 short, bytes after the end) is a ``ServiceError`` naming the body and its coding.
+
+An answer is compressed for a client that says it takes gzip or deflate (``Accept-Encoding``:
+``answer_coding``), whole (``encoded``) or, an NDJSON stream's, a line at a time as each is
+written (``encoded_chunks``).
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
+
+from werkzeug.http import parse_accept_header
 
 from service.errors import ServiceError
 
@@ -166,3 +173,53 @@ def decoded(data: bytes, name: str, limit: int) -> bytes:
             return bytes(view[:size])
         size += got
     raise ServiceError("PAYLOAD_TOO_LARGE", f"the body is larger than {limit} bytes once decoded (Content-Encoding: {name})")
+
+
+# Answers: a REST answer is compressed for a client whose ``Accept-Encoding`` takes gzip or deflate
+# (``answer_coding``; gzip where both are as welcome), unless NAIPES_COMPRESS_ANSWERS=0 (``service.rest``).
+# An answer under ANSWER_MIN_BYTES is sent as it is: it fits one packet on any network (an MTU of
+# 1,500 bytes), so compressing it saves no round trip. zlib's level 1 (nginx's default): a Revesino
+# answer with its events, 6.5 KB, is 1.6 KB in 21 us, against 1.3 KB in 41 us at zlib's default, 6.
+ANSWER_CODINGS = ("gzip", "deflate")  # (the order breaks a tie of their q-values)
+ANSWER_MIN_BYTES = 1024
+ANSWER_LEVEL = 1
+
+
+@functools.lru_cache(maxsize=256)  # (a client sends the same header each time: parsing it takes about 5 us)
+def answer_coding(accept: str) -> str | None:
+    """The coding of an answer for a request whose ``Accept-Encoding`` is ``accept`` (RFC 9110,
+    12.5.3: q-values, ``*``, any case, ``x-gzip`` for gzip): the one of ``gzip`` and ``deflate`` it
+    welcomes most, or None for neither (the answer is then sent as it is, ``identity;q=0`` or not)."""
+    named = {value.lower(): q for value, q in parse_accept_header(accept)}
+    rest = named.get("*", 0)
+    welcome = {"gzip": named.get("gzip", named.get("x-gzip", rest)), "deflate": named.get("deflate", rest)}
+    best = max(ANSWER_CODINGS, key=lambda name: welcome[name])  # (max keeps the first of a tie)
+    return best if welcome[best] > 0 else None
+
+
+def _compressor(name: str) -> Any:
+    return zlib.compressobj(ANSWER_LEVEL, zlib.DEFLATED, WBITS[name])
+
+
+def encoded(data: bytes, name: str) -> bytes:
+    """A whole answer in the coding ``name`` (``gzip``: one member; ``deflate``: zlib's wrapping)."""
+    compressor = _compressor(name)
+    out: bytes = compressor.compress(data) + compressor.flush()
+    return out
+
+
+def encoded_chunks(chunks: Iterable[bytes], name: str) -> Iterator[bytes]:
+    """An answer written as it is made (an NDJSON stream's lines) in the coding ``name``: each
+    chunk's compressed bytes are flushed with it (zlib's ``Z_SYNC_FLUSH``), so a client decodes
+    each line once its chunk has come, as it reads a plain stream's. ``chunks`` is closed with
+    this (its client gone, the answer ended)."""
+    compressor = _compressor(name)
+    try:
+        for chunk in chunks:
+            if chunk:
+                yield compressor.compress(chunk) + compressor.flush(zlib.Z_SYNC_FLUSH)
+        yield compressor.flush()
+    finally:
+        close = getattr(chunks, "close", None)
+        if close is not None:
+            close()

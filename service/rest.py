@@ -23,14 +23,15 @@ cannot read, a body whose chunks it cannot read) in problem JSON too.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote, urlsplit
 
 from flask import Flask, Response, request
@@ -425,6 +426,28 @@ def problem_response(error: ServiceError, headers: dict[str, str] | None = None)
     return response
 
 
+def _compressed(response: Response) -> Response:
+    """The after-request hook of answers' codings (``service.codings``): an answer of
+    ``ANSWER_MIN_BYTES`` or more, or an NDJSON stream's, in the coding the request's
+    ``Accept-Encoding`` welcomes (``gzip`` or ``deflate``), else as it is; such an answer says that
+    it varies with ``Accept-Encoding``, for a cache between (a smaller one never does)."""
+    if (response.status_code in (204, 304) or "Content-Encoding" in response.headers
+            or (not response.is_streamed and (response.content_length or 0) < codings.ANSWER_MIN_BYTES)):
+        return response
+    response.headers.add("Vary", "Accept-Encoding")
+    accept = request.headers.get("Accept-Encoding")
+    name = None if accept is None else codings.answer_coding(accept)
+    if name is None:
+        return response
+    if response.is_streamed:
+        # (the stream's own generator, of bytes, so that closing the answer closes it: _stream_endpoint)
+        response.response = codings.encoded_chunks(cast("Iterable[bytes]", response.response), name)
+    else:
+        response.set_data(codings.encoded(response.get_data(), name))
+    response.headers["Content-Encoding"] = name
+    return response
+
+
 def _cors(origins: list[str] | str) -> Callable[[Response], Response]:
     """The after-request hook of CORS (``service.cors``: the decision, which the worker's own
     answers share). (By hand, not flask-cors: its after-request hook took about 30 us of every
@@ -448,6 +471,19 @@ class _App(Flask):
         response.status_code = 204
         del response.headers["Content-Type"]
         return response
+
+
+COMPRESS_SETTING = "NAIPES_COMPRESS_ANSWERS"
+
+
+def compress_answers() -> bool:
+    """``NAIPES_COMPRESS_ANSWERS``: whether answers are compressed for the clients that welcome it
+    (``_compressed``): 1 (unset or empty) or 0 (true or false); a ValueError naming it for
+    anything else."""
+    try:
+        return access.setting(os.environ.get(COMPRESS_SETTING) or "1")
+    except ValueError as exc:
+        raise ValueError(f"{COMPRESS_SETTING}: {exc}") from None
 
 
 def create_app() -> Flask:
@@ -482,6 +518,8 @@ def create_app() -> Flask:
     origins = cors.allowed_origins()
     if origins:
         app.after_request(_cors(origins))
+    if compress_answers():
+        app.after_request(_compressed)
 
     @app.before_request
     def before_the_view() -> Response | None:

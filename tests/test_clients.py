@@ -287,7 +287,8 @@ def test_grpc_client_compress_is_answered_as_plain(grpc_target: str) -> None:
 def test_rest_client_compress_sends_gzip_that_it_says() -> None:
     """What ``compress=True`` sends: ``Content-Encoding: gzip`` and the body in one gzip member,
     the JSON the plain client sends (a stream's NDJSON, its lines compressed as they are written);
-    a GET sends no body and says no coding."""
+    a GET sends no body and says no coding; every call asks for its answer gzip'd (``Accept-Encoding:
+    gzip``), which it decodes."""
     from service_support import Listener
 
     sent: list[tuple[str, dict[str, str], bytes]] = []
@@ -306,8 +307,11 @@ def test_rest_client_compress_sends_gzip_that_it_says() -> None:
                 body += conn.recv(65536)
             sent.append((request_line, headers, body))
             answer = next(value for key, value in answers.items() if request_line.encode().startswith(key))
-            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
-                         % (len(answer), answer))
+            coding = b""
+            if headers.get("accept-encoding") == "gzip":  # (answered gzip'd, as the service answers 1 KiB or more)
+                answer, coding = gzip.compress(answer), b"Content-Encoding: gzip\r\n"
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                         % (coding, len(answer), answer))
 
     server = Listener(handle)
     server.start()
@@ -326,6 +330,63 @@ def test_rest_client_compress_sends_gzip_that_it_says() -> None:
     assert stream["content-type"] == "application/x-ndjson"
     assert json.loads(gzip.decompress(stream_body)) == {"batch": [{"record": RECORD}, {"record": RECORD}]}
     assert get_line.startswith("GET /v1/games/rentoy/rules ") and "content-encoding" not in get and get_body == b""
+    assert unary["accept-encoding"] == stream["accept-encoding"] == get["accept-encoding"] == "gzip"
+
+
+def test_rest_client_reads_a_gzip_answer_or_says_it_cannot() -> None:
+    """How ``compress=True`` reads what comes gzip'd: a refusal's problem JSON is its error; a
+    stream's answer in pieces that split its lines and gzip's blocks is every line; an answer that
+    is not the gzip it says, or ends before its gzip data does, is UNAVAILABLE naming what could
+    not be read, the client going on. A plain client asks for none (``identity``)."""
+    import zlib
+
+    from service_support import Listener
+
+    problem = json.dumps({"code": "UNKNOWN_GAME", "detail": "unknown game 'mus'", "field": "game", "status": 400}).encode()
+    deflate = zlib.compressobj(6, zlib.DEFLATED, 31)
+    line = json.dumps({"batch": [{"result": {}}] * 4}).encode() + b"\n"  # (in two blocks, flushed mid-line)
+    stream = deflate.compress(line[:20]) + deflate.flush(zlib.Z_SYNC_FLUSH) + deflate.compress(line[20:]) + deflate.flush()
+    answers = {"/v1/deals": (b"400 Bad Request", gzip.compress(problem)), "/v1/hands:validateStream": (b"200 OK", stream),
+               "/v1/hands:settle": (b"200 OK", b"\x1f\x8b not gzip"), "/v1/tricks:resolve": (b"200 OK", gzip.compress(b"{}")[:-9]),
+               "/v1/hands:legalActions": (b"200 OK", b"{}")}
+    asked: list[str | None] = []
+
+    def handle(conn: socket.socket) -> None:
+        with conn:
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(65536)
+            head, _, body = data.partition(b"\r\n\r\n")
+            request_line, *lines = head.decode("latin-1").split("\r\n")
+            headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+            while len(body) < int(headers.get("content-length", 0)):
+                body += conn.recv(65536)
+            asked.append(headers.get("accept-encoding"))
+            status, answer = answers[request_line.split()[1].split("?")[0]]
+            coding = b"" if answer == b"{}" else b"Content-Encoding: gzip\r\n"
+            conn.sendall(b"HTTP/1.1 %s\r\nContent-Type: application/json\r\n%sConnection: close\r\n\r\n" % (status, coding))
+            for at in range(0, len(answer), 5):  # (in pieces of 5 bytes)
+                conn.sendall(answer[at:at + 5])
+                time.sleep(0.001)
+
+    server = Listener(handle)
+    server.start()
+    try:
+        with RestClient(f"http://127.0.0.1:{server.port}", compress=True) as packed:
+            with pytest.raises(NaipesError) as refused:
+                packed.deal({"game": "mus"})
+            assert (refused.value.code, refused.value.field, refused.value.message) == ("UNKNOWN_GAME", "game", "unknown game 'mus'")
+            assert list(packed.validate_hands([RECORD] * 4)) == [{"result": {}}] * 4
+            for call, request in ((packed.settle_hand, {}), (packed.resolve_trick, {})):
+                with pytest.raises(NaipesError) as unread:
+                    call(request)
+                assert unread.value.code == "UNAVAILABLE" and "no answer could be read" in unread.value.message, unread.value.message
+            assert packed.legal_actions(RECORD) == {}
+        with RestClient(f"http://127.0.0.1:{server.port}") as plain:
+            assert plain.legal_actions(RECORD) == {}
+    finally:
+        server.close()
+    assert asked == ["gzip"] * 5 + ["identity"]  # (http.client's own, for a plain client)
 
 
 def _counting_refusals(monkeypatch: pytest.MonkeyPatch) -> list[int]:

@@ -864,13 +864,14 @@ def test_a_bad_access_log_setting_is_a_usage_error(command) -> None:
     ((NAIPES, "serve"), "NAIPES_POOL_IDLE", "-5", "expected a number of seconds (0 or more), not '-5'"),
     ((NAIPES, "serve"), "NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more), not 'ten'"),
     ((NAIPES, "serve"), "NAIPES_STREAM_IDLE_SECONDS", "inf", "expected a number of seconds (0 or more), not 'inf'"),
+    ((NAIPES, "serve"), "NAIPES_COMPRESS_ANSWERS", "gzip", "expected 1 or 0, not 'gzip'"),
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_STREAMS", "0", "0 is not a number of streams (1 or more)"),
     ((NAIPES, "audit", "-"), "NAIPES_STREAM_WORKERS", "0", "0 is not a number of processes (1 or more)"),
     ((NAIPES, "audit", "-"), "NAIPES_STREAM_WORKERS", "two", "expected an integer, not 'two'"),
     ((NAIPES, "audit", "-"), "NAIPES_POOL_IDLE", "junk", "expected a number of seconds (0 or more), not 'junk'"),
 ], ids=lambda v: v if isinstance(v, str) and v.startswith("NAIPES") else None)
 def test_a_bad_stream_or_body_setting_is_a_usage_error(command, name, value, why) -> None:
-    """The streaming validator's and REST bodies' settings are checked as the server starts: a bad
+    """The streaming validator's and REST bodies' and answers' settings are checked as the server starts: a bad
     one is the command's usage error naming it, exit 2, before anything starts. (The processes read
     them as they need them: NAIPES_STREAMS=two was every stream's INTERNAL error, REST's 500 and
     gRPC's UNKNOWN, from a server that had started; NAIPES_BODY_SECONDS=ten a REST worker that
@@ -886,6 +887,7 @@ def test_a_bad_stream_or_body_setting_is_a_usage_error(command, name, value, why
     ("NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more), not 'ten'"),
     ("NAIPES_STREAM_IDLE_SECONDS", "-1", "expected a number of seconds (0 or more), not '-1'"),
     ("NAIPES_STREAMS", "two", "expected an integer, not 'two'"),
+    ("NAIPES_COMPRESS_ANSWERS", "yes", "expected 1 or 0, not 'yes'"),
 ])
 def test_the_rest_app_made_without_naipes_serve_refuses_a_bad_setting_naming_it(monkeypatch, name, value, why) -> None:
     """gunicorn running ``service.rest:create_app()`` itself: a bad setting of the streams or the

@@ -22,6 +22,7 @@ from typing import Any
 import grpc
 import pytest
 import requests
+from examples_support import examples_dir
 from google.protobuf import json_format
 from service_support import UNARY_CALLS, load_example, rentoy_examples, rest_failure, rest_layout, stop
 from test_service_stream_lines import Stream, lines_of
@@ -30,7 +31,7 @@ from test_service_workers import serve
 from bench.run import descendants
 from engine import api
 from naipes.v1 import naipes_pb2 as pb
-from service import stream
+from service import codings, stream
 from service.codings import SKIP_BYTES
 from service.errors import MAX_REQUEST_BYTES, ServiceError
 from service.grpc_server import MESSAGE_CEILING
@@ -109,7 +110,6 @@ def test_every_call_with_a_body_answers_a_coded_body_as_the_plain_one(coding, re
                               headers={**JSON, "Content-Encoding": coding})
         assert plain.status_code == 200, name
         assert (answer.status_code, answer.headers["Content-Type"], answer.content) == (200, plain.headers["Content-Type"], plain.content), name
-        assert "Content-Encoding" not in answer.headers  # (answers go uncompressed)
 
 
 @pytest.mark.parametrize("framing", ["content-length", "chunked"])
@@ -503,6 +503,211 @@ def test_a_body_whose_read_fails_ends_with_its_ending(within) -> None:
     lines = list(stream.read_lines(io.BytesIO(b"a\n" + b"x" * 1000), limit=100, skip=500))
     assert lines[0] == b"a\n" and isinstance(lines[1], ServiceError) and lines[1].code == "PAYLOAD_TOO_LARGE" and len(lines) == 2
     assert list(stream.read_lines(io.BytesIO(b"a\n" + b"x" * 400 + b"\nb\n"), limit=100, skip=500)) == [b"a\n", stream.Ending.TOO_LARGE, b"b\n"]
+
+
+# ---- answers ----------------------------------------------------------------------------------
+
+LARGE = load_example(sorted(examples_dir().glob("revesino-full-*.json"))[0])[0]  # (its answer, events and all: about 6.5 KB)
+
+
+def _raw(http: requests.Session, verb: str, url: str, accept: str | None, **kwargs: Any) -> tuple[requests.Response, bytes]:
+    """The answer to a request with ``Accept-Encoding: accept`` (None: no such header) and its body
+    as sent, not decoded."""
+    answer = http.request(verb, url, headers={**kwargs.pop("headers", {}), "Accept-Encoding": accept}, stream=True, timeout=30, **kwargs)
+    return answer, answer.raw.read(decode_content=False)
+
+
+def _inflated(body: bytes, coding: str) -> bytes:
+    """``body`` decoded from ``coding``: gzip's one member, or deflate in zlib's wrapping (RFC 9110)."""
+    if coding == "gzip":
+        assert body[:2] == b"\x1f\x8b"
+        return gzip.decompress(body)
+    return zlib.decompress(body)
+
+
+def _answers(base: str) -> list[tuple[str, str, dict[str, Any]]]:
+    """Calls answered with 1 KiB or more: a validation with its events, the OpenAPI document, a
+    game's rules."""
+    return [("POST", base + "/v1/hands:validate", {"data": json.dumps(LARGE), "headers": JSON}),
+            ("GET", base + "/v1/openapi.json", {}), ("GET", base + "/v1/games/tresillo/rules", {})]
+
+
+@pytest.mark.parametrize(("accept", "coding"), [
+    ("gzip", "gzip"), ("x-gzip", "gzip"), ("GZip", "gzip"), ("deflate", "deflate"), ("gzip, deflate, br, zstd", "gzip"),
+    ("deflate, gzip;q=0.5", "deflate"), ("*", "gzip"), ("gzip;q=0, *", "deflate"), ("identity;q=0, deflate", "deflate"),
+    ("br", None), ("identity", None), ("gzip;q=0, deflate;q=0", None), (None, None),
+])
+def test_an_answer_is_compressed_in_the_coding_the_client_welcomes_most(accept, coding, base, http) -> None:
+    """An answer of 1 KiB or more comes in the coding of gzip and deflate that ``Accept-Encoding``
+    welcomes most (gzip on a tie; ``x-gzip`` is gzip; ``*`` welcomes both unless named), decoding to
+    the plain answer's bytes, its ``Content-Length`` the bytes sent; as it is when neither is
+    welcome. Each says it varies with ``Accept-Encoding``."""
+    for verb, url, kwargs in _answers(base):
+        plain, plain_body = _raw(http, verb, url, None, **kwargs)
+        answer, body = _raw(http, verb, url, accept, **kwargs)
+        assert plain.status_code == answer.status_code == 200 and len(plain_body) >= 1024, url
+        assert "Content-Encoding" not in plain.headers and "Accept-Encoding" in plain.headers["Vary"], url
+        assert "Accept-Encoding" in answer.headers["Vary"] and answer.headers["Content-Type"] == plain.headers["Content-Type"], url
+        assert answer.headers.get("Content-Encoding") == coding, url
+        assert int(answer.headers["Content-Length"]) == len(body), url
+        if coding is None:
+            assert body == plain_body, url
+        else:
+            assert _inflated(body, coding) == plain_body and len(body) < len(plain_body) / 2, url
+
+
+def test_a_small_answer_goes_as_it_is(base, http) -> None:
+    """An answer under 1 KiB (it fits one packet: compressing it saves no round trip) goes as it
+    is, whatever ``Accept-Encoding`` says, and so does not vary with it: the health check, a
+    refusal, a short record's validation without its events."""
+    calls = [("GET", base + "/healthz", {}), ("POST", base + "/v1/hands:validate", {"data": '{"game": "mus"}', "headers": JSON}),
+             ("POST", base + "/v1/hands:validate?omitEvents=true", {"data": json.dumps(RECORD), "headers": JSON})]
+    for verb, url, kwargs in calls:
+        answer, body = _raw(http, verb, url, "gzip, deflate", **kwargs)
+        assert "Content-Encoding" not in answer.headers and "Accept-Encoding" not in answer.headers.get("Vary", ""), url
+        assert 0 < len(body) < 1024 and json.loads(body), url
+
+
+def test_a_head_request_says_what_its_get_would_send(base, http) -> None:
+    """``HEAD`` of a route answers the headers of its ``GET`` in the same coding, the compressed
+    length included, and no body."""
+    get, get_body = _raw(http, "GET", base + "/v1/openapi.json", "gzip")
+    head, head_body = _raw(http, "HEAD", base + "/v1/openapi.json", "gzip")
+    assert (head.status_code, head.headers["Content-Encoding"], head_body) == (200, "gzip", b"")
+    assert head.headers["Content-Length"] == get.headers["Content-Length"] == str(len(get_body))
+
+
+@pytest.fixture
+def uncompressed_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """The REST app made with ``NAIPES_COMPRESS_ANSWERS=0``, served by werkzeug in this process."""
+    import threading
+
+    from werkzeug.serving import make_server
+
+    from service.rest import create_app
+
+    monkeypatch.setenv("NAIPES_COMPRESS_ANSWERS", "0")
+    server = make_server("127.0.0.1", 0, create_app(), threaded=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_port}"
+    server.shutdown()
+    thread.join(timeout=5)
+
+
+def test_naipes_compress_answers_0_sends_every_answer_as_it_is(uncompressed_url, http) -> None:
+    """``NAIPES_COMPRESS_ANSWERS=0``: no answer is compressed, a stream's neither, whatever the
+    client welcomes, and none says it varies with ``Accept-Encoding``."""
+    for verb, url, kwargs in _answers(uncompressed_url):
+        answer, body = _raw(http, verb, url, "gzip, deflate", **kwargs)
+        assert answer.status_code == 200 and len(body) >= 1024 and json.loads(body), url
+        assert "Content-Encoding" not in answer.headers and "Accept-Encoding" not in answer.headers.get("Vary", ""), url
+    answer, body = _raw(http, "POST", uncompressed_url + "/v1/hands:validateStream", "gzip", data=b"".join(_stream_lines()), headers=NDJSON)
+    assert "Content-Encoding" not in answer.headers and len(body.splitlines()) == len(_stream_lines()) - 1
+
+
+@pytest.mark.parametrize("coding", ["gzip", "deflate"])
+def test_a_stream_s_answer_is_compressed_as_the_plain_one(coding, base, http) -> None:
+    """A stream's answer to a client that welcomes a coding comes in it (as it is written, no
+    ``Content-Length``), decoding to the plain answer's bytes; the body sent compressed too or not."""
+    lines = _stream_lines()
+    plain, plain_body = _raw(http, "POST", base + "/v1/hands:validateStream", None, data=b"".join(lines), headers=NDJSON)
+    for body, sent in ((b"".join(lines), {}), (gzip.compress(b"".join(lines)), {"Content-Encoding": "gzip"})):
+        answer, answer_body = _raw(http, "POST", base + "/v1/hands:validateStream", coding, data=body, headers={**NDJSON, **sent})
+        assert (answer.status_code, answer.headers["Content-Encoding"], answer.headers["Content-Type"]) == (200, coding, "application/x-ndjson")
+        assert "Content-Length" not in answer.headers and "Accept-Encoding" in answer.headers["Vary"]
+        assert _inflated(answer_body, coding) == plain_body and len(answer_body) < len(plain_body) / 2
+
+
+class _CodedStream(Stream):
+    """A stream (``Stream``) whose answer comes compressed: its entries are those of the bytes of
+    its chunks come so far, decoded."""
+
+    def __init__(self, port: int, length: int | None, accept: str) -> None:
+        super().__init__(port, length, accept=accept)
+        self.wbits = 31 if accept == "gzip" else 15
+
+    def head(self) -> bytes:
+        return self.received.partition(b"\r\n\r\n")[0]
+
+    def body(self) -> bytes:
+        """The answer's bytes of the whole chunks come so far."""
+        rest, body = self.received.partition(b"\r\n\r\n")[2], b""
+        while True:  # (the chunks' framing: a chunk's bytes may hold CR LF of their own)
+            size, crlf, after = rest.partition(b"\r\n")
+            if not crlf or not int(size, 16) or len(after) < int(size, 16) + 2:
+                return body
+            body, rest = body + after[:int(size, 16)], after[int(size, 16) + 2:]
+
+    def entries(self) -> list[dict]:
+        text = zlib.decompressobj(self.wbits).decompress(self.body())
+        return [json.loads(line) for line in text.split(b"\n")[:-1]]  # (whole lines only)
+
+
+@pytest.mark.parametrize("accept", ["gzip", "deflate"])
+@pytest.mark.parametrize("framing", ["content-length", "chunked"])
+def test_a_compressed_stream_s_answers_come_as_they_are_made(accept, framing, served) -> None:
+    """Each line's answer, compressed, can be decoded before the next line is sent: the service
+    flushes its compressor after each answer, so a client that waits for each answer before
+    sending on is answered as over a plain stream; then the body ends and the answer with it,
+    its compressed data complete."""
+    port, _ = served
+    lines = lines_of(RECORD, 4)
+    want = {"result": api.validate(RECORD)}
+    client = _CodedStream(port, None if framing == "chunked" else sum(map(len, lines)), accept)
+    try:
+        for i, line in enumerate(lines):
+            client.send(line)
+            assert client.wait(i + 1, 10) == [{"id": f"r{n}", **want} for n in range(i + 1)]  # (the body not ended)
+        assert f"Content-Encoding: {accept}".encode() in client.head()
+        client.end()
+        while chunk := client.sock.recv(65536):  # (the answer ends: the connection closes)
+            client.received += chunk
+        assert client.received.endswith(b"\r\n0\r\n\r\n") and client.entries() == [{"id": f"r{n}", **want} for n in range(len(lines))]
+        inflate = zlib.decompressobj(client.wbits)
+        inflate.decompress(client.body())
+        assert inflate.eof and not inflate.unused_data  # (the compressed data's end, its trailer's)
+    finally:
+        client.close()
+
+
+def test_a_compressed_stream_let_go_by_its_client_frees_its_slot(served) -> None:
+    """A stream whose client goes away mid-answer, its answer compressed, ends as a plain one
+    does: its slot is freed (the server takes 2 streams at once), and the next streams are answered."""
+    port, _ = served
+    body = b"".join(lines_of(LARGE, 400))
+    for _ in range(4):  # (twice the slots)
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+            sock.sendall(b"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+                         b"Accept-Encoding: gzip\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+            assert sock.recv(65536).startswith(b"HTTP/1.1 200 ")
+    deadline = time.monotonic() + 30  # (the server finds each client gone as it next writes to it)
+    while True:
+        answer = requests.post(f"http://127.0.0.1:{port}/v1/hands:validateStream", data=json.dumps(RECORD), headers=NDJSON, timeout=30)
+        if answer.status_code != 429 or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert answer.status_code == 200 and answer.json() == {"result": api.validate(RECORD)}, answer.text
+
+
+def test_encoded_chunks_closes_what_it_encodes() -> None:
+    """The compressed stream closed before its end (its client gone) closes the answer it
+    compresses, which frees the stream's slot and stops its pool's work."""
+    closed = []
+
+    def answer() -> Iterator[bytes]:
+        try:
+            yield from (b"line %d\n" % i for i in range(100))
+        finally:
+            closed.append(True)
+
+    chunks = codings.encoded_chunks(answer(), "gzip")
+    first = next(chunks)
+    assert zlib.decompressobj(31).decompress(first) == b"line 0\n"
+    chunks.close()
+    assert closed == [True]
+    whole = b"".join(codings.encoded_chunks(iter([b"a\n", b"", b"b\n"]), "deflate"))
+    assert zlib.decompress(whole) == b"a\nb\n"
 
 
 @pytest.mark.parametrize("compression", [grpc.Compression.Gzip, grpc.Compression.Deflate], ids=["gzip", "deflate"])

@@ -44,14 +44,15 @@ def rest_port(record: dict) -> Iterator[int]:
 
 class Stream:
     """One ``POST /v1/hands:validateStream`` on a raw socket: the body sent piece by piece, the
-    answer's entries read as they come. ``coding``: the body's ``Content-Encoding``
-    (tests/test_service_codings.py)."""
+    answer's entries read as they come. ``coding``: the body's ``Content-Encoding``, ``accept``:
+    the request's ``Accept-Encoding`` (tests/test_service_codings.py)."""
 
-    def __init__(self, port: int, length: int | None, coding: str | None = None) -> None:
+    def __init__(self, port: int, length: int | None, coding: str | None = None, accept: str | None = None) -> None:
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
         self.chunked = length is None
         framing = "Transfer-Encoding: chunked" if self.chunked else f"Content-Length: {length}"
         encoding = "" if coding is None else f"Content-Encoding: {coding}\r\n"
+        encoding += "" if accept is None else f"Accept-Encoding: {accept}\r\n"
         self.sock.sendall(f"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
                           f"{encoding}{framing}\r\nConnection: close\r\n\r\n".encode())
         self.received = b""

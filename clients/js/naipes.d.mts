@@ -114,7 +114,8 @@ export interface NaipesOptions {
    *  the stream may go without answering. Default 10,000. */
   timeoutMs?: number;
   /** True: every body sent gzip-compressed (Content-Encoding: gzip; an archive's NDJSON in about a
-   *  tenth of its bytes), which the service decodes; the answers come plain. Default false. */
+   *  tenth of its bytes), which the service decodes. The answers come compressed whatever this
+   *  says, fetch asking for it and decoding it unseen (docs/api.md, "Compressed answers"). Default false. */
   compress?: boolean;
 }
 
