@@ -490,6 +490,19 @@ def flag_argument(text: str) -> bool:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def compression_argument(text: str) -> str:
+    """``NAIPES_GRPC_COMPRESSION``'s value: ``none``, ``gzip`` or ``deflate`` (any case)."""
+    from engine.errors import shown
+
+    value = text.strip().lower()
+    if value not in ("none", "gzip", "deflate"):
+        raise argparse.ArgumentTypeError(f"expected none, gzip or deflate, not {shown(text)}")
+    return value
+
+
+# The compression of gRPC's answers (service/grpc_server.py), checked as naipes serve and python -m
+# service.grpc_server start.
+GRPC_SETTINGS = (("NAIPES_GRPC_COMPRESSION", compression_argument),)
 REST_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument), ("NAIPES_STREAM_IDLE_SECONDS", seconds_argument),
                  ("NAIPES_COMPRESS_ANSWERS", flag_argument))
 
@@ -582,7 +595,7 @@ def _main(argv: list[str] | None) -> int:
             if getattr(args, dest) is None:
                 setattr(args, dest, env_setting(commands, name, default, read))
         try:
-            check_settings((*STREAM_SETTINGS, *REST_SETTINGS))
+            check_settings((*STREAM_SETTINGS, *REST_SETTINGS, *GRPC_SETTINGS))
         except ValueError as exc:
             commands.error(str(exc))
         access_log = args.access_log or env_flag(commands, "NAIPES_ACCESS_LOG")

@@ -29,6 +29,7 @@ from grpc_reflection.v1alpha import reflection
 from grpc_status import rpc_status
 
 from service import access, affinity, metrics, ready, stream
+from service.codings import ANSWER_MIN_BYTES
 from service.errors import DOMAIN, MAX_REQUEST_BYTES, ServiceError, from_exception
 from service.handlers import SERVICE, WIRE_HANDLERS
 
@@ -82,7 +83,20 @@ def status_of(error: ServiceError) -> status_pb2.Status:
     return status_pb2.Status(code=error.kind.grpc_code.value[0], message=error.message, details=packed)
 
 
-def _method(name: str, handler: Callable[[Any], Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
+def answer_compression() -> grpc.Compression | None:
+    """How gRPC's answers are compressed (``NAIPES_GRPC_COMPRESSION``: ``none``, unset or empty,
+    ``gzip`` or ``deflate``; a ValueError naming it for anything else): an answer of
+    ``codings.ANSWER_MIN_BYTES`` or more, and a ValidateHands stream's every message, for a client
+    that takes the coding (gRPC's ``grpc-accept-encoding``: grpc's own clients take both; a
+    client that does not is answered plain). None: every answer plain."""
+    from service.cli import check_settings, compression_argument
+
+    check_settings((("NAIPES_GRPC_COMPRESSION", compression_argument),))
+    value = compression_argument(os.environ.get("NAIPES_GRPC_COMPRESSION") or "none")
+    return {"none": None, "gzip": grpc.Compression.Gzip, "deflate": grpc.Compression.Deflate}[value]
+
+
+def _method(name: str, handler: Callable[[Any], Any], compression: grpc.Compression | None = None) -> Callable[[Any, grpc.ServicerContext], Any]:
     calls = metrics.Calls("grpc", name)
 
     def call(request: Any, context: grpc.ServicerContext) -> Any:
@@ -95,6 +109,8 @@ def _method(name: str, handler: Callable[[Any], Any]) -> Callable[[Any, grpc.Ser
                 raise ServiceError("PAYLOAD_TOO_LARGE", f"the request message is {len(request)} bytes, larger than the {MAX_REQUEST_BYTES} "
                                    "the service accepts")
             answer = handler(request)
+            if compression is not None and len(answer) >= ANSWER_MIN_BYTES:
+                context.set_compression(compression)
         except Exception as exc:  # every failure becomes a status; the server lives on
             error = from_exception(exc)
             calls.done(error.code, started, context, request_id)
@@ -132,7 +148,7 @@ def _gone(context: grpc.ServicerContext) -> str:
     return "DEADLINE_EXCEEDED" if context.time_remaining() < DEADLINE_MARGIN else "CANCELLED"
 
 
-def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext], Iterator[bytes]]:
+def _stream_method(name: str, compression: grpc.Compression | None = None) -> Callable[[Iterator[bytes], grpc.ServicerContext], Iterator[bytes]]:
     """A streaming RPC over wire bytes: the records go to the validation pool unparsed and their
     answers come back serialized (``service.stream``); a bad record is an ``error`` entry. The
     call is counted when it ends (``CANCELLED``: its client went away; ``DEADLINE_EXCEEDED``: its
@@ -158,6 +174,8 @@ def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext
             if not context.add_callback(release):  # when the call ends, however it ends
                 release()  # (it has ended already)
                 return
+            if compression is not None:
+                context.set_compression(compression)
             try:
                 yield from stream.validate_wire(requests, count)
             except grpc.RpcError:  # the client went away
@@ -177,15 +195,16 @@ def _stream_method(name: str) -> Callable[[Iterator[bytes], grpc.ServicerContext
     return call
 
 
-def rpc_handlers() -> grpc.GenericRpcHandler:
+def rpc_handlers(compression: grpc.Compression | None = None) -> grpc.GenericRpcHandler:
     """One handler per RPC of the service descriptor, wire bytes in and out: unary RPCs call their
-    shared handler's (``WIRE_HANDLERS``); ValidateHands streams through the validation pool."""
+    shared handler's (``WIRE_HANDLERS``); ValidateHands streams through the validation pool.
+    ``compression``: the answers' (``answer_compression``)."""
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for method in SERVICE.methods:
         if method.client_streaming or method.server_streaming:
-            handlers[method.name] = grpc.stream_stream_rpc_method_handler(_stream_method(method.name))
+            handlers[method.name] = grpc.stream_stream_rpc_method_handler(_stream_method(method.name, compression))
             continue
-        handlers[method.name] = grpc.unary_unary_rpc_method_handler(_method(method.name, WIRE_HANDLERS[method.name]))
+        handlers[method.name] = grpc.unary_unary_rpc_method_handler(_method(method.name, WIRE_HANDLERS[method.name], compression))
     return grpc.method_handlers_generic_handler(SERVICE.full_name, handlers)
 
 
@@ -212,7 +231,8 @@ class _Health(health.HealthServicer):
 def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | None = None,
                   max_calls: int = MAX_CALLS) -> tuple[grpc.Server, int]:
     """A started-ready (not yet started) server bound to ``host:port``; returns it and its port.
-    Its thread pool has ``max_workers`` threads, by default one for each call it takes."""
+    Its thread pool has ``max_workers`` threads, by default one for each call it takes. Its
+    answers compressed as ``NAIPES_GRPC_COMPRESSION`` says (``answer_compression``)."""
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers or max_calls),
         maximum_concurrent_rpcs=max_calls,
@@ -221,7 +241,7 @@ def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | Non
         options=[("grpc.max_receive_message_length", MESSAGE_CEILING), ("grpc.so_reuseport", 1),
                  ("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", STREAM_WINDOW)],
     )
-    server.add_generic_rpc_handlers((rpc_handlers(),))
+    server.add_generic_rpc_handlers((rpc_handlers(answer_compression()),))
     health_servicer = _Health()
     for name in ("", SERVICE.full_name):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -286,8 +306,9 @@ def main(argv: list[str] | None = None) -> None:
     NAIPES_GRPC_PORT (a port that is no integer from 0 to 65535 is a usage error, exit 2), else
     127.0.0.1:50051; port 0 is any free port, logged once bound. The access log as
     NAIPES_ACCESS_LOG says (1 or 0; anything else is a usage error); a bad setting of the
-    streaming validator (``cli.STREAM_SETTINGS``) is a usage error too."""
-    from service.cli import GRPC_PORT, HOST, STREAM_SETTINGS, any_port_argument, check_settings, env_flag, env_setting
+    streaming validator (``cli.STREAM_SETTINGS``) or of the answers' compression
+    (``cli.GRPC_SETTINGS``) is a usage error too."""
+    from service.cli import GRPC_PORT, GRPC_SETTINGS, HOST, STREAM_SETTINGS, any_port_argument, check_settings, env_flag, env_setting
 
     parser = argparse.ArgumentParser(description="Naipes gRPC server")
     parser.add_argument("--host", default=os.environ.get("NAIPES_HOST") or HOST, help=f"default: NAIPES_HOST, else {HOST}")
@@ -295,7 +316,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     port = args.port if args.port is not None else env_setting(parser, "NAIPES_GRPC_PORT", GRPC_PORT, any_port_argument)
     try:
-        check_settings(STREAM_SETTINGS)
+        check_settings((*STREAM_SETTINGS, *GRPC_SETTINGS))
     except ValueError as exc:
         parser.error(str(exc))
     access.configure(env_flag(parser, access.SETTING))

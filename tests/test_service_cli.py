@@ -865,6 +865,8 @@ def test_a_bad_access_log_setting_is_a_usage_error(command) -> None:
     ((NAIPES, "serve"), "NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more), not 'ten'"),
     ((NAIPES, "serve"), "NAIPES_STREAM_IDLE_SECONDS", "inf", "expected a number of seconds (0 or more), not 'inf'"),
     ((NAIPES, "serve"), "NAIPES_COMPRESS_ANSWERS", "gzip", "expected 1 or 0, not 'gzip'"),
+    ((NAIPES, "serve"), "NAIPES_GRPC_COMPRESSION", "br", "expected none, gzip or deflate, not 'br'"),
+    ((sys.executable, "-m", "service.grpc_server"), "NAIPES_GRPC_COMPRESSION", "1", "expected none, gzip or deflate, not '1'"),
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_STREAMS", "0", "0 is not a number of streams (1 or more)"),
     ((NAIPES, "audit", "-"), "NAIPES_STREAM_WORKERS", "0", "0 is not a number of processes (1 or more)"),
     ((NAIPES, "audit", "-"), "NAIPES_STREAM_WORKERS", "two", "expected an integer, not 'two'"),

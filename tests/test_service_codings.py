@@ -15,7 +15,7 @@ import socket
 import struct
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -729,3 +729,115 @@ def test_grpc_messages_compressed_by_the_client_are_answered_as_plain_ones(compr
         stub.ValidateHand(bomb, timeout=10, compression=compression)
     assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "Decompressed message larger than max" in refused.value.details()
     assert stub.ValidateHand(request, timeout=10, compression=compression) == stub.ValidateHand(request, timeout=10)
+
+
+class _Relay:
+    """A TCP relay to the gRPC server on ``port`` that counts the bytes the server sends back."""
+
+    def __init__(self, port: int) -> None:
+        import threading
+
+        from service_support import Listener
+
+        self.received = 0
+        self._lock = threading.Lock()
+
+        def handle(client: socket.socket) -> None:
+            server = socket.create_connection(("127.0.0.1", port))
+            threading.Thread(target=self._pipe, args=(client, server, False), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(server, client, True), daemon=True).start()
+
+        self.listener = Listener(handle)
+        self.listener.start()
+        self.target = f"127.0.0.1:{self.listener.port}"
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, counted: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                sink.sendall(data)
+                if counted:
+                    with self._lock:
+                        self.received += len(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+@pytest.fixture(scope="module", params=["none", "gzip", "deflate"])
+def compressing_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
+    """A gRPC server made with ``NAIPES_GRPC_COMPRESSION`` (the param), in this process: its
+    setting and its port."""
+    from service.grpc_server import create_server
+
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("NAIPES_GRPC_COMPRESSION", request.param)
+        server, port = create_server("127.0.0.1", 0, max_workers=4)
+    server.start()
+    yield request.param, port
+    server.stop(grace=None)
+
+
+def _received(port: int, calls: Callable[[Any], Any], options: list[tuple[str, Any]] | None = None) -> tuple[Any, int]:
+    """What ``calls`` (given a stub on a fresh channel through a ``_Relay``) returns, and the bytes
+    the server sent for it."""
+    from naipes.v1 import naipes_pb2_grpc
+
+    relay = _Relay(port)
+    try:
+        with grpc.insecure_channel(relay.target, options=options or []) as channel:
+            got = calls(naipes_pb2_grpc.NaipesServiceStub(channel))
+        return got, relay.received
+    finally:
+        relay.close()
+
+
+def test_naipes_grpc_compression_compresses_large_answers_for_clients_that_take_it(compressing_server, stub) -> None:
+    """``NAIPES_GRPC_COMPRESSION=gzip`` (or ``deflate``): a ValidateHand answer of 1 KiB or more
+    and a ValidateHands stream's messages come compressed (the bytes on the wire under half
+    the plain server's), the same messages once grpcio has decoded them; an answer under 1 KiB
+    goes as it is. ``none`` (the default) compresses nothing. A client that has turned the coding
+    off (grpc's ``grpc.compression_enabled_algorithms_bitset`` 1: identity alone) cannot read a
+    compressed answer: grpcio fails its call INTERNAL (docs/api.md: set it when every client
+    decodes it)."""
+    setting, port = compressing_server
+    large = pb.ValidateHandRequest(record=json_format.ParseDict(LARGE, pb.HandRecord()))
+    small = pb.ValidateHandRequest(record=json_format.ParseDict(RECORD, pb.HandRecord()), omit_events=True)
+    batch = [pb.ValidateHandsRequest(id=str(i), record=large.record) for i in range(20)]
+    want_large, want_small = stub.ValidateHand(large, timeout=10), stub.ValidateHand(small, timeout=10)
+    want_stream = list(stub.ValidateHands(iter(batch), timeout=60))
+    assert want_large.ByteSize() > 3000 and want_small.ByteSize() < 1024
+
+    def unary(request: Any) -> Callable[[Any], Any]:
+        return lambda s: [s.ValidateHand(request, timeout=10) for _ in range(10)]
+
+    base = _received(port, lambda s: s.ValidateHand(small, timeout=10))[1]  # (a connection's own bytes, and one small answer)
+    got, large_bytes = _received(port, unary(large))
+    assert got == [want_large] * 10
+    got, small_bytes = _received(port, unary(small))
+    assert got == [want_small] * 10
+    got, stream_bytes = _received(port, lambda s: list(s.ValidateHands(iter(batch), timeout=60)))
+    assert got == want_stream
+    identity_only = [("grpc.compression_enabled_algorithms_bitset", 1)]
+    plain_large = 10 * want_large.ByteSize()
+    assert small_bytes > 10 * want_small.ByteSize()  # (never compressed)
+    assert _received(port, unary(small), identity_only)[0] == [want_small] * 10
+    if setting == "none":
+        assert _received(port, unary(large), identity_only)[0] == [want_large] * 10
+    else:
+        with pytest.raises(grpc.RpcError) as refused:
+            _received(port, unary(large), identity_only)
+        assert refused.value.code() == grpc.StatusCode.INTERNAL
+        assert refused.value.details() == f"Compression algorithm not supported: {setting}", refused.value.details()
+    if setting == "none":
+        assert large_bytes > plain_large and stream_bytes > sum(m.ByteSize() for m in want_stream)
+    else:
+        assert large_bytes - base < plain_large / 2, (large_bytes, plain_large)
+        assert stream_bytes - base < sum(m.ByteSize() for m in want_stream) / 2, stream_bytes

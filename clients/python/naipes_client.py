@@ -403,7 +403,8 @@ class GrpcClient:
     of a process to one target the same one.
 
     ``compress``: every message is sent gzip-compressed, in gRPC's own message compression (the
-    service's limits are the decompressed message's; gRPC's answers come plain), as
+    service's limits are the decompressed message's; the answers come compressed only if the
+    server's ``NAIPES_GRPC_COMPRESSION`` says, which grpcio decodes unseen), as
     ``RestClient(compress=True)`` sends its bodies."""
 
     def __init__(self, target: str = "127.0.0.1:50051", timeout: float = 10.0, connections: int = 1, *, compress: bool = False):
