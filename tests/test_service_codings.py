@@ -556,6 +556,13 @@ def test_an_answer_is_compressed_in_the_coding_the_client_welcomes_most(accept, 
             assert _inflated(body, coding) == plain_body and len(body) < len(plain_body) / 2, url
 
 
+def test_the_metrics_come_compressed_as_prometheus_asks(base, http) -> None:
+    """Prometheus asks for the metrics gzip'd (``Accept-Encoding: gzip``): they come so."""
+    answer, body = _raw(http, "GET", base + "/metrics", "gzip")
+    assert (answer.status_code, answer.headers["Content-Encoding"]) == (200, "gzip")
+    assert b"# TYPE naipes_requests_total counter" in _inflated(body, "gzip")
+
+
 def test_a_small_answer_goes_as_it_is(base, http) -> None:
     """An answer under 1 KiB (it fits one packet: compressing it saves no round trip) goes as it
     is, whatever ``Accept-Encoding`` says, and so does not vary with it: the health check, a
