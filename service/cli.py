@@ -15,6 +15,7 @@
                               every record valid, 1 a rule broken, 2 a record not well formed, 3 an
                               internal error; --omit-events: every result's events left empty (each
                               line as if it carried "omitEvents": true, unless it says omitEvents itself)
+                              A FILE (or stdin) that is gzip'd is read gunzipped.
   naipes legal FILE|- [--seat N]
   naipes deal --game rentoy --seats 4 --dealer 0 [--seed S]
   naipes rules GAME
@@ -255,10 +256,18 @@ def _stdin() -> BinaryIO:
     return sys.stdin.buffer
 
 
+# The first byte of gzip's data (its magic bytes are 1f 8b): a file or stdin that starts with it is
+# read gunzipped (``naipes validate``, ``legal``, ``audit``), as ``zcat`` would give it. No JSON
+# text starts with it (a control character, not white space); a file that is not gzip after it is
+# refused as not gzip (MALFORMED_JSON), as it would have been as JSON.
+GZIP_FIRST_BYTE = b"\x1f"
+
+
 def _read_json(path: str) -> Any:
     """A file's JSON, read as REST reads a body (``codec.loads``: MALFORMED_JSON naming the file),
     up to the size REST reads (a larger file is PAYLOAD_TOO_LARGE, as a body is: it was read
-    whole, however large, and /dev/zero until memory ran out)."""
+    whole, however large, and /dev/zero until memory ran out); gzip'd, read decoded, the limit the
+    decoded JSON's and the file's as it is."""
     from service.codec import loads
     from service.errors import MAX_REQUEST_BYTES, ServiceError
 
@@ -273,6 +282,10 @@ def _read_json(path: str) -> Any:
         raise SystemExit(EXIT_INVALID) from None
     if len(text) > MAX_REQUEST_BYTES:
         raise ServiceError("PAYLOAD_TOO_LARGE", f"{path} is larger than {MAX_REQUEST_BYTES} bytes")
+    if text[:1] == GZIP_FIRST_BYTE:  # (gzip'd: no JSON text starts with it)
+        from service.codings import decoded
+
+        text = decoded(text, "gzip", MAX_REQUEST_BYTES, f"{path} (gzip)", "MALFORMED_JSON")
     return loads(text, path)  # (bytes: text that is not UTF-8 is MALFORMED_JSON, as a body's is)
 
 
@@ -346,7 +359,10 @@ def audit(path: str, omit_events: bool = False) -> int:
     comes, in order, then on stderr how many records were valid, broke a rule or were not well
     formed, as the pool tallies them (``stream.Answers``). The exit code is the worst record's, as
     ``validate``'s (3 for an internal error). ``omit_events``: every result's ``events`` left
-    empty (``stream.validate_ndjson``'s), every other field and the counts as without it."""
+    empty (``stream.validate_ndjson``'s), every other field and the counts as without it. A gzip'd
+    archive (``GZIP_FIRST_BYTE``: ``archive.ndjson.gz``, several members too) is read gunzipped as
+    it is read, as REST reads a gzip'd stream: data that is not gzip, corrupt or cut short is the
+    last answer, MALFORMED_JSON naming the file, after those of every line before it."""
     from service import stream
 
     # Buffered whatever PYTHONUNBUFFERED says: a write a line costs a third of what validating takes.
@@ -357,6 +373,13 @@ def audit(path: str, omit_events: bool = False) -> int:
     except OSError as exc:
         print(f"naipes: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return EXIT_INVALID
+    lines = stream.read_lines(body)
+    peek = getattr(body, "peek", None)  # (a file's and stdin's BufferedReader; at least a byte unless at its end)
+    if peek is not None and peek(1)[:1] == GZIP_FIRST_BYTE:  # read gunzipped, as REST reads a gzip'd stream
+        from service import codings
+
+        decoding = codings.Decoding(body.read, "gzip", codings.READ, code="MALFORMED_JSON", label=f"{path} (gzip)")
+        lines = stream.read_lines(decoding, buffer=stream.ARRIVED_BUFFER, skip=codings.SKIP_BYTES)
     logging.getLogger("naipes.stream").setLevel(logging.WARNING)  # (the pool's start-up line)
     codes: dict[str, int] = {}
     violations = 0
@@ -369,7 +392,7 @@ def audit(path: str, omit_events: bool = False) -> int:
 
     start = time.perf_counter()
     try:
-        for line in stream.validate_ndjson(stream.read_lines(body), count, omit_events):
+        for line in stream.validate_ndjson(lines, count, omit_events):
             with _writing():
                 out.write(line)
         with _writing():
@@ -543,16 +566,16 @@ def parser() -> argparse.ArgumentParser:
                    help="run each gRPC process and REST worker on one CPU of those the server may use, in turn (Linux; for a "
                         "machine or CPU set of the server's own); default: NAIPES_PIN_CPUS=1, else off")
     v = sub.add_parser("validate", help="replay a hand record; exit 0 valid, 1 violation, 2 invalid input, 3 internal error")
-    v.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
+    v.add_argument("file", help="a hand record or an example {\"record\": ...}, gzip'd or not; - for stdin")
     a = sub.add_parser("audit", help="validate an archive of hand records (NDJSON) on every core; exit 0 all valid, "
                                      "1 a violation, 2 a record not well formed, 3 an internal error")
     a.add_argument("file", help="NDJSON: one record, {\"id\": ..., \"record\": ...} or {\"id\": ..., \"batch\": [...]} a line; "
-                                "- for stdin")
+                                "gzip'd or not; - for stdin")
     a.add_argument("--omit-events", action="store_true",
                    help="every result with its events (what happened, action by action) left empty, every other field "
                         "as without it: about a third of the output or less (a line that says omitEvents itself keeps its say)")
     lg = sub.add_parser("legal", help="who acts and every legal action of a hand in progress; exit as validate")
-    lg.add_argument("file", help="a hand record or an example {\"record\": ...}; - for stdin")
+    lg.add_argument("file", help="a hand record or an example {\"record\": ...}, gzip'd or not; - for stdin")
     lg.add_argument("--seat", type=integer_argument, help="the view of this seat only")
     d = sub.add_parser("deal", help="a deterministic deal from a seed")
     d.add_argument("--game", default="rentoy", help="default: rentoy")

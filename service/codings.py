@@ -70,12 +70,15 @@ class Decoding(io.RawIOBase):
     is asked for. ``read``: the body's own read (``read(size)``: up to ``size`` bytes, empty at its
     end), asked for ``size`` bytes at a time; ``code``: the error table's code of a body that cannot
     be decoded (MALFORMED_REQUEST for a request's body; a stream's entry is MALFORMED_JSON, as its
-    body's bad chunks are). An empty body is empty content, in any coding."""
+    body's bad chunks are); ``label``: what its errors call it (a REST body's ``the body
+    (Content-Encoding: gzip)``; ``naipes audit``'s its file's name). An empty body is empty
+    content, in any coding."""
 
-    def __init__(self, read: Callable[[int], bytes], name: str, size: int, code: str = "MALFORMED_REQUEST") -> None:
+    def __init__(self, read: Callable[[int], bytes], name: str, size: int, code: str = "MALFORMED_REQUEST", label: str | None = None) -> None:
         super().__init__()
         self._read, self._size, self._code = read, size, code
         self.name = name
+        self._label = label or f"the body (Content-Encoding: {name})"
         self._gzip = WBITS[name] == 31
         self._inflate: Any = None  # the member being inflated (zlib's Decompress), None between members
         self._held = b""  # compressed bytes read and not yet inflated: the start of the next member
@@ -157,14 +160,15 @@ class Decoding(io.RawIOBase):
         return "gzip" if self._gzip else "deflate"
 
     def _error(self, what: str) -> ServiceError:
-        return ServiceError(self._code, f"the body (Content-Encoding: {self.name}) {what}")
+        return ServiceError(self._code, f"{self._label} {what}")
 
 
-def decoded(data: bytes, name: str, limit: int) -> bytes:
+def decoded(data: bytes, name: str, limit: int, label: str | None = None, code: str = "MALFORMED_REQUEST") -> bytes:
     """A request's whole body (``data``, in the coding ``name``) decoded; PAYLOAD_TOO_LARGE as soon
-    as it decodes to more than ``limit`` bytes, having inflated at most one byte more."""
+    as it decodes to more than ``limit`` bytes, having inflated at most one byte more. ``label``
+    and ``code``: ``Decoding``'s (a file's name and MALFORMED_JSON: ``naipes validate``)."""
     body = io.BytesIO(data)
-    decoding = Decoding(body.read, name, READ)
+    decoding = Decoding(body.read, name, READ, code, label)
     out = bytearray(limit + 1)
     view, size = memoryview(out), 0
     while size <= limit:
@@ -172,6 +176,8 @@ def decoded(data: bytes, name: str, limit: int) -> bytes:
         if not got:
             return bytes(view[:size])
         size += got
+    if label is not None:
+        raise ServiceError("PAYLOAD_TOO_LARGE", f"{label} is larger than {limit} bytes once decoded")
     raise ServiceError("PAYLOAD_TOO_LARGE", f"the body is larger than {limit} bytes once decoded (Content-Encoding: {name})")
 
 

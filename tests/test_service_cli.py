@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -180,6 +181,81 @@ def test_audit_prints_what_the_rest_stream_answers(tmp_path: Path, http, rest_ur
     assert len(done.stdout.splitlines()) == 35  # the blank line is skipped, as the stream skips it
     assert done.returncode == 2, done.stderr  # two lines are not well formed: the worst is invalid input
     assert "36 records" in done.stderr and "32 valid, 2 with a violation, 2 not validated" in done.stderr, done.stderr
+
+
+def _naipes_bytes(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([NAIPES, *args], input=stdin, capture_output=True, timeout=60)
+
+
+def test_audit_reads_a_gzipped_archive_as_it_is_read(tmp_path: Path) -> None:
+    """A gzip'd archive (``archive.ndjson.gz``; two members one after another, as ``cat a.gz b.gz``
+    makes; on stdin, as a pipe gives it) is audited as the archive itself: the same answers, counts
+    and exit code."""
+    import gzip
+
+    path, body = _archive(tmp_path)
+    plain = naipes("audit", str(path))
+    packed = tmp_path / "archive.ndjson.gz"
+    packed.write_bytes(gzip.compress(body))
+    half = body.index(b"\n", len(body) // 2) + 1
+    members = tmp_path / "members.ndjson.gz"
+    members.write_bytes(gzip.compress(body[:half]) + gzip.compress(body[half:]))
+    for done in (_naipes_bytes("audit", str(packed)), _naipes_bytes("audit", str(members)), _naipes_bytes("audit", "-", stdin=gzip.compress(body))):
+        assert (done.returncode, done.stdout.decode(), done.stderr.decode().split(" in ")[0]) == (2, plain.stdout, plain.stderr.split(" in ")[0])
+        assert "32 valid, 2 with a violation, 2 not validated" in done.stderr.decode()
+
+
+def test_audit_of_a_gzipped_archive_cut_short_ends_with_its_error(tmp_path: Path) -> None:
+    """A gzip'd archive cut short (a copy that stopped), or not gzip after its first byte: every
+    line decoded before the fault is answered, then the fault's MALFORMED_JSON entry naming the file,
+    and the exit code of a record not well formed."""
+    import gzip
+
+    record = _valid_record()
+    body = b"".join(json.dumps({"id": f"r{i}", "record": record}).encode() + b"\n" for i in range(40))
+    compressor = zlib.compressobj(6, zlib.DEFLATED, 31)
+    data = b"".join(compressor.compress(body[i:i + 500]) + compressor.flush(zlib.Z_SYNC_FLUSH) for i in range(0, len(body), 500))
+    data += compressor.flush()
+    cut = tmp_path / "cut.ndjson.gz"
+    cut.write_bytes(data[:len(data) // 2])
+    done = _naipes_bytes("audit", str(cut))
+    *answers, last = [json.loads(line) for line in done.stdout.splitlines()]
+    assert 0 < len(answers) < 40 and answers == [{"id": f"r{i}", "result": api.validate(record)} for i in range(len(answers))]
+    assert last == {"error": {"code": "MALFORMED_JSON",
+                              "message": f"{cut} (gzip) ended before the end of its gzip data: the lines before are answered"}}
+    assert done.returncode == 2 and b"Traceback" not in done.stderr
+    assert gzip.decompress(data) == body
+    odd = tmp_path / "odd.ndjson"
+    odd.write_bytes(b"\x1f" + body)
+    done = _naipes_bytes("audit", str(odd))
+    assert [json.loads(line) for line in done.stdout.splitlines()] == [
+        {"error": {"code": "MALFORMED_JSON",
+                   "message": f"{odd} (gzip) is not gzip: it does not start with gzip's magic bytes 1f 8b: the lines before are answered"}}]
+    assert done.returncode == 2
+
+
+def test_validate_and_legal_read_a_gzipped_record(tmp_path: Path) -> None:
+    """``naipes validate`` and ``legal`` read a gzip'd record file as the record itself; the limit
+    is the decoded JSON's (PAYLOAD_TOO_LARGE naming the file), and a file that starts as gzip does
+    and is not gzip is MALFORMED_JSON naming it."""
+    import gzip
+
+    path = rentoy_examples()[0]
+    packed = tmp_path / "hand.json.gz"
+    packed.write_bytes(gzip.compress(path.read_bytes()))
+    for command in ("validate", "legal"):
+        plain, done = naipes(command, str(path)), naipes(command, str(packed))
+        assert (done.returncode, done.stdout) == (plain.returncode, plain.stdout) and plain.stdout, done.stderr
+    large = tmp_path / "large.json.gz"
+    large.write_bytes(gzip.compress(b" " * (2 << 20) + b"{}"))
+    odd = tmp_path / "odd.json"
+    odd.write_bytes(b"\x1f{}")
+    for file, code, detail in ((large, "PAYLOAD_TOO_LARGE", f"{large} (gzip) is larger than 1048576 bytes once decoded"),
+                               (odd, "MALFORMED_JSON", f"{odd} (gzip) is not gzip: it does not start with gzip's magic bytes 1f 8b")):
+        done = naipes("validate", str(file))
+        assert done.returncode == 2 and done.stdout == "", done.stdout
+        problem = json.loads(done.stderr)
+        assert (problem["code"], problem["detail"]) == (code, detail)
 
 
 def test_audit_exit_codes_and_stdin(tmp_path: Path) -> None:
