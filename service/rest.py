@@ -431,9 +431,8 @@ def _compressed(response: Response) -> Response:
     ``ANSWER_MIN_BYTES`` or more, or an NDJSON stream's, in the coding the request's
     ``Accept-Encoding`` welcomes (``gzip`` or ``deflate``), else as it is; such an answer says that
     it varies with ``Accept-Encoding``, for a cache between (a smaller one never does)."""
-    if (response.status_code in (204, 304) or "Content-Encoding" in response.headers
-            or (not response.is_streamed and (response.content_length or 0) < codings.ANSWER_MIN_BYTES)):
-        return response
+    if not response.is_streamed and (response.content_length or 0) < codings.ANSWER_MIN_BYTES:
+        return response  # (a 204's too)
     response.headers.add("Vary", "Accept-Encoding")
     accept = request.headers.get("Accept-Encoding")
     name = None if accept is None else codings.answer_coding(accept)

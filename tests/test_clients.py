@@ -336,8 +336,8 @@ def test_rest_client_compress_sends_gzip_that_it_says() -> None:
 def test_rest_client_reads_a_gzip_answer_or_says_it_cannot() -> None:
     """How ``compress=True`` reads what comes gzip'd: a refusal's problem JSON is its error; a
     stream's answer in pieces that split its lines and gzip's blocks is every line; an answer that
-    is not the gzip it says, or ends before its gzip data does, is UNAVAILABLE naming what could
-    not be read, the client going on. A plain client asks for none (``identity``)."""
+    is not the gzip it says, or ends before its gzip data does (a stream's too, every line come),
+    is UNAVAILABLE naming what could not be read, the client going on. A plain client asks for none (``identity``)."""
     import zlib
 
     from service_support import Listener
@@ -346,10 +346,15 @@ def test_rest_client_reads_a_gzip_answer_or_says_it_cannot() -> None:
     deflate = zlib.compressobj(6, zlib.DEFLATED, 31)
     line = json.dumps({"batch": [{"result": {}}] * 4}).encode() + b"\n"  # (in two blocks, flushed mid-line)
     stream = deflate.compress(line[:20]) + deflate.flush(zlib.Z_SYNC_FLUSH) + deflate.compress(line[20:]) + deflate.flush()
+    unended = zlib.compressobj(6, zlib.DEFLATED, 31)
+    unended_stream = unended.compress(line) + unended.flush(zlib.Z_SYNC_FLUSH)  # (every line, but not gzip's end)
     answers = {"/v1/deals": (b"400 Bad Request", gzip.compress(problem)), "/v1/hands:validateStream": (b"200 OK", stream),
+               "/v1/hands:validateStream?unended": (b"200 OK", unended_stream),
+               "/v1/hands:validateStream?unterminated": (b"200 OK", gzip.compress(line.rstrip(b"\n"))),
                "/v1/hands:settle": (b"200 OK", b"\x1f\x8b not gzip"), "/v1/tricks:resolve": (b"200 OK", gzip.compress(b"{}")[:-9]),
                "/v1/hands:legalActions": (b"200 OK", b"{}")}
     asked: list[str | None] = []
+    stream_kind = [""]  # (which of the stream's answers the next stream gets)
 
     def handle(conn: socket.socket) -> None:
         with conn:
@@ -362,7 +367,8 @@ def test_rest_client_reads_a_gzip_answer_or_says_it_cannot() -> None:
             while len(body) < int(headers.get("content-length", 0)):
                 body += conn.recv(65536)
             asked.append(headers.get("accept-encoding"))
-            status, answer = answers[request_line.split()[1].split("?")[0]]
+            path = request_line.split()[1].split("?")[0]
+            status, answer = answers[path + "?" + stream_kind[0] if path == "/v1/hands:validateStream" and stream_kind[0] else path]
             coding = b"" if answer == b"{}" else b"Content-Encoding: gzip\r\n"
             conn.sendall(b"HTTP/1.1 %s\r\nContent-Type: application/json\r\n%sConnection: close\r\n\r\n" % (status, coding))
             for at in range(0, len(answer), 5):  # (in pieces of 5 bytes)
@@ -377,6 +383,12 @@ def test_rest_client_reads_a_gzip_answer_or_says_it_cannot() -> None:
                 packed.deal({"game": "mus"})
             assert (refused.value.code, refused.value.field, refused.value.message) == ("UNKNOWN_GAME", "game", "unknown game 'mus'")
             assert list(packed.validate_hands([RECORD] * 4)) == [{"result": {}}] * 4
+            stream_kind[0] = "unterminated"  # (its last line without its newline: read as the plain client reads it)
+            assert list(packed.validate_hands([RECORD] * 4)) == [{"result": {}}] * 4
+            stream_kind[0] = "unended"
+            with pytest.raises(NaipesError) as unended_error:
+                list(packed.validate_hands([RECORD] * 4))
+            assert unended_error.value.code == "UNAVAILABLE" and "ended before the end of its gzip data" in unended_error.value.message
             for call, request in ((packed.settle_hand, {}), (packed.resolve_trick, {})):
                 with pytest.raises(NaipesError) as unread:
                     call(request)
@@ -386,7 +398,7 @@ def test_rest_client_reads_a_gzip_answer_or_says_it_cannot() -> None:
             assert plain.legal_actions(RECORD) == {}
     finally:
         server.close()
-    assert asked == ["gzip"] * 5 + ["identity"]  # (http.client's own, for a plain client)
+    assert asked == ["gzip"] * 7 + ["identity"]  # (http.client's own, for a plain client)
 
 
 def _counting_refusals(monkeypatch: pytest.MonkeyPatch) -> list[int]:

@@ -234,6 +234,30 @@ def test_audit_of_a_gzipped_archive_cut_short_ends_with_its_error(tmp_path: Path
     assert done.returncode == 2
 
 
+def test_audit_of_a_gzipped_archive_skips_a_long_line_for_64_mib_at_most(tmp_path: Path) -> None:
+    """A gzip'd archive's line over the 1 MiB limit is skipped to find the next line for 64 MiB at
+    most, as a gzip'd REST stream's is (a few KB of gzip may inflate to gigabytes): a line of
+    70 MiB ends the audit with its PAYLOAD_TOO_LARGE entry, the lines after it unread; one of
+    2 MiB is its entry and the audit goes on."""
+    from service.codings import SKIP_BYTES
+
+    record = json.dumps({"id": "a", "record": _valid_record()}).encode() + b"\n"
+    for run_on, ends in ((2 << 20, False), (SKIP_BYTES + (6 << 20), True)):
+        compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
+        data = compressor.compress(record)
+        for _ in range(run_on >> 20):
+            data += compressor.compress(b"x" * (1 << 20))
+        data += compressor.compress(b"\n" + record) + compressor.flush()
+        path = tmp_path / "long.ndjson.gz"
+        path.write_bytes(data)
+        done = _naipes_bytes("audit", str(path))
+        codes = [json.loads(line).get("error", {}).get("code", "OK") for line in done.stdout.splitlines()]
+        assert codes == (["OK", "PAYLOAD_TOO_LARGE"] if ends else ["OK", "PAYLOAD_TOO_LARGE", "OK"]), done.stdout[-300:]
+        if ends:
+            assert b"has not ended within 67108864 bytes" in done.stdout.splitlines()[-1]
+        assert done.returncode == 2 and len(data) < 100_000
+
+
 def test_validate_and_legal_read_a_gzipped_record(tmp_path: Path) -> None:
     """``naipes validate`` and ``legal`` read a gzip'd record file as the record itself; the limit
     is the decoded JSON's (PAYLOAD_TOO_LARGE naming the file), and a file that starts as gzip does
