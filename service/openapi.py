@@ -177,6 +177,15 @@ def _problem_answer() -> dict[str, Any]:
             "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/ProblemDetails"}}}}
 
 
+def _kept(responses: dict[str, Any]) -> dict[str, Any]:
+    """``responses`` of an answer a client may keep (``service.rest._conditional``): its 200 says
+    its ``ETag``, and an ``If-None-Match`` that holds it is a 304 without a body."""
+    etag = {"description": "a strong tag of the answer's bytes as sent; asked again in If-None-Match, an unchanged answer "
+                           "is 304 (Cache-Control: no-cache)", "schema": {"type": "string"}}
+    return {**responses, "200": {**responses["200"], "headers": {"ETag": etag}},
+            "304": {"description": "Not Modified: the answer is the one whose ETag the request's If-None-Match holds"}}
+
+
 def document(routes: list[Route]) -> dict[str, Any]:
     schemas = _Schemas()
     schemas.components["ProblemDetails"] = _PROBLEM
@@ -217,12 +226,14 @@ def document(routes: list[Route]) -> dict[str, Any]:
                     "content": {media: {"schema": schemas.ref(answer)}}},
             "default": _problem_answer(),
         }
+        if route.verb == "GET":
+            op["responses"] = _kept(op["responses"])
         paths.setdefault(route.template, {})[route.verb.lower()] = op
     # (These answer the errors of HTTP itself too, a wrong method or a request gunicorn cannot read.)
     paths["/v1/openapi.json"] = {"get": {"operationId": "OpenApi", "summary": "this document",
-                                         "responses": {"200": {"description": "the OpenAPI document", "content": {
+                                         "responses": _kept({"200": {"description": "the OpenAPI document", "content": {
                                              "application/json": {"schema": {"type": "object"}}}},
-                                             "default": _problem_answer()}}}
+                                             "default": _problem_answer()})}}
     paths["/healthz"] = {"get": {"operationId": "Healthz", "summary": "liveness (gRPC: grpc.health.v1.Health)",
                                  "responses": {"200": {"description": "serving", "content": {"application/json": {
                                      "schema": {"type": "object", "properties": {"status": {"type": "string"}}}}}},

@@ -447,6 +447,25 @@ def _compressed(response: Response) -> Response:
     return response
 
 
+def _conditional(kept: set[str]) -> Callable[[Response], Response]:
+    """The after-request hook of the answers a client may keep: a 200 to ``GET`` or ``HEAD`` of
+    the endpoints ``kept`` (the API's GET routes, whose answers change only with the service
+    itself, and the OpenAPI document) gets a strong ``ETag`` of its bytes as sent (so one per
+    coding: it runs after ``_compressed``) and ``Cache-Control: no-cache`` (kept, but asked again
+    each time, as a new version of the service may answer otherwise); a request whose
+    ``If-None-Match`` holds that tag is ``304 Not Modified``, without a body (werkzeug's
+    ``make_conditional``)."""
+
+    def tagged(response: Response) -> Response:
+        if request.endpoint in kept and response.status_code == 200 and request.method in ("GET", "HEAD"):
+            response.add_etag()
+            response.headers["Cache-Control"] = "no-cache"
+            response.make_conditional(request)
+        return response
+
+    return tagged
+
+
 def _cors(origins: list[str] | str) -> Callable[[Response], Response]:
     """The after-request hook of CORS (``service.cors``: the decision, which the worker's own
     answers share). (By hand, not flask-cors: its after-request hook took about 30 us of every
@@ -517,6 +536,8 @@ def create_app() -> Flask:
     origins = cors.allowed_origins()
     if origins:
         app.after_request(_cors(origins))
+    kept = {route.method.name for route in routes if route.verb == "GET"} | {"openapi"}
+    app.after_request(_conditional(kept))  # (after _compressed: Flask runs the hooks last registered first)
     if compress_answers():
         app.after_request(_compressed)
 

@@ -761,10 +761,10 @@ class _Relay:
     def _pipe(self, source: socket.socket, sink: socket.socket, counted: bool) -> None:
         try:
             while data := source.recv(65536):
-                sink.sendall(data)
-                if counted:
+                if counted:  # (before it is sent on: the client may read it and return at once)
                     with self._lock:
                         self.received += len(data)
+                sink.sendall(data)
         except OSError:
             pass
         finally:
