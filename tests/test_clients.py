@@ -284,6 +284,20 @@ def test_grpc_client_compress_is_answered_as_plain(grpc_target: str) -> None:
     assert "Received message larger than max" in plain_error.value.message, plain_error.value.message
 
 
+def _read_request(conn: socket.socket) -> tuple[str, dict[str, str], bytes]:
+    """An HTTP/1.1 request a fake server reads: its request line, its headers (names in lower
+    case) and its body of ``Content-Length`` bytes."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += conn.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    request_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
+    while len(body) < int(headers.get("content-length", 0)):
+        body += conn.recv(65536)
+    return request_line, headers, body
+
+
 def test_rest_client_compress_sends_gzip_that_it_says() -> None:
     """What ``compress=True`` sends: ``Content-Encoding: gzip`` and the body in one gzip member,
     the JSON the plain client sends (a stream's NDJSON, its lines compressed as they are written);
@@ -297,14 +311,7 @@ def test_rest_client_compress_sends_gzip_that_it_says() -> None:
 
     def handle(conn: socket.socket) -> None:
         with conn:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                data += conn.recv(65536)
-            head, _, body = data.partition(b"\r\n\r\n")
-            request_line, *lines = head.decode("latin-1").split("\r\n")
-            headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
-            while len(body) < int(headers.get("content-length", 0)):
-                body += conn.recv(65536)
+            request_line, headers, body = _read_request(conn)
             sent.append((request_line, headers, body))
             answer = next(value for key, value in answers.items() if request_line.encode().startswith(key))
             coding = b""
@@ -358,14 +365,7 @@ def test_rest_client_reads_a_gzip_answer_or_says_it_cannot() -> None:
 
     def handle(conn: socket.socket) -> None:
         with conn:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                data += conn.recv(65536)
-            head, _, body = data.partition(b"\r\n\r\n")
-            request_line, *lines = head.decode("latin-1").split("\r\n")
-            headers = {name.lower(): value.strip() for name, _, value in (line.partition(":") for line in lines)}
-            while len(body) < int(headers.get("content-length", 0)):
-                body += conn.recv(65536)
+            request_line, headers, _body = _read_request(conn)
             asked.append(headers.get("accept-encoding"))
             path = request_line.split()[1].split("?")[0]
             status, answer = answers[path + "?" + stream_kind[0] if path == "/v1/hands:validateStream" and stream_kind[0] else path]
