@@ -373,13 +373,14 @@ def audit(path: str, omit_events: bool = False) -> int:
     except OSError as exc:
         print(f"naipes: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return EXIT_INVALID
-    lines = stream.read_lines(body)
     peek = getattr(body, "peek", None)  # (a file's and stdin's BufferedReader; at least a byte unless at its end)
     if peek is not None and peek(1)[:1] == GZIP_FIRST_BYTE:  # read gunzipped, as REST reads a gzip'd stream
         from service import codings
 
         decoding = codings.Decoding(body.read, "gzip", codings.READ, code="MALFORMED_JSON", label=f"{path} (gzip)")
         lines = stream.read_lines(decoding, buffer=stream.ARRIVED_BUFFER, skip=codings.SKIP_BYTES)
+    else:
+        lines = stream.read_lines(body)
     logging.getLogger("naipes.stream").setLevel(logging.WARNING)  # (the pool's start-up line)
     codes: dict[str, int] = {}
     violations = 0
@@ -495,16 +496,9 @@ def seconds_argument(text: str) -> float:
     return float(text)
 
 
-# The settings of the streaming validator (service/stream.py) and of REST's bodies and answers (service/rest.py),
-# checked as a server starts, each a usage error naming it: the processes read them as they need
-# them, and a bad one was each stream's INTERNAL error (NAIPES_STREAMS=two), a worker that could
-# not start (NAIPES_BODY_SECONDS=ten), or read as 1 (NAIPES_STREAM_WORKERS=0). ``naipes audit``
-# checks the two it reads, its pool's: NAIPES_STREAM_WORKERS, and NAIPES_POOL_IDLE as the audit ends
-# (NAIPES_POOL_IDLE=junk was a traceback once every record was answered, exit 1).
-POOL_SETTINGS = (("NAIPES_STREAM_WORKERS", _within(1, None, "a number of processes (1 or more)")), ("NAIPES_POOL_IDLE", seconds_argument))
-STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 or more)")), *POOL_SETTINGS)
 def flag_argument(text: str) -> bool:
-    """An on/off setting's value (``access.setting``: 1 or 0, true or false, any case)."""
+    """An on/off setting's value (``access.setting``: 1 or 0, true or false, any case):
+    ``NAIPES_COMPRESS_ANSWERS``'s."""
     from service.access import setting
 
     try:
@@ -523,11 +517,19 @@ def compression_argument(text: str) -> str:
     return value
 
 
+# The settings of the streaming validator (service/stream.py) and of REST's bodies and answers (service/rest.py),
+# checked as a server starts, each a usage error naming it: the processes read them as they need
+# them, and a bad one was each stream's INTERNAL error (NAIPES_STREAMS=two), a worker that could
+# not start (NAIPES_BODY_SECONDS=ten), or read as 1 (NAIPES_STREAM_WORKERS=0). ``naipes audit``
+# checks the two it reads, its pool's: NAIPES_STREAM_WORKERS, and NAIPES_POOL_IDLE as the audit ends
+# (NAIPES_POOL_IDLE=junk was a traceback once every record was answered, exit 1).
+POOL_SETTINGS = (("NAIPES_STREAM_WORKERS", _within(1, None, "a number of processes (1 or more)")), ("NAIPES_POOL_IDLE", seconds_argument))
+STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 or more)")), *POOL_SETTINGS)
+REST_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument), ("NAIPES_STREAM_IDLE_SECONDS", seconds_argument),
+                 ("NAIPES_COMPRESS_ANSWERS", flag_argument))
 # The compression of gRPC's answers (service/grpc_server.py), checked as naipes serve and python -m
 # service.grpc_server start.
 GRPC_SETTINGS = (("NAIPES_GRPC_COMPRESSION", compression_argument),)
-REST_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument), ("NAIPES_STREAM_IDLE_SECONDS", seconds_argument),
-                 ("NAIPES_COMPRESS_ANSWERS", flag_argument))
 
 
 def check_settings(settings: tuple[tuple[str, Callable[[str], object]], ...]) -> None:
