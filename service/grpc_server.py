@@ -86,12 +86,12 @@ def status_of(error: ServiceError) -> status_pb2.Status:
 def answer_compression() -> grpc.Compression | None:
     """How gRPC's answers are compressed (``NAIPES_GRPC_COMPRESSION``: ``none``, unset or empty,
     ``gzip`` or ``deflate``; a ValueError naming it for anything else): an answer of
-    ``codings.ANSWER_MIN_BYTES`` or more, and a ValidateHands stream's every message, for a client
-    that takes the coding (gRPC's ``grpc-accept-encoding``: grpc's own clients take both; a
-    client that does not is answered plain). None: every answer plain."""
-    from service.cli import check_settings, compression_argument
+    ``codings.ANSWER_MIN_BYTES`` or more, and a ValidateHands stream's every message (grpcio sends
+    them so to every client: one that has turned the coding off fails the call, docs/api.md).
+    None: every answer plain."""
+    from service.cli import GRPC_SETTINGS, check_settings, compression_argument
 
-    check_settings((("NAIPES_GRPC_COMPRESSION", compression_argument),))
+    check_settings(GRPC_SETTINGS)
     value = compression_argument(os.environ.get("NAIPES_GRPC_COMPRESSION") or "none")
     return {"none": None, "gzip": grpc.Compression.Gzip, "deflate": grpc.Compression.Deflate}[value]
 
