@@ -256,19 +256,24 @@ def _stdin() -> BinaryIO:
     return sys.stdin.buffer
 
 
-# The first byte of gzip's data (its magic bytes are 1f 8b): a file or stdin that starts with it is
-# read gunzipped (``naipes validate``, ``legal``, ``audit``), as ``zcat`` would give it. No JSON
-# text starts with it (a control character, not white space); a file that is not gzip after it is
-# refused as not gzip (MALFORMED_JSON), as it would have been as JSON.
-GZIP_FIRST_BYTE = b"\x1f"
+def _gzipped(start: bytes) -> bool:
+    """Whether a file or stdin that starts with ``start`` (a byte at least, unless empty) is read
+    gunzipped (``naipes validate``, ``legal``, ``audit``), as ``zcat`` would give it: its first byte
+    is gzip's (``codings.GZIP_MAGIC``, 1f 8b). No JSON text starts with it (a control character,
+    not white space); a file that is not gzip after it is refused as not gzip (MALFORMED_JSON), as
+    it would have been as JSON."""
+    from service.codings import GZIP_MAGIC
+
+    return start[:1] == GZIP_MAGIC[:1]
 
 
 def _read_json(path: str) -> Any:
     """A file's JSON, read as REST reads a body (``codec.loads``: MALFORMED_JSON naming the file),
     up to the size REST reads (a larger file is PAYLOAD_TOO_LARGE, as a body is: it was read
-    whole, however large, and /dev/zero until memory ran out); gzip'd, read decoded, the limit the
-    decoded JSON's and the file's as it is."""
+    whole, however large, and /dev/zero until memory ran out); gzip'd (``_gzipped``), read decoded,
+    the limit the decoded JSON's and the file's as it is."""
     from service.codec import loads
+    from service.codings import decoded
     from service.errors import MAX_REQUEST_BYTES, ServiceError
 
     try:
@@ -282,9 +287,7 @@ def _read_json(path: str) -> Any:
         raise SystemExit(EXIT_INVALID) from None
     if len(text) > MAX_REQUEST_BYTES:
         raise ServiceError("PAYLOAD_TOO_LARGE", f"{path} is larger than {MAX_REQUEST_BYTES} bytes")
-    if text[:1] == GZIP_FIRST_BYTE:  # (gzip'd: no JSON text starts with it)
-        from service.codings import decoded
-
+    if _gzipped(text):
         text = decoded(text, "gzip", MAX_REQUEST_BYTES, f"{path} (gzip)", "MALFORMED_JSON")
     return loads(text, path)  # (bytes: text that is not UTF-8 is MALFORMED_JSON, as a body's is)
 
@@ -360,7 +363,7 @@ def audit(path: str, omit_events: bool = False) -> int:
     formed, as the pool tallies them (``stream.Answers``). The exit code is the worst record's, as
     ``validate``'s (3 for an internal error). ``omit_events``: every result's ``events`` left
     empty (``stream.validate_ndjson``'s), every other field and the counts as without it. A gzip'd
-    archive (``GZIP_FIRST_BYTE``: ``archive.ndjson.gz``, several members too) is read gunzipped as
+    archive (``_gzipped``: ``archive.ndjson.gz``, several members too) is read gunzipped as
     it is read, as REST reads a gzip'd stream: data that is not gzip, corrupt or cut short is the
     last answer, MALFORMED_JSON naming the file, after those of every line before it."""
     from service import stream
@@ -374,7 +377,7 @@ def audit(path: str, omit_events: bool = False) -> int:
         print(f"naipes: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return EXIT_INVALID
     peek = getattr(body, "peek", None)  # (a file's and stdin's BufferedReader; at least a byte unless at its end)
-    if peek is not None and peek(1)[:1] == GZIP_FIRST_BYTE:  # read gunzipped, as REST reads a gzip'd stream
+    if peek is not None and _gzipped(peek(1)):  # read gunzipped, as REST reads a gzip'd stream
         from service import codings
 
         decoding = codings.Decoding(body.read, "gzip", codings.READ, code="MALFORMED_JSON", label=f"{path} (gzip)")

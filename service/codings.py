@@ -24,8 +24,6 @@ import zlib
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from werkzeug.http import parse_accept_header
-
 from service.errors import ServiceError
 
 # The codings decoded -> zlib's wbits for their wrapping: gzip's (a 32 KiB window, 16 + 15) or zlib's.
@@ -196,6 +194,8 @@ def answer_coding(accept: str) -> str | None:
     """The coding of an answer for a request whose ``Accept-Encoding`` is ``accept`` (RFC 9110,
     12.5.3: q-values, ``*``, any case, ``x-gzip`` for gzip): the one of ``gzip`` and ``deflate`` it
     welcomes most, or None for neither (the answer is then sent as it is, ``identity;q=0`` or not)."""
+    from werkzeug.http import parse_accept_header  # (here: the gRPC server and the CLI, which import this module, need no werkzeug)
+
     named = {value.lower(): q for value, q in parse_accept_header(accept)}
     rest = named.get("*", 0)
     welcome = {"gzip": named.get("gzip", named.get("x-gzip", rest)), "deflate": named.get("deflate", rest)}

@@ -491,17 +491,11 @@ class _App(Flask):
         return response
 
 
-COMPRESS_SETTING = "NAIPES_COMPRESS_ANSWERS"
-
-
 def compress_answers() -> bool:
     """``NAIPES_COMPRESS_ANSWERS``: whether answers are compressed for the clients that welcome it
-    (``_compressed``): 1 (unset or empty) or 0 (true or false); a ValueError naming it for
-    anything else."""
-    try:
-        return access.setting(os.environ.get(COMPRESS_SETTING) or "1")
-    except ValueError as exc:
-        raise ValueError(f"{COMPRESS_SETTING}: {exc}") from None
+    (``_compressed``): 1 (unset or empty) or 0 (true or false). (``create_app`` has checked it,
+    with the other REST settings: ``cli.REST_SETTINGS``.)"""
+    return access.setting(os.environ.get("NAIPES_COMPRESS_ANSWERS") or "1")
 
 
 def create_app() -> Flask:

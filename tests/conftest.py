@@ -6,13 +6,12 @@ from __future__ import annotations
 # isort: off
 import service  # noqa: F401  (first: it sets GRPC_EXPERIMENTS, which grpc reads as it is imported, as the servers run)
 # isort: on
-import threading
 from collections.abc import Iterator
 
 import grpc
 import pytest
 import requests
-from werkzeug.serving import make_server
+from service_support import serving
 
 from naipes.v1 import naipes_pb2_grpc
 from service.grpc_server import create_server
@@ -41,12 +40,8 @@ def stub(channel: grpc.Channel) -> naipes_pb2_grpc.NaipesServiceStub:
 
 @pytest.fixture(scope="session")
 def rest_url() -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, create_app(), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, name="rest-test-server", daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=5)
+    with serving(create_app()) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

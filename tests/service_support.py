@@ -10,7 +10,8 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -517,3 +518,19 @@ if pid:
     sys.exit(os.waitstatus_to_exitcode(status))
 faulthandler.dump_traceback_later(10, exit=True)
 """
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """The WSGI ``app`` on werkzeug's threaded server, on a free 127.0.0.1 port, in a thread of this
+    process: its base URL, until the block ends."""
+    from werkzeug.serving import make_server
+
+    server = make_server("127.0.0.1", 0, app, threaded=True)
+    thread = threading.Thread(target=server.serve_forever, name="rest-test-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}"
+    finally:
+        server.shutdown()
+        thread.join(timeout=5)

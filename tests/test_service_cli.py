@@ -44,8 +44,9 @@ from service import run_dir
 NAIPES = tool("naipes")
 
 
-def naipes(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([NAIPES, *args], input=stdin, capture_output=True, text=True, timeout=60)
+def naipes(*args: str, stdin: str | bytes | None = None, text: bool = True) -> subprocess.CompletedProcess[Any]:
+    """``naipes`` run with ``args``: its exit code and its output, as text (``text``) or bytes."""
+    return subprocess.run([NAIPES, *args], input=stdin, capture_output=True, text=text, timeout=60)
 
 
 @pytest.mark.parametrize("path", rentoy_examples(), ids=lambda p: p.stem)
@@ -183,10 +184,6 @@ def test_audit_prints_what_the_rest_stream_answers(tmp_path: Path, http, rest_ur
     assert "36 records" in done.stderr and "32 valid, 2 with a violation, 2 not validated" in done.stderr, done.stderr
 
 
-def _naipes_bytes(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([NAIPES, *args], input=stdin, capture_output=True, timeout=60)
-
-
 def test_audit_reads_a_gzipped_archive_as_it_is_read(tmp_path: Path) -> None:
     """A gzip'd archive (``archive.ndjson.gz``; two members one after another, as ``cat a.gz b.gz``
     makes; on stdin, as a pipe gives it) is audited as the archive itself: the same answers, counts
@@ -200,7 +197,7 @@ def test_audit_reads_a_gzipped_archive_as_it_is_read(tmp_path: Path) -> None:
     half = body.index(b"\n", len(body) // 2) + 1
     members = tmp_path / "members.ndjson.gz"
     members.write_bytes(gzip.compress(body[:half]) + gzip.compress(body[half:]))
-    for done in (_naipes_bytes("audit", str(packed)), _naipes_bytes("audit", str(members)), _naipes_bytes("audit", "-", stdin=gzip.compress(body))):
+    for done in (naipes("audit", str(packed), text=False), naipes("audit", str(members), text=False), naipes("audit", "-", stdin=gzip.compress(body), text=False)):
         assert (done.returncode, done.stdout.decode(), done.stderr.decode().split(" in ")[0]) == (2, plain.stdout, plain.stderr.split(" in ")[0])
         assert "32 valid, 2 with a violation, 2 not validated" in done.stderr.decode()
 
@@ -218,7 +215,7 @@ def test_audit_of_a_gzipped_archive_cut_short_ends_with_its_error(tmp_path: Path
     data += compressor.flush()
     cut = tmp_path / "cut.ndjson.gz"
     cut.write_bytes(data[:len(data) // 2])
-    done = _naipes_bytes("audit", str(cut))
+    done = naipes("audit", str(cut), text=False)
     *answers, last = [json.loads(line) for line in done.stdout.splitlines()]
     assert 0 < len(answers) < 40 and answers == [{"id": f"r{i}", "result": api.validate(record)} for i in range(len(answers))]
     assert last == {"error": {"code": "MALFORMED_JSON",
@@ -227,7 +224,7 @@ def test_audit_of_a_gzipped_archive_cut_short_ends_with_its_error(tmp_path: Path
     assert gzip.decompress(data) == body
     odd = tmp_path / "odd.ndjson"
     odd.write_bytes(b"\x1f" + body)
-    done = _naipes_bytes("audit", str(odd))
+    done = naipes("audit", str(odd), text=False)
     assert [json.loads(line) for line in done.stdout.splitlines()] == [
         {"error": {"code": "MALFORMED_JSON",
                    "message": f"{odd} (gzip) is not gzip: it does not start with gzip's magic bytes 1f 8b: the lines before are answered"}}]
@@ -250,7 +247,7 @@ def test_audit_of_a_gzipped_archive_skips_a_long_line_for_64_mib_at_most(tmp_pat
         data += compressor.compress(b"\n" + record) + compressor.flush()
         path = tmp_path / "long.ndjson.gz"
         path.write_bytes(data)
-        done = _naipes_bytes("audit", str(path))
+        done = naipes("audit", str(path), text=False)
         codes = [json.loads(line).get("error", {}).get("code", "OK") for line in done.stdout.splitlines()]
         assert codes == (["OK", "PAYLOAD_TOO_LARGE"] if ends else ["OK", "PAYLOAD_TOO_LARGE", "OK"]), done.stdout[-300:]
         if ends:

@@ -587,19 +587,13 @@ def test_a_head_request_says_what_its_get_would_send(base, http) -> None:
 @pytest.fixture
 def uncompressed_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """The REST app made with ``NAIPES_COMPRESS_ANSWERS=0``, served by werkzeug in this process."""
-    import threading
-
-    from werkzeug.serving import make_server
+    from service_support import serving
 
     from service.rest import create_app
 
     monkeypatch.setenv("NAIPES_COMPRESS_ANSWERS", "0")
-    server = make_server("127.0.0.1", 0, create_app(), threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_port}"
-    server.shutdown()
-    thread.join(timeout=5)
+    with serving(create_app()) as url:
+        yield url
 
 
 def test_naipes_compress_answers_0_sends_every_answer_as_it_is(uncompressed_url, http) -> None:
