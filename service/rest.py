@@ -402,7 +402,7 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
             # is no bound, a blocking socket: a timeout of 0 would make it non-blocking, every pause a broken body)
             sock.settimeout(stream.IDLE_SECONDS or None)
         try:
-            response = Response(stream.validate_ndjson(stream.read_lines(body, buffer=buffer, skip=skip), count), status=200, mimetype=NDJSON)
+            response = Response(stream.validate_ndjson(stream.read_lines(body, buffer=buffer, skip=skip, blanks=stream.BLANK_BYTES), count), status=200, mimetype=NDJSON)
         except BaseException:
             release()
             raise

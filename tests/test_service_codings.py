@@ -74,10 +74,11 @@ def flushed(pieces: list[bytes], coding: str = "gzip") -> list[bytes]:
     return [*(compressor.compress(piece) + compressor.flush(zlib.Z_SYNC_FLUSH) for piece in pieces), compressor.flush()]
 
 
-def bomb(mib: int) -> bytes:
-    """A gzip member of ``mib`` MiB of zeros (a multiple of 8), made without compressing them all:
-    after a full flush the compressor is as new, so each further 8 MiB compress to the same bytes."""
-    zeros = bytes(8 << 20)
+def bomb(mib: int, fill: bytes = b"\x00") -> bytes:
+    """A gzip member of ``mib`` MiB of zeros (a multiple of 8), or of another byte, made without
+    compressing them all: after a full flush the compressor is as new, so each further 8 MiB
+    compress to the same bytes."""
+    zeros = fill * (8 << 20)
     compressor = zlib.compressobj(9, zlib.DEFLATED, 31)
     first = compressor.compress(zeros) + compressor.flush(zlib.Z_FULL_FLUSH)
     again = compressor.compress(zeros) + compressor.flush(zlib.Z_FULL_FLUSH)
@@ -279,6 +280,21 @@ def test_a_zip_bomb_is_refused_at_once_and_never_held_whole(served) -> None:
     after = _peak_memory(pids)
     grown = {p: after[p] - before[p] for p in before if p in after}
     assert grown and max(grown.values()) < 64 << 20, grown
+
+
+def test_a_bomb_of_blank_lines_ends_the_stream_past_its_allowance(served) -> None:
+    """A GiB of newlines in 1 MB of gzip after a record: blank lines answer nothing, so they may
+    come to only 64 KiB more than the stream's other lines (``stream.BLANK_BYTES``); past that the
+    stream ends with their PAYLOAD_TOO_LARGE entry, the rest of the body uninflated (a billion
+    blank lines would have held the serving thread for minutes)."""
+    port, _pid = served
+    record = lines_of(RECORD, 1)[0]
+    answer = requests.post(f"http://127.0.0.1:{port}/v1/hands:validateStream", data=gzip.compress(record) + bomb(1024, b"\n"),
+                           headers={**NDJSON, "Content-Encoding": "gzip"}, timeout=30)
+    entries = [json.loads(line) for line in answer.content.splitlines()]
+    assert entries == [{"id": "r0", "result": api.validate(RECORD)},
+                       {"error": {"code": "PAYLOAD_TOO_LARGE", "message": f"the body's blank lines come to more than {stream.BLANK_BYTES} bytes "
+                                  "beyond its other lines: the stream ends here, the rest of the body unread"}}]
 
 
 # ---- the stream -------------------------------------------------------------------------------

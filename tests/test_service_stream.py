@@ -857,11 +857,35 @@ def test_rest_a_body_of_known_length_past_the_request_limit_is_read_whole(rest_u
     """A stream's body has no limit (each line has one), whether chunked or, as here, of known
     length past a request's limit under a server that does not end the body itself (werkzeug's,
     for a body of known length): it is read whole, not refused PAYLOAD_TOO_LARGE."""
-    body = b"".join(ndjson_lines(RECORDS[:2]))
-    body += b"\n" * (MAX_REQUEST_BYTES + 1 - len(body))  # (blank lines, skipped)
-    answer = http.post(rest_url + "/v1/hands:validateStream", data=body + ndjson_lines(RECORDS[2:3])[0], headers={"Content-Type": NDJSON}, timeout=60)
+    lines, size = [], 0
+    for i in itertools.cycle(range(len(RECORDS))):
+        lines.append(i)
+        size += len(ndjson_lines(RECORDS[i:i + 1])[0])
+        if size > MAX_REQUEST_BYTES:
+            break
+    body = b"".join(ndjson_lines(RECORDS[i] for i in lines))
+    answer = http.post(rest_url + "/v1/hands:validateStream", data=body, headers={"Content-Type": NDJSON}, timeout=60)
     assert answer.status_code == 200, answer.text
-    assert [json.loads(line) for line in answer.text.splitlines()] == [expected(r) for r in RECORDS[:3]]
+    answers = [expected(r) for r in RECORDS]
+    assert [json.loads(line) for line in answer.text.splitlines()] == [answers[i] for i in lines]
+
+
+def test_rest_blank_lines_are_skipped_up_to_64_kib_beyond_the_other_lines(rest_url, http: requests.Session) -> None:
+    """Blank lines (white space only, CRLF or LF) answer nothing: a stream may hold as many bytes of
+    them as of its other lines and 64 KiB more (``stream.BLANK_BYTES``), a blank line between
+    every two records say, or keep-alive newlines; past that the stream ends with their
+    PAYLOAD_TOO_LARGE entry, the rest of the body unread (the record after them is not answered)."""
+    good = ndjson_lines(RECORDS[:4])
+    spaced = [part for line in good for part in (line, b"\r\n", b" " * (len(line) - 3) + b"\n")]  # (as many bytes as the records)
+    allowance = [b"\n"] * stream.BLANK_BYTES
+    status, _kind, answers = post_stream(rest_url, [*spaced, *allowance, good[0]])
+    assert status == 200
+    assert answers == [expected(r) for r in [*RECORDS[:4], RECORDS[0]]]
+    status, _kind, answers = post_stream(rest_url, [*spaced, *allowance, b"\t\n", good[0]])
+    assert status == 200
+    assert answers == [*(expected(r) for r in RECORDS[:4]),
+                       {"error": {"code": "PAYLOAD_TOO_LARGE", "message": f"the body's blank lines come to more than {stream.BLANK_BYTES} "
+                                  "bytes beyond its other lines: the stream ends here, the rest of the body unread"}}]
 
 
 def test_rest_a_line_is_never_taken_for_the_server_s_own_ending(rest_url, http: requests.Session) -> None:
