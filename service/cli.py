@@ -527,9 +527,9 @@ def compression_argument(text: str) -> str:
 # checks the two it reads, its pool's: NAIPES_STREAM_WORKERS, and NAIPES_POOL_IDLE as the audit ends
 # (NAIPES_POOL_IDLE=junk was a traceback once every record was answered, exit 1).
 POOL_SETTINGS = (("NAIPES_STREAM_WORKERS", _within(1, None, "a number of processes (1 or more)")), ("NAIPES_POOL_IDLE", seconds_argument))
-STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 or more)")), *POOL_SETTINGS)
-REST_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument), ("NAIPES_STREAM_IDLE_SECONDS", seconds_argument),
-                 ("NAIPES_COMPRESS_ANSWERS", flag_argument))
+STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 or more)")), ("NAIPES_STREAM_IDLE_SECONDS", seconds_argument),
+                   *POOL_SETTINGS)
+REST_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument), ("NAIPES_COMPRESS_ANSWERS", flag_argument))
 # The compression of gRPC's answers (service/grpc_server.py), checked as naipes serve and python -m
 # service.grpc_server start.
 GRPC_SETTINGS = (("NAIPES_GRPC_COMPRESSION", compression_argument),)

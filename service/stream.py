@@ -295,7 +295,8 @@ def answer_part(part: Part) -> Piece:
 
 def answer_wire(batch: list[Line | Part]) -> Answers:
     """Serialized requests -> serialized responses (gRPC); ``Ending.TOO_LARGE`` stands for a
-    message over the limit (``validate_wire``), and a ``Part``'s answer is a ``Piece``."""
+    message over the limit and ``Ending.TIMED_OUT`` for a stream's pause (``validate_wire``), and a
+    ``Part``'s answer is a ``Piece``."""
     out = Answers()
     for data in batch:
         if isinstance(data, Part):
@@ -304,6 +305,8 @@ def answer_wire(batch: list[Line | Part]) -> Answers:
         try:
             if data is Ending.TOO_LARGE:
                 raise ServiceError("PAYLOAD_TOO_LARGE", f"a message of the stream is larger than the {MAX_REQUEST_BYTES} bytes the service accepts")
+            if data is Ending.TIMED_OUT:
+                raise ServiceError("REQUEST_TIMEOUT", f"the stream sent nothing for {IDLE_SECONDS:g} seconds: the messages before are answered")
             assert isinstance(data, bytes)
             request = request_json(data, pb.ValidateHandsRequest)
         except Exception as exc:  # not a ValidateHandsRequest (or, unexpected, INTERNAL): the message's error
@@ -679,6 +682,7 @@ def slots() -> Slots:
 # ---- in order, bounded ---------------------------------------------------------------------
 
 _ITEM, _DONE, _END, _FAILED = range(4)
+_NO_ITEM = object()  # (the end of ``_pipelined``'s input)
 
 
 class Ending(enum.Enum):
@@ -716,12 +720,21 @@ def env_seconds(name: str, default: float) -> float:
         return default
 
 
-IDLE_SECONDS = env_seconds("NAIPES_STREAM_IDLE_SECONDS", 30.0)  # how long a stream's body may pause between two reads (service/rest.py)
+# How long a stream may pause, sending nothing while the server waits for its next line or message
+# (0: no bound): REST's body between two reads (its socket's timeout, service/rest.py), a gRPC
+# stream between two messages (``validate_wire``). A stream holds one of its process's few slots
+# (``slots``), and two that sent nothing held every slot of a gRPC process for ever.
+IDLE_SECONDS = env_seconds("NAIPES_STREAM_IDLE_SECONDS", 30.0)
+
+
+class Paused(Exception):
+    """``pipelined``'s input waited longer than its ``idle`` bound for its next item: every item
+    read before it has been answered, and no more are read."""
 
 
 def pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure: Callable[[list[T], BaseException], list[R]],
               executor: ProcessPoolExecutor | None = None, workers: int | None = None, batch: int = BATCH,
-              count: Counting | None = None) -> Iterator[R]:
+              count: Counting | None = None, idle: float | None = None) -> Iterator[R]:
     """``work`` over ``items`` in batches on the pool, answers in input order.
 
     At most a ``Window`` of items (as many as the batches in flight and one more hold, in number
@@ -729,24 +742,35 @@ def pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure
     before each item, so a fast client is held back by TCP flow control rather than by the
     server's memory. A batch whose worker failed is answered by
     ``on_failure`` (an INTERNAL error per item) and a fresh pool takes over. ``count`` is given
-    the ``codes`` of each batch's answers that are ``Answers`` (the metrics' records).
+    the ``codes`` of each batch's answers that are ``Answers`` (the metrics' records). ``idle``:
+    how long the input may wait for its next item (seconds; None: for ever); once it has waited
+    longer, the items read are answered and ``Paused`` is raised (the input's thread is left
+    waiting: it ends when its input does, as a gRPC call's requests do once the call has ended).
     """
     with _using_pool():
         executor = executor or pool()
         workers = workers or (_pool_processes if executor is _pool else pool_size())
-        yield from _pipelined(items, work, on_failure, executor, workers, batch, count)
+        yield from _pipelined(items, work, on_failure, executor, workers, batch, count, idle)
 
 
 def _pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failure: Callable[[list[T], BaseException], list[R]],
-               executor: ProcessPoolExecutor, workers: int, batch: int, count: Counting | None = None) -> Iterator[R]:
+               executor: ProcessPoolExecutor, workers: int, batch: int, count: Counting | None = None,
+               idle: float | None = None) -> Iterator[R]:
     max_batches = BATCHES_PER_WORKER * workers
     window = Window((max_batches + 1) * batch, (max_batches + 1) * BATCH_BYTES)
     events: queue.SimpleQueue[tuple[int, Any]] = queue.SimpleQueue()
     stop = threading.Event()
+    waiting: list[float | None] = [None]  # since when the input has waited for its next item (time.monotonic)
 
     def feed() -> None:
         try:
-            for item in items:
+            source = iter(items)
+            while True:
+                waiting[0] = time.monotonic()
+                item = next(source, _NO_ITEM)
+                waiting[0] = None
+                if item is _NO_ITEM:
+                    break
                 if not window.take(_size(item), stop):
                     return
                 events.put((_ITEM, item))
@@ -755,6 +779,13 @@ def _pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failur
         else:
             events.put((_END, None))
 
+    def paused_for() -> float | None:
+        """How much longer the input may wait before it has paused too long (None: no bound)."""
+        if idle is None:
+            return None
+        since = waiting[0]
+        return idle if since is None else idle - (time.monotonic() - since)
+
     def notify(_future: Future[list[R]]) -> None:
         events.put((_DONE, None))
 
@@ -762,7 +793,7 @@ def _pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failur
     feeder.start()
     pending: deque[tuple[Future[list[R]], list[T]]] = deque()
     buffer: list[T] = []
-    ended = False
+    ended = paused = False
     try:
         while True:
             while pending and pending[0][0].done():
@@ -784,6 +815,8 @@ def _pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failur
                     yield out
                     window.give(_size(item))
             if ended and not pending and not buffer:
+                if paused:
+                    raise Paused
                 return
             while buffer and len(pending) < max_batches:
                 n = _chunk_length(buffer, batch)
@@ -795,13 +828,20 @@ def _pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failur
                     future.set_exception(exc if isinstance(exc, BrokenProcessPool) else BrokenProcessPool(str(exc)))
                 future.add_done_callback(notify)
                 pending.append((future, chunk))
-            kind, value = events.get()
-            while True:
-                if kind == _ITEM:
+            left = None if ended else paused_for()
+            try:
+                kind, value = events.get(timeout=None if left is None else max(left, 0.0))
+            except queue.Empty:
+                left = paused_for()
+                if left is not None and left <= 0:
+                    paused = ended = True
+                continue
+            while True:  # (once the input has paused too long, what it reads is not taken)
+                if kind == _ITEM and not paused:
                     buffer.append(value)
                 elif kind == _END:
                     ended = True
-                elif kind == _FAILED:
+                elif kind == _FAILED and not paused:
                     raise value
                 try:
                     kind, value = events.get_nowait()
@@ -864,7 +904,9 @@ def validate_wire(requests: Iterable[bytes], count: Counting | None = None) -> I
     its error in its place, and the stream goes on: ``Ending.TOO_LARGE`` goes to the pool in its
     stead, not its bytes. A large batch goes in parts (``split``), and its answer is its
     head followed by its pieces; when a part could not be read, the message is answered
-    whole here, as it would have been unsplit (the error names its place in the whole batch)."""
+    whole here, as it would have been unsplit (the error names its place in the whole batch). A
+    stream that sends nothing for ``IDLE_SECONDS`` while the server waits for its next message
+    ends, once every message before is answered, with a REQUEST_TIMEOUT entry, as REST's does."""
     plans: deque[tuple[bytes, bytes, int] | None] = deque()  # per message: None, or (it, its answer's head, its parts)
 
     def items() -> Iterator[Line | Part]:  # (in pipelined's input thread)
@@ -882,8 +924,20 @@ def validate_wire(requests: Iterable[bytes], count: Counting | None = None) -> I
             plans.append((data, head, len(parts)))
             yield from parts
 
+    try:
+        yield from _joined(pipelined(items(), answer_wire, internal_wire, count=count, idle=IDLE_SECONDS or None), plans, count)
+    except Paused:  # every message before the pause is answered; the stream ends with its entry
+        ending = answer_wire([Ending.TIMED_OUT])
+        if count is not None:
+            count(ending)
+        yield ending[0]
+
+
+def _joined(answers: Iterable[bytes | Piece], plans: deque[tuple[bytes, bytes, int] | None], count: Counting | None) -> Iterator[bytes]:
+    """``validate_wire``'s answers, each message's whole: a split batch's answer is its head and
+    its pieces joined (``plans``: per message, None or (it, its answer's head, its parts))."""
     pieces: list[Piece] = []
-    for answer in pipelined(items(), answer_wire, internal_wire, count=count):
+    for answer in answers:
         if not isinstance(answer, Piece):
             plans.popleft()
             yield answer

@@ -2088,3 +2088,85 @@ console.log(JSON.stringify(out));
             assert not any("omitEvents" in line for line in lines), options
             assert run["answers"] == want, options
             assert [h for h, f in zip(run["hands"], full, strict=True) if f] == [f for f in full if f], options
+
+
+def _calls_counted(client: GrpcClient) -> list[int]:
+    """Counts the ValidateHands calls ``client`` makes."""
+    calls = [0]
+    stub = client._stub
+    original = stub.ValidateHands
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        return original(*args, **kwargs)
+
+    stub.ValidateHands = counted
+    return calls
+
+
+@pytest.mark.parametrize("who", ["client", "server"])
+def test_grpc_client_opens_another_stream_after_a_long_pause_of_its_records(who: str, grpc_target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service ends a stream that sends nothing for NAIPES_STREAM_IDLE_SECONDS (here 1 s, with
+    its REQUEST_TIMEOUT entry). Records that pause longer (a live feed) are all answered, once each,
+    and no REQUEST_TIMEOUT reaches the caller: the client ends its stream itself once the records
+    have paused PAUSE_SECONDS (``client``: 0.3 s), or the server ends it (``server``: the client
+    would wait 60 s), and the next record opens another."""
+    import naipes_client
+
+    from service import stream
+
+    monkeypatch.setattr(stream, "IDLE_SECONDS", 1.0)
+    monkeypatch.setattr(naipes_client, "PAUSE_SECONDS", 0.3 if who == "client" else 60.0)
+    other = dict(RECORD, actions=RECORD["actions"][:2])
+
+    def feed() -> Any:
+        yield RECORD
+        yield other
+        time.sleep(1.6)
+        yield other
+        time.sleep(1.6)
+        yield RECORD
+
+    with GrpcClient(grpc_target, timeout=5) as grpc_client:
+        calls = _calls_counted(grpc_client)
+        answers = list(grpc_client.validate_hands(feed(), batch=2))
+    assert answers == [{"result": api.validate(r)} for r in (RECORD, other, other, RECORD)]
+    assert calls[0] == 3
+
+
+def test_grpc_client_sends_a_batch_not_yet_full_when_its_records_pause(grpc_target: str) -> None:
+    """Records that come slowly are answered as they come, not once a whole batch (50) has come:
+    the client sends what it has once they pause (FLUSH_SECONDS). (It waited for fifty records, or
+    their end, before sending the first: a feed of a record a minute had no answer for an hour.)"""
+    gate = threading.Event()
+    released: list[bool] = []
+
+    def feed() -> Any:
+        yield RECORD
+        yield RECORD
+        released.append(gate.wait(30))  # (True: the caller had both answers while the feed waited)
+
+    with GrpcClient(grpc_target, timeout=5) as grpc_client:
+        answers = grpc_client.validate_hands(feed())
+        got = [next(answers), next(answers)]
+        gate.set()
+        assert list(answers) == []
+    assert got == [{"result": api.validate(RECORD)}] * 2
+    assert released == [True]
+
+
+def test_grpc_client_raises_its_records_error_after_the_answers_before_it(grpc_target: str) -> None:
+    """An iterable of records that fails mid-way: the records before it are answered, then its own
+    error is raised to the caller (it was raised in grpcio's thread, which cancelled the call: the
+    caller saw CANCELLED, and lost the answers in flight)."""
+
+    def feed() -> Any:
+        yield RECORD
+        yield RECORD
+        raise OSError("the archive could not be read")
+
+    got = []
+    with GrpcClient(grpc_target, timeout=5) as grpc_client, pytest.raises(OSError, match="the archive could not be read"):
+        for answer in grpc_client.validate_hands(feed(), batch=1):
+            got.append(answer)
+    assert got == [{"result": api.validate(RECORD)}] * 2

@@ -40,6 +40,7 @@ from service_support import (
 )
 
 from naipes.v1 import naipes_pb2 as pb
+from naipes.v1 import naipes_pb2_grpc as pb_grpc
 from service import handlers, stream
 from service.codec import from_json, to_json
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
@@ -426,8 +427,8 @@ def test_a_large_batch_goes_to_the_pool_in_several_round_trips(monkeypatch: pyte
             sizes.append(sum(stream._size(item) for item in chunk))
             return self.executor.submit(work, chunk)
 
-    def spy(items, work, on_failure, executor, workers, batch, count=None):  # type: ignore[no-untyped-def]
-        return pipelined(items, work, on_failure, Seen(executor), workers, batch, count)
+    def spy(items, work, on_failure, executor, workers, batch, count=None, idle=None):  # type: ignore[no-untyped-def]
+        return pipelined(items, work, on_failure, Seen(executor), workers, batch, count, idle)
 
     monkeypatch.setattr(stream, "_pipelined", spy)
     data = batch_wire(LARGE_ITEMS * 2)
@@ -446,8 +447,8 @@ def test_a_large_batch_whose_worker_fails_is_one_internal_error(monkeypatch: pyt
         return stream.answer_wire(chunk)
 
     threads = ThreadPoolExecutor(2)
-    monkeypatch.setattr(stream, "_pipelined", lambda items, work, on_failure, executor, workers, batch, count=None:
-                        pipelined(items, failing, on_failure, threads, 2, 1, count))
+    monkeypatch.setattr(stream, "_pipelined", lambda items, work, on_failure, executor, workers, batch, count=None, idle=None:
+                        pipelined(items, failing, on_failure, threads, 2, 1, count, idle))
     counts: list[stream.Answers] = []
     answers = list(stream.validate_wire(iter([batch_wire(LARGE_ITEMS), LARGE_ITEMS[0]]), counts.append))
     threads.shutdown()
@@ -1173,3 +1174,89 @@ def test_the_stream_slots_are_set_by_naipes_streams(monkeypatch: pytest.MonkeyPa
     again()
     release[1]()
     assert stream.slots().taken == 0
+
+
+def test_pipelined_input_that_waits_past_idle_is_answered_then_paused() -> None:
+    """``idle`` bounds how long the input may wait for its next item: the items read before are
+    answered, then ``Paused`` is raised (what the input reads after is not taken)."""
+    gate = threading.Event()
+
+    def items() -> Iterator[bytes]:
+        yield b"a"
+        yield b"b"
+        gate.wait(30)  # (a client that sends nothing more)
+        yield b"late"
+
+    threads = ThreadPoolExecutor(1)
+    got: list[bytes] = []
+    try:
+        with pytest.raises(stream.Paused):
+            for answer in stream._pipelined(items(), lambda chunk: [item.upper() for item in chunk], lambda chunk, _exc: [b"failed"] * len(chunk),
+                                            threads, 1, 1, idle=0.2):
+                got.append(answer)
+    finally:
+        gate.set()
+        threads.shutdown()
+    assert got == [b"A", b"B"]
+
+
+def test_pipelined_slow_work_is_no_pause_of_the_input() -> None:
+    """The idle clock runs only while the input waits for its next item: a batch's work far longer
+    than ``idle``, the input held back by the window meanwhile, does not end the stream."""
+
+    def slow(chunk: list[bytes]) -> list[bytes]:
+        time.sleep(0.4)
+        return [item.upper() for item in chunk]
+
+    threads = ThreadPoolExecutor(1)
+    try:
+        assert list(stream._pipelined(iter([b"a", b"b", b"c", b"d"]), slow, lambda chunk, _exc: [b"failed"] * len(chunk), threads, 1, 1,
+                                      idle=0.25)) == [b"A", b"B", b"C", b"D"]
+    finally:
+        threads.shutdown()
+
+
+def test_grpc_a_stream_that_sends_nothing_for_the_idle_bound_ends_and_frees_its_slot() -> None:
+    """NAIPES_STREAM_IDLE_SECONDS bounds a gRPC stream's pauses as it bounds REST's: a stream that
+    sends nothing more while the server waits for its next message gets the answers of what it sent,
+    then a REQUEST_TIMEOUT entry, and the call ends OK, its slot given back. (Two clients that
+    opened streams and sent nothing held both slots of a gRPC process for as long as they liked, and
+    every other stream was refused TOO_MANY_STREAMS.) A stream whose pauses are shorter is answered
+    as ever."""
+    from service_support import stop
+    from test_service_workers import serve
+
+    server, _rest_port, grpc_port = serve(1, {**os.environ, "NAIPES_STREAM_IDLE_SECONDS": "2"})
+    gate = threading.Event()
+    try:
+        stub = pb_grpc.NaipesServiceStub(grpc.insecure_channel(f"127.0.0.1:{grpc_port}"))
+        requests_ = grpc_requests(RECORDS[:3])
+
+        def silent(sent: list[pb.ValidateHandsRequest]) -> Iterator[pb.ValidateHandsRequest]:
+            yield from sent
+            gate.wait(60)
+
+        held = [stub.ValidateHands(silent(requests_[:2]), timeout=60), stub.ValidateHands(silent([]), timeout=60)]
+        entry = {"error": {"code": "REQUEST_TIMEOUT", "message": "the stream sent nothing for 2 seconds: the messages before are answered"}}
+        assert [to_json(a) for a in held[0]] == [{"id": "r0", **expected(RECORDS[0])}, {"id": "r1", **expected(RECORDS[1])}, entry]
+        assert [to_json(a) for a in held[1]] == [entry]
+        assert [h.code() for h in held] == [grpc.StatusCode.OK] * 2
+
+        def paced() -> Iterator[pb.ValidateHandsRequest]:
+            for request in requests_:
+                yield request
+                time.sleep(0.2)
+
+        deadline = time.monotonic() + 5  # (a slot is given back just after its call's end has gone)
+        while True:
+            try:
+                answers = [to_json(a) for a in stub.ValidateHands(paced(), timeout=60)]
+                break
+            except grpc.RpcError as error:
+                if grpc_failure(error).code != "TOO_MANY_STREAMS" or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        assert answers == [{"id": f"r{i}", **expected(r)} for i, r in enumerate(RECORDS[:3])]
+    finally:
+        gate.set()
+        stop(server)

@@ -60,6 +60,12 @@ REST_SECONDS_A_RECORD = 0.01
 # A server process validates a few streams at a time and refuses more with TOO_MANY_STREAMS,
 # to retry in a moment: validate_hands retries a refused stream this many times, a second apart.
 STREAM_RETRIES = 30
+# GrpcClient.validate_hands reads the caller's records as they come: a batch not yet full is sent
+# once they have paused this long (seconds), and the stream ends once they have paused this long
+# (the service ends a stream that sends nothing for NAIPES_STREAM_IDLE_SECONDS, 30 by default),
+# the next record opening another.
+FLUSH_SECONDS = 0.05
+PAUSE_SECONDS = 10.0
 
 
 # The JSON text of a batch's records at most (a message or line of a stream is at most 1 MiB;
@@ -207,6 +213,87 @@ class _Progress:
 
     def stop(self) -> None:
         self._done.set()
+
+
+class _Stream:
+    """One ValidateHands call of ``GrpcClient.validate_hands``: its messages sent and not yet
+    answered, each with the local error of each of its records (or None: sent), and whether the
+    call is over (it takes no more messages)."""
+
+    def __init__(self) -> None:
+        self.pending: deque[tuple[list[JSON | None], Any]] = deque()
+        self.over = False
+
+
+class _Records:
+    """The caller's records for ``GrpcClient.validate_hands``, read on a thread of their own, so
+    that a stream may send a batch not yet full when the records pause and end when they pause
+    long, however slowly the caller's iterable gives them. The thread reads at most a few batches
+    ahead of the messages sent."""
+
+    def __init__(self, records: Iterable[JSON], size: int, message: Callable[[list[JSON]], tuple[list[JSON | None], Any]]):
+        self._size, self._message = size, message
+        self._records: deque[JSON] = deque()
+        self._ended = self._closed = False
+        self._error: BaseException | None = None
+        self._ready = threading.Condition()
+        threading.Thread(target=self._read, args=(records,), name="naipes-stream-records", daemon=True).start()
+
+    def _read(self, records: Iterable[JSON]) -> None:
+        try:
+            for record in records:
+                with self._ready:
+                    self._ready.wait_for(lambda: self._closed or len(self._records) < 4 * self._size)
+                    if self._closed:
+                        return
+                    self._records.append(record)
+                    self._ready.notify_all()
+        except BaseException as exc:  # the caller's iterable failed: raised to the caller after the records before
+            self._error = exc
+        with self._ready:
+            self._ended = True
+            self._ready.notify_all()
+
+    def more(self) -> bool:
+        """Waits for a record: whether one has come (False: the records have ended; the
+        iterable's error is raised here, once every record before it is taken)."""
+        with self._ready:
+            self._ready.wait_for(lambda: self._records or self._ended)
+            if self._records:
+                return True
+        if self._error is not None:
+            raise self._error
+        return False
+
+    def take(self, stream: _Stream) -> Any | None:
+        """The next message for ``stream``, put among its pending ones: up to a batch of the
+        records that have come, once a batch has come, or the records have paused FLUSH_SECONDS,
+        or ended. None once they have paused PAUSE_SECONDS, or ended, or the stream is over."""
+        with self._ready:
+            if not self._ready.wait_for(lambda: self._records or self._ended or stream.over, PAUSE_SECONDS):
+                return None
+            self._ready.wait_for(lambda: len(self._records) >= self._size or self._ended or stream.over, FLUSH_SECONDS)
+            if stream.over or not self._records:
+                return None
+            chunk = next(_batches(islice(self._records, self._size), self._size))
+            for _ in chunk:
+                self._records.popleft()
+            self._ready.notify_all()
+            layout, request = self._message(chunk)
+            stream.pending.append((layout, request))
+            return request
+
+    def end(self, stream: _Stream) -> list[tuple[list[JSON | None], Any]]:
+        """Ends ``stream`` (it takes no more messages): its messages sent and not answered."""
+        with self._ready:
+            stream.over = True
+            self._ready.notify_all()
+            return list(stream.pending)
+
+    def close(self) -> None:
+        with self._ready:
+            self._closed = True
+            self._ready.notify_all()
 
 
 class NaipesError(Exception):
@@ -504,13 +591,16 @@ class GrpcClient:
         the server would refuse with its whole batch, or grpcio past 1.5 MiB, ending the stream).
         ``omit_events``: every result's ``events`` left empty, every other field as without it
         (each message's ``omit_events``, not set when false). ``request_id``: the stream's (each
-        attempt's)."""
+        attempt's).
+
+        ``records`` may come as slowly as they like (a live feed): they are read as they come, a
+        batch not yet full is sent once they pause (``FLUSH_SECONDS``), so that each is answered
+        soon after it comes, and once they pause ``PAUSE_SECONDS`` the stream ends, the next record
+        opening another (the service ends a stream that sends nothing for 30 seconds: one that does
+        so first is handled alike). An error the iterable raises is raised here, after the answers
+        of the records before it."""
         metadata = _request_id(request_id)
-        chunks = _batches(records, _batch(batch))
-        # A stream refused with TOO_MANY_STREAMS is refused before its first answer: the messages
-        # sent until then are kept, to be sent first again on the next attempt.
-        unanswered: list[tuple[list[JSON | None], naipes_pb2.ValidateHandsRequest]] = []
-        lock = threading.Lock()
+        size = _batch(batch)
 
         def message(chunk: list[JSON]) -> tuple[list[JSON | None], naipes_pb2.ValidateHandsRequest]:
             """A batch's message, and the local error of each record (or None: sent)."""
@@ -532,54 +622,65 @@ class GrpcClient:
                 request.omit_events = True
             return layout, request
 
-        def messages(again: list[tuple[list[JSON | None], naipes_pb2.ValidateHandsRequest]], layouts: deque[list[JSON | None]],
-                     answered: list[bool], progress: _Progress) -> Iterator[naipes_pb2.ValidateHandsRequest]:
-            """One attempt's messages: those sent before and not answered, then the rest."""
-            for layout, request in again:
-                with lock:
-                    layouts.append(layout)
+        def messages(stream: _Stream, progress: _Progress) -> Iterator[naipes_pb2.ValidateHandsRequest]:
+            """One call's messages: those its stream starts with (sent before and not answered),
+            then the records' as they come, until they end or pause long (``_Records.take``)."""
+            for _layout, request in list(stream.pending):
                 progress.sent()
                 yield request
-            for chunk in chunks:
-                layout, request = message(chunk)
-                with lock:
-                    layouts.append(layout)
-                    if not answered[0]:
-                        unanswered.append((layout, request))
+            while (request := source.take(stream)) is not None:
                 progress.sent()
                 yield request
 
-        for attempt in range(STREAM_RETRIES + 1):
-            layouts: deque[list[JSON | None]] = deque()  # per message sent: the local error of each record, or None
-            answered = [False]
-            progress = _Progress(self.timeout)
-            call = self._stub.ValidateHands(messages(list(unanswered), layouts, answered, progress), metadata=metadata)
-            progress.watch(call.cancel)
-            try:
-                for response in call:
-                    progress.answered()
-                    with lock:
-                        answered[0] = True
-                        unanswered.clear()
-                        layout = layouts.popleft()
-                    answers = [self._json(a) for a in response.batch]
-                    if not answers and any(local is None for local in layout):
-                        answers = [self._json(response)] * len(layout)  # the message's error is each record's answer
-                    sent = iter(answers)
-                    progress.pause(True)
-                    for local in layout:
-                        yield local if local is not None else next(sent)
-                    progress.pause(False)
-                return
-            except self._grpc.RpcError as exc:
-                if progress.expired:
-                    raise NaipesError("DEADLINE_EXCEEDED", f"no answer to the stream's messages within {self.timeout} s") from None
-                error = _grpc_error(exc)
-                if error.code != "TOO_MANY_STREAMS" or answered[0] or attempt == STREAM_RETRIES:
-                    raise error from None
-            finally:
-                progress.stop()
-            time.sleep(1)
+        # A call refused with TOO_MANY_STREAMS is refused before its first answer: its messages
+        # sent are sent first again on the next attempt. A call ends when the records pause long
+        # (or the server ends it for a pause, with its REQUEST_TIMEOUT entry): the next record
+        # opens another, which sends first what the last did not have answered.
+        source = _Records(records, size, message)
+        again: list[tuple[list[JSON | None], naipes_pb2.ValidateHandsRequest]] = []
+        attempt = 0
+        try:
+            while again or source.more():
+                stream, progress = _Stream(), _Progress(self.timeout)
+                stream.pending.extend(again)
+                call = self._stub.ValidateHands(messages(stream, progress), metadata=metadata)
+                progress.watch(call.cancel)
+                answered = failed = False
+                try:
+                    for response in call:
+                        if not response.batch and response.error.code == "REQUEST_TIMEOUT":
+                            failed = True  # the server ended the call for a pause: what it did not answer is sent again
+                            continue
+                        progress.answered()
+                        answered = True
+                        layout, _request = stream.pending.popleft()
+                        answers = [self._json(a) for a in response.batch]
+                        if not answers and any(local is None for local in layout):
+                            answers = [self._json(response)] * len(layout)  # the message's error is each record's answer
+                        sent = iter(answers)
+                        progress.pause(True)
+                        for local in layout:
+                            yield local if local is not None else next(sent)
+                        progress.pause(False)
+                except self._grpc.RpcError as exc:
+                    if progress.expired:
+                        raise NaipesError("DEADLINE_EXCEEDED", f"no answer to the stream's messages within {self.timeout} s") from None
+                    error = _grpc_error(exc)
+                    if error.code != "TOO_MANY_STREAMS" or answered or attempt == STREAM_RETRIES:
+                        raise error from None
+                    failed = True
+                    time.sleep(1)
+                finally:
+                    progress.stop()
+                    call.cancel()  # (nothing, once the call has ended; else the caller has let the answers go)
+                    again = source.end(stream)
+                # A call that ended without answering anything (refused, or ended by the server for a
+                # pause before its first answer) is tried again, as often as a refused one.
+                attempt = 0 if answered or not (failed or again) else attempt + 1
+                if attempt > STREAM_RETRIES:
+                    raise NaipesError("UNAVAILABLE", f"the stream ended {attempt} times running before answering its messages")
+        finally:
+            source.close()
 
     def close(self) -> None:
         for channel in self._channels:
