@@ -37,6 +37,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -356,6 +357,34 @@ def validate(path: str) -> int:
     return _answer(call)
 
 
+# How soon an answer ``naipes audit`` has written reaches its stdout, however few follow it.
+AUDIT_FLUSH_SECONDS = 0.2
+
+
+class _Flusher:
+    """Flushes ``out`` (a buffered stdout) from a thread of its own, every AUDIT_FLUSH_SECONDS that
+    something has been written to it (``written``), so that the answers of a live feed's lines
+    (``tail -f hands.ndjson | naipes audit -``) come soon after their lines however slowly the
+    lines come, and an archive's are written a buffer at a time. An error of a flush ends the
+    thread: the audit's next write meets it."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out, self.written, self._done = out, False, threading.Event()
+        threading.Thread(target=self._run, name="naipes-audit-flush", daemon=True).start()
+
+    def _run(self) -> None:
+        while not self._done.wait(AUDIT_FLUSH_SECONDS):
+            if self.written:
+                self.written = False
+                try:
+                    self.out.flush()
+                except (OSError, ValueError):  # (a broken pipe, a full disk; ValueError: closed)
+                    return
+
+    def stop(self) -> None:
+        self._done.set()
+
+
 def audit(path: str, omit_events: bool = False) -> int:
     """An archive validated as the REST NDJSON stream validates it (``service.stream``, on a pool
     of one process per CPU this process may use), with no server: each answer line printed as it
@@ -368,7 +397,8 @@ def audit(path: str, omit_events: bool = False) -> int:
     last answer, MALFORMED_JSON naming the file, after those of every line before it."""
     from service import stream
 
-    # Buffered whatever PYTHONUNBUFFERED says: a write a line costs a third of what validating takes.
+    # Buffered whatever PYTHONUNBUFFERED says (a write a line costs a third of what validating
+    # takes), and flushed by a thread when the answers pause (_Flusher).
     with _writing():
         out = open(sys.stdout.fileno(), "wb", closefd=False)  # noqa: SIM115 (flushed below; stdout stays open)
     try:
@@ -395,13 +425,17 @@ def audit(path: str, omit_events: bool = False) -> int:
             codes[code] = codes.get(code, 0) + records
 
     start = time.perf_counter()
+    flusher = _Flusher(out)
     try:
         for line in stream.validate_ndjson(lines, count, omit_events):
             with _writing():
                 out.write(line)
+            flusher.written = True
+        flusher.stop()
         with _writing():
             out.flush()
     finally:
+        flusher.stop()
         stream.shutdown_pool()
         if path != "-":
             body.close()

@@ -218,6 +218,7 @@ def limits() -> list[tuple[str, str, tuple[float, ...]]]:
         ("api.md", r"pause at most (\d+) seconds between two reads", (stream.IDLE_SECONDS,)),
         ("api.md", r"sends no message for (\d+) seconds", (stream.IDLE_SECONDS,)),
         ("README.md", r"have\s+paused (\d+) seconds", (naipes_client.PAUSE_SECONDS,)),
+        ("README.md", r"each answer within\s+([\d.]+) seconds of its line", (cli.AUDIT_FLUSH_SECONDS,)),
         ("README.md", r"sends nothing for\s+(\d+) seconds, `NAIPES_STREAM_IDLE_SECONDS", (stream.IDLE_SECONDS,)),
         ("api.md", r"stream sent nothing for (\d+) seconds:\s+the messages before", (stream.IDLE_SECONDS,)),
         ("api.md", r"a stream sent nothing for (\d+) seconds, its body", (stream.IDLE_SECONDS,)),

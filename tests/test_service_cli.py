@@ -9,6 +9,7 @@ import json
 import logging
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -337,6 +338,26 @@ def test_audit_interrupted_says_so_and_exits_130() -> None:
     finally:
         kill(audit)
     assert (audit.returncode, err) == (130, "naipes: interrupted\n"), err
+
+
+def test_audit_answers_a_live_feed_s_lines_as_they_come() -> None:
+    """``tail -f hands.ndjson | naipes audit -``: each line's answer is written soon after the line
+    comes, while stdin stays open, one line at a time (the answers waited in stdout's buffer until
+    8 KiB of them had come, or the input's end). Bounded by 60 s a line, far beyond the flush's
+    AUDIT_FLUSH_SECONDS: the test times nothing."""
+    audit = subprocess.Popen([NAIPES, "audit", "-", "--omit-events"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert audit.stdin is not None and audit.stdout is not None
+        for i in range(3):
+            audit.stdin.write((json.dumps({"id": f"hand-{i}", "record": _valid_record()}) + "\n").encode())
+            audit.stdin.flush()
+            ready, _, _ = select.select([audit.stdout], [], [], 60)
+            assert ready, f"no answer to line {i} while the feed stays open"
+            assert json.loads(audit.stdout.readline())["id"] == f"hand-{i}"
+        audit.stdin.close()
+        assert audit.wait(timeout=60) == 0 and audit.stdout.read() == b""
+    finally:
+        kill(audit)
 
 
 def test_audit_reads_crlf_lines_and_skips_blank_ones() -> None:
