@@ -2134,39 +2134,62 @@ def test_grpc_client_opens_another_stream_after_a_long_pause_of_its_records(who:
     assert calls[0] == 3
 
 
-def test_grpc_client_sends_a_batch_not_yet_full_when_its_records_pause(grpc_target: str) -> None:
-    """Records that come slowly are answered as they come, not once a whole batch (50) has come:
-    the client sends what it has once they pause (FLUSH_SECONDS). (It waited for fifty records, or
-    their end, before sending the first: a feed of a record a minute had no answer for an hour.)"""
-    gate = threading.Event()
-    released: list[bool] = []
+def test_python_clients_send_what_has_come_when_their_records_pause(clients) -> None:
+    """Records that come slowly are answered as they come, not once a whole batch (50) or REST
+    request (2,000) has come: the client sends what it has once they pause (FLUSH_SECONDS). (It
+    waited for a batch, or a request's worth, or their end, before sending the first: a feed of a
+    record a minute had no answer for an hour over gRPC, for 33 hours over REST.)"""
+    for client in clients:
+        gate = threading.Event()
+        released: list[bool] = []
 
-    def feed() -> Any:
-        yield RECORD
-        yield RECORD
-        released.append(gate.wait(30))  # (True: the caller had both answers while the feed waited)
+        def feed(gate: threading.Event = gate, released: list[bool] = released) -> Any:
+            yield RECORD
+            yield RECORD
+            released.append(gate.wait(30))  # (True: the caller had both answers while the feed waited)
 
-    with GrpcClient(grpc_target, timeout=5) as grpc_client:
-        answers = grpc_client.validate_hands(feed())
+        answers = client.validate_hands(feed())
         got = [next(answers), next(answers)]
         gate.set()
         assert list(answers) == []
-    assert got == [{"result": api.validate(RECORD)}] * 2
-    assert released == [True]
+        assert got == [{"result": api.validate(RECORD)}] * 2
+        assert released == [True], type(client).__name__
 
 
-def test_grpc_client_raises_its_records_error_after_the_answers_before_it(grpc_target: str) -> None:
+def test_python_clients_fill_their_batches_from_a_steady_feed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch is cut short only by a pause of FLUSH_SECONDS (here 0.5 s): records that come
+    steadily, a hundred times faster, fill whole batches (``_Records.chunks``: the chunks a REST
+    client sends as requests)."""
+    import naipes_client
+
+    monkeypatch.setattr(naipes_client, "FLUSH_SECONDS", 0.5)
+
+    def feed() -> Any:
+        for n in range(12):
+            time.sleep(0.005)
+            yield {"n": n}
+
+    source = naipes_client._Records(feed(), 5)
+    try:
+        assert [[r["n"] for r in chunk] for chunk in source.chunks()] == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11]]
+    finally:
+        source.close()
+
+
+def test_python_clients_raise_their_records_error_after_the_answers_before_it(clients) -> None:
     """An iterable of records that fails mid-way: the records before it are answered, then its own
-    error is raised to the caller (it was raised in grpcio's thread, which cancelled the call: the
-    caller saw CANCELLED, and lost the answers in flight)."""
+    error is raised to the caller (over gRPC it was raised in grpcio's thread, which cancelled the
+    call: the caller saw CANCELLED, and lost the answers in flight; over REST the records of the
+    request it interrupted were never sent)."""
 
     def feed() -> Any:
         yield RECORD
         yield RECORD
         raise OSError("the archive could not be read")
 
-    got = []
-    with GrpcClient(grpc_target, timeout=5) as grpc_client, pytest.raises(OSError, match="the archive could not be read"):
-        for answer in grpc_client.validate_hands(feed(), batch=1):
-            got.append(answer)
-    assert got == [{"result": api.validate(RECORD)}] * 2
+    for client in clients:
+        got = []
+        with pytest.raises(OSError, match="the archive could not be read"):
+            for answer in client.validate_hands(feed(), batch=1):
+                got.append(answer)
+        assert got == [{"result": api.validate(RECORD)}] * 2, type(client).__name__

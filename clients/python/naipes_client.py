@@ -60,10 +60,10 @@ REST_SECONDS_A_RECORD = 0.01
 # A server process validates a few streams at a time and refuses more with TOO_MANY_STREAMS,
 # to retry in a moment: validate_hands retries a refused stream this many times, a second apart.
 STREAM_RETRIES = 30
-# GrpcClient.validate_hands reads the caller's records as they come: a batch not yet full is sent
-# once they have paused this long (seconds), and the stream ends once they have paused this long
-# (the service ends a stream that sends nothing for NAIPES_STREAM_IDLE_SECONDS, 30 by default),
-# the next record opening another.
+# validate_hands reads the caller's records as they come: a batch (a REST request) not yet full is
+# sent once they have paused this long (seconds), and a gRPC stream ends once they have paused this
+# long (the service ends a stream that sends nothing for NAIPES_STREAM_IDLE_SECONDS, 30 by
+# default), the next record opening another.
 FLUSH_SECONDS = 0.05
 PAUSE_SECONDS = 10.0
 
@@ -74,12 +74,6 @@ BATCH_BYTES = 768 * 1024
 MAX_MESSAGE = 1 << 20  # the service's limit on a request, a gRPC message or an NDJSON line
 MAX_BATCH = 1000  # the service's limit on the records of one message or line
 REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")  # a request ID, as the service reads it (docs/api.md)
-
-
-def _chunks(records: Iterable[JSON], size: int) -> Iterator[list[JSON]]:
-    iterator = iter(records)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
 
 
 def _batch(batch: object) -> int:
@@ -226,18 +220,20 @@ class _Stream:
 
 
 class _Records:
-    """The caller's records for ``GrpcClient.validate_hands``, read on a thread of their own, so
-    that a stream may send a batch not yet full when the records pause and end when they pause
-    long, however slowly the caller's iterable gives them. The thread reads at most a few batches
-    ahead of the messages sent."""
+    """The caller's records for ``validate_hands``, read on a thread of their own, so that the
+    client may send what has come when the records pause, however slowly the caller's iterable
+    gives them (a live feed): a batch not yet full once they have paused ``FLUSH_SECONDS``, and over
+    gRPC it ends its stream once they have paused ``PAUSE_SECONDS``. The thread reads at most four
+    chunks (``size`` records) ahead of what has been taken."""
 
-    def __init__(self, records: Iterable[JSON], size: int, message: Callable[[list[JSON]], tuple[list[JSON | None], Any]]):
+    def __init__(self, records: Iterable[JSON], size: int,
+                 message: Callable[[list[JSON]], tuple[list[JSON | None], Any]] | None = None) -> None:
         self._size, self._message = size, message
         self._records: deque[JSON] = deque()
         self._ended = self._closed = False
         self._error: BaseException | None = None
         self._ready = threading.Condition()
-        threading.Thread(target=self._read, args=(records,), name="naipes-stream-records", daemon=True).start()
+        threading.Thread(target=self._read, args=(records,), name="naipes-records", daemon=True).start()
 
     def _read(self, records: Iterable[JSON]) -> None:
         try:
@@ -265,15 +261,37 @@ class _Records:
             raise self._error
         return False
 
+    def _gathered(self, pause: float | None, over: Callable[[], bool]) -> bool:
+        """(The lock held.) Waits, at most ``pause`` seconds (None: for ever), for a record, then
+        for a chunk's worth until the records pause FLUSH_SECONDS or end: whether there are
+        records to take (and ``over()`` is not true)."""
+        if not self._ready.wait_for(lambda: self._records or self._ended or over(), pause):
+            return False
+        while len(self._records) < self._size and not self._ended and not over():
+            had = len(self._records)
+            self._ready.wait(FLUSH_SECONDS)
+            if len(self._records) == had:
+                break  # (they paused)
+        return bool(self._records) and not over()
+
+    def chunks(self) -> Iterator[list[JSON]]:
+        """The records in chunks of at most ``size``, each as soon as it is full or the records
+        have paused (REST: a request each)."""
+        while self.more():
+            with self._ready:
+                self._gathered(None, lambda: False)
+                chunk = [self._records.popleft() for _ in range(min(self._size, len(self._records)))]
+                self._ready.notify_all()
+            yield chunk
+
     def take(self, stream: _Stream) -> Any | None:
-        """The next message for ``stream``, put among its pending ones: up to a batch of the
-        records that have come, once a batch has come, or the records have paused FLUSH_SECONDS,
-        or ended. None once they have paused PAUSE_SECONDS, or ended, or the stream is over."""
+        """The next message for ``stream``, put among its pending ones: a batch of the records
+        that have come (``size`` records and ``BATCH_BYTES`` at most) once it is full or the records
+        have paused or ended. None once they have paused PAUSE_SECONDS, or ended, or the stream is
+        over (gRPC)."""
+        assert self._message is not None
         with self._ready:
-            if not self._ready.wait_for(lambda: self._records or self._ended or stream.over, PAUSE_SECONDS):
-                return None
-            self._ready.wait_for(lambda: len(self._records) >= self._size or self._ended or stream.over, FLUSH_SECONDS)
-            if stream.over or not self._records:
+            if not self._gathered(PAUSE_SECONDS, lambda: stream.over):
                 return None
             chunk = next(_batches(islice(self._records, self._size), self._size))
             for _ in chunk:
@@ -389,15 +407,22 @@ class RestClient:
         record of the request), however long the whole takes; ``batch`` is from 1 to ``MAX_BATCH``
         (else INVALID_FIELD naming it, raised for the first answer). ``omit_events``: every result's
         ``events`` left empty, every other field as without it (``"omitEvents": true`` on each
-        line; nothing is sent when false). ``request_id``: each request's."""
+        line; nothing is sent when false). ``request_id``: each request's. ``records`` may come as
+        slowly as they like (a live feed): a request not yet full is sent once they pause
+        (``FLUSH_SECONDS``), so that each is answered soon after it comes; an error the iterable
+        raises is raised here, after the answers of the records before it."""
         headers, batch = {"Content-Type": "application/x-ndjson", **dict(_request_id(request_id)), **self._accept}, _batch(batch)
-        for chunk in _chunks(records, REST_CHUNK):
-            texts = [_record_text(record) for record in chunk]  # each alone: one bad record is its own error
-            parts = list(_batches([t for t in texts if isinstance(t, str)], batch, len))
-            answers = self._stream(parts, len(chunk), headers, omit_events)
-            for text in texts:
-                yield next(answers) if isinstance(text, str) else text
-            next(answers, None)  # (none is left: this reads the body to its end and closes it)
+        source = _Records(records, REST_CHUNK)
+        try:
+            for chunk in source.chunks():
+                texts = [_record_text(record) for record in chunk]  # each alone: one bad record is its own error
+                parts = list(_batches([t for t in texts if isinstance(t, str)], batch, len))
+                answers = self._stream(parts, len(chunk), headers, omit_events)
+                for text in texts:
+                    yield next(answers) if isinstance(text, str) else text
+                next(answers, None)  # (none is left: this reads the body to its end and closes it)
+        finally:
+            source.close()
 
     def _stream(self, parts: list[list[str]], records: int, headers: dict[str, str], omit_events: bool = False) -> Iterator[JSON]:
         """The answers to one NDJSON request of ``parts`` (batches of records' JSON texts), each
