@@ -243,7 +243,8 @@ class _Records:
                     if self._closed:
                         return
                     self._records.append(record)
-                    self._ready.notify_all()
+                    if len(self._records) in (1, self._size):  # (what a taker waits for: a record, then a chunk's worth)
+                        self._ready.notify_all()
         except BaseException as exc:  # the caller's iterable failed: raised to the caller after the records before
             self._error = exc
         with self._ready:
