@@ -1601,6 +1601,31 @@ console.log(JSON.stringify(out));
     assert out["lines"] == [[50, 50, 20], [2, 1, 2, 1]]  # (and no request for the third call)
 
 
+def test_javascript_client_sends_an_archive_2000_records_a_request(rest_url: str, tmp_path: Path) -> None:
+    """validateHands sends 2,000 records a request at most (REQUEST_RECORDS, the Python
+    RestClient's REST_CHUNK): 2,001 records are two requests, the second of one record, every
+    record answered in order. (One request for a whole archive gathered all its answers in one
+    string, past V8's bound on a string's length for some 160,000 Revesino results.)"""
+    import naipes_client
+
+    archive = [{"game": "mus", "seats": 4, "dealer": n % 4} for n in range(2001)]  # (answered UNKNOWN_GAME)
+    out = _node(tmp_path, f"""
+const requests = [];  // the records of each line of each request
+const recording = (url, init) => {{
+  requests.push(init.body.split("\\n").filter((line) => line).map((line) => JSON.parse(line).batch.length));
+  return fetch(url, init);
+}};
+const naipes = new Naipes({json.dumps(rest_url)}, {{ fetchImpl: recording }});
+const answers = await naipes.validateHands({json.dumps(archive)});
+console.log(JSON.stringify({{ dealers: answers.map((answer) => answer.error.code), requests }}));
+""")
+    assert out["dealers"] == ["UNKNOWN_GAME"] * 2001
+    assert out["requests"] == [[50] * 40, [1]]
+    source = (ROOT / "clients" / "js" / "naipes.mjs").read_text()
+    limit = re.search(r"const REQUEST_RECORDS = (\d+);", source)
+    assert limit and int(limit[1]) == naipes_client.REST_CHUNK
+
+
 def test_javascript_client_batches_as_the_python_clients() -> None:
     """naipes.mjs's defaults are the Python client's: 50 records a line, 30 retries of a refused
     stream (the README's "30 times at most" is said of both), lines of at most 768 KiB of records."""

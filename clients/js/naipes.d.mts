@@ -173,7 +173,7 @@ export class Naipes {
   /** A game's house-rule options with their defaults. */
   describeRules(game: Game, options?: CallOptions): Promise<M.DescribeRulesResponse>;
   /** Validate many records (an array, or any iterable): a promise of one answer per record, in
-   *  order, once the whole stream has been answered (not an async iterator). A record JSON
-   *  cannot hold (NaN, a BigInt) is answered by an INVALID_FIELD error in its place. */
+   *  order, once every stream has been answered (not an async iterator; 2,000 records a stream).
+   *  A record JSON cannot hold (NaN, a BigInt) is answered by an INVALID_FIELD error in its place. */
   validateHands(records: Iterable<HandRecord>, options?: ValidateHandsOptions): Promise<ValidateHandsAnswer[]>;
 }

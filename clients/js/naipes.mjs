@@ -134,37 +134,37 @@ export class Naipes {
 
   /** Validate many records (an array): one answer per record, in order, `{result}` (what
    *  validateHand answers) or `{error: {code, field, message}}` (a record JSON cannot hold, with
-   *  NaN or a BigInt, is INVALID_FIELD naming the field, answered here); sent as one NDJSON stream in
-   *  lines of `batch` records (one body, built in memory: browsers cannot send a request body as
-   *  a stream over HTTP/1.1), the answers read as they come. A server process validates a few
+   *  NaN or a BigInt, is INVALID_FIELD naming the field, answered here); sent as NDJSON streams of
+   *  up to 2,000 records each (REQUEST_RECORDS, as the Python RestClient sends them), in lines of
+   *  `batch` records (each stream one body, built in memory: browsers cannot send a request body
+   *  as a stream over HTTP/1.1), the answers read as they come. A server process validates a few
    *  streams at a time and refuses more (TOO_MANY_STREAMS): the stream is sent again after its
    *  Retry-After, `retries` times. `omitEvents`: every result's `events` empty, every other field
    *  as without it ("omitEvents": true on each line; nothing is sent without it).
-   *  `requestId`: the stream's (each attempt's). */
+   *  `requestId`: each stream's (each attempt's). */
   async validateHands(records, { batch = 50, retries = 30, omitEvents = false, requestId } = {}) {
     if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH) {
       throw new NaipesError({ code: "INVALID_FIELD", field: "batch",
                               detail: `batch: expected a number of records from 1 to ${MAX_BATCH}, not ${String(batch)}` });
     }
     const headers = { ...requestHeaders(requestId), "Content-Type": "application/x-ndjson" };
-    // Each record's JSON alone (one that JSON cannot hold is its own error), in lines of `batch`
-    // records, fewer when they are large: a line is at most 1 MiB of UTF-8 (a character of the
-    // text may be three bytes of it).
+    // Each record's JSON alone (one that JSON cannot hold is its own error), sent REQUEST_RECORDS
+    // at a time: an archive's answers in one request's text outgrew what a JavaScript string may
+    // hold (about 512 MiB in V8: some 160,000 Revesino results with their events).
     const texts = [...records].map(recordText);
-    const parts = [];
-    let part = [], used = 0;
-    for (const text of texts.filter((text) => typeof text === "string")) {
-      const length = UTF8.encode(text).length;
-      if (part.length && (part.length === batch || used + length > BATCH_BYTES)) {
-        parts.push(part);
-        part = [];
-        used = 0;
+    const sendable = texts.filter((text) => typeof text === "string");
+    const answers = [];
+    for (let first = 0; first < sendable.length; first += REQUEST_RECORDS) {
+      for (const answer of await this.#validateStream(lines(sendable.slice(first, first + REQUEST_RECORDS), batch), headers, retries, omitEvents)) {
+        answers.push(answer);
       }
-      part.push(text);
-      used += length;
     }
-    if (part.length) parts.push(part);
-    if (!parts.length) return texts;
+    const given = answers.values();
+    return texts.map((text) => typeof text === "string" ? given.next().value : text);
+  }
+
+  /** One NDJSON stream of `parts` (lines of records' JSON texts): each record's answer, in order. */
+  async #validateStream(parts, headers, retries, omitEvents) {
     const head = omitEvents ? `{"omitEvents": true, "batch": [` : `{"batch": [`;
     const [body, sentHeaders] = await this.#coded(
       parts.map((part) => `${head}${part.map((text) => `{"record": ${text}}`).join(", ")}]}\n`).join(""), headers);
@@ -202,21 +202,36 @@ export class Naipes {
     } finally {
       clearTimeout(timer);
     }
-    const lines = text.split("\n").filter((line) => line.trim());
-    if (lines.length !== parts.length) {
-      throw new NaipesError({ code: "UNAVAILABLE", detail: `${this.baseUrl}: the stream ended after ${lines.length} of ${parts.length} answers` });
+    const answered = text.split("\n").filter((line) => line.trim());
+    if (answered.length !== parts.length) {
+      throw new NaipesError({ code: "UNAVAILABLE", detail: `${this.baseUrl}: the stream ended after ${answered.length} of ${parts.length} answers` });
     }
-    const answers = lines.flatMap((line, i) => {
+    return answered.flatMap((line, i) => {
       const answer = parse(line, this.baseUrl);  // a line's own error (too long, say) is each of its records' answer
       return answer.batch ?? parts[i].map(() => answer);
-    }).values();
-    return texts.map((text) => typeof text === "string" ? answers.next().value : text);
+    });
   }
 }
 
-/** The headers that send a call's request ID (none without one: undefined or null); one the
- *  service would refuse (not 1 to 128 visible ASCII characters, or not a string) is refused here,
- *  before sending, as the service words it. */
+/** Records' JSON texts in lines of `batch` records, fewer when they are large: a line is at most
+ *  BATCH_BYTES of UTF-8 (a character of the text may be three bytes of it). */
+function lines(texts, batch) {
+  const parts = [];
+  let part = [], used = 0;
+  for (const text of texts) {
+    const length = UTF8.encode(text).length;
+    if (part.length && (part.length === batch || used + length > BATCH_BYTES)) {
+      parts.push(part);
+      part = [];
+      used = 0;
+    }
+    part.push(text);
+    used += length;
+  }
+  if (part.length) parts.push(part);
+  return parts;
+}
+
 function requestHeaders(requestId) {
   if (requestId === undefined || requestId === null) return {};
   if (typeof requestId !== "string" || !REQUEST_ID.test(requestId)) {
@@ -309,6 +324,7 @@ function httpError(response, text) {
 }
 
 const MAX_BATCH = 1000;  // the service's limit on the records of one line
+const REQUEST_RECORDS = 2000;  // the records of one validateHands request at most (the Python RestClient's REST_CHUNK)
 const BATCH_BYTES = 768 * 1024;  // the bytes of a line's records' JSON (UTF-8) at most
 const UTF8 = new TextEncoder();
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;  // a request ID, as the service reads it (docs/api.md)
