@@ -409,9 +409,11 @@ class RestClient:
         (else INVALID_FIELD naming it, raised for the first answer). ``omit_events``: every result's
         ``events`` left empty, every other field as without it (``"omitEvents": true`` on each
         line; nothing is sent when false). ``request_id``: each request's. ``records`` may come as
-        slowly as they like (a live feed): a request not yet full is sent once they pause
-        (``FLUSH_SECONDS``), so that each is answered soon after it comes; an error the iterable
-        raises is raised here, after the answers of the records before it."""
+        slowly as they like (a live feed): they are read on a thread of the client's own, and a
+        request not yet full is sent once they pause (``FLUSH_SECONDS``), so that each is answered
+        soon after it comes; an error the iterable raises is raised here, after the answers of the
+        records before it (an iterable bound to its thread, a SQLite cursor made with
+        ``check_same_thread``, raises its ProgrammingError so: make it without, or pass a list)."""
         headers, batch = {"Content-Type": "application/x-ndjson", **dict(_request_id(request_id)), **self._accept}, _batch(batch)
         source = _Records(records, REST_CHUNK)
         try:
@@ -623,8 +625,10 @@ class GrpcClient:
         batch not yet full is sent once they pause (``FLUSH_SECONDS``), so that each is answered
         soon after it comes, and once they pause ``PAUSE_SECONDS`` the stream ends, the next record
         opening another (the service ends a stream that sends nothing for 30 seconds: one that does
-        so first is handled alike). An error the iterable raises is raised here, after the answers
-        of the records before it."""
+        so first is handled alike). They are read on a thread of the client's own; an error the
+        iterable raises is raised here, after the answers of the records before it (an iterable
+        bound to its thread, a SQLite cursor made with ``check_same_thread``, raises its
+        ProgrammingError so: make it without, or pass a list)."""
         metadata = _request_id(request_id)
         size = _batch(batch)
 
