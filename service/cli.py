@@ -431,7 +431,6 @@ def audit(path: str, omit_events: bool = False) -> int:
             with _writing():
                 out.write(line)
             flusher.written = True
-        flusher.stop()
         with _writing():
             out.flush()
     finally:

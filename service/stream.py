@@ -967,10 +967,11 @@ def _joined(answers: Iterable[bytes | Piece], plans: deque[tuple[bytes, bytes, i
 
 
 def validate_ndjson(lines: Iterable[Line], count: Counting | None = None, omit_events: bool = False) -> Iterator[bytes]:
-    """REST: NDJSON lines in (blank lines skipped), response lines out, in order (``count``:
-    ``pipelined``'s; ``omit_events``: ``answer_ndjson``'s, for ``naipes audit --omit-events``)."""
+    """REST: NDJSON lines in (``read_lines``', blank lines skipped there), response lines out, in
+    order (``count``: ``pipelined``'s; ``omit_events``: ``answer_ndjson``'s, for ``naipes audit
+    --omit-events``)."""
     work = functools.partial(answer_ndjson, omit_events=True) if omit_events else answer_ndjson
-    return pipelined((line for line in lines if not isinstance(line, bytes) or line.strip()), work, internal_ndjson, count=count)
+    return pipelined(lines, work, internal_ndjson, count=count)
 
 
 # The buffer over a raw stream (``read_lines``). A raw stream's read that returns what has arrived
