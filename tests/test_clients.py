@@ -30,6 +30,7 @@ from service_support import (  # noqa: E402
     TLS_PEM,
     UNARY_CALLS,
     FakeHttp,
+    Listener,
     call_unary,
     engine_answer,
     engine_error,
@@ -519,8 +520,14 @@ def _js_call(rpc: str, request: dict) -> list[Any]:
 JS_CALLS = """
 const calls = JSON.parse(CALLS, (key, value) => value === "<NaN>" ? NaN : value === "<BigInt>" ? 1n : value);
 const out = [];
+async function gathered(answer) {  // a promise's value; validateHandsStream's async iterator's answers
+  if (!answer[Symbol.asyncIterator]) return answer;
+  const answers = [];
+  for await (const item of answer) answers.push(item);
+  return answers;
+}
 for (const [method, args] of calls) {
-  try { out.push({ answer: await naipes[method](...args) }); }
+  try { out.push({ answer: await gathered(naipes[method](...args)) }); }
   catch (e) { out.push({ error: { isNaipesError: e instanceof NaipesError, code: e.code ?? null, field: e.field ?? null,
                                   status: e.status ?? null, message: e.message } }); }
 }
@@ -551,7 +558,7 @@ def test_javascript_client_answers_every_rpc_as_the_engine(rest_url: str, tmp_pa
     records = [request["record"] for _name, rpc, request in UNARY_CALLS if rpc == "ValidateHand"]
     calls = [*(_js_call(rpc, request) for _name, rpc, request in UNARY_CALLS),
              *(_js_call(rpc, request) for _name, rpc, request, _code, _field in REFUSED_CALLS),
-             ["validateHands", [records, {"batch": 2}]],
+             ["validateHands", [records, {"batch": 2}]], ["validateHandsStream", [records, {"batch": 2}]],
              *([method, args] for method, args, _field in UNWRITABLE),
              ["legalActions", [partial, None]]]
     out = _node(tmp_path, f"const naipes = new Naipes({json.dumps(rest_url)});\nconst CALLS = {json.dumps(json.dumps(calls))};\n{JS_CALLS}")
@@ -559,7 +566,7 @@ def test_javascript_client_answers_every_rpc_as_the_engine(rest_url: str, tmp_pa
     assert len(out) == len(calls)
     answered, out = out[:len(UNARY_CALLS)], out[len(UNARY_CALLS):]
     failed, out = out[:len(REFUSED_CALLS)], out[len(REFUSED_CALLS):]
-    hands, unwritten, everyone = out[0], out[1:-1], out[-1]
+    hands, streamed, unwritten, everyone = out[0], out[1], out[2:-1], out[-1]
     for (name, rpc, request), answer in zip(UNARY_CALLS, answered, strict=True):
         assert answer == {"answer": engine_answer(rpc, request)}, name
     for (name, rpc, request, code, field), answer in zip(REFUSED_CALLS, failed, strict=True):
@@ -567,7 +574,7 @@ def test_javascript_client_answers_every_rpc_as_the_engine(rest_url: str, tmp_pa
         assert (error.code, error.field) == (code, field), name
         assert answer == {"error": {"isNaipesError": True, "code": code, "field": field, "status": ERRORS[code].http_status,
                                     "message": error.message}}, name
-    assert hands == {"answer": [{"result": api.validate(record)} for record in records]}
+    assert hands == streamed == {"answer": [{"result": api.validate(record)} for record in records]}
     for (method, args, field), answer in zip(UNWRITABLE, unwritten, strict=True):
         what = "NaN" if "<NaN>" in json.dumps(args) else "the BigInt 1n"
         assert answer == {"error": {"isNaipesError": True, "code": "INVALID_FIELD", "field": field, "status": None,
@@ -1292,9 +1299,10 @@ def test_javascript_client_bounds_a_stream_by_its_progress(tmp_path: Path) -> No
     """validateHands' timeoutMs bounds the stream's silence, not its length: answers 0.3 s apart
     with timeoutMs 500 are all read (1.2 s in all); a stream silent past timeoutMs after its first
     answer is DEADLINE_EXCEEDED then, not waited for (its second answer would come 3 s later)."""
-    line = b'{"batch": [{"result": %s}]}\n' % json.dumps(api.validate(RECORD)).encode()
+    result = json.dumps({"result": api.validate(RECORD)}).encode()
+    line, pair = b'{"batch": [%s]}\n' % result, b'{"batch": [%s, %s]}\n' % (result, result)
     slow = FakeHttp(_answer_in_pieces([line] * 4, "application/x-ndjson"), pause=0.3)
-    stalled = FakeHttp(_answer_in_pieces([line] * 2, "application/x-ndjson"), pause=3)
+    stalled = FakeHttp(_answer_in_pieces([pair] * 2, "application/x-ndjson"), pause=3)
     try:
         out = _node(tmp_path, f"""
 const out = [];
@@ -1624,6 +1632,178 @@ console.log(JSON.stringify({{ dealers: answers.map((answer) => answer.error.code
     source = (ROOT / "clients" / "js" / "naipes.mjs").read_text()
     limit = re.search(r"const REQUEST_RECORDS = (\d+);", source)
     assert limit and int(limit[1]) == naipes_client.REST_CHUNK
+
+
+def test_javascript_client_answers_a_live_feed_as_it_comes(rest_url: str, tmp_path: Path) -> None:
+    """validateHandsStream takes an async iterable and sends what has come once it pauses
+    (FLUSH_MS, the Python clients' FLUSH_SECONDS): a feed that gives its next record only once the
+    one before is answered (a table's next hand) is answered record by record, each its own
+    request. A client that waited for a full request, or for the feed's end, would wait for ever
+    (the script's timeout fails the test)."""
+    import naipes_client
+
+    out = _node(tmp_path, f"""
+const requests = [];  // the records of each request
+const recording = (url, init) => {{ requests.push(init.body.split("\\n").filter((line) => line).length); return fetch(url, init); }};
+const naipes = new Naipes({json.dumps(rest_url)}, {{ fetchImpl: recording }});
+let answered = () => {{}};
+async function* table(hands) {{  // the next hand once the one before is answered
+  for (let hand = 1; hand <= hands; hand++) {{
+    yield {{ ...record, actions: record.actions.slice(0, hand) }};
+    await new Promise((resolve) => {{ answered = resolve; }});
+  }}
+}}
+const answers = [];
+for await (const answer of naipes.validateHandsStream(table(5))) {{
+  answers.push(answer);
+  answered();
+}}
+console.log(JSON.stringify({{ answers, requests }}));
+""", timeout=60)
+    assert out == {"answers": [{"result": api.validate(dict(RECORD, actions=RECORD["actions"][:n]))} for n in range(1, 6)],
+                   "requests": [1] * 5}
+    source = (ROOT / "clients" / "js" / "naipes.mjs").read_text()
+    flush = re.search(r"const FLUSH_MS = (\d+);", source)
+    assert flush and int(flush[1]) / 1000 == naipes_client.FLUSH_SECONDS
+
+
+def test_javascript_client_streams_an_archive_one_request_at_a_time(rest_url: str, tmp_path: Path) -> None:
+    """validateHandsStream over an async generator of 4,500 records: every record answered in
+    order, in requests of 2,000, 2,000 and 500 records (lines of 50), and the generator read at most
+    one request ahead of the answers taken (one stream answered, the next gathered): an archive's
+    records and answers are never all held (validateHands gathered every record first)."""
+    out = _node(tmp_path, f"""
+const requests = [];  // the records of each line of each request
+const recording = (url, init) => {{
+  requests.push(init.body.split("\\n").filter((line) => line).map((line) => JSON.parse(line).batch.length));
+  return fetch(url, init);
+}};
+let given = 0, taken = 0, ahead = 0;
+async function* archive() {{
+  for (let n = 0; n < 4500; n++) {{ given++; yield {{ game: `mus${{n}}`, seats: 4, dealer: 0 }}; }}
+}}
+const names = [];
+for await (const answer of new Naipes({json.dumps(rest_url)}, {{ fetchImpl: recording }}).validateHandsStream(archive())) {{
+  taken++;
+  ahead = Math.max(ahead, given - taken);
+  names.push(answer.error.message.match(/'(mus\\d+)'/)[1]);
+}}
+console.log(JSON.stringify({{ names, requests, ahead }}));
+""", timeout=120)
+    assert out["names"] == [f"mus{n}" for n in range(4500)]
+    assert out["requests"] == [[50] * 40, [50] * 40, [50] * 10]
+    assert 2000 <= out["ahead"] <= 4000, out["ahead"]
+
+
+def test_javascript_client_stream_left_early_closes_the_feed(rest_url: str, tmp_path: Path) -> None:
+    """Leaving validateHandsStream's loop early (break) closes the caller's iterable (an endless
+    feed's `finally` runs, its records read no further than the two requests gathered) and cancels
+    the stream in flight; the script ends (nothing left waiting) and the client and the server go
+    on answering."""
+    out = _node(tmp_path, f"""
+const naipes = new Naipes({json.dumps(rest_url)});
+let given = 0, closed = false;
+async function* endless() {{
+  try {{ for (;;) {{ given++; yield record; }} }} finally {{ closed = true; }}
+}}
+const valid = [];
+for await (const answer of naipes.validateHandsStream(endless())) {{
+  valid.push(answer.result.valid);
+  if (valid.length === 3) break;
+}}
+await new Promise((resolve) => setTimeout(resolve, 100));
+const after = await naipes.validateHands([record, record]);
+console.log(JSON.stringify({{ valid, closed, given, after: after.map((answer) => answer.result.valid) }}));
+""", timeout=60)
+    assert out["valid"] == [True] * 3 and out["closed"] is True and out["after"] == [True, True]
+    assert 2000 <= out["given"] <= 4001, out["given"]
+
+
+def test_javascript_client_throws_the_feeds_error_after_its_answers(rest_url: str, tmp_path: Path) -> None:
+    """An error the caller's iterable throws (an async generator's, a generator's) is thrown by
+    validateHandsStream and validateHands as it was thrown (not a NaipesError), after the answers
+    of the records before it; records that are not an iterable are INVALID_FIELD naming records."""
+    out = _node(tmp_path, f"""
+const naipes = new Naipes({json.dumps(rest_url)});
+async function* broken() {{ yield record; yield record; yield record; throw new RangeError("the feed broke"); }}
+function* brokenNow() {{ yield record; throw new RangeError("the list broke"); }}
+const out = [];
+for (const feed of [broken, brokenNow]) {{
+  const answers = [];
+  try {{ for await (const answer of naipes.validateHandsStream(feed())) answers.push(answer.result.valid); answers.push("no error"); }}
+  catch (e) {{ answers.push([e.name, e.message]); }}
+  out.push(answers);
+  try {{ await naipes.validateHands(feed()); out.push("no error"); }} catch (e) {{ out.push([e.name, e.message]); }}
+}}
+for (const records of [5, null, JSON.stringify(record)]) {{
+  try {{ await naipes.validateHands(records); out.push("no error"); }}
+  catch (e) {{ out.push([e.code, e.field, e.message]); }}
+}}
+console.log(JSON.stringify(out));
+""", timeout=60)
+    assert out[:4] == [[True, True, True, ["RangeError", "the feed broke"]], ["RangeError", "the feed broke"],
+                       [True, ["RangeError", "the list broke"]], ["RangeError", "the list broke"]]
+    expected = "records: expected an array, an iterable or an async iterable of records, not "
+    text = json.dumps(RECORD, separators=(",", ":"))  # (JSON.stringify's; no quote or backslash to escape)
+    assert out[4:] == [["INVALID_FIELD", "records", expected + "5"], ["INVALID_FIELD", "records", expected + "null"],
+                       ["INVALID_FIELD", "records", f"{expected}'{text[:60]}'... ({len(text):,} characters)"]]
+
+
+def test_javascript_client_stream_waits_for_its_caller(rest_url: str, tmp_path: Path) -> None:
+    """validateHandsStream's timeoutMs bounds the server's silence, not the caller's: a caller that
+    holds each answer 300 ms, with timeoutMs 200, has every answer (the clock runs while the client
+    waits for the server only)."""
+    out = _node(tmp_path, f"""
+const valid = [];
+for await (const answer of new Naipes({json.dumps(rest_url)}, {{ timeoutMs: 200 }}).validateHandsStream([record, record, record, record], {{ batch: 1 }})) {{
+  valid.push(answer.result.valid);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+}}
+console.log(JSON.stringify(valid));
+""", timeout=60)
+    assert out == [True] * 4
+
+
+def test_javascript_client_gives_each_answer_as_its_line_comes(tmp_path: Path) -> None:
+    """validateHandsStream gives a stream's answers as their lines come, not once the stream has
+    ended: a server that sends its first line, then its second only once the client has shown it
+    has the first (a request to /seen), is answered in that order. (A client that waited for the
+    stream's end would let it wait out its 20 s, and ``seen_first`` would be False.)"""
+    result = json.dumps({"result": api.validate(RECORD)}).encode()
+    line = b'{"batch": [%s]}\n' % result
+    seen = threading.Event()
+    order: list[bool] = []
+
+    def handle(conn: socket.socket) -> None:
+        def serve() -> None:
+            with conn:
+                head = conn.recv(65536)
+                if head.startswith(b"GET /seen"):
+                    seen.set()
+                    conn.sendall(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+                    return
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                             % (2 * len(line), line))
+                order.append(seen.wait(20))
+                conn.sendall(line)
+        threading.Thread(target=serve, daemon=True).start()
+
+    server = Listener(handle)
+    server.start()
+    url = f"http://127.0.0.1:{server.port}"
+    try:
+        out = _node(tmp_path, f"""
+const valid = [];
+for await (const answer of new Naipes({json.dumps(url)}, {{ timeoutMs: 30000 }}).validateHandsStream([record, record], {{ batch: 1 }})) {{
+  valid.push(answer.result.valid);
+  if (valid.length === 1) await fetch({json.dumps(url + "/seen")});
+}}
+console.log(JSON.stringify(valid));
+""", timeout=60)
+    finally:
+        server.close()
+    assert out == [True, True]
+    assert order == [True]  # (the second line went once the client had the first)
 
 
 def test_javascript_client_batches_as_the_python_clients() -> None:

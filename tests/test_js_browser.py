@@ -233,6 +233,31 @@ def test_validate_hands_answers_an_archive_with_bad_records_in_their_place(env: 
     assert answers == {"value": [{"result": api.validate(big)}] * 60}
 
 
+def test_validate_hands_stream_answers_a_live_feed_and_can_be_left(env: Env) -> None:
+    """validateHandsStream in a page: a feed that gives its next hand only once the one before is
+    answered is answered hand by hand (a client that waited for a full stream would wait for
+    ever); leaving the loop early closes an endless feed (its ``finally`` runs)."""
+    out = env.page.run(f"""outcome(async () => {{
+  const naipes = new Naipes({json.dumps(env.api)});
+  let answered = () => {{}};
+  async function* table() {{
+    for (let hand = 1; hand <= 3; hand++) {{
+      yield {{...record, actions: record.actions.slice(0, hand)}};
+      await new Promise((resolve) => {{ answered = resolve; }});
+    }}
+  }}
+  const answers = [];
+  for await (const answer of naipes.validateHandsStream(table())) {{ answers.push(answer); answered(); }}
+  let closed = false;
+  async function* endless() {{ try {{ for (;;) yield record; }} finally {{ closed = true; }} }}
+  for await (const answer of naipes.validateHandsStream(endless())) break;
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  return {{ answers, closed }};
+}})""")
+    assert out == {"value": {"answers": [{"result": api.validate(dict(RECORD, actions=RECORD["actions"][:n]))} for n in (1, 2, 3)],
+                             "closed": True}}
+
+
 def _hold_stream(base: str) -> socket.socket:
     """A stream of the server's, held open once the server has answered its first line (it has
     taken one of the process's stream slots)."""

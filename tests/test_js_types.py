@@ -76,7 +76,7 @@ def test_declarations_name_the_clients_methods() -> None:
     source = (JS / "naipes.mjs").read_text()
     body = source[source.index("export class Naipes {"):]
     body = body[:body.index("\n}\n")]
-    methods = set(re.findall(r"(?m)^  (?:async )?([a-zA-Z]\w*)\(", body)) - {"constructor"}
+    methods = set(re.findall(r"(?m)^  (?:async )?\*?([a-zA-Z]\w*)\(", body)) - {"constructor"}
     declared = (JS / "naipes.d.mts").read_text()
     declared = declared[declared.index("export class Naipes {"):]
     assert set(re.findall(r"(?m)^  ([a-zA-Z]\w*)[(<]", declared)) - {"constructor"} == methods
@@ -124,6 +124,8 @@ WRONG = {
     "omit_events_on_legal_actions": ('await naipes.legalActions(record, 3, { omitEvents: true });', "omitEvents"),
     "list_that_may_be_absent": ("const r = await naipes.validateHand(record); r.payments.length;", "undefined"),
     "answer_not_narrowed": ("const [a] = await naipes.validateHands([record]); a.result.valid;", "undefined"),
+    "streamed_answer_not_narrowed": ("for await (const a of naipes.validateHandsStream([record])) a.result.valid;", "undefined"),
+    "stream_awaited_as_a_list": ("const answers = await naipes.validateHandsStream([record]); answers.length;", "length"),
     "field_the_answer_lacks": ('const r: ValidationResult = { game: "rentoy", tricks: [], events: [], valide: true };', "valide"),
     "field_the_answer_has": ('const r: ValidationResult = { game: "rentoy", tricks: [] };', "events"),
     "error_code_as_number": ("try { await naipes.deal({}); } catch (e) { if (e instanceof NaipesError) { const n: number = e.code; } }", "number"),
@@ -191,6 +193,11 @@ const ids: CallOptions = { requestId: null };
 await naipes.validateHands([record], { batch: 10, retries: 1, requestId: "abc-3" });
 const brief: ValidationResult = await naipes.validateHand(record, { omitEvents: true, requestId: "abc-4" });
 await naipes.validateHands([record], { batch: 10, omitEvents: true });
+async function* feed(): AsyncGenerator<HandRecord> { yield record; }
+for await (const answer of naipes.validateHandsStream(feed(), { batch: 10, omitEvents: true })) {
+  if (answer.result) answer.result.valid; else answer.error.code;
+}
+await naipes.validateHands(feed());
 console.log(brief.events.length);
 await naipes.settleHand({ game: "rentoy", rentoy: { winner: 0, value: 1 } }, ids);
 const names: string[] = (rules.options ?? []).map((o) => `${o.name}=${o.default}`);

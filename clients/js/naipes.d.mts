@@ -172,8 +172,15 @@ export class Naipes {
   deal(request: DealRequest, options?: CallOptions): Promise<M.DealResponse>;
   /** A game's house-rule options with their defaults. */
   describeRules(game: Game, options?: CallOptions): Promise<M.DescribeRulesResponse>;
-  /** Validate many records (an array, or any iterable): a promise of one answer per record, in
-   *  order, once every stream has been answered (not an async iterator; 2,000 records a stream).
-   *  A record JSON cannot hold (NaN, a BigInt) is answered by an INVALID_FIELD error in its place. */
-  validateHands(records: Iterable<HandRecord>, options?: ValidateHandsOptions): Promise<ValidateHandsAnswer[]>;
+  /** Validate many records (an array, any iterable or an async iterable): a promise of one answer
+   *  per record, in order, once every record has been answered (2,000 records a stream). A record
+   *  JSON cannot hold (NaN, a BigInt) is answered by an INVALID_FIELD error in its place. */
+  validateHands(records: Iterable<HandRecord> | AsyncIterable<HandRecord>, options?: ValidateHandsOptions): Promise<ValidateHandsAnswer[]>;
+  /** validateHands' answers one by one, each as soon as its line of the stream is answered
+   *  (`for await (const answer of naipes.validateHandsStream(records))`), one stream's records and
+   *  answers held at a time: for an archive too large to hold its answers, or a live feed (an async
+   *  iterable's records not yet a full stream are sent once they pause 50 ms). An error of the
+   *  iterable is thrown after the answers of the records before it; leaving the loop early cancels
+   *  the stream in flight and closes the iterable. */
+  validateHandsStream(records: Iterable<HandRecord> | AsyncIterable<HandRecord>, options?: ValidateHandsOptions): AsyncGenerator<ValidateHandsAnswer, void, undefined>;
 }

@@ -18,6 +18,10 @@
 // and request IDs"); one the service would refuse is refused before sending, INVALID_FIELD naming
 // x-request-id, as the Python client's `request_id`. (In a browser, a call with one is preflighted.)
 //
+// validateHands validates many records (an archive) in NDJSON streams; validateHandsStream does the
+// same as an async iterator, each answer as it comes, its records an async iterable too (a live
+// feed): `for await (const answer of naipes.validateHandsStream(records)) ...`.
+//
 // validateHand and validateHands take `omitEvents: true` too (`{ omitEvents: true }`): each result
 // comes with its `events` (what happened, action by action: most of a result's size) empty, every
 // other field as without it, for a caller that needs only the verdicts and the money.
@@ -132,54 +136,84 @@ export class Naipes {
     return this.#call("GET", `/v1/games/${encodeURIComponent(game)}/rules`, undefined, requestId);
   }
 
-  /** Validate many records (an array): one answer per record, in order, `{result}` (what
+  /** Validate many records: a promise of one answer per record, in order, `{result}` (what
    *  validateHand answers) or `{error: {code, field, message}}` (a record JSON cannot hold, with
-   *  NaN or a BigInt, is INVALID_FIELD naming the field, answered here); sent as NDJSON streams of
-   *  up to 2,000 records each (REQUEST_RECORDS, as the Python RestClient sends them), in lines of
-   *  `batch` records (each stream one body, built in memory: browsers cannot send a request body
-   *  as a stream over HTTP/1.1), the answers read as they come. A server process validates a few
-   *  streams at a time and refuses more (TOO_MANY_STREAMS): the stream is sent again after its
-   *  Retry-After, `retries` times. `omitEvents`: every result's `events` empty, every other field
-   *  as without it ("omitEvents": true on each line; nothing is sent without it).
-   *  `requestId`: each stream's (each attempt's). */
-  async validateHands(records, { batch = 50, retries = 30, omitEvents = false, requestId } = {}) {
+   *  NaN or a BigInt, is INVALID_FIELD naming the field, answered here), once every record has been
+   *  answered. `records`: an array, any iterable, or an async iterable; they go as
+   *  validateHandsStream sends them, which gives each answer as it comes instead (for an archive
+   *  too large to hold its answers, or a live feed). */
+  async validateHands(records, options = {}) {
+    const answers = [];
+    for await (const answer of this.validateHandsStream(records, options)) answers.push(answer);
+    return answers;
+  }
+
+  /** Validate many records as they come: an async iterator of one answer per record, in order (as
+   *  validateHands' answers), each given as soon as its line of the stream is answered.
+   *  `records`: an array, any iterable, or an async iterable (an async generator reading a file, a
+   *  Node.js stream of objects, a live feed). They are sent as NDJSON streams of up to 2,000
+   *  records each (REQUEST_RECORDS, as the Python RestClient sends them), in lines of `batch`
+   *  records (each stream one body: browsers cannot send a request body as a stream over
+   *  HTTP/1.1); a stream not yet full is sent once an async iterable's records pause (FLUSH_MS, as
+   *  the Python clients' FLUSH_SECONDS), so that each is answered soon after it comes, and the
+   *  next stream's records are read while one is answered: one stream's records and answers are
+   *  held at a time, whatever the archive's length. A server process validates a few streams at a
+   *  time and refuses more (TOO_MANY_STREAMS): the stream is sent again after its Retry-After,
+   *  `retries` times. `omitEvents`: every result's `events` empty, every other field as without
+   *  it ("omitEvents": true on each line; nothing is sent without it). `requestId`: each stream's
+   *  (each attempt's). An error the iterable throws is thrown after the answers of the records
+   *  before it; leaving the loop early (break) cancels the stream in flight and closes the
+   *  iterable (its `return()`). */
+  async *validateHandsStream(records, { batch = 50, retries = 30, omitEvents = false, requestId } = {}) {
     if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH) {
       throw new NaipesError({ code: "INVALID_FIELD", field: "batch",
                               detail: `batch: expected a number of records from 1 to ${MAX_BATCH}, not ${String(batch)}` });
     }
     const headers = { ...requestHeaders(requestId), "Content-Type": "application/x-ndjson" };
-    // Each record's JSON alone (one that JSON cannot hold is its own error), sent REQUEST_RECORDS
-    // at a time: an archive's answers in one request's text outgrew what a JavaScript string may
-    // hold (about 512 MiB in V8: some 160,000 Revesino results with their events).
-    const texts = [...records].map(recordText);
-    const sendable = texts.filter((text) => typeof text === "string");
-    const answers = [];
-    for (let first = 0; first < sendable.length; first += REQUEST_RECORDS) {
-      for (const answer of await this.#validateStream(lines(sendable.slice(first, first + REQUEST_RECORDS), batch), headers, retries, omitEvents)) {
-        answers.push(answer);
+    const chunks = new Chunks(records, REQUEST_RECORDS);
+    let coming = chunks.next();
+    try {
+      for (let chunk; (chunk = await coming).length; ) {
+        coming = chunks.next();  // (gathered while this one is answered; its error thrown when awaited, after these answers)
+        coming.catch(() => {});
+        // Each record's JSON alone (one that JSON cannot hold is its own error), REQUEST_RECORDS
+        // a stream: an archive's answers in one request's text outgrew what a JavaScript string
+        // may hold (about 512 MiB in V8: some 160,000 Revesino results with their events).
+        const texts = chunk.map(recordText);
+        const answers = this.#validateStream(lines(texts.filter((text) => typeof text === "string"), batch), headers, retries, omitEvents);
+        try {
+          for (const text of texts) yield typeof text === "string" ? (await answers.next()).value : text;
+          await answers.next();  // (none is left: this reads the stream to its end and checks its count)
+        } finally {
+          await answers.return();
+        }
       }
+    } finally {
+      chunks.close();
     }
-    const given = answers.values();
-    return texts.map((text) => typeof text === "string" ? given.next().value : text);
   }
 
-  /** One NDJSON stream of `parts` (lines of records' JSON texts): each record's answer, in order. */
-  async #validateStream(parts, headers, retries, omitEvents) {
+  /** One NDJSON stream of `parts` (lines of records' JSON texts): each record's answer, in order,
+   *  as its line comes. */
+  async *#validateStream(parts, headers, retries, omitEvents) {
+    if (!parts.length) return;
     const head = omitEvents ? `{"omitEvents": true, "batch": [` : `{"batch": [`;
     const [body, sentHeaders] = await this.#coded(
       parts.map((part) => `${head}${part.map((text) => `{"record": ${text}}`).join(", ")}]}\n`).join(""), headers);
     // The stream is bounded by its progress, not its length: it is cancelled when the server
     // sends nothing for timeoutMs (each line is answered as soon as the server has read it).
+    // The clock runs while this waits for the server, not while the caller holds an answer.
     const controller = new AbortController();
     let timer;
-    const progress = () => {
+    const waiting = () => {
       clearTimeout(timer);
       timer = setTimeout(() => controller.abort(new DOMException("no answer", "TimeoutError")), this.timeoutMs);
     };
-    let response, text = "";
+    let answered = 0;  // (the stream's lines answered so far)
     try {
+      let response;
       for (let attempt = 0; ; attempt++) {
-        progress();
+        waiting();
         response = await this.#fetch("/v1/hands:validateStream", {
           method: "POST", headers: sentHeaders, body, signal: controller.signal,
         });
@@ -192,24 +226,103 @@ export class Naipes {
       }
       const decoder = new TextDecoder();
       const reader = response.body.getReader();
-      for (let chunk; !(chunk = await reader.read()).done; ) {
-        progress();
-        text += decoder.decode(chunk.value, { stream: true });
+      let pending = [];  // (the text of a line not yet ended)
+      for (let done = false; !done; ) {
+        waiting();
+        const chunk = await reader.read();
+        clearTimeout(timer);
+        done = chunk.done;
+        const text = done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
+        if (!text.includes("\n") && !done) {
+          pending.push(text);
+          continue;
+        }
+        const ended = (pending.join("") + text).split("\n");
+        pending = done ? [] : [ended.pop()];
+        for (const line of ended.filter((line) => line.trim())) {
+          const part = parts[answered++];
+          if (!part) continue;  // (more lines than sent: counted below)
+          const answer = parse(line, this.baseUrl);  // a line's own error (too long, say) is each of its records' answer
+          if (answer.batch && answer.batch.length !== part.length) {
+            throw new NaipesError({ code: "UNAVAILABLE", detail: `${this.baseUrl}: a line of ${part.length} records was answered by ${answer.batch.length}` });
+          }
+          yield* answer.batch ?? part.map(() => answer);
+        }
       }
-      text += decoder.decode();
     } catch (error) {
       throw transportError(controller.signal.aborted ? controller.signal.reason : error, this.baseUrl);
     } finally {
       clearTimeout(timer);
+      controller.abort();  // (a stream left before its end, the caller's loop broken: its request cancelled)
     }
-    const answered = text.split("\n").filter((line) => line.trim());
-    if (answered.length !== parts.length) {
-      throw new NaipesError({ code: "UNAVAILABLE", detail: `${this.baseUrl}: the stream ended after ${answered.length} of ${parts.length} answers` });
+    if (answered !== parts.length) {
+      throw new NaipesError({ code: "UNAVAILABLE", detail: `${this.baseUrl}: the stream ended after ${answered} of ${parts.length} answers` });
     }
-    return answered.flatMap((line, i) => {
-      const answer = parse(line, this.baseUrl);  // a line's own error (too long, say) is each of its records' answer
-      return answer.batch ?? parts[i].map(() => answer);
-    });
+  }
+}
+
+/** The caller's records in chunks of at most `size` (a stream each), one chunk gathered while the
+ *  one before is answered. An async iterable's chunk not yet full is given once its records pause
+ *  FLUSH_MS (a live feed's each answered soon after it comes); an iterable's are there at once.
+ *  An error of the iterable is thrown by the call after the chunk of the records before it. */
+class Chunks {
+  constructor(records, size) {
+    const asynchronous = records?.[Symbol.asyncIterator];
+    const iterate = asynchronous ?? records?.[Symbol.iterator];
+    if (typeof iterate !== "function" || typeof records === "string") {
+      throw new NaipesError({ code: "INVALID_FIELD", field: "records",
+                              detail: `records: expected an array, an iterable or an async iterable of records, not ${typeof records === "string" ? quoted(records) : String(records)}` });
+    }
+    this.iterator = iterate.call(records);
+    this.asynchronous = Boolean(asynchronous);
+    this.size = size;
+    this.step = null;  // (an async iterable's record asked for and not yet taken)
+    this.over = false;
+    this.error = null;
+  }
+
+  /** The next chunk of records: [] once they have ended. */
+  async next() {
+    const chunk = [];
+    try {
+      while (!this.over && chunk.length < this.size) {
+        const step = this.asynchronous ? await this.#paused(chunk.length > 0) : this.iterator.next();
+        if (step === PAUSED) break;
+        this.step = null;
+        if (step.done) this.over = true;
+        else chunk.push(step.value);
+      }
+    } catch (error) {
+      this.over = true;
+      this.error = error;
+    }
+    if (!chunk.length && this.error) throw this.error;
+    return chunk;
+  }
+
+  /** The async iterable's next record's step, or PAUSED when `gathering` and none came in FLUSH_MS. */
+  async #paused(gathering) {
+    if (!this.step) {
+      this.step = Promise.resolve(this.iterator.next());
+      this.step.catch(() => {});  // (its error is thrown where it is awaited, not as an unhandled rejection between)
+    }
+    if (!gathering) return this.step;
+    let timer;
+    const pause = new Promise((resolve) => { timer = setTimeout(resolve, FLUSH_MS, PAUSED); });
+    try {
+      return await Promise.race([this.step, pause]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The iterable closed (its `return()`), unless it ended by itself. */
+  close() {
+    if (this.over) return;
+    this.over = true;
+    try {
+      Promise.resolve(this.iterator.return?.()).catch(() => {});
+    } catch {}
   }
 }
 
@@ -325,6 +438,8 @@ function httpError(response, text) {
 
 const MAX_BATCH = 1000;  // the service's limit on the records of one line
 const REQUEST_RECORDS = 2000;  // the records of one validateHands request at most (the Python RestClient's REST_CHUNK)
+const FLUSH_MS = 50;  // an async iterable's pause after which the records come so far are sent (the Python clients' FLUSH_SECONDS)
+const PAUSED = Symbol("paused");
 const BATCH_BYTES = 768 * 1024;  // the bytes of a line's records' JSON (UTF-8) at most
 const UTF8 = new TextEncoder();
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;  // a request ID, as the service reads it (docs/api.md)
