@@ -7,6 +7,7 @@ import base64
 import gzip
 import json
 import os
+import queue
 import re
 import socket
 import subprocess
@@ -673,6 +674,72 @@ def test_example_scripts_exit_as_the_cli(example: str, rest_url: str, grpc_targe
             assert run.stdout == "" and "Traceback" not in run.stderr, run.stderr
             assert run.stderr.strip().splitlines()[-1].startswith("UNKNOWN_GAME (game): unknown game 'mus'"), run.stderr
 
+
+
+AUDIT = ROOT / "clients" / "examples" / "audit.mjs"
+
+
+def test_audit_example_prints_each_records_answer_and_exits_as_naipes_audit(rest_url: str, tmp_path: Path) -> None:
+    """clients/examples/audit.mjs over an archive of every kind of line: each record's answer a
+    line, in order, as the service's stream answers it (its ``id`` when it has one; a batch's
+    records a line each; a line not JSON MALFORMED_JSON naming it); the counts on stderr; the exit
+    code the worst record's, as ``naipes audit``: 2 with an error entry, 1 with a violation, 0 all
+    valid (``--omit-events``: the results without their events); 3 when no server answers."""
+    illegal = dict(RECORD, actions=[RECORD["actions"][1], *RECORD["actions"][1:]])
+    lines = [json.dumps({"id": "a", "record": RECORD}), "", json.dumps(illegal), "{not json",
+             json.dumps({"batch": [{"id": 7, "record": dict(RECORD, game="mus")}, {"record": RECORD}]}), json.dumps(RECORD)]
+    archive = tmp_path / "archive.ndjson"
+    archive.write_text("\n".join(lines) + "\n")
+    run = subprocess.run(["node", str(AUDIT), str(archive), rest_url], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2, run.stderr
+    answers = [json.loads(line) for line in run.stdout.splitlines()]
+    assert answers[:2] == [{"id": "a", "result": api.validate(RECORD)}, {"result": api.validate(illegal)}]
+    assert answers[2] == {"error": {"code": "MALFORMED_JSON", "message": answers[2]["error"]["message"]}}
+    assert answers[2]["error"]["message"].startswith("line 4 is not valid JSON: ")
+    assert answers[3] == {"id": 7, "error": {"code": "UNKNOWN_GAME", "field": "game",
+                                             "message": "unknown game 'mus': expected tresillo, revesino or rentoy"}}
+    assert answers[4:] == [{"result": api.validate(RECORD)}] * 2
+    assert re.fullmatch(r"audit\.mjs: 6 records in [\d.]+ s \([\d,]+ a second\): 3 valid, 1 with a violation, "
+                        r"2 not validated \(an error entry\)\n", run.stderr), run.stderr
+    for kept, status in (([0, 2], 1), ([0, 5], 0)):
+        archive.write_text("\n".join(lines[i] for i in kept) + "\n")
+        run = subprocess.run(["node", str(AUDIT), str(archive), rest_url, "--omit-events"], capture_output=True, text=True, timeout=60)
+        assert run.returncode == status, run.stderr
+        assert [json.loads(line) for line in run.stdout.splitlines()] == [
+            {**({"id": "a"} if i == 0 else {}), "result": api.validate(json.loads(lines[i]).get("record", json.loads(lines[i])), events=False)}
+            for i in kept]
+    run = subprocess.run(["node", str(AUDIT), str(archive), f"http://127.0.0.1:{_free_port()}"], capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout) == (3, ""), run.stderr
+    assert run.stderr.startswith("UNAVAILABLE: ") and "    at " not in run.stderr, run.stderr  # (no stack trace)
+    run = subprocess.run(["node", str(AUDIT)], capture_output=True, text=True, timeout=60)
+    assert (run.returncode, run.stdout) == (2, "") and run.stderr.startswith("usage: audit.mjs ARCHIVE.ndjson|-"), run.stderr
+
+
+def test_audit_example_answers_a_live_feed_line_by_line(rest_url: str) -> None:
+    """``tail -f hands.ndjson | node audit.mjs -``: each line's answer is printed before the next
+    line is written (this test writes a line, then waits for its answer, 20 s at most: a client that
+    held its records for a full request or for the feed's end would not answer); a line that is not
+    JSON is answered at once too. The feed's end ends the audit, exit 2 (the line not JSON)."""
+    audit = subprocess.Popen(["node", str(AUDIT), "-", rest_url], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    assert audit.stdin and audit.stdout
+    answers: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [answers.put(line) for line in audit.stdout or ()], daemon=True).start()
+    got = []
+    try:
+        for n, line in enumerate([json.dumps(dict(RECORD, actions=RECORD["actions"][:n])) for n in (1, 2)] + ["{", json.dumps(RECORD)]):
+            audit.stdin.write(line + "\n")
+            audit.stdin.flush()
+            try:
+                got.append(json.loads(answers.get(timeout=20)))
+            except queue.Empty:
+                raise AssertionError(f"no answer to line {n + 1} within 20 s") from None
+        audit.stdin.close()
+        assert audit.wait(30) == 2
+    finally:
+        audit.kill()
+    assert got[:2] == [{"result": api.validate(dict(RECORD, actions=RECORD["actions"][:n]))} for n in (1, 2)]
+    assert got[2]["error"]["code"] == "MALFORMED_JSON" and got[3] == {"result": api.validate(RECORD)}
 
 
 @pytest.mark.parametrize("example", ["validate_grpc.py", "validate.mjs"])
