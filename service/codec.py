@@ -115,6 +115,19 @@ def plain(data: Any) -> Any:
     return out
 
 
+def answer_json(data: bytes, cls: type[Message]) -> dict[str, Any]:
+    """``to_json(cls.FromString(data))``: an answer's wire bytes as the API's JSON, read by the
+    compiled decoder (``service/_wire.pyx``) when they are in the canonical form the service
+    writes, else parsed by protobuf (whose ``DecodeError`` is raised for bytes that are not a
+    ``cls``). For the Python gRPC client: a Revesino result in about 36 µs instead of 130."""
+    if _wire is not None:
+        try:
+            return _wire.decode(data, _wire_type(cls.DESCRIPTOR), True)
+        except _wire.Doubt:
+            pass
+    return to_json(cls.FromString(data))
+
+
 def request_json(data: bytes, cls: type[Message]) -> dict[str, Any]:
     """``to_engine(cls.FromString(data))``: a request's wire bytes as the JSON the engine takes,
     read by the compiled decoder (``service/_wire.pyx``) when they are in the canonical form,
@@ -1086,23 +1099,30 @@ def _wire_types(spec: _Type, made: dict[Any, Any]) -> Any:
             sub = _wire_types(f.sub, made)
         else:
             kind = _WIRE_KINDS.get(f.descriptor.type, _wire.Kind.OTHER) if f.kind == _PLAIN else _wire.Kind.OTHER
-        parse = _OtherField(f) if f.kind in (_STRUCT, _VALUE) else None
-        fields.append(_wire.Field(f.key, f.descriptor.number, kind, f.repeated, f.presence, sub, parse))
+        other = f.kind in (_STRUCT, _VALUE)
+        fields.append(_wire.Field(f.key, f.descriptor.number, kind, f.repeated, f.presence, sub,
+                                  _OtherField(f, False) if other else None, _OtherField(f, True) if other else None))
     wire.fields = fields
+    if spec.prints:  # (to_json's rules, _print_in_order's, for decode with api)
+        place = {f.descriptor: i for i, f in enumerate(spec.by_number)}
+        wire.plan = [(place[f.descriptor], f.key, None if f.repeated or f.presence else f.default,
+                      _wire.EMPTY_ALWAYS if f.keep_empty else place[f.partner] if f.partner is not None else _wire.EMPTY_NEVER)
+                     for f in spec.fields]
     return wire
 
 
 class _OtherField:
-    """A Struct or Value field's bytes as ``to_engine`` prints it, for the compiled decoder:
-    protobuf reads them."""
+    """A Struct or Value field's bytes as ``to_engine`` prints it (``integral``: as ``to_json``
+    does), for the compiled decoder: protobuf reads them."""
 
-    def __init__(self, field: _Field) -> None:
+    def __init__(self, field: _Field, integral: bool) -> None:
         self.cls = message_factory.GetMessageClass(field.descriptor.message_type)
         self.kind = field.kind
+        self.integral = integral
 
     def __call__(self, raw: bytes) -> Any:
         value = self.cls.FromString(raw)
-        return _struct_json(value, False) if self.kind == _STRUCT else _value_json(value, False)
+        return _struct_json(value, self.integral) if self.kind == _STRUCT else _value_json(value, self.integral)
 
 
 # ---- message -> JSON ---------------------------------------------------------------------------

@@ -147,6 +147,17 @@ def check_answer(data: dict[str, Any], cls: type[Message]) -> None:
     same_json(codec.to_json(want), ref_to_json(want))
     same_json(codec._print(want, codec._type(want.DESCRIPTOR), True), ref_to_json(want))
     assert codec.to_json(want) == data  # the API's promise: the printed answer is the engine's dict
+    check_answer_wire(want)
+
+
+def check_answer_wire(message: Message) -> None:
+    """``answer_json``: the message's wire bytes as ``to_json`` prints the message, read by the
+    compiled decoder itself (the Python gRPC client's read of every answer)."""
+    data = message.SerializeToString()
+    want = ref_to_json(type(message).FromString(data))  # (a Struct's keys in the order parsing gives them)
+    same_json(codec.answer_json(data, type(message)), want)
+    if codec._wire is not None:
+        same_json(codec._wire.decode(data, codec._wire_type(message.DESCRIPTOR), True), want)
 
 
 def check_wire(data: dict[str, Any], cls: type[Message], want: Message) -> None:
@@ -182,6 +193,7 @@ def check_request_wire(message: Message) -> None:
     same_json(codec.request_json(data, type(message)), want)
     if codec._wire is not None:
         same_json(codec._wire.decode(data, codec._wire_type(message.DESCRIPTOR)), want)
+    check_answer_wire(message)  # (any message prints so: a request too)
 
 
 def check_rest_body(body: Any, cls: type[Message], part: str | None = None) -> bool:
@@ -589,6 +601,7 @@ def test_edge_answers(cls: type[Message], data: Any) -> None:
     same_message(got[1], want)
     assert wire == ("ok", want.SerializeToString())
     same_json(codec.to_json(want), ref_to_json(want))
+    check_answer_wire(want)
     same_json(codec.to_engine(want), ref_to_engine(want))
     same_outcome(codec.from_json, ref_from_json, data, cls)
 
@@ -691,8 +704,10 @@ def test_every_message_type_of_the_schema() -> None:
         empty = cls()
         same_json(codec.to_json(empty), ref_to_json(empty))
         same_json(codec.to_engine(empty), ref_to_engine(empty))
+        check_answer_wire(empty)
         full = json_format.ParseDict(_fill(descriptor, 0), cls())
         same_json(codec.to_json(full), ref_to_json(full))
+        check_answer_wire(full)
         same_json(codec.to_engine(full), ref_to_engine(full))
         data = ref_to_engine(full)
         same_message(codec.from_engine(data, cls), ref_from_engine(data, cls()))
