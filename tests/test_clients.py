@@ -1088,6 +1088,33 @@ def _slow_grpc_server(delay: float | None, **behaviour: Any) -> tuple[Any, str, 
     return server, f"127.0.0.1:{port}", servicer
 
 
+def test_grpc_client_answer_that_is_no_message_is_internal() -> None:
+    """The client reads each answer's wire bytes itself (``codec.answer_json``): bytes that are not
+    the answer's message, from a server that is not the service, are a NaipesError INTERNAL naming
+    the message, for a call and for a stream's answer, as grpcio's failure to read them was."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import grpc
+
+    garbage = b"\xff\xff\xff"  # (a varint cut short)
+    handler = grpc.method_handlers_generic_handler("naipes.v1.NaipesService", {
+        "ValidateHand": grpc.unary_unary_rpc_method_handler(lambda request, context: garbage),
+        "ValidateHands": grpc.stream_stream_rpc_method_handler(lambda requests, context: (garbage for _ in requests)),
+    })
+    server = grpc.server(ThreadPoolExecutor(max_workers=2), handlers=(handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        with GrpcClient(f"127.0.0.1:{port}") as grpc_client:
+            for call, name in ((lambda: grpc_client.validate_hand(RECORD), "ValidateHandResponse"),
+                               (lambda: list(grpc_client.validate_hands([RECORD])), "ValidateHandsResponse")):
+                with pytest.raises(NaipesError) as err:
+                    call()
+                assert (err.value.code, err.value.message) == ("INTERNAL", f"the answer is not a {name}: {garbage!r}")
+    finally:
+        server.stop(None)
+
+
 def test_grpc_client_bounds_a_stream_by_its_progress() -> None:
     """A stream that answers nothing is cancelled after the client's timeout (DEADLINE_EXCEEDED;
     it waited forever, timeout=None); one that answers every message in time may take longer."""
