@@ -1088,6 +1088,42 @@ def _slow_grpc_server(delay: float | None, **behaviour: Any) -> tuple[Any, str, 
     return server, f"127.0.0.1:{port}", servicer
 
 
+def test_grpc_client_reads_answers_with_the_compiled_decoder(grpc_target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The GrpcClient's answers, a call's and a stream's of the three games, are read from their
+    wire bytes by the compiled decoder (``codec.answer_json``), which vouches for each (no
+    ``Doubt``): none is printed from protobuf's message (``to_json``, four times slower, which
+    held the client's stream below the REST client's). Every answer is the engine's."""
+    from service import codec
+
+    wire = codec._wire
+    if wire is None:
+        pytest.skip("the compiled decoder is not built here (make build)")
+    read: list[str] = []
+
+    class Counted:  # the compiled module, its decode counted (api mode) and its doubts kept
+        Doubt = wire.Doubt
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(wire, name)
+
+        def decode(self, data: bytes, t: Any, api: bool = False) -> Any:
+            try:
+                answer = wire.decode(data, t, api)
+            except wire.Doubt:
+                read.append("doubt")
+                raise
+            read.append("read" if api else "request")
+            return answer
+
+    records = [request["record"] for _name, rpc, request in UNARY_CALLS if rpc == "ValidateHand"]
+    assert {record["game"] for record in records} == {"tresillo", "revesino", "rentoy"}
+    monkeypatch.setattr(codec, "_wire", Counted())
+    with GrpcClient(grpc_target) as grpc_client:
+        assert [grpc_client.validate_hand(record) for record in records] == [api.validate(record) for record in records]
+        assert list(grpc_client.validate_hands(records * 3, batch=2)) == [{"result": api.validate(record)} for record in records * 3]
+    assert read.count("read") == len(records) + (len(records) * 3 + 1) // 2 and "doubt" not in read, read  # (a message a batch of 2)
+
+
 def test_grpc_client_answer_that_is_no_message_is_internal() -> None:
     """The client reads each answer's wire bytes itself (``codec.answer_json``): bytes that are not
     the answer's message, from a server that is not the service, are a NaipesError INTERNAL naming
