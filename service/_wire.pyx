@@ -5,8 +5,8 @@
   (``service.codec.to_wire``);
 * ``decode``: a request's bytes as ``to_engine(cls.FromString(data))``, the request's JSON as
   ``json_format.MessageToDict`` prints it (``service.codec.request_json``); with ``api``, an
-  answer's bytes as ``to_json(cls.FromString(data))``, the API's JSON (``service.codec.answer_json``,
-  for the Python gRPC client).
+  answer's bytes as ``to_json(cls.FromString(data))``, the API's JSON
+  (``service.codec.answer_from_wire``, for the Python gRPC client).
 
 Building the message is most of what an answer costs the server: protobuf's constructor makes an
 object for each of a Revesino answer's 60 events, 11 tricks and 12 payments, and then serializes

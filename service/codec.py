@@ -115,7 +115,7 @@ def plain(data: Any) -> Any:
     return out
 
 
-def answer_json(data: bytes, cls: type[Message]) -> dict[str, Any]:
+def answer_from_wire(data: bytes, cls: type[Message]) -> dict[str, Any]:
     """``to_json(cls.FromString(data))``: an answer's wire bytes as the API's JSON, read by the
     compiled decoder (``service/_wire.pyx``) when they are in the canonical form the service
     writes, else parsed by protobuf (whose ``DecodeError`` is raised for bytes that are not a

@@ -1090,7 +1090,7 @@ def _slow_grpc_server(delay: float | None, **behaviour: Any) -> tuple[Any, str, 
 
 def test_grpc_client_reads_answers_with_the_compiled_decoder(grpc_target: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """The GrpcClient's answers, a call's and a stream's of the three games, are read from their
-    wire bytes by the compiled decoder (``codec.answer_json``), which vouches for each (no
+    wire bytes by the compiled decoder (``codec.answer_from_wire``), which vouches for each (no
     ``Doubt``): none is printed from protobuf's message (``to_json``, four times slower, which
     held the client's stream below the REST client's). Every answer is the engine's."""
     from service import codec
@@ -1125,7 +1125,7 @@ def test_grpc_client_reads_answers_with_the_compiled_decoder(grpc_target: str, m
 
 
 def test_grpc_client_answer_that_is_no_message_is_internal() -> None:
-    """The client reads each answer's wire bytes itself (``codec.answer_json``): bytes that are not
+    """The client reads each answer's wire bytes itself (``codec.answer_from_wire``): bytes that are not
     the answer's message, from a server that is not the service, are a NaipesError INTERNAL naming
     the message, for a call and for a stream's answer, as grpcio's failure to read them was."""
     from concurrent.futures import ThreadPoolExecutor

@@ -151,11 +151,11 @@ def check_answer(data: dict[str, Any], cls: type[Message]) -> None:
 
 
 def check_answer_wire(message: Message) -> None:
-    """``answer_json``: the message's wire bytes as ``to_json`` prints the message, read by the
+    """``answer_from_wire``: the message's wire bytes as ``to_json`` prints the message, read by the
     compiled decoder itself (the Python gRPC client's read of every answer)."""
     data = message.SerializeToString()
     want = ref_to_json(type(message).FromString(data))  # (a Struct's keys in the order parsing gives them)
-    same_json(codec.answer_json(data, type(message)), want)
+    same_json(codec.answer_from_wire(data, type(message)), want)
     if codec._wire is not None:
         same_json(codec._wire.decode(data, codec._wire_type(message.DESCRIPTOR), True), want)
 
