@@ -768,3 +768,23 @@ def test_the_commands_of_a_report_are_every_command_of_its_results_once_without_
     commands = lines[lines.index("## Commands"):]
     assert any(line.endswith("naipes serve --host 127.0.0.1 --rest-port PORT --grpc-port PORT --workers 2") for line in commands)
     assert any(line.startswith("h2load ") for line in commands) and any(" wrk " in line for line in commands)
+
+
+def test_bench_clients_runs_every_client_over_the_archive(rest_url: str, grpc_target: str) -> None:
+    """``python -m bench.clients`` (by hand, not part of ``make bench``) validates its archive
+    through each client against the servers given, every record answered (a client that
+    answered fewer, or failed, stops it), and prints each client's rate and memory."""
+    import subprocess
+    import sys
+
+    ROOT = Path(__file__).resolve().parent.parent
+    run_ = subprocess.run([sys.executable, "-m", "bench.clients", "--records", "150", "--rounds", "2", "--game", "rentoy",
+                           "--rest", rest_url, "--grpc", grpc_target], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run_.returncode == 0, run_.stderr
+    medians = run_.stdout.split("medians:\n")[1].splitlines()
+    assert [line.split("  ")[1].strip() for line in medians] == [
+        "python GrpcClient", "python RestClient", "javascript validateHandsStream"], run_.stdout
+    for line in medians:
+        rate, memory = re.search(r"([\d,]+) records a second +largest RSS (\d+) MB", line).groups()  # type: ignore[union-attr]
+        assert int(rate.replace(",", "")) > 0 and 10 < int(memory) < 2000, line
+    assert run_.stdout.count("round ") == 6
