@@ -32,9 +32,9 @@ and of its wire type, each singular field once, strings valid UTF-8, a Struct ha
 message, invalid UTF-8, a tag or a length written in more than 5 bytes, nesting deeper than 32) raises ``Doubt``, and the codec has protobuf parse
 it, which then answers or refuses it exactly as it always did.
 
-Printing a message as the API's JSON (``to_json``) walks protobuf's objects: about 130 µs a
+Printing a message as the API's JSON (``to_json``) walks protobuf's objects: about 170 µs a
 Revesino result, which made the Python gRPC client's stream slower than the REST client's (whose
-``json.loads`` takes 55). ``decode`` with ``api`` reads the answer's bytes in about 36, and prints
+``json.loads`` takes 55). ``decode`` with ``api`` reads the answer's bytes in about 39, and prints
 what ``to_json`` prints: each field in the schema's order (``Type.plan``), a field without presence
 at its default when absent, an empty list only where ``to_json`` prints one, a Struct through
 ``Field.show``.

@@ -119,7 +119,8 @@ def answer_from_wire(data: bytes, cls: type[Message]) -> dict[str, Any]:
     """``to_json(cls.FromString(data))``: an answer's wire bytes as the API's JSON, read by the
     compiled decoder (``service/_wire.pyx``) when they are in the canonical form the service
     writes, else parsed by protobuf (whose ``DecodeError`` is raised for bytes that are not a
-    ``cls``). For the Python gRPC client: a Revesino result in about 36 µs instead of 130."""
+    ``cls``). For the Python gRPC client: a Revesino result in about 39 µs instead of 170
+    (Tresillo 26 against 81, Rentoy 8 against 28; a loop over 50 results)."""
     if _wire is not None:
         try:
             return _wire.decode(data, _wire_type(cls.DESCRIPTOR), True)
