@@ -682,7 +682,8 @@ AUDIT = ROOT / "clients" / "examples" / "audit.mjs"
 def test_audit_example_prints_each_records_answer_and_exits_as_naipes_audit(rest_url: str, tmp_path: Path) -> None:
     """clients/examples/audit.mjs over an archive of every kind of line: each record's answer a
     line, in order, as the service's stream answers it (its ``id`` when it has one; a batch's
-    records a line each; a line not JSON MALFORMED_JSON naming it); the counts on stderr; the exit
+    records a line each; a line not JSON MALFORMED_JSON naming it), the same from the archive
+    gzip'd (``.gz``); the counts on stderr; the exit
     code the worst record's, as ``naipes audit``: 2 with an error entry, 1 with a violation, 0 all
     valid (``--omit-events``: the results without their events); 3 when no server answers."""
     illegal = dict(RECORD, actions=[RECORD["actions"][1], *RECORD["actions"][1:]])
@@ -701,6 +702,10 @@ def test_audit_example_prints_each_records_answer_and_exits_as_naipes_audit(rest
     assert answers[4:] == [{"result": api.validate(RECORD)}] * 2
     assert re.fullmatch(r"audit\.mjs: 6 records in [\d.]+ s \([\d,]+ a second\): 3 valid, 1 with a violation, "
                         r"2 not validated \(an error entry\)\n", run.stderr), run.stderr
+    packed = tmp_path / "archive.ndjson.gz"  # (read gunzipped: the same answers)
+    packed.write_bytes(gzip.compress(archive.read_bytes()))
+    unpacked = subprocess.run(["node", str(AUDIT), str(packed), rest_url], capture_output=True, text=True, timeout=60)
+    assert (unpacked.returncode, unpacked.stdout) == (2, run.stdout), unpacked.stderr
     for kept, status in (([0, 2], 1), ([0, 5], 0)):
         archive.write_text("\n".join(lines[i] for i in kept) + "\n")
         run = subprocess.run(["node", str(AUDIT), str(archive), rest_url, "--omit-events"], capture_output=True, text=True, timeout=60)

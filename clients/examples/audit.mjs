@@ -1,6 +1,7 @@
 // Audit an archive of hand records over REST, as `naipes audit` does without a server: NDJSON, a
-// record a line, or {"id": ..., "record": ...}, or a {"batch": [...]} of these, from a file or stdin
-// (`-`: a live feed too, `tail -f hands.ndjson | node audit.mjs -`). Each record's answer is printed
+// record a line, or {"id": ..., "record": ...}, or a {"batch": [...]} of these, from a file (one
+// whose name ends in .gz read gunzipped) or stdin (`-`: a live feed too, `tail -f hands.ndjson |
+// node audit.mjs -`). Each record's answer is printed
 // as a line as it comes, in order, as the service's stream answers a record: {"id": ..., "result":
 // ...} or {"id": ..., "error": {"code", "field", "message"}}, without "id" when the record has none
 // (a batch's records a line each; a line that is not JSON is answered here, MALFORMED_JSON naming
@@ -13,6 +14,7 @@
 import { once } from "node:events";
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
+import { createGunzip } from "node:zlib";
 import { Naipes, NaipesError } from "../js/naipes.mjs";
 
 const NO_ANSWER = new Set(["UNAVAILABLE", "DEADLINE_EXCEEDED", "INTERNAL"]);
@@ -24,11 +26,14 @@ if (!file || extra.length) {
   process.exit(2);
 }
 
-const input = file === "-" ? process.stdin : createReadStream(file);
-input.on("error", (error) => {
-  console.error(`audit.mjs: cannot read ${file}: ${error.message}`);
-  process.exit(2);
-});
+const read = file === "-" ? process.stdin : createReadStream(file);
+const input = file.endsWith(".gz") ? read.pipe(createGunzip()) : read;
+for (const stream of new Set([read, input])) {
+  stream.on("error", (error) => {
+    console.error(`audit.mjs: cannot read ${file}: ${error.message}`);
+    process.exit(2);
+  });
+}
 const counts = { valid: 0, violation: 0, error: 0 };
 let worst = 0;
 const waiting = [];  // each line's entry not yet printed, in order: {id} a record sent, {id, error} answered here
