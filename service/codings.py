@@ -70,7 +70,7 @@ class Decoding(io.RawIOBase):
     be decoded (MALFORMED_REQUEST for a request's body; a stream's entry is MALFORMED_JSON, as its
     body's bad chunks are); ``label``: what its errors call it (a REST body's ``the body
     (Content-Encoding: gzip)``; ``naipes audit``'s its file's name). An empty body is empty
-    content, in any coding."""
+    content, in any coding. ``sent``: how many of the body's bytes, compressed, it has read."""
 
     def __init__(self, read: Callable[[int], bytes], name: str, size: int, code: str = "MALFORMED_REQUEST", label: str | None = None) -> None:
         super().__init__()
@@ -86,6 +86,7 @@ class Decoding(io.RawIOBase):
         # After an error, the input that holds it, given again a byte at a time (``readinto``).
         self._again: bytes | None = None
         self._ended = False
+        self.sent = 0
 
     def readable(self) -> bool:
         return True
@@ -105,7 +106,7 @@ class Decoding(io.RawIOBase):
             elif self._again:
                 data, self._again = self._again[:1], self._again[1:]
             else:
-                data = self._read(self._size)
+                data = self._take()
                 if not data:
                     raise self._error(f"ended before the end of its {self._kind} data")
             before = inflate.copy() if self._again is None else None
@@ -130,13 +131,19 @@ class Decoding(io.RawIOBase):
                 return len(out)
         return 0
 
+    def _take(self) -> bytes:
+        """The body's next compressed bytes (empty at its end), counted in ``sent``."""
+        data = self._read(self._size)
+        self.sent += len(data)
+        return data
+
     def _next_member(self) -> bytes | None:
         """The compressed bytes that start the next member (its inflater made), or None at the
         body's end: a gzip member starts with gzip's magic bytes (anything else after a member is
         refused, zeros included), and deflate data is one zlib stream."""
         held = self._held
         while len(held) < 2:
-            more = self._read(self._size)
+            more = self._take()
             if not more:
                 break
             held += more

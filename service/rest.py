@@ -384,13 +384,14 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
             request.max_content_length = sys.maxsize
             body = request.stream
         skip = None
+        decoding = None
         if coding is not None:
             # Decoded as it is read, a read of the body's at a time (as much as a read of the plain
             # body takes): a read of the decoded body returns what the compressed bytes that have
             # come give, so a line is answered once they have come. A body that cannot be decoded
             # ends the stream with its error, as a bad chunk does; a long line is skipped for
             # codings.SKIP_BYTES at most.
-            body = codings.Decoding(body.read, coding, buffer, code="MALFORMED_JSON")
+            body = decoding = codings.Decoding(body.read, coding, buffer, code="MALFORMED_JSON")
             buffer, skip = stream.ARRIVED_BUFFER, codings.SKIP_BYTES
         # A stream beyond the slots is refused at once, its body unread (``on_error``: the
         # connection closes with the answer); only a stream that holds a slot waits on its body.
@@ -402,7 +403,10 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
             # is no bound, a blocking socket: a timeout of 0 would make it non-blocking, every pause a broken body)
             sock.settimeout(stream.IDLE_SECONDS or None)
         try:
-            response = Response(stream.validate_ndjson(stream.read_lines(body, buffer=buffer, skip=skip, blanks=stream.BLANK_BYTES), count), status=200, mimetype=NDJSON)
+            answers = stream.validate_ndjson(stream.read_lines(body, buffer=buffer, skip=skip, blanks=stream.BLANK_BYTES), count)
+            if decoding is not None:  # (records answered bounded by the bytes sent: stream.RECORDS_PER_BYTE)
+                answers = stream.within_sent(answers, count, lambda: decoding.sent)
+            response = Response(answers, status=200, mimetype=NDJSON)
         except BaseException:
             release()
             raise

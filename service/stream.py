@@ -994,6 +994,39 @@ ARRIVED_BUFFER = 64 * 1024
 BLANK_BYTES = 64 << 10
 
 
+# A compressed REST stream may have this many records answered, and RECORDS_PER_BYTE more a byte of
+# its body as sent (compressed), past which the stream ends (``within_sent``). Each record answered
+# costs the serving process and its pool some tens of microseconds, whatever its size: a line "x"
+# answered by its MALFORMED_JSON entry about 40, and 32 KiB of gzip inflate to 8 million such lines,
+# over five minutes of a stream slot and 1 GB of answers for 32 KiB sent. Real archives come to
+# 0.016 records a byte gzip'd (distinct records) and 0.77 (one record over and over); a short
+# record repeated comes to 4, a line of one character to 500. So an attacker's compressed byte
+# costs the service no more than four times what a plain one costs (two 40 us records a byte, a
+# plain line's two bytes 40 us), and sent plain, any archive passes.
+RECORDS_ALLOWED = 10_000
+RECORDS_PER_BYTE = 2
+
+
+def within_sent(answers: Iterator[bytes], count: Any, sent: Callable[[], int]) -> Iterator[bytes]:
+    """A compressed REST stream's ``answers`` (``validate_ndjson``'s), ended by a PAYLOAD_TOO_LARGE
+    entry, the rest of the body unread, once the records answered (``count.records``: its
+    ``Counting``, which the entry is counted by too) outnumber RECORDS_ALLOWED and RECORDS_PER_BYTE
+    a byte of the body read (``sent()``: ``codings.Decoding.sent``)."""
+    for line in answers:
+        yield line
+        if count.records > RECORDS_ALLOWED + RECORDS_PER_BYTE * sent():
+            close = getattr(answers, "close", None)  # (a generator's: the pool's pipeline stops reading the body)
+            if close is not None:
+                close()
+            ending = answer_ndjson([ServiceError(
+                "PAYLOAD_TOO_LARGE", f"the compressed body's records outnumber {RECORDS_ALLOWED:,} and {RECORDS_PER_BYTE} a byte "
+                f"of it sent ({sent():,} bytes): the stream ends here, the rest of the body unread (records repeated over "
+                "and over compress past that: send them uncompressed)")])
+            count(ending)
+            yield from ending
+            return
+
+
 def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES, buffer: int = READ_AHEAD, skip: int | None = None,
                blanks: int | None = None) -> Iterator[Line]:
     """The lines of a request body, each at most ``limit`` bytes (a longer line is answered with

@@ -11,6 +11,7 @@ import gzip
 import io
 import json
 import os
+import re
 import socket
 import struct
 import time
@@ -295,6 +296,45 @@ def test_a_bomb_of_blank_lines_ends_the_stream_past_its_allowance(served) -> Non
     assert entries == [{"id": "r0", "result": api.validate(RECORD)},
                        {"error": {"code": "PAYLOAD_TOO_LARGE", "message": f"the body's blank lines come to more than {stream.BLANK_BYTES} bytes "
                                   "beyond its other lines: the stream ends here, the rest of the body unread"}}]
+
+
+def test_a_bomb_of_answered_lines_ends_the_stream_past_its_allowance(base, http) -> None:
+    """A million lines "x" in 2 KB of gzip, each answered by its MALFORMED_JSON entry: a compressed
+    stream may have 10,000 records answered and 2 more a byte sent (``stream.RECORDS_ALLOWED``,
+    ``RECORDS_PER_BYTE``), past which it ends with a PAYLOAD_TOO_LARGE entry, the rest of the body
+    uninflated (32 KiB of such gzip held a stream slot for over five minutes and sent 1 GB of
+    answers). The same lines sent plain are all answered."""
+    lines = b"x\n" * 1_000_000
+    body = gzip.compress(lines, 9)
+    assert len(body) < 4096
+    answer = http.post(base + "/v1/hands:validateStream", data=body, headers={**NDJSON, "Content-Encoding": "gzip"}, timeout=120)
+    entries = [json.loads(line) for line in answer.content.splitlines()]
+    message = entries[-1]["error"].pop("message")
+    assert entries[-1] == {"error": {"code": "PAYLOAD_TOO_LARGE"}}
+    read = re.fullmatch(  # (the compressed bytes read so far: the body's, or the reads' that inflated enough)
+        rf"the compressed body's records outnumber {stream.RECORDS_ALLOWED:,} and {stream.RECORDS_PER_BYTE} a byte of it "
+        r"sent \(([\d,]+) bytes\): the stream ends here, the rest of the body unread \(records repeated over and over "
+        r"compress past that: send them uncompressed\)", message)
+    assert read and 0 < int(read[1].replace(",", "")) <= len(body), message
+    bound = stream.RECORDS_ALLOWED + stream.RECORDS_PER_BYTE * int(read[1].replace(",", ""))
+    answered = entries[:-1]
+    assert bound - 1000 < len(answered) <= bound, (len(answered), bound)
+    assert {entry["error"]["code"] for entry in answered} == {"MALFORMED_JSON"}
+    plain = http.post(base + "/v1/hands:validateStream", data=lines[:2 * (bound + 100)], headers=NDJSON, timeout=120)
+    assert len(plain.content.splitlines()) == bound + 100
+
+
+def test_a_compressed_archive_of_one_record_over_and_over_is_answered_whole(base, http) -> None:
+    """One real record sent 12,000 times (more than ``stream.RECORDS_ALLOWED``), gzip'd at its best:
+    about 0.8 records a byte sent, within the bound on a compressed stream's records; every one
+    answered."""
+    line = lines_of(RECORD, 1)[0]
+    body = gzip.compress(line * 12_000, 9)
+    assert 12_000 > stream.RECORDS_ALLOWED and 12_000 / len(body) < stream.RECORDS_PER_BYTE, len(body)
+    answer = http.post(base + "/v1/hands:validateStream", data=body, headers={**NDJSON, "Content-Encoding": "gzip"}, timeout=120)
+    entries = answer.content.splitlines()
+    assert len(entries) == 12_000 and set(entries) == {entries[0]}
+    assert json.loads(entries[0]) == {"id": "r0", "result": api.validate(RECORD)}
 
 
 # ---- the stream -------------------------------------------------------------------------------
