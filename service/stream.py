@@ -1014,13 +1014,14 @@ def within_sent(answers: Iterator[bytes], count: Any, sent: Callable[[], int]) -
     a byte of the body read (``sent()``: ``codings.Decoding.sent``)."""
     for line in answers:
         yield line
-        if count.records > RECORDS_ALLOWED + RECORDS_PER_BYTE * sent():
+        read = sent()  # (once: the body is read on another thread meanwhile)
+        if count.records > RECORDS_ALLOWED + RECORDS_PER_BYTE * read:
             close = getattr(answers, "close", None)  # (a generator's: the pool's pipeline stops reading the body)
             if close is not None:
                 close()
             ending = answer_ndjson([ServiceError(
                 "PAYLOAD_TOO_LARGE", f"the compressed body's records outnumber {RECORDS_ALLOWED:,} and {RECORDS_PER_BYTE} a byte "
-                f"of it sent ({sent():,} bytes): the stream ends here, the rest of the body unread (records repeated over "
+                f"of it sent ({read:,} bytes): the stream ends here, the rest of the body unread (records repeated over "
                 "and over compress past that: send them uncompressed)")])
             count(ending)
             yield from ending
