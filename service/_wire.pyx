@@ -572,6 +572,19 @@ cdef object get_string(Reader* r):
     return text
 
 
+cdef object get_other(Reader* r, object read):
+    """A length-delimited field of another kind (a Struct, a Value) as ``read`` (``Field.parse``
+    or ``Field.show``) makes it of its bytes; ``Doubt`` for bytes it cannot read."""
+    cdef Py_ssize_t length = get_length(r)
+    cdef object value
+    try:
+        value = read(PyBytes_FromStringAndSize(<const char*>r.at, length))
+    except Exception:
+        raise Doubt()
+    r.at += length
+    return value
+
+
 cdef dict get_fields(const unsigned char* at, Py_ssize_t n, Type t, int depth, bint api):
     cdef Reader r
     cdef unsigned long long key, v, last
@@ -621,12 +634,7 @@ cdef dict get_fields(const unsigned char* at, Py_ssize_t n, Type t, int depth, b
             elif f.kind == INT32 and wire == 0:
                 items.append(get_int32(get_varint(&r)))
             elif wire == 2 and (f.show if api else f.parse) is not None:  # (Structs or Values: protobuf reads each)
-                length = get_length(&r)
-                try:
-                    items.append((f.show if api else f.parse)(PyBytes_FromStringAndSize(<const char*>r.at, length)))
-                except Exception:
-                    raise Doubt()
-                r.at += length
+                items.append(get_other(&r, f.show if api else f.parse))
             else:
                 raise Doubt()
             continue
@@ -646,12 +654,7 @@ cdef dict get_fields(const unsigned char* at, Py_ssize_t n, Type t, int depth, b
             value = get_fields(r.at, length, f.sub, depth + 1, api)
             r.at += length
         elif wire == 2 and (f.show if api else f.parse) is not None:  # (a Struct: protobuf reads it)
-            length = get_length(&r)
-            try:
-                value = (f.show if api else f.parse)(PyBytes_FromStringAndSize(<const char*>r.at, length))
-            except Exception:
-                raise Doubt()
-            r.at += length
+            value = get_other(&r, f.show if api else f.parse)
         else:
             raise Doubt()
         values[index] = value
