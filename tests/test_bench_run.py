@@ -770,21 +770,37 @@ def test_the_commands_of_a_report_are_every_command_of_its_results_once_without_
     assert any(line.startswith("h2load ") for line in commands) and any(" wrk " in line for line in commands)
 
 
-def test_bench_clients_runs_every_client_over_the_archive(rest_url: str, grpc_target: str) -> None:
+def test_bench_clients_runs_every_client_over_the_archive(rest_url: str, grpc_target: str, tmp_path: Path) -> None:
     """``python -m bench.clients`` (by hand, not part of ``make bench``) validates its archive
-    through each client against the servers given, every record answered (a client that
-    answered fewer, or failed, stops it), and prints each client's rate and memory."""
+    through each client, the server's REST stream alone and ``naipes audit``, every record
+    answered (a way that answered fewer, or failed, stops it), and prints each one's rate and
+    memory. ``--game all --distinct`` writes a record of each game in turn, each its own seed, to
+    ``--archive``; an archive that exists is read as it is."""
     import subprocess
     import sys
 
     ROOT = Path(__file__).resolve().parent.parent
-    run_ = subprocess.run([sys.executable, "-m", "bench.clients", "--records", "150", "--rounds", "2", "--game", "rentoy",
-                           "--rest", rest_url, "--grpc", grpc_target], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    archive = tmp_path / "archive.ndjson"
+    servers = ["--rest", rest_url, "--grpc", grpc_target]
+    run_ = subprocess.run([sys.executable, "-m", "bench.clients", "--records", "150", "--rounds", "2", "--game", "all", "--distinct",
+                           "--archive", str(archive), *servers], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert run_.returncode == 0, run_.stderr
     medians = run_.stdout.split("medians:\n")[1].splitlines()
     assert [line.split("  ")[1].strip() for line in medians] == [
-        "python GrpcClient", "python RestClient", "javascript validateHandsStream"], run_.stdout
+        "python GrpcClient", "python RestClient", "javascript validateHandsStream", "curl, the REST stream alone",
+        "naipes audit, no server"], run_.stdout
     for line in medians:
         rate, memory = re.search(r"([\d,]+) records a second +largest RSS (\d+) MB", line).groups()  # type: ignore[union-attr]
-        assert int(rate.replace(",", "")) > 0 and 10 < int(memory) < 2000, line
-    assert run_.stdout.count("round ") == 6
+        assert int(rate.replace(",", "")) > 0 and 5 < int(memory) < 2000, line
+    assert run_.stdout.count("round ") == 10
+    assert "150 records (of the three games, distinct), 2 round(s)" in run_.stdout
+    lines = [json.loads(line) for line in archive.read_text().splitlines()]
+    assert [line["id"] for line in lines] == [f"{('tresillo', 'revesino', 'rentoy')[n % 3]}-{n}" for n in range(150)]
+    assert [line["record"]["game"] for line in lines[:3]] == ["tresillo", "revesino", "rentoy"]
+    assert len({json.dumps(line["record"]["deal"]) for line in lines}) == 150
+
+    archive.write_text("".join(f"{json.dumps(line)}\n" for line in lines[:30]))
+    again = subprocess.run([sys.executable, "-m", "bench.clients", "--records", "150", "--rounds", "1", "--archive", str(archive), *servers],
+                           capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert again.returncode == 0, again.stderr
+    assert f"30 records ({archive}), 1 round(s)" in again.stdout and again.stdout.count("round ") == 5, again.stdout
