@@ -2534,3 +2534,77 @@ def test_python_clients_raise_their_records_error_after_the_answers_before_it(cl
             for answer in client.validate_hands(feed(), batch=1):
                 got.append(answer)
         assert got == [{"result": api.validate(RECORD)}] * 2, type(client).__name__
+
+
+def _hands_table(records: list[dict]) -> Any:
+    """An SQLite database of these records, as a tournament's tool might keep its hands: its
+    connection and cursors are bound to the thread that made it (``check_same_thread``)."""
+    import sqlite3
+
+    db = sqlite3.connect(":memory:")
+    db.execute("create table hands (record text)")
+    db.executemany("insert into hands values (?)", [(json.dumps(r),) for r in records])
+    return db
+
+
+def test_python_clients_read_a_cursor_bound_to_its_thread_with_same_thread(clients, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``same_thread=True`` reads the records on the caller's thread: an SQLite cursor, which
+    refuses any other thread (its ProgrammingError, which is what the default, reading on the
+    client's own thread, raises), gives an archive of 90 records, answered in order as from a list.
+    The records are read as the client needs them: at the first answer, a REST request's worth
+    (here 40) over REST, at most eight batches over gRPC (four read before the call takes them,
+    four more before its first answer is waited for), all in one stream (were they read only
+    as each stream begins, each would end once they had paused, PAUSE_SECONDS)."""
+    import sqlite3
+
+    import naipes_client
+
+    streams = []
+
+    class Stream(naipes_client._Stream):
+        def __init__(self) -> None:
+            super().__init__()
+            streams.append(self)
+
+    monkeypatch.setattr(naipes_client, "REST_CHUNK", 40)
+    monkeypatch.setattr(naipes_client, "_Stream", Stream)
+    records = (_archive() * 10)[:90]
+    want = list(clients[0].validate_hands(records, batch=7))
+    assert len(want) == 90 and sum("result" in a for a in want) == 90
+    db = _hands_table(records)
+    for client, ahead in zip(clients, (40, 8 * 7), strict=True):
+        with pytest.raises(sqlite3.ProgrammingError):
+            list(client.validate_hands((json.loads(text) for (text,) in db.execute("select record from hands order by rowid")), batch=7))
+        threads: set[int] = set()
+        read = 0
+
+        def rows(threads: set[int] = threads) -> Any:
+            nonlocal read
+            for (text,) in db.execute("select record from hands order by rowid"):
+                threads.add(threading.get_ident())
+                read += 1
+                yield json.loads(text)
+
+        answers = client.validate_hands(rows(), batch=7, same_thread=True)
+        first = next(answers)
+        assert 0 < read <= ahead, (type(client).__name__, read)
+        assert [first, *answers] == want, type(client).__name__
+        assert read == 90 and threads == {threading.get_ident()}, type(client).__name__
+    assert len(streams) == 1, len(streams)  # (the gRPC client's; the one refused its first record opened none)
+
+
+def test_python_clients_raise_their_records_error_after_the_answers_before_it_with_same_thread(clients) -> None:
+    """With ``same_thread``, as without: the records before an iterable's error are answered, then
+    its error is raised to the caller."""
+
+    def feed() -> Any:
+        yield RECORD
+        yield RECORD
+        raise OSError("the archive could not be read")
+
+    for client in clients:
+        got = []
+        with pytest.raises(OSError, match="the archive could not be read"):
+            for answer in client.validate_hands(feed(), batch=1, same_thread=True):
+                got.append(answer)
+        assert got == [{"result": api.validate(RECORD)}] * 2, type(client).__name__

@@ -223,16 +223,23 @@ class _Records:
     client may send what has come when the records pause, however slowly the caller's iterable
     gives them (a live feed): a batch not yet full once they have paused ``FLUSH_SECONDS``, and over
     gRPC it ends its stream once they have paused ``PAUSE_SECONDS``. The thread reads at most four
-    chunks (``size`` records) ahead of what has been taken."""
+    chunks (``size`` records) ahead of what has been taken. With ``same_thread`` there is no such
+    thread: the client reads them on the caller's own, as it needs them (``pump``), for an iterable
+    bound to its thread."""
 
     def __init__(self, records: Iterable[JSON], size: int,
-                 message: Callable[[list[JSON]], tuple[list[JSON | None], Any]] | None = None) -> None:
+                 message: Callable[[list[JSON]], tuple[list[JSON | None], Any]] | None = None, *, same_thread: bool = False) -> None:
         self._size, self._message = size, message
         self._records: deque[JSON] = deque()
         self._ended = self._closed = False
         self._error: BaseException | None = None
         self._ready = threading.Condition()
-        threading.Thread(target=self._read, args=(records,), name="naipes-records", daemon=True).start()
+        self._source: Iterator[JSON] | None = None
+        self.same_thread = same_thread
+        if same_thread:
+            self._source = iter(records)
+        else:
+            threading.Thread(target=self._read, args=(records,), name="naipes-records", daemon=True).start()
 
     def _read(self, records: Iterable[JSON]) -> None:
         try:
@@ -241,18 +248,48 @@ class _Records:
                     self._ready.wait_for(lambda: self._closed or len(self._records) < 4 * self._size)
                     if self._closed:
                         return
-                    self._records.append(record)
-                    if len(self._records) in (1, self._size):  # (what a taker waits for: a record, then a chunk's worth)
-                        self._ready.notify_all()
+                    self._add(record)
         except BaseException as exc:  # the caller's iterable failed: raised to the caller after the records before
             self._error = exc
+        self._end()
+
+    def _add(self, record: JSON) -> None:
+        """(The lock held.)"""
+        self._records.append(record)
+        if len(self._records) in (1, self._size):  # (what a taker waits for: a record, then a chunk's worth)
+            self._ready.notify_all()
+
+    def _end(self) -> None:
         with self._ready:
             self._ended = True
             self._ready.notify_all()
 
+    def pump(self, chunks: int = 4) -> None:
+        """With ``same_thread``, on the caller's thread: reads records until ``chunks`` chunks'
+        worth wait to be taken, or they end (nothing without: the thread reads them)."""
+        if self._source is None:
+            return
+        while True:
+            with self._ready:
+                if self._ended or self._closed or len(self._records) >= chunks * self._size:
+                    return
+            try:
+                record = next(self._source)
+            except StopIteration:
+                self._end()
+                return
+            except BaseException as exc:  # raised to the caller after the records before, as the thread's
+                self._error = exc
+                self._end()
+                return
+            with self._ready:
+                self._add(record)
+
     def more(self) -> bool:
         """Waits for a record: whether one has come (False: the records have ended; the
-        iterable's error is raised here, once every record before it is taken)."""
+        iterable's error is raised here, once every record before it is taken). With
+        ``same_thread`` it reads a chunk's worth first, so that gathering one does not wait."""
+        self.pump(1)
         with self._ready:
             self._ready.wait_for(lambda: self._records or self._ended)
             if self._records:
@@ -397,7 +434,7 @@ class RestClient:
         return self._call("GET", f"/v1/games/{urllib.parse.quote(game, safe='')}/rules", None, request_id)
 
     def validate_hands(self, records: Iterable[JSON], batch: int = BATCH, *, omit_events: bool = False,
-                       request_id: str | None = None) -> Iterator[JSON]:
+                       request_id: str | None = None, same_thread: bool = False) -> Iterator[JSON]:
         """Validate many records: one answer per record, in order: ``{"result": ...}`` (what
         validate_hand answers) or ``{"error": {"code", "field", "message"}}`` for a record that
         is not well formed (or JSON cannot hold: NaN, a set; ``INVALID_FIELD`` naming the field,
@@ -411,10 +448,12 @@ class RestClient:
         slowly as they like (a live feed): they are read on a thread of the client's own, and a
         request not yet full is sent once they pause (``FLUSH_SECONDS``), so that each is answered
         soon after it comes; an error the iterable raises is raised here, after the answers of the
-        records before it (an iterable bound to its thread, a SQLite cursor made with
-        ``check_same_thread``, raises its ProgrammingError so: make it without, or pass a list)."""
+        records before it. ``same_thread=True`` reads them on the caller's thread instead, a
+        request's worth at a time as the client needs them, for an iterable bound to its thread (a
+        SQLite cursor, which raises its ProgrammingError on another): for an archive, not a live
+        feed, since a request is sent only once it is full or the records have ended."""
         headers, batch = {"Content-Type": "application/x-ndjson", **dict(_request_id(request_id)), **self._accept}, _batch(batch)
-        source = _Records(records, REST_CHUNK)
+        source = _Records(records, REST_CHUNK, same_thread=same_thread)
         try:
             for chunk in source.chunks():
                 texts = [_record_text(record) for record in chunk]  # each alone: one bad record is its own error
@@ -639,7 +678,7 @@ class GrpcClient:
                           self._pb.DescribeRulesResponse)
 
     def validate_hands(self, records: Iterable[JSON], batch: int = BATCH, *, omit_events: bool = False,
-                       request_id: str | None = None) -> Iterator[JSON]:
+                       request_id: str | None = None, same_thread: bool = False) -> Iterator[JSON]:
         """Validate many records over one ValidateHands stream, ``batch`` records per message
         (fewer when they are large: ``BATCH_BYTES``; from 1 to ``MAX_BATCH``, else INVALID_FIELD
         naming ``batch``, raised for the first answer): one answer per record, in order, as the
@@ -657,9 +696,11 @@ class GrpcClient:
         soon after it comes, and once they pause ``PAUSE_SECONDS`` the stream ends, the next record
         opening another (the service ends a stream that sends nothing for 30 seconds: one that does
         so first is handled alike). They are read on a thread of the client's own; an error the
-        iterable raises is raised here, after the answers of the records before it (an iterable
-        bound to its thread, a SQLite cursor made with ``check_same_thread``, raises its
-        ProgrammingError so: make it without, or pass a list)."""
+        iterable raises is raised here, after the answers of the records before it.
+        ``same_thread=True`` reads them on the caller's thread instead, between answers, four
+        batches ahead of them, for an iterable bound to its thread (a SQLite cursor, which raises
+        its ProgrammingError on another): for an archive, not a live feed, since the answers wait
+        while the client reads."""
         metadata = _request_id(request_id)
         size = _batch(batch)
 
@@ -697,18 +738,19 @@ class GrpcClient:
         # sent are sent first again on the next attempt. A call ends when the records pause long
         # (or the server ends it for a pause, with its REQUEST_TIMEOUT entry): the next record
         # opens another, which sends first what the last did not have answered.
-        source = _Records(records, size, message)
+        source = _Records(records, size, message, same_thread=same_thread)
         again: list[tuple[list[JSON | None], naipes_pb2.ValidateHandsRequest]] = []
         attempt = 0
         try:
             while again or source.more():
                 stream, progress = _Stream(), _Progress(self.timeout)
                 stream.pending.extend(again)
+                source.pump()  # (same_thread: the first messages' records, read before the call takes them)
                 call = self._stub.ValidateHands(messages(stream, progress), metadata=metadata)
                 progress.watch(call.cancel)
                 answered = failed = False
                 try:
-                    for data in call:
+                    for data in _pumped(call, source, progress):
                         response = self._json(data, self._pb.ValidateHandsResponse)
                         if not response.get("batch") and response.get("error", {}).get("code") == "REQUEST_TIMEOUT":
                             failed = True  # the server ended the call for a pause: what it did not answer is sent again
@@ -753,6 +795,23 @@ class GrpcClient:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _pumped(answers: Iterable[bytes], source: _Records, progress: _Progress) -> Iterator[bytes]:
+    """A stream's answers, the caller's records read before each is waited for (``same_thread``;
+    the reading is the client's, not the server's: its progress clock stops meanwhile)."""
+    waiting = iter(answers)
+    while True:
+        if source.same_thread:
+            progress.pause(True)
+            try:
+                source.pump()
+            finally:
+                progress.pause(False)
+        data = next(waiting, None)
+        if data is None:
+            return
+        yield data
 
 
 class _Deadline:
