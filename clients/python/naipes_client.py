@@ -278,7 +278,7 @@ class _Records:
             except StopIteration:
                 self._end()
                 return
-            except BaseException as exc:  # raised to the caller after the records before, as the thread's
+            except Exception as exc:  # raised to the caller after the records before, as the thread's (Ctrl-C at once)
                 self._error = exc
                 self._end()
                 return
