@@ -2608,3 +2608,21 @@ def test_python_clients_raise_their_records_error_after_the_answers_before_it_wi
             for answer in client.validate_hands(feed(), batch=1, same_thread=True):
                 got.append(answer)
         assert got == [{"result": api.validate(RECORD)}] * 2, type(client).__name__
+
+
+def test_python_clients_let_ctrl_c_through_at_once_with_same_thread(clients) -> None:
+    """With ``same_thread`` the records are read on the caller's thread, so a KeyboardInterrupt
+    while they are read is the caller's own: it goes up at once, not kept to be raised after the
+    answers of the records before it as the iterable's errors are."""
+
+    def feed() -> Any:
+        yield RECORD
+        yield RECORD
+        raise KeyboardInterrupt
+
+    for client in clients:
+        got = []
+        with pytest.raises(KeyboardInterrupt):
+            for answer in client.validate_hands(feed(), batch=1, same_thread=True):
+                got.append(answer)
+        assert got == [], type(client).__name__
