@@ -2517,11 +2517,12 @@ def test_python_clients_fill_their_batches_from_a_steady_feed(monkeypatch: pytes
         source.close()
 
 
-def test_python_clients_raise_their_records_error_after_the_answers_before_it(clients) -> None:
+@pytest.mark.parametrize("same_thread", [False, True])
+def test_python_clients_raise_their_records_error_after_the_answers_before_it(clients, same_thread: bool) -> None:
     """An iterable of records that fails mid-way: the records before it are answered, then its own
     error is raised to the caller (over gRPC it was raised in grpcio's thread, which cancelled the
     call: the caller saw CANCELLED, and lost the answers in flight; over REST the records of the
-    request it interrupted were never sent)."""
+    request it interrupted were never sent). Alike with the records read on the caller's thread."""
 
     def feed() -> Any:
         yield RECORD
@@ -2531,7 +2532,7 @@ def test_python_clients_raise_their_records_error_after_the_answers_before_it(cl
     for client in clients:
         got = []
         with pytest.raises(OSError, match="the archive could not be read"):
-            for answer in client.validate_hands(feed(), batch=1):
+            for answer in client.validate_hands(feed(), batch=1, same_thread=same_thread):
                 got.append(answer)
         assert got == [{"result": api.validate(RECORD)}] * 2, type(client).__name__
 
@@ -2591,23 +2592,6 @@ def test_python_clients_read_a_cursor_bound_to_its_thread_with_same_thread(clien
         assert [first, *answers] == want, type(client).__name__
         assert read == 90 and threads == {threading.get_ident()}, type(client).__name__
     assert len(streams) == 1, len(streams)  # (the gRPC client's; the one refused its first record opened none)
-
-
-def test_python_clients_raise_their_records_error_after_the_answers_before_it_with_same_thread(clients) -> None:
-    """With ``same_thread``, as without: the records before an iterable's error are answered, then
-    its error is raised to the caller."""
-
-    def feed() -> Any:
-        yield RECORD
-        yield RECORD
-        raise OSError("the archive could not be read")
-
-    for client in clients:
-        got = []
-        with pytest.raises(OSError, match="the archive could not be read"):
-            for answer in client.validate_hands(feed(), batch=1, same_thread=True):
-                got.append(answer)
-        assert got == [{"result": api.validate(RECORD)}] * 2, type(client).__name__
 
 
 def test_python_clients_let_ctrl_c_through_at_once_with_same_thread(clients) -> None:
