@@ -266,10 +266,11 @@ class _Records:
 
     def pump(self, chunks: int = 4) -> None:
         """With ``same_thread``, on the caller's thread: reads records until ``chunks`` chunks'
-        worth wait to be taken, or they end (nothing without: the thread reads them)."""
+        worth wait to be taken, or it has read as many (they are taken as they come, so that
+        waiting alone would not stop it), or they end (nothing without: the thread reads them)."""
         if self._source is None:
             return
-        while True:
+        for _ in range(chunks * self._size):
             with self._ready:
                 if self._ended or self._closed or len(self._records) >= chunks * self._size:
                     return
