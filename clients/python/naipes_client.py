@@ -234,12 +234,13 @@ class _Records:
         self._ended = self._closed = False
         self._error: BaseException | None = None
         self._ready = threading.Condition()
-        self._source: Iterator[JSON] | None = None
-        self.same_thread = same_thread
-        if same_thread:
-            self._source = iter(records)
-        else:
+        self._source: Iterator[JSON] | None = iter(records) if same_thread else None  # (same_thread: read by pump)
+        if not same_thread:
             threading.Thread(target=self._read, args=(records,), name="naipes-records", daemon=True).start()
+
+    @property
+    def same_thread(self) -> bool:
+        return self._source is not None
 
     def _read(self, records: Iterable[JSON]) -> None:
         try:
