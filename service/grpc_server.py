@@ -16,6 +16,7 @@ import itertools
 import logging
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent import futures
@@ -148,6 +149,80 @@ def _gone(context: grpc.ServicerContext) -> str:
     return "DEADLINE_EXCEEDED" if context.time_remaining() < DEADLINE_MARGIN else "CANCELLED"
 
 
+# A stream's answer may wait to be taken stream.IDLE_SECONDS, and a second more for every
+# UNREAD_BYTES_PER_SECOND of it: the service sees a message go whole, not its bytes, and a batch's
+# answer of some megabytes takes a slow client's link (128 kbit/s) its time.
+UNREAD_BYTES_PER_SECOND = 16 << 10
+
+
+class _Unread:
+    """Ends the ValidateHands streams whose clients take no answer for ``stream.IDLE_SECONDS``
+    while the server waits to send them one. grpcio sends a stream's answers one at a time, each
+    once the last has gone, and a client that reads none stops them at its HTTP/2 window: the
+    handler then waits in grpcio's send, where no bound of the service reaches it, and held its
+    thread and its stream slot for as long as the client kept its connection (two such clients held
+    both slots of a process, every other stream refused ``TOO_MANY_STREAMS``). One thread a process
+    looks once a second at the streams whose answer waits to be taken, and ends any past its due
+    time (``end``, called once, on that thread). A stream costs a dict entry, and two clock
+    readings an answer."""
+
+    def __init__(self) -> None:
+        self.waiting: dict[object, tuple[list[float], Callable[[float], None]]] = {}
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+
+    def watch(self, answers: Iterator[bytes], seconds: float, end: Callable[[float], None]) -> Iterator[bytes]:
+        """``answers``, each to be taken within ``seconds`` and a second a
+        ``UNREAD_BYTES_PER_SECOND`` of it (``seconds`` 0: no bound); ``end`` is given how long
+        the answer has waited."""
+        if not seconds:
+            yield from answers
+            return
+        due = [0.0, 0.0]  # when the answer given must have been taken (0: none waits), and since when it waits
+        token = object()
+        self.waiting[token] = (due, end)
+        if self.thread is None:
+            with self.lock:
+                if self.thread is None:
+                    self.thread = threading.Thread(target=self._run, name="naipes-unread-watchdog", daemon=True)
+                    self.thread.start()
+        try:
+            for answer in answers:
+                due[1] = time.monotonic()
+                due[0] = due[1] + seconds + len(answer) / UNREAD_BYTES_PER_SECOND
+                yield answer
+                due[0] = 0.0
+        finally:
+            self.waiting.pop(token, None)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(1.0)
+            now = time.monotonic()
+            for token, (due, end) in list(self.waiting.items()):
+                if 0.0 < due[0] < now and self.waiting.pop(token, None) is not None:
+                    try:
+                        end(now - due[1])
+                    except Exception:  # (the watchdog goes on for the other streams)
+                        log.exception("ending a stream whose client took no answer failed")
+
+
+_UNREAD = _Unread()
+
+
+def _end_unread(context: grpc.ServicerContext, seconds: float) -> None:
+    """Cancel a stream whose client has taken no answer for ``seconds``, with ``DEADLINE_EXCEEDED``
+    and why: a cancel goes out in the HTTP/2 stream's trailers, which no window holds back (an
+    answer could not be sent: the client reads none). grpcio's public ``cancel`` says only
+    ``CANCELLED``; its call's own ``cancel`` takes a status (grpcio 1.85; without it, the public one)."""
+    message = f"the client took no answer for {seconds:.0f} seconds while the server waited to send it one: the stream ended"
+    call = getattr(getattr(context, "_rpc_event", None), "call", None)
+    try:
+        call.cancel(grpc.StatusCode.DEADLINE_EXCEEDED.value[0], message.encode())  # type: ignore[union-attr]
+    except (AttributeError, TypeError):
+        context.cancel()
+
+
 def _stream_method(name: str, compression: grpc.Compression | None = None) -> Callable[[Iterator[bytes], grpc.ServicerContext], Iterator[bytes]]:
     """A streaming RPC over wire bytes: the records go to the validation pool unparsed and their
     answers come back serialized (``service.stream``); a bad record is an ``error`` entry. The
@@ -170,6 +245,14 @@ def _stream_method(name: str, compression: grpc.Compression | None = None) -> Ca
             calls.done(code, started, context, request_id, count.records)
 
         code = "CANCELLED"  # unless the stream ends otherwise
+        unread: list[str] = []  # its code, once it is ended for an answer its client has not taken
+
+        def end_unread(waited: float) -> None:
+            unread.append("REQUEST_TIMEOUT")
+            log.warning("%s from %s: the client took no answer for %.0f seconds while the server waited to send it one; "
+                        "the stream is ended", name, context.peer(), waited)
+            _end_unread(context, waited)
+
         try:
             if not context.add_callback(release):  # when the call ends, however it ends
                 release()  # (it has ended already)
@@ -177,7 +260,7 @@ def _stream_method(name: str, compression: grpc.Compression | None = None) -> Ca
             if compression is not None:
                 context.set_compression(compression)
             try:
-                yield from stream.validate_wire(requests, count)
+                yield from _UNREAD.watch(stream.validate_wire(requests, count), stream.IDLE_SECONDS, end_unread)
             except grpc.RpcError:  # the client went away
                 return
             except Exception as exc:
@@ -187,7 +270,7 @@ def _stream_method(name: str, compression: grpc.Compression | None = None) -> Ca
             code = "OK"
         finally:
             if code != "OK":
-                done(_gone(context) if code == "CANCELLED" else code)
+                done(unread[0] if unread else _gone(context) if code == "CANCELLED" else code)
             elif not context.add_callback(lambda: done(_ended(context))):  # (counted once the call has ended)
                 done(_ended(context))
 

@@ -275,6 +275,15 @@ class ProblemWorker(ThreadWorker):  # type: ignore[misc]  # (gunicorn has no typ
                 owed = _OwedContinue(req.unreader, conn.sock)
         try:
             keepalive = super().handle_request(req, conn)
+        except TimeoutError:
+            # Only a stream's socket has a timeout (``service.rest``: its body's pauses), and it
+            # bounds the answer's writes too: the client has taken none of its answer for that long.
+            # gunicorn has logged its access line and closed the answer (the stream's slot is
+            # given back); it would log this with a traceback, for a client's fault, and close the
+            # connection as this does.
+            self.log.warning("%s %s from ip=%s: the client took none of its answer for %g seconds; the connection is closed",
+                             req.method, req.path, (conn.client or ("",))[0], conn.sock.gettimeout() or 0)
+            keepalive = False
         finally:
             if self.serving.close_at_once:
                 conn.naipes_close_at_once = self.serving.close_at_once

@@ -11,6 +11,7 @@ import io
 import itertools
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -1260,3 +1261,89 @@ def test_grpc_a_stream_that_sends_nothing_for_the_idle_bound_ends_and_frees_its_
     finally:
         gate.set()
         stop(server)
+
+
+def test_grpc_a_stream_whose_client_takes_no_answer_for_the_idle_bound_is_cancelled_and_frees_its_slot() -> None:
+    """NAIPES_STREAM_IDLE_SECONDS bounds the wait for a client to take a stream's answers as it
+    bounds its pauses: two clients that send an archive and read none of its answers are cancelled
+    with DEADLINE_EXCEEDED and why (counted REQUEST_TIMEOUT, a warning logged for each), and their
+    slots are given back. (grpcio waits in its send for the client's HTTP/2 window, where the
+    pause's bound does not reach: two such clients held both slots of a process, and a thread each,
+    for as long as they kept their connections, every other stream refused TOO_MANY_STREAMS.)"""
+    from service_support import stop
+    from test_service_workers import serve
+
+    server, rest_port, grpc_port = serve(1, {**os.environ, "NAIPES_STREAM_IDLE_SECONDS": "2"})
+    gate = threading.Event()
+    channels = []
+    try:
+        message = grpc_requests([RECORDS[-1]])[0]  # (a complete hand: an answer of some KiB)
+
+        def archive() -> Iterator[pb.ValidateHandsRequest]:
+            yield from itertools.repeat(message, 500)
+            gate.wait(60)
+
+        def stub(*options: tuple[str, int]) -> pb_grpc.NaipesServiceStub:
+            channels.append(grpc.insecure_channel(f"127.0.0.1:{grpc_port}", options=list(options)))
+            return pb_grpc.NaipesServiceStub(channels[-1])
+
+        # (the client's window kept at HTTP/2's first 64 KiB: a window grown by bandwidth probing
+        # would take in more of the answers before the server waits)
+        unread = [stub(("grpc.http2.bdp_probe", 0)).ValidateHands(archive(), timeout=60) for _ in range(2)]
+
+        def metrics_say(*lines: str) -> None:  # (a process writes its notes every quarter second)
+            deadline = time.monotonic() + 10
+            while not all(line in (metrics := requests.get(f"http://127.0.0.1:{rest_port}/metrics", timeout=10).text) for line in lines):
+                assert time.monotonic() < deadline, [line for line in metrics.splitlines() if "ValidateHands" in line or "in_progress" in line]
+                time.sleep(0.1)
+
+        metrics_say('naipes_streams_in_progress{transport="grpc"} 2.0')
+        refused_while_held = False
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                answers = [to_json(a) for a in stub().ValidateHands(iter(grpc_requests(RECORDS[:2])), timeout=60)]
+                break
+            except grpc.RpcError as error:
+                if grpc_failure(error).code != "TOO_MANY_STREAMS" or time.monotonic() > deadline:
+                    raise
+                refused_while_held = True
+                time.sleep(0.1)
+        assert refused_while_held  # (both slots held until the clients' waits ran out)
+        assert answers == [{"id": f"r{i}", **expected(r)} for i, r in enumerate(RECORDS[:2])]
+        for call in unread:
+            with pytest.raises(grpc.RpcError) as failed:
+                for _ in call:
+                    pass
+            assert failed.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+            assert re.fullmatch(r"the client took no answer for \d+ seconds while the server waited to send it one: the stream ended",
+                                failed.value.details())
+        metrics_say('naipes_requests_total{code="REQUEST_TIMEOUT",method="ValidateHands",transport="grpc"} 2.0',
+                    'naipes_streams_in_progress{transport="grpc"} 0.0')
+    finally:
+        gate.set()
+        for channel in channels:
+            channel.close()
+        output = stop(server)
+    warnings = re.findall(r"WARNING ValidateHands from \S+: the client took no answer for \d+ seconds while the server waited to send it "
+                          r"one; the stream is ended", output)
+    assert len(warnings) == 2, output
+
+
+def test_unread_answers_end_a_stream_once_past_their_due_time() -> None:
+    """``grpc_server._Unread``: an answer not taken within its bound (the seconds, and a second a
+    UNREAD_BYTES_PER_SECOND of it) ends its stream once, told how long it waited; answers taken in
+    time, or with no bound (0), end nothing."""
+    from service import grpc_server
+
+    ended: list[float] = []
+    watch = grpc_server._UNREAD.watch
+    taken = list(watch(iter([b"a", b"b"]), 0.5, ended.append))
+    unbounded = watch(iter([b"a", b"b"]), 0, ended.append)
+    assert next(unbounded) == b"a"
+    late = watch(iter([b"x" * grpc_server.UNREAD_BYTES_PER_SECOND, b"y"]), 0.5, ended.append)
+    assert next(late) == b"x" * grpc_server.UNREAD_BYTES_PER_SECOND
+    time.sleep(3.5)  # (due 1.5 s after it was given; the watchdog looks once a second)
+    assert taken == [b"a", b"b"] and len(ended) == 1 and 1.5 < ended[0] < 3.5
+    assert next(unbounded) == b"b" and next(late) == b"y"
+    assert len(ended) == 1

@@ -191,3 +191,45 @@ def test_the_next_request_on_the_connection_starts_where_the_body_ends(rest_port
     entries = [json.loads(line) for line in first.split(b"\r\n") if line.startswith(b"{")]
     assert entries == [{"id": f"r{n}", "result": api.validate(record)} for n in range(2)]
     assert second.startswith(b"HTTP/1.1 200 ") and second.endswith(b'{"status":"SERVING"}\n'), received
+
+
+def test_a_stream_whose_client_takes_none_of_its_answer_for_the_idle_bound_is_closed_with_a_warning() -> None:
+    """NAIPES_STREAM_IDLE_SECONDS bounds the server's wait to write a stream's answer as it bounds
+    its body's pauses (the socket's timeout): a client that sends an archive and reads none of the
+    answer holds the stream's slot until then, and the connection is closed, the slot given back
+    and one warning logged (gunicorn logged it as an error with its traceback)."""
+    from service_support import examples_dir
+
+    server, port, _ = serve(1, {**os.environ, "NAIPES_STREAM_IDLE_SECONDS": f"{IDLE:g}", "NAIPES_STREAMS": "1"})
+    base = f"http://127.0.0.1:{port}"
+    line = json.dumps(load_example(examples_dir() / "revesino-full-01-random.json")[0]).encode() + b"\n"
+    stalled = socket.socket()
+    try:
+        stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # (set before it connects: its window stays small)
+        stalled.connect(("127.0.0.1", port))
+        stalled.sendall(b"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
+                        b"Transfer-Encoding: chunked\r\n\r\n")
+        stalled.settimeout(1.0)
+        try:
+            for _ in range(200):  # (sent until the server reads no more: its answers are not taken)
+                stalled.sendall(b"%x\r\n%s\r\n" % (len(line) * 20, line * 20))
+        except TimeoutError:
+            pass
+        refused = answered = None
+        deadline = time.monotonic() + 30
+        while answered is None and time.monotonic() < deadline:
+            answer = requests.post(f"{base}/v1/hands:validateStream", data=line, headers={"Content-Type": "application/x-ndjson"},
+                                   timeout=30)
+            if answer.status_code == 429:
+                refused = answer.json()["code"]
+                time.sleep(0.1)
+            else:
+                answered = answer
+        assert refused == "TOO_MANY_STREAMS"  # (the slot held while the server waited)
+        assert answered is not None and answered.status_code == 200 and b'"result"' in answered.content, answered
+    finally:
+        stalled.close()
+        output = stop(server)
+    warning = ("POST /v1/hands:validateStream from ip=127.0.0.1: the client took none of its answer for 2 seconds; "
+               "the connection is closed")
+    assert output.count(warning) == 1 and "Traceback" not in output, output
