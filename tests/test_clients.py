@@ -2625,3 +2625,120 @@ def test_python_clients_let_ctrl_c_through_at_once_with_same_thread(clients) -> 
             for answer in client.validate_hands(feed(), batch=1, same_thread=True):
                 got.append(answer)
         assert got == [], type(client).__name__
+
+
+@pytest.mark.parametrize("client_class", [RestClient, GrpcClient])
+def test_python_clients_answer_every_record_of_a_caller_that_holds_an_answer_past_the_idle_bound(
+        client_class: type, rest_url: str, grpc_target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The service ends a stream whose client takes none of its answers for
+    NAIPES_STREAM_IDLE_SECONDS (here 1 s) while it waits to send one, and a caller that holds an
+    answer that long stops the client taking them. Every record is answered, once and in order:
+    the client sends again what the stream it ended had not answered (the REST client raised
+    UNAVAILABLE, "IncompleteRead", once it read on; the gRPC client would raise the server's
+    DEADLINE_EXCEEDED)."""
+    import grpc as grpc_module
+
+    from service import stream
+
+    monkeypatch.setattr(stream, "IDLE_SECONDS", 1.0)
+    plain = grpc_module.insecure_channel
+    # (the gRPC client's window kept at HTTP/2's first 64 KiB, as over a path whose bandwidth
+    # probing has not grown it: the server waits once it has sent that much)
+    monkeypatch.setattr(grpc_module, "insecure_channel",
+                        lambda target, options=None, **kw: plain(target, options=[*(options or []), ("grpc.http2.bdp_probe", 0)], **kw))
+    record = load_example(examples_dir() / "revesino-full-01-random.json")[0]
+    expected = {"result": api.validate(record)}
+    opened = [0]
+    if client_class is RestClient:
+        import urllib.request
+
+        urlopen = urllib.request.urlopen
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            opened[0] += 1
+            return urlopen(*args, **kwargs)
+
+        monkeypatch.setattr(urllib.request, "urlopen", counted)
+        client: Any = RestClient(rest_url, timeout=30)
+    else:
+        client = GrpcClient(grpc_target, timeout=30)
+        opened = _calls_counted(client)
+    answers = []
+    with client:
+        for answer in client.validate_hands([record] * 2000, batch=5):
+            answers.append(answer)
+            if len(answers) == 10:
+                time.sleep(4)  # (gRPC: an answer of 5 records may wait 1 s and one more for each 16 KiB of it)
+    assert len(answers) == 2000 and all(answer == expected for answer in answers)
+    assert opened[0] == 2  # (the request or call the server ended, and the one that sent again what it had not answered)
+    # Both streams' slots given back (this process's servers': werkzeug's development server let
+    # go of the ended stream's answer unclosed, and its slot was held for good).
+    deadline = time.monotonic() + 10
+    while stream.slots().taken and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert stream.slots().taken == 0
+
+
+class _CuttingProxy:
+    """An HTTP server in front of the service's REST stream that cuts its first answer short after
+    ``lines`` lines (its connection closed without the chunked body's end, as a server that ends a
+    stream does) and passes every later request through whole; ``bodies``: the lines of each
+    request's body."""
+
+    def __init__(self, target: str, lines: int) -> None:
+        import http.server
+        import urllib.request
+
+        self.bodies: list[int] = []
+        proxy = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                proxy.bodies.append(body.count(b"\n"))
+                forwarded = urllib.request.Request(target + self.path, data=body, headers={"Content-Type": "application/x-ndjson"})
+                with urllib.request.urlopen(forwarded, timeout=60) as answer:
+                    sent = answer.read().splitlines(keepends=True)
+                cut = len(proxy.bodies) == 1
+                self.send_response(200)
+                self.send_header("Content-Type", "application/x-ndjson")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for line in sent[:lines] if cut else sent:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
+                if not cut:
+                    self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+                self.close_connection = True
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_javascript_client_sends_again_the_lines_of_a_stream_cut_short(rest_url: str, tmp_path: Path) -> None:
+    """A stream whose answer ends after some of its lines (the server ends a stream whose caller
+    takes none of its answer for 30 s, as a Python client's test shows through the service) is sent
+    again from its first line not answered: every record is answered, once and in order (the
+    stream failed UNAVAILABLE, "terminated (other side closed)")."""
+    records = [dict(RECORD, actions=RECORD["actions"][:n]) for n in range(len(RECORD["actions"]) + 1)] * 4
+    proxy = _CuttingProxy(rest_url, 3)
+    try:
+        out = _node(tmp_path, f"""
+const naipes = new Naipes({json.dumps(proxy.url)});
+console.log(JSON.stringify(await naipes.validateHands({json.dumps(records)}, {{ batch: 2 }})));
+""")
+    finally:
+        proxy.close()
+    assert out == [{"result": api.validate(r)} for r in records]
+    lines = -(-len(records) // 2)
+    assert proxy.bodies == [lines, lines - 3]

@@ -181,6 +181,8 @@ export class Naipes {
    *  answers held at a time: for an archive too large to hold its answers, or a live feed (an async
    *  iterable's records not yet a full stream are sent once they pause 50 ms). An error of the
    *  iterable is thrown after the answers of the records before it; leaving the loop early cancels
-   *  the stream in flight and closes the iterable. */
+   *  the stream in flight and closes the iterable. A stream cut short after some answers (the
+   *  service ends one whose caller holds an answer 30 s) is sent again from its first record not
+   *  answered. */
   validateHandsStream(records: Iterable<HandRecord> | AsyncIterable<HandRecord>, options?: ValidateHandsOptions): AsyncGenerator<ValidateHandsAnswer, void, undefined>;
 }

@@ -163,7 +163,8 @@ export class Naipes {
    *  it ("omitEvents": true on each line; nothing is sent without it). `requestId`: each stream's
    *  (each attempt's). An error the iterable throws is thrown after the answers of the records
    *  before it; leaving the loop early (break) cancels the stream in flight and closes the
-   *  iterable (its `return()`). */
+   *  iterable (its `return()`). A stream cut short after some answers (the service ends one whose
+   *  caller holds an answer 30 s) is sent again from its first record not answered. */
   async *validateHandsStream(records, { batch = 50, retries = 30, omitEvents = false, requestId } = {}) {
     if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH) {
       throw new NaipesError({ code: "INVALID_FIELD", field: "batch",
@@ -194,8 +195,25 @@ export class Naipes {
   }
 
   /** One NDJSON stream of `parts` (lines of records' JSON texts): each record's answer, in order,
-   *  as its line comes. */
+   *  as its line comes. A stream cut short after some answers (the server ends one whose caller
+   *  takes none of its answer for 30 s, or it went away: UNAVAILABLE) is sent again from its first
+   *  line not answered. */
   async *#validateStream(parts, headers, retries, omitEvents) {
+    for (;;) {
+      const sent = { answered: 0, cut: false };
+      try {
+        yield* this.#validateOnce(parts, headers, retries, omitEvents, sent);
+        return;
+      } catch (error) {
+        if (!sent.cut || !sent.answered || sent.answered >= parts.length) throw error;
+        parts = parts.slice(sent.answered);
+      }
+    }
+  }
+
+  /** `#validateStream`'s one request: `sent.answered` counts its lines answered, and `sent.cut`
+   *  says that its answer was cut short (its connection lost before its end). */
+  async *#validateOnce(parts, headers, retries, omitEvents, sent) {
     if (!parts.length) return;
     const head = omitEvents ? `{"omitEvents": true, "batch": [` : `{"batch": [`;
     const [body, sentHeaders] = await this.#coded(
@@ -229,7 +247,13 @@ export class Naipes {
       let pending = [];  // (the text of a line not yet ended)
       for (let done = false; !done; ) {
         waiting();
-        const chunk = await reader.read();
+        let chunk;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          sent.cut = !controller.signal.aborted;  // (the answer cut short, not ended: not this client's own timeout)
+          throw error;
+        }
         clearTimeout(timer);
         done = chunk.done;
         const text = done ? decoder.decode() : decoder.decode(chunk.value, { stream: true });
@@ -246,6 +270,7 @@ export class Naipes {
           if (answer.batch && answer.batch.length !== part.length) {
             throw new NaipesError({ code: "UNAVAILABLE", detail: `${this.baseUrl}: a line of ${part.length} records was answered by ${answer.batch.length}` });
           }
+          sent.answered = answered;
           yield* answer.batch ?? part.map(() => answer);
         }
       }

@@ -453,7 +453,10 @@ class RestClient:
         records before it. ``same_thread=True`` reads them on the caller's thread instead, a
         request's worth at a time as the client needs them, for an iterable bound to its thread (a
         SQLite cursor, which raises its ProgrammingError on another): for an archive, not a live
-        feed, since a request is sent only once it is full or the records have ended."""
+        feed, since a request is sent only once it is full or the records have ended. A request
+        whose answer is cut short after some of its lines (the service ends a stream whose caller
+        holds an answer 30 seconds, the client then taking none) is sent again from its first line
+        not answered."""
         headers, batch = {"Content-Type": "application/x-ndjson", **dict(_request_id(request_id)), **self._accept}, _batch(batch)
         source = _Records(records, REST_CHUNK, same_thread=same_thread)
         try:
@@ -472,26 +475,45 @@ class RestClient:
         line ``omitEvents`` when ``omit_events`` is true."""
         if not parts:
             return
-        head = '{"omitEvents": true, "batch": [' if omit_events else '{"batch": ['
-        lines = ((head + ", ".join('{"record": ' + t + "}" for t in part) + "]}\n").encode() for part in parts)
-        if self.compress:
-            body, headers = _gzip(lines), {**headers, "Content-Encoding": "gzip"}
-        else:
-            body = b"".join(lines)
-        for attempt in range(STREAM_RETRIES + 1):
+        body, headers = self._body(parts, headers, omit_events)
+        attempt = 0
+        while True:
             request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST", headers=headers)
+            answered, cut = 0, False  # (the lines answered by this request; whether its answer was cut short, not ended)
             try:
                 with _rest_errors(self.base_url):
                     with urllib.request.urlopen(request, timeout=self.timeout + records * REST_SECONDS_A_RECORD) as response:
-                        for part, line in zip(parts, _answer_lines(response), strict=True):
-                            answer: JSON = json.loads(line)  # a line's error (too long, say) is each of its records' answer
-                            yield from answer["batch"] if "batch" in answer else [answer] * len(part)
-                break
+                        try:
+                            for part, line in zip(parts, _answer_lines(response), strict=True):
+                                answer: JSON = json.loads(line)  # a line's error (too long, say) is each of its records' answer
+                                answered += 1
+                                yield from answer["batch"] if "batch" in answer else [answer] * len(part)
+                        except Exception:
+                            cut = not response.isclosed()  # (http.client closes an answer read to its end)
+                            raise
+                return
             except NaipesError as error:
+                if cut and 0 < answered < len(parts) and error.code == "UNAVAILABLE":
+                    # Cut short after some answers (the server ends a stream whose caller takes none
+                    # of its answer for 30 s, or it went away): the lines not answered are sent again.
+                    parts = parts[answered:]
+                    records = sum(map(len, parts))
+                    body, headers = self._body(parts, headers, omit_events)
+                    attempt = 0
+                    continue
                 if error.code != "TOO_MANY_STREAMS" or attempt == STREAM_RETRIES:
                     raise
                 delay = float(error.retry_after or 1)
+            attempt += 1
             time.sleep(delay)
+
+    def _body(self, parts: list[list[str]], headers: dict[str, str], omit_events: bool) -> tuple[bytes, dict[str, str]]:
+        """An NDJSON request's body of ``parts``, a line each, and its headers."""
+        head = '{"omitEvents": true, "batch": [' if omit_events else '{"batch": ['
+        lines = ((head + ", ".join('{"record": ' + t + "}" for t in part) + "]}\n").encode() for part in parts)
+        if self.compress:
+            return _gzip(lines), {**headers, "Content-Encoding": "gzip"}
+        return b"".join(lines), headers
 
     def close(self) -> None:
         pass
@@ -697,7 +719,8 @@ class GrpcClient:
         batch not yet full is sent once they pause (``FLUSH_SECONDS``), so that each is answered
         soon after it comes, and once they pause ``PAUSE_SECONDS`` the stream ends, the next record
         opening another (the service ends a stream that sends nothing for 30 seconds: one that does
-        so first is handled alike). They are read on a thread of the client's own; an error the
+        so first is handled alike). A stream the service ends because its caller held an answer 30
+        seconds (the client then takes no answers) is sent again from its first record not answered. They are read on a thread of the client's own; an error the
         iterable raises is raised here, after the answers of the records before it.
         ``same_thread=True`` reads them on the caller's thread instead, between answers, four
         batches ahead of them, for an iterable bound to its thread (a SQLite cursor, which raises
@@ -772,10 +795,16 @@ class GrpcClient:
                     if progress.expired:
                         raise NaipesError("DEADLINE_EXCEEDED", f"no answer to the stream's messages within {self.timeout} s") from None
                     error = _grpc_error(exc)
-                    if error.code != "TOO_MANY_STREAMS" or answered or attempt == STREAM_RETRIES:
+                    if error.code == "DEADLINE_EXCEEDED":
+                        # The call has no deadline: the server ended it, the caller having taken no
+                        # answer for 30 s (the answers it had sent and the caller had not taken are
+                        # lost): what it did not have answered is sent again.
+                        failed = True
+                    elif error.code != "TOO_MANY_STREAMS" or answered or attempt == STREAM_RETRIES:
                         raise error from None
-                    failed = True
-                    time.sleep(1)
+                    else:
+                        failed = True
+                        time.sleep(1)
                 finally:
                     progress.stop()
                     call.cancel()  # (nothing, once the call has ended; else the caller has let the answers go)
