@@ -720,8 +720,9 @@ class GrpcClient:
         soon after it comes, and once they pause ``PAUSE_SECONDS`` the stream ends, the next record
         opening another (the service ends a stream that sends nothing for 30 seconds: one that does
         so first is handled alike). A stream the service ends because its caller held an answer 30
-        seconds (the client then takes no answers) is sent again from its first record not answered. They are read on a thread of the client's own; an error the
-        iterable raises is raised here, after the answers of the records before it.
+        seconds (the client then takes no answers) is sent again from its first record not
+        answered. They are read on a thread of the client's own; an error the iterable raises is
+        raised here, after the answers of the records before it.
         ``same_thread=True`` reads them on the caller's thread instead, between answers, four
         batches ahead of them, for an iterable bound to its thread (a SQLite cursor, which raises
         its ProgrammingError on another): for an archive, not a live feed, since the answers wait
