@@ -402,7 +402,10 @@ def audit(path: str, omit_events: bool = False) -> int:
     with _writing():
         out = open(sys.stdout.fileno(), "wb", closefd=False)  # noqa: SIM115 (flushed below; stdout stays open)
     try:
-        body = _stdin() if path == "-" else open(path, "rb")  # noqa: SIM115 (closed below)
+        # stdin through a reader of its own: the stream reads it on a thread (service.stream's
+        # input), and on Ctrl-C the interpreter's exit closed sys.stdin while that thread held its
+        # reader's lock, a "Fatal Python error: _enter_buffered_busy" and an abort, not exit 130.
+        body = open(_stdin().fileno(), "rb", closefd=False) if path == "-" else open(path, "rb")  # noqa: SIM115 (closed below)
     except OSError as exc:
         print(f"naipes: cannot read {path}: {exc.strerror}", file=sys.stderr)
         return EXIT_INVALID
