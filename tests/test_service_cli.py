@@ -324,9 +324,11 @@ def test_audit_interrupted_says_so_and_exits_130() -> None:
     """Ctrl-C during ``naipes audit`` (SIGINT to its process group, as a terminal sends it), its
     pool started and the archive not at its end: "naipes: interrupted" and exit 130, as a shell
     reports a command SIGINT ended, with no traceback, neither the command's nor its pool
-    processes' (each wrote one)."""
+    processes' (each wrote one). Its SIGINT is as a terminal's command has it (SIG_DFL): a
+    background job of a shell without job control, as a suite started with ``make test &`` runs,
+    ignores SIGINT, which its processes inherit, and the audit ran on to its end, exit 0."""
     audit = subprocess.Popen([NAIPES, "audit", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
+                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert audit.stdin is not None and audit.stdout is not None
         audit.stdin.write((json.dumps({"id": "a", "record": _valid_record()}) + "\n") * 100)  # (answers past stdout's buffer)
