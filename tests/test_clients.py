@@ -2745,3 +2745,30 @@ console.log(JSON.stringify(await naipes.validateHands({json.dumps(records)}, {{ 
     assert out == [{"result": api.validate(r)} for r in records]
     lines = -(-len(records) // 2)
     assert proxy.bodies == [lines, lines - 3]
+
+
+def test_rest_client_sends_again_the_lines_of_a_stream_cut_short_but_not_of_one_ended_short(rest_url: str) -> None:
+    """As the JavaScript client: a stream whose answer is cut short after some of its lines (its
+    connection closed before the chunked body's end) is sent again from its first line not
+    answered, every record answered once and in order; one that ends cleanly with fewer lines
+    than it was sent (a server at fault, not a cut) is UNAVAILABLE, sent once."""
+    records = [dict(RECORD, actions=RECORD["actions"][:n]) for n in range(len(RECORD["actions"]) + 1)] * 4
+    proxy = _CuttingProxy(rest_url, 3)
+    try:
+        answers = list(RestClient(proxy.url).validate_hands(records, batch=2))
+    finally:
+        proxy.close()
+    assert answers == [{"result": api.validate(r)} for r in records]
+    lines = -(-len(records) // 2)
+    assert proxy.bodies == [lines, lines - 3]
+
+    entry = {"error": {"code": "PAYLOAD_TOO_LARGE", "message": "a line of the body is longer than 1048576 bytes"}}
+    line = json.dumps(entry).encode() + b"\n"
+    page = FakeHttp(b"HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\nContent-Length: %d\r\nConnection: close\r\n\r\n%s"
+                    % (len(line), line))
+    try:
+        with pytest.raises(NaipesError) as short:
+            list(RestClient(page.url).validate_hands([RECORD, RECORD], batch=1))
+    finally:
+        page.close()
+    assert short.value.code == "UNAVAILABLE" and len(page.held) == 1, short.value.message

@@ -489,7 +489,7 @@ class RestClient:
                                 answered += 1
                                 yield from answer["batch"] if "batch" in answer else [answer] * len(part)
                         except Exception:
-                            cut = not response.isclosed()  # (http.client closes an answer read to its end)
+                            cut = _cut_short(response)
                             raise
                 return
             except NaipesError as error:
@@ -548,6 +548,15 @@ def _answer_lines(response: Any) -> Iterator[bytes]:
         raise EOFError("the answer ended before the end of its gzip data")
     if held:
         yield held
+
+
+def _cut_short(response: Any) -> bool:
+    """Whether an answer (``http.client.HTTPResponse``) ended before its end: a chunked one before
+    its last chunk (http.client may read a connection closed there as the answer's end: its
+    ``chunk_left`` is None only once the last chunk has come), one of known length short of it."""
+    if response.chunked:
+        return response.chunk_left is not None
+    return bool(response.length)
 
 
 def _gzipped(response: Any) -> bool:
