@@ -29,7 +29,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import unquote, urlsplit
@@ -406,7 +406,7 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
             answers = stream.validate_ndjson(stream.read_lines(body, buffer=buffer, skip=skip, blanks=stream.BLANK_BYTES), count)
             if decoding is not None:  # (records answered bounded by the bytes sent: stream.RECORDS_PER_BYTE)
                 answers = stream.within_sent(answers, count, lambda: decoding.sent)
-            response = Response(_let_go(answers, release), status=200, mimetype=NDJSON)
+            response = Response(answers, status=200, mimetype=NDJSON)
         except BaseException:
             release()
             raise
@@ -415,19 +415,6 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
 
     endpoint.__name__ = route.method.name
     return endpoint
-
-
-def _let_go(answers: Iterator[bytes], release: Callable[[], None]) -> Iterator[bytes]:
-    """A stream's ``answers``, its slot given back if they are let go before their end: closed by
-    the server (as ``call_on_close`` gives it back too), or dropped unclosed. werkzeug's development
-    server drops them so when its write to a client that reads nothing times out: it then reads
-    what the client still sends, on the same socket's timeout, which ends its cleanup before it
-    closes the answer, and the slot was held for good."""
-    try:
-        yield from answers
-    except GeneratorExit:
-        release()
-        raise
 
 
 def _json(data: Any, status: int, mimetype: str = "application/json") -> Response:

@@ -4,7 +4,6 @@ and gRPC, and the same error code and field; the JavaScript client speaks the sa
 from __future__ import annotations
 
 import base64
-import gc
 import gzip
 import json
 import os
@@ -2630,18 +2629,19 @@ def test_python_clients_let_ctrl_c_through_at_once_with_same_thread(clients) -> 
 
 @pytest.mark.parametrize("client_class", [RestClient, GrpcClient])
 def test_python_clients_answer_every_record_of_a_caller_that_holds_an_answer_past_the_idle_bound(
-        client_class: type, rest_url: str, grpc_target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        client_class: type, monkeypatch: pytest.MonkeyPatch) -> None:
     """The service ends a stream whose client takes none of its answers for
     NAIPES_STREAM_IDLE_SECONDS (here 1 s) while it waits to send one, and a caller that holds an
     answer that long stops the client taking them. Every record is answered, once and in order:
     the client sends again what the stream it ended had not answered (the REST client raised
-    UNAVAILABLE, "IncompleteRead", once it read on; the gRPC client would raise the server's
-    DEADLINE_EXCEEDED)."""
+    UNAVAILABLE, "zip() argument 2 is shorter than argument 1", once it read on; the gRPC client
+    would raise the server's DEADLINE_EXCEEDED), and the server gives back both streams' slots.
+    Through a ``naipes serve`` of its own: werkzeug's development server, this process's, keeps
+    the slot of a stream whose write timed out, and the suite's later streams were refused."""
     import grpc as grpc_module
+    from service_support import stop
+    from test_service_workers import serve
 
-    from service import stream
-
-    monkeypatch.setattr(stream, "IDLE_SECONDS", 1.0)
     plain = grpc_module.insecure_channel
     # (the gRPC client's window kept at HTTP/2's first 64 KiB, as over a path whose bandwidth
     # probing has not grown it: the server waits once it has sent that much)
@@ -2649,37 +2649,46 @@ def test_python_clients_answer_every_record_of_a_caller_that_holds_an_answer_pas
                         lambda target, options=None, **kw: plain(target, options=[*(options or []), ("grpc.http2.bdp_probe", 0)], **kw))
     record = load_example(examples_dir() / "revesino-full-01-random.json")[0]
     expected = {"result": api.validate(record)}
-    opened = [0]
-    if client_class is RestClient:
-        import urllib.request
+    server, rest_port, grpc_port = serve(1, {**os.environ, "NAIPES_STREAM_IDLE_SECONDS": "1"})
+    try:
+        opened = [0]
+        if client_class is RestClient:
+            import urllib.request
 
-        urlopen = urllib.request.urlopen
+            urlopen = urllib.request.urlopen
 
-        def counted(*args: Any, **kwargs: Any) -> Any:
-            opened[0] += 1
-            return urlopen(*args, **kwargs)
+            def counted(*args: Any, **kwargs: Any) -> Any:
+                opened[0] += 1
+                return urlopen(*args, **kwargs)
 
-        monkeypatch.setattr(urllib.request, "urlopen", counted)
-        client: Any = RestClient(rest_url, timeout=30)
-    else:
-        client = GrpcClient(grpc_target, timeout=30)
-        opened = _calls_counted(client)
-    answers = []
-    with client:
-        for answer in client.validate_hands([record] * 2000, batch=5):
-            answers.append(answer)
-            if len(answers) == 10:
-                time.sleep(4)  # (gRPC: an answer of 5 records may wait 1 s and one more for each 16 KiB of it)
-    assert len(answers) == 2000 and all(answer == expected for answer in answers)
-    assert opened[0] == 2  # (the request or call the server ended, and the one that sent again what it had not answered)
-    # Both streams' slots given back (this process's servers': werkzeug's development server let
-    # go of the ended stream's answer unclosed, in a reference cycle of its error's traceback, and
-    # its slot was held for good; it is given back once the answer is collected).
-    deadline = time.monotonic() + 10
-    while stream.slots().taken and time.monotonic() < deadline:
-        gc.collect()
-        time.sleep(0.05)
-    assert stream.slots().taken == 0
+            monkeypatch.setattr(urllib.request, "urlopen", counted)
+            client: Any = RestClient(f"http://127.0.0.1:{rest_port}", timeout=30)
+        else:
+            client = GrpcClient(f"127.0.0.1:{grpc_port}", timeout=30)
+            opened = _calls_counted(client)
+        answers = []
+        with client:
+            for answer in client.validate_hands([record] * 2000, batch=5):
+                answers.append(answer)
+                if len(answers) == 10:
+                    time.sleep(4)  # (gRPC: an answer of 5 records may wait 1 s and one more for each 16 KiB of it)
+        assert len(answers) == 2000 and all(answer == expected for answer in answers)
+        assert opened[0] == 2  # (the request or call the server ended, and the one that sent again what it had not answered)
+        transport = "rest" if client_class is RestClient else "grpc"
+        deadline = time.monotonic() + 10  # (a process writes its metrics every quarter second)
+        while f'naipes_streams_in_progress{{transport="{transport}"}} 0.0' not in (
+                metrics := urllib_get(f"http://127.0.0.1:{rest_port}/metrics")):
+            assert time.monotonic() < deadline, [line for line in metrics.splitlines() if "in_progress" in line]
+            time.sleep(0.1)
+    finally:
+        stop(server)
+
+
+def urllib_get(url: str) -> str:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return answer.read().decode()
 
 
 class _CuttingProxy:
