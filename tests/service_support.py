@@ -534,3 +534,14 @@ def serving(app: Any) -> Iterator[str]:
     finally:
         server.shutdown()
         thread.join(timeout=5)
+
+
+def metrics_say(rest_port: int, *lines: str, seconds: float = 10) -> None:
+    """Wait until the server's /metrics holds every one of ``lines`` (a process notes a call once
+    it has ended and writes its notes every quarter second); fail naming its streams' lines."""
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not all(line in (metrics := requests.get(f"http://127.0.0.1:{rest_port}/metrics", timeout=10).text) for line in lines):
+        assert time.monotonic() < deadline, [line for line in metrics.splitlines() if "ValidateHands" in line or "in_progress" in line]
+        time.sleep(0.1)

@@ -2639,7 +2639,7 @@ def test_python_clients_answer_every_record_of_a_caller_that_holds_an_answer_pas
     Through a ``naipes serve`` of its own: werkzeug's development server, this process's, keeps
     the slot of a stream whose write timed out, and the suite's later streams were refused."""
     import grpc as grpc_module
-    from service_support import stop
+    from service_support import metrics_say, stop
     from test_service_workers import serve
 
     plain = grpc_module.insecure_channel
@@ -2675,20 +2675,9 @@ def test_python_clients_answer_every_record_of_a_caller_that_holds_an_answer_pas
         assert len(answers) == 2000 and all(answer == expected for answer in answers)
         assert opened[0] == 2  # (the request or call the server ended, and the one that sent again what it had not answered)
         transport = "rest" if client_class is RestClient else "grpc"
-        deadline = time.monotonic() + 10  # (a process writes its metrics every quarter second)
-        while f'naipes_streams_in_progress{{transport="{transport}"}} 0.0' not in (
-                metrics := urllib_get(f"http://127.0.0.1:{rest_port}/metrics")):
-            assert time.monotonic() < deadline, [line for line in metrics.splitlines() if "in_progress" in line]
-            time.sleep(0.1)
+        metrics_say(rest_port, f'naipes_streams_in_progress{{transport="{transport}"}} 0.0')
     finally:
         stop(server)
-
-
-def urllib_get(url: str) -> str:
-    import urllib.request
-
-    with urllib.request.urlopen(url, timeout=10) as answer:
-        return answer.read().decode()
 
 
 class _CuttingProxy:

@@ -1270,7 +1270,7 @@ def test_grpc_a_stream_whose_client_takes_no_answer_for_the_idle_bound_is_cancel
     slots are given back. (grpcio waits in its send for the client's HTTP/2 window, where the
     pause's bound does not reach: two such clients held both slots of a process, and a thread each,
     for as long as they kept their connections, every other stream refused TOO_MANY_STREAMS.)"""
-    from service_support import stop
+    from service_support import metrics_say, stop
     from test_service_workers import serve
 
     server, rest_port, grpc_port = serve(1, {**os.environ, "NAIPES_STREAM_IDLE_SECONDS": "2"})
@@ -1291,13 +1291,7 @@ def test_grpc_a_stream_whose_client_takes_no_answer_for_the_idle_bound_is_cancel
         # would take in more of the answers before the server waits)
         unread = [stub(("grpc.http2.bdp_probe", 0)).ValidateHands(archive(), timeout=60) for _ in range(2)]
 
-        def metrics_say(*lines: str) -> None:  # (a process writes its notes every quarter second)
-            deadline = time.monotonic() + 10
-            while not all(line in (metrics := requests.get(f"http://127.0.0.1:{rest_port}/metrics", timeout=10).text) for line in lines):
-                assert time.monotonic() < deadline, [line for line in metrics.splitlines() if "ValidateHands" in line or "in_progress" in line]
-                time.sleep(0.1)
-
-        metrics_say('naipes_streams_in_progress{transport="grpc"} 2.0')
+        metrics_say(rest_port, 'naipes_streams_in_progress{transport="grpc"} 2.0')
         refused_while_held = False
         deadline = time.monotonic() + 30
         while True:
@@ -1318,7 +1312,7 @@ def test_grpc_a_stream_whose_client_takes_no_answer_for_the_idle_bound_is_cancel
             assert failed.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
             assert re.fullmatch(r"the client took no answer for \d+ seconds while the server waited to send it one: the stream ended",
                                 failed.value.details())
-        metrics_say('naipes_requests_total{code="REQUEST_TIMEOUT",method="ValidateHands",transport="grpc"} 2.0',
+        metrics_say(rest_port, 'naipes_requests_total{code="REQUEST_TIMEOUT",method="ValidateHands",transport="grpc"} 2.0',
                     'naipes_streams_in_progress{transport="grpc"} 0.0')
     finally:
         gate.set()
