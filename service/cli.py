@@ -556,7 +556,8 @@ def compression_argument(text: str) -> str:
     return value
 
 
-# The settings of the streaming validator (service/stream.py) and of REST's bodies and answers (service/rest.py),
+# The settings of the streaming validator (service/stream.py), of the requests' time to come
+# (service/watchdog.py) and of REST's answers (service/rest.py),
 # checked as a server starts, each a usage error naming it: the processes read them as they need
 # them, and a bad one was each stream's INTERNAL error (NAIPES_STREAMS=two), a worker that could
 # not start (NAIPES_BODY_SECONDS=ten), or read as 1 (NAIPES_STREAM_WORKERS=0). ``naipes audit``
@@ -565,10 +566,12 @@ def compression_argument(text: str) -> str:
 POOL_SETTINGS = (("NAIPES_STREAM_WORKERS", _within(1, None, "a number of processes (1 or more)")), ("NAIPES_POOL_IDLE", seconds_argument))
 STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 or more)")), ("NAIPES_STREAM_IDLE_SECONDS", seconds_argument),
                    *POOL_SETTINGS)
-REST_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument), ("NAIPES_COMPRESS_ANSWERS", flag_argument))
-# The compression of gRPC's answers (service/grpc_server.py), checked as naipes serve and python -m
-# service.grpc_server start.
-GRPC_SETTINGS = (("NAIPES_GRPC_COMPRESSION", compression_argument),)
+# How long a request may take to come (service/watchdog.py): REST's bodies, gRPC's requests.
+BODY_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument),)
+REST_SETTINGS = (*BODY_SETTINGS, ("NAIPES_COMPRESS_ANSWERS", flag_argument))
+# The bound on a call's request and the compression of gRPC's answers (service/grpc_server.py),
+# checked as naipes serve and python -m service.grpc_server start.
+GRPC_SETTINGS = (*BODY_SETTINGS, ("NAIPES_GRPC_COMPRESSION", compression_argument))
 
 
 def check_settings(settings: tuple[tuple[str, Callable[[str], object]], ...]) -> None:

@@ -16,11 +16,10 @@ import itertools
 import logging
 import os
 import signal
-import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent import futures
-from typing import Any
+from typing import Any, cast
 
 import grpc
 from google.protobuf import any_pb2
@@ -33,6 +32,7 @@ from service import access, affinity, metrics, ready, stream
 from service.codings import ANSWER_MIN_BYTES
 from service.errors import DOMAIN, MAX_REQUEST_BYTES, ServiceError, from_exception
 from service.handlers import SERVICE, WIRE_HANDLERS
+from service.watchdog import BODY_SECONDS, WATCHDOG
 
 log = logging.getLogger("naipes.grpc")
 # How much of a stream the server takes in before its handler reads it (HTTP/2 flow control). The
@@ -47,9 +47,10 @@ STREAM_WINDOW = 1 << 20
 # reads it: 100 simultaneous 15,000-record streams took one process to 175 MB, and a flood of them
 # would take it past any memory limit. The thread pool has a thread for each: grpcio gives a call
 # its thread when the call opens, before its request has come, so with fewer threads than calls,
-# calls that open and never send their request (a client without a deadline) held every thread
-# and starved the process, health check included. A thread that waits for its request waits in
-# grpcio's C core, without the GIL; the pool starts its threads as calls need them.
+# calls that open and never send their request held every thread and starved the process, health
+# check included (such calls end after watchdog.BODY_SECONDS: ``_RequestBound``). A thread that
+# waits for its request waits in grpcio's C core, without the GIL; the pool starts its threads as
+# calls need them.
 MAX_CALLS = 64
 # The largest message grpcio takes in (its own RESOURCE_EXHAUSTED beyond, "Received message larger
 # than max", before the service sees the call). The service's limit is MAX_REQUEST_BYTES: a message
@@ -155,72 +156,109 @@ def _gone(context: grpc.ServicerContext) -> str:
 UNREAD_BYTES_PER_SECOND = 16 << 10
 
 
-class _Unread:
-    """Ends the ValidateHands streams whose clients take no answer for ``stream.IDLE_SECONDS``
-    while the server waits to send them one. grpcio sends a stream's answers one at a time, each
-    once the last has gone, and a client that reads none stops them at its HTTP/2 window: the
-    handler then waits in grpcio's send, where no bound of the service reaches it, and held its
-    thread and its stream slot for as long as the client kept its connection (two such clients held
-    both slots of a process, every other stream refused ``TOO_MANY_STREAMS``). One thread a process
-    looks once a second at the streams whose answer waits to be taken, and ends any past its due
-    time (``end``, called once, on that thread). A stream costs a dict entry, and two clock
-    readings an answer."""
+def _taken_in_time(answers: Iterator[bytes], seconds: float, end: Callable[[float], None]) -> Iterator[bytes]:
+    """``answers``, each to be taken within ``seconds`` and a second a ``UNREAD_BYTES_PER_SECOND``
+    of it (``seconds`` 0: no bound); past its time, ``end`` is given how long it has waited, once a
+    stream. grpcio sends a stream's answers one at a time, each once the last has gone, and a client
+    that reads none stops them at its HTTP/2 window: the handler then waits in grpcio's send, where
+    no bound of the service reaches it, and held its thread and its stream slot for as long as the
+    client kept its connection (two such clients held both slots of a process, every other stream
+    refused ``TOO_MANY_STREAMS``). The watchdog (``watchdog.WATCHDOG``) ends it."""
+    if not seconds:
+        yield from answers
+        return
+    ended: list[float] = []
 
-    def __init__(self) -> None:
-        self.waiting: dict[object, tuple[list[float], Callable[[float], None]]] = {}
-        self.lock = threading.Lock()
-        self.thread: threading.Thread | None = None
+    def end_once(waited: float) -> None:
+        if not ended:
+            ended.append(waited)
+            end(waited)
 
-    def watch(self, answers: Iterator[bytes], seconds: float, end: Callable[[float], None]) -> Iterator[bytes]:
-        """``answers``, each to be taken within ``seconds`` and a second a
-        ``UNREAD_BYTES_PER_SECOND`` of it (``seconds`` 0: no bound); ``end`` is given how long
-        the answer has waited."""
-        if not seconds:
-            yield from answers
-            return
-        due = [0.0, 0.0]  # when the answer given must have been taken (0: none waits), and since when it waits
-        token = object()
-        self.waiting[token] = (due, end)
-        if self.thread is None:
-            with self.lock:
-                if self.thread is None:
-                    self.thread = threading.Thread(target=self._run, name="naipes-unread-watchdog", daemon=True)
-                    self.thread.start()
+    for answer in answers:
+        token = WATCHDOG.watch(seconds + len(answer) / UNREAD_BYTES_PER_SECOND, end_once)
         try:
-            for answer in answers:
-                due[1] = time.monotonic()
-                due[0] = due[1] + seconds + len(answer) / UNREAD_BYTES_PER_SECOND
-                yield answer
-                due[0] = 0.0
+            yield answer
         finally:
-            self.waiting.pop(token, None)
-
-    def _run(self) -> None:
-        while True:
-            time.sleep(1.0)
-            now = time.monotonic()
-            for token, (due, end) in list(self.waiting.items()):
-                if 0.0 < due[0] < now and self.waiting.pop(token, None) is not None:
-                    try:
-                        end(now - due[1])
-                    except Exception:  # (the watchdog goes on for the other streams)
-                        log.exception("ending a stream whose client took no answer failed")
+            WATCHDOG.done(token)
 
 
-_UNREAD = _Unread()
-
-
-def _end_unread(context: grpc.ServicerContext, seconds: float) -> None:
-    """Cancel a stream whose client has taken no answer for ``seconds``, with ``DEADLINE_EXCEEDED``
-    and why: a cancel goes out in the HTTP/2 stream's trailers, which no window holds back (an
-    answer could not be sent: the client reads none). grpcio's public ``cancel`` says only
-    ``CANCELLED``; its call's own ``cancel`` takes a status (grpcio 1.85; without it, the public one)."""
-    message = f"the client took no answer for {seconds:.0f} seconds while the server waited to send it one: the stream ended"
+def _cancel(context: grpc.ServicerContext, message: str) -> None:
+    """Cancel a call that waits on its client, with ``DEADLINE_EXCEEDED`` and why: a cancel goes out
+    in the HTTP/2 stream's trailers, which no window holds back (an answer waiting to be taken
+    could not be sent), and ends the call's wait for its request. grpcio's public ``cancel`` says
+    only ``CANCELLED``; its call's own ``cancel`` takes a status (grpcio 1.85; without it, the public one)."""
     call = getattr(getattr(context, "_rpc_event", None), "call", None)
     try:
         call.cancel(grpc.StatusCode.DEADLINE_EXCEEDED.value[0], message.encode())  # type: ignore[union-attr]
     except (AttributeError, TypeError):
         context.cancel()
+
+
+def _end_unread(context: grpc.ServicerContext, seconds: float) -> None:
+    """Cancel a stream whose client has taken no answer for ``seconds``."""
+    _cancel(context, f"the client took no answer for {seconds:.0f} seconds while the server waited to send it one: the stream ended")
+
+
+class _RequestBound(grpc.ServerInterceptor):
+    """Ends a call whose request message has not come within ``seconds`` of its opening (every
+    method whose request is one message: the service's, the health check's). grpcio gives a call
+    its thread and its place among the process's MAX_CALLS as it opens, and waits for a unary
+    request in its C core before the service sees the call: 64 calls that opened and sent nothing
+    (one HTTP/2 connection can open them) left the process refusing every call, the health check
+    included, for as long as their clients kept them. So the service takes such a method's request
+    as the first message of a request stream (the same bytes on the wire) and waits for it under
+    the watchdog (``watchdog.WATCHDOG``), which cancels a call past its time with
+    ``DEADLINE_EXCEEDED``, counted ``REQUEST_TIMEOUT``, and logs a warning. The handlers so made
+    are kept a method (those of methods that exist only). Its cost, measured against no bound
+    (NAIPES_BODY_SECONDS=0): ValidateHand 2-3% fewer calls a second, the health check within the
+    noise (bench/NOTES.md); bounding grpcio's own wait for the request instead, from the thread
+    pool it hands the call to, cost as much and read grpcio's private call layout."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+
+    def intercept_service(self, continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler[Any, Any] | None],
+                          handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler[Any, Any] | None:
+        method = handler_call_details.method
+        handler = self.handlers.get(method)
+        if handler is None:
+            handler = continuation(handler_call_details)
+            if handler is None or handler.request_streaming:
+                return handler
+            handler = self.handlers.setdefault(method, self._bounded(handler, method))
+        return handler
+
+    def _bounded(self, handler: grpc.RpcMethodHandler[Any, Any], method: str) -> grpc.RpcMethodHandler[Any, Any]:
+        """``handler`` taking its request as a stream's first message, within ``self.seconds``."""
+        seconds, name = self.seconds, method.rsplit("/", 1)[-1]
+        calls = metrics.Calls("grpc", name)
+        behaviour = cast(Callable[[Any, grpc.ServicerContext], Any], handler.unary_stream if handler.response_streaming else handler.unary_unary)
+
+        message = f"the request did not come within {seconds:g} seconds: the call ended"
+
+        def call(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
+            def end(waited: float) -> None:  # (on the watchdog's thread; before the cancel, which forgets the call's peer)
+                calls.done("REQUEST_TIMEOUT", time.perf_counter() - waited, context)
+                log.warning("%s from %s: the request did not come within %g seconds; the call is ended", name, context.peer(), seconds)
+                _cancel(context, message)
+
+            token = WATCHDOG.watch(seconds, end)
+            try:
+                request = next(requests, None)
+            except grpc.RpcError:  # (the call has ended: its client cancelled it, its deadline passed, or the watchdog ended it)
+                if WATCHDOG.done(token):
+                    raise
+                request = None
+            if not WATCHDOG.done(token):
+                context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, message)
+            if request is None:  # (the client ended its request stream without a message: as grpcio answers it, the method named)
+                context.abort(grpc.StatusCode.UNIMPLEMENTED, f'"{method}" requires exactly one request message.')
+            return behaviour(request, context)
+
+        call.__name__ = name
+        make = grpc.stream_stream_rpc_method_handler if handler.response_streaming else grpc.stream_unary_rpc_method_handler
+        return make(call, request_deserializer=handler.request_deserializer, response_serializer=handler.response_serializer)
 
 
 def _stream_method(name: str, compression: grpc.Compression | None = None) -> Callable[[Iterator[bytes], grpc.ServicerContext], Iterator[bytes]]:
@@ -260,7 +298,7 @@ def _stream_method(name: str, compression: grpc.Compression | None = None) -> Ca
             if compression is not None:
                 context.set_compression(compression)
             try:
-                yield from _UNREAD.watch(stream.validate_wire(requests, count), stream.IDLE_SECONDS, end_unread)
+                yield from _taken_in_time(stream.validate_wire(requests, count), stream.IDLE_SECONDS, end_unread)
             except grpc.RpcError:  # the client went away
                 return
             except Exception as exc:
@@ -312,12 +350,15 @@ class _Health(health.HealthServicer):
 
 
 def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | None = None,
-                  max_calls: int = MAX_CALLS) -> tuple[grpc.Server, int]:
+                  max_calls: int = MAX_CALLS, request_seconds: float | None = None) -> tuple[grpc.Server, int]:
     """A started-ready (not yet started) server bound to ``host:port``; returns it and its port.
-    Its thread pool has ``max_workers`` threads, by default one for each call it takes. Its
-    answers compressed as ``NAIPES_GRPC_COMPRESSION`` says (``answer_compression``)."""
+    Its thread pool has ``max_workers`` threads, by default one for each call it takes. A call's
+    request must come within ``request_seconds`` (default ``watchdog.BODY_SECONDS``; 0: no bound,
+    ``_RequestBound``). Its answers compressed as ``NAIPES_GRPC_COMPRESSION`` says (``answer_compression``)."""
+    request_seconds = BODY_SECONDS if request_seconds is None else request_seconds
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers or max_calls),
+        interceptors=[_RequestBound(request_seconds)] if request_seconds else None,
         maximum_concurrent_rpcs=max_calls,
         # SO_REUSEPORT: `naipes serve --workers N` runs N of these processes on one port, and
         # the kernel spreads the connections over them. A stream's receive window: STREAM_WINDOW.

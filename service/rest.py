@@ -27,8 +27,6 @@ import os
 import re
 import socket
 import sys
-import threading
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, cast
@@ -47,6 +45,7 @@ from service import access, codec, codings, cors, metrics, stream
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception, problem
 from service.handlers import ANSWERS, SERVICE
 from service.rest_worker import READ_SHUT, arrived_body
+from service.watchdog import BODY_SECONDS, WATCHDOG
 
 log = logging.getLogger("naipes.rest")
 
@@ -197,57 +196,23 @@ def _path_values(route: Route, segments: list[str]) -> list[str] | None:
     return values
 
 
-# A request's body must have come within BODY_SECONDS of the server starting to read it, and a
-# stream's body may pause at most stream.IDLE_SECONDS between two reads: a thread waiting on a
-# client that sends nothing is a thread no other call has (a gunicorn worker has REST_THREADS).
-# 0 is no bound (for a proxy in front that bounds a request's time itself).
-BODY_SECONDS = stream.env_seconds("NAIPES_BODY_SECONDS", 10.0)
-
-
 def _client_socket() -> Any:
     """The connection's socket: gunicorn's, or werkzeug's development server's (None elsewhere)."""
     return request.environ.get("gunicorn.socket") or request.environ.get("werkzeug.socket")
 
 
-class _Watchdog:
-    """Ends the bodies that are late: one thread a process looks once a second at the requests
-    whose bodies are being read and shuts the reading side of the socket of any past its
-    deadline, which ends the read waiting on it (a socket timeout would bound each wait for a
-    byte, not the whole body). A request costs a dict entry, set and removed; whoever removes it
-    first, the request when its body has come or the watchdog at the deadline, decides."""
+def _shut(sock: Any) -> Callable[[float], None]:
+    """The end of a late body (``watchdog.WATCHDOG``): shut the reading side of its socket, which
+    ends the read waiting on it (a socket timeout would bound each wait for a byte, not the whole
+    body)."""
 
-    def __init__(self) -> None:
-        self.due: dict[object, tuple[float, Any]] = {}
-        self.lock = threading.Lock()
-        self.thread: threading.Thread | None = None
+    def end(_waited: float) -> None:
+        try:
+            sock.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass  # (the client has gone)
 
-    def watch(self, sock: Any, seconds: float) -> object:
-        token = object()
-        self.due[token] = (time.monotonic() + seconds, sock)
-        if self.thread is None:
-            with self.lock:
-                if self.thread is None:
-                    self.thread = threading.Thread(target=self.run, name="naipes-body-watchdog", daemon=True)
-                    self.thread.start()
-        return token
-
-    def done(self, token: object) -> bool:
-        """Whether the body came in time (the watchdog had not taken it)."""
-        return self.due.pop(token, None) is not None
-
-    def run(self) -> None:
-        while True:
-            time.sleep(1.0)
-            now = time.monotonic()
-            for token, (deadline, sock) in list(self.due.items()):
-                if deadline < now and self.due.pop(token, None) is not None:
-                    try:
-                        sock.shutdown(socket.SHUT_RD)
-                    except OSError:
-                        pass  # (the client has gone)
-
-
-_WATCHDOG = _Watchdog()
+    return end
 
 
 def _late_body() -> ServiceError:
@@ -299,14 +264,14 @@ def _body_bytes() -> bytes:
     if sock is None or request.content_length == 0 or not BODY_SECONDS:  # (NAIPES_BODY_SECONDS=0: no bound)
         data = request.get_data(cache=False)  # enforces MAX_CONTENT_LENGTH
     else:
-        token = _WATCHDOG.watch(sock, BODY_SECONDS)
+        token = WATCHDOG.watch(BODY_SECONDS, _shut(sock))
         try:
             data = request.get_data(cache=False)
         except Exception:
-            if not _WATCHDOG.done(token):
+            if not WATCHDOG.done(token):
                 raise _late_body() from None
             raise
-        if not _WATCHDOG.done(token):
+        if not WATCHDOG.done(token):
             raise _late_body()
     if request.content_length is not None and len(data) < request.content_length:
         raise _cut_short()  # (gunicorn's reader of a body of known length ends where its client closed, silently)
@@ -399,6 +364,9 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
         count = request.environ[access.RECORDS] = records.call()  # (its records, for its access line)
         sock = _client_socket()
         if sock is not None:
+            # A stream's body may pause at most IDLE_SECONDS between two reads (a whole body is
+            # bounded by watchdog.BODY_SECONDS: ``_body_bytes``): a thread waiting on a client
+            # that sends nothing is a thread no other call has (a gunicorn worker has REST_THREADS).
             # (gunicorn makes it non-blocking again for the connection's next request; NAIPES_STREAM_IDLE_SECONDS=0
             # is no bound, a blocking socket: a timeout of 0 would make it non-blocking, every pause a broken body)
             sock.settimeout(stream.IDLE_SECONDS or None)

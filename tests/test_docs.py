@@ -172,7 +172,7 @@ def limits() -> list[tuple[str, str, tuple[float, ...]]]:
     from gunicorn.config import Config
 
     from engine.record import MAX_ACTIONS
-    from service import access, cli, codings, cors, grpc_server, metrics, rest, rest_worker, stream
+    from service import access, cli, codings, cors, grpc_server, metrics, rest, rest_worker, stream, watchdog
     from service.errors import MAX_REQUEST_BYTES
 
     sys.path.insert(0, str(ROOT / "clients" / "python"))
@@ -215,6 +215,9 @@ def limits() -> list[tuple[str, str, tuple[float, ...]]]:
         ("api.md", r"(?:NDJSON line|gRPC message|unary gRPC request) over (\d+) MiB", (MAX_REQUEST_BYTES / mib,)),
         ("api.md", r"message past ([\d.]+) MiB", (grpc_server.MESSAGE_CEILING / mib,)),
         ("api.md", r"within (\d+) seconds of the server starting to read it", (rest.BODY_SECONDS,)),
+        ("api.md", r"request message did not come within (\d+) seconds of the call opening", (watchdog.BODY_SECONDS,)),
+        ("api.md", r"request\s+message has not come within (\d+) seconds of its opening", (watchdog.BODY_SECONDS,)),
+        ("api.md", r"the request did not come within\s+(\d+) seconds: the call ended", (watchdog.BODY_SECONDS,)),
         ("api.md", r"pause at most (\d+) seconds between two reads", (stream.IDLE_SECONDS,)),
         ("api.md", r"sends no message for (\d+) seconds", (stream.IDLE_SECONDS,)),
         ("README.md", r"have\s+paused (\d+) seconds", (naipes_client.PAUSE_SECONDS,)),

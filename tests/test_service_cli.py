@@ -989,6 +989,7 @@ def test_a_bad_access_log_setting_is_a_usage_error(command) -> None:
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_GRPC_COMPRESSION", "1", "expected none, gzip or deflate, not '1'"),
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_STREAMS", "0", "0 is not a number of streams (1 or more)"),
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_STREAM_IDLE_SECONDS", "ten", "expected a number of seconds (0 or more), not 'ten'"),
+    ((sys.executable, "-m", "service.grpc_server"), "NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more), not 'ten'"),
     ((NAIPES, "audit", "-"), "NAIPES_STREAM_WORKERS", "0", "0 is not a number of processes (1 or more)"),
     ((NAIPES, "audit", "-"), "NAIPES_STREAM_WORKERS", "two", "expected an integer, not 'two'"),
     ((NAIPES, "audit", "-"), "NAIPES_POOL_IDLE", "junk", "expected a number of seconds (0 or more), not 'junk'"),
@@ -1025,11 +1026,10 @@ def test_the_rest_app_made_without_naipes_serve_refuses_a_bad_setting_naming_it(
 
 
 def test_a_rest_setting_does_not_stop_the_grpc_server_alone() -> None:
-    """``python -m service.grpc_server`` serves no REST bodies: a bad NAIPES_BODY_SECONDS or
-    NAIPES_COMPRESS_ANSWERS is not its to refuse, and it serves (a bad body setting was a traceback
-    as its modules were imported, the value read at import). (NAIPES_STREAM_IDLE_SECONDS bounds its
-    streams' pauses too: its own, above.)"""
-    server, target, output = _grpc_server_alone("--port", "0", env={**os.environ, "NAIPES_BODY_SECONDS": "ten", "NAIPES_COMPRESS_ANSWERS": "gzip"})
+    """``python -m service.grpc_server`` serves no REST answers: a bad NAIPES_COMPRESS_ANSWERS is
+    not its to refuse, and it serves. (NAIPES_STREAM_IDLE_SECONDS bounds its streams' pauses, and
+    NAIPES_BODY_SECONDS the time its calls' requests take to come, as REST's: its own, above.)"""
+    server, target, output = _grpc_server_alone("--port", "0", env={**os.environ, "NAIPES_COMPRESS_ANSWERS": "gzip"})
     try:
         status = _grpc_health(target)
     finally:

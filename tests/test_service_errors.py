@@ -673,6 +673,100 @@ def test_calls_that_never_send_their_request_leave_the_process_serving() -> None
             server.stop(None)
 
 
+def _requests_never_sent(channel: grpc.Channel, release: threading.Event) -> list[tuple[str, Callable[[], object]]]:
+    """Calls opened on ``channel`` that send no request until ``release`` (then none: their
+    request streams end empty), without a deadline: the service's ValidateHand and LegalActions,
+    the health check's Check and Watch. Each is (its method, the wait for its outcome)."""
+
+    def nothing() -> Iterator[bytes]:
+        release.wait(30)
+        yield from ()
+
+    waits: list[tuple[str, Callable[[], object]]] = []
+    for method in (f"/{SERVICE.full_name}/ValidateHand", f"/{SERVICE.full_name}/LegalActions", "/grpc.health.v1.Health/Check"):
+        call = channel.stream_unary(method, request_serializer=None, response_deserializer=None).future(nothing())
+        waits.append((method, lambda call=call: call.result(timeout=10)))
+    watch = channel.stream_stream("/grpc.health.v1.Health/Watch", request_serializer=None, response_deserializer=None)(nothing())
+    waits.append(("/grpc.health.v1.Health/Watch", lambda: list(watch)))
+    return waits
+
+
+def test_a_call_whose_request_does_not_come_in_time_is_ended_whatever_its_method(caplog) -> None:
+    """A call whose request has not come within NAIPES_BODY_SECONDS of its opening (1 s here) is
+    cancelled with DEADLINE_EXCEEDED and why, and a warning is logged, for every method whose
+    request is one message: a client without a deadline cannot hold the process's place for it.
+    (grpcio gives a unary call its place among the process's MAX_CALLS as it opens and waits for
+    its request where the service did not see it: calls that sent nothing made the process refuse
+    every call, the health check included, for as long as their clients kept them:
+    tests/test_service_workers.py shows the places held, then given back.)"""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    server, port = create_server("127.0.0.1", 0, request_seconds=1)
+    server.start()
+    release = threading.Event()
+    record = json_format.ParseDict(_record(), pb.HandRecord())
+    check = health_pb2.HealthCheckRequest()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel, caplog.at_level("WARNING", logger="naipes.grpc"):
+            waits = _requests_never_sent(channel, release)
+            health = health_pb2_grpc.HealthStub(channel)
+            for method, wait in waits:
+                with pytest.raises(grpc.RpcError) as ended:
+                    wait()
+                assert ended.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED, method
+                assert ended.value.details() == "the request did not come within 1 seconds: the call ended", method
+            assert health.Check(check, timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+            assert naipes_pb2_grpc.NaipesServiceStub(channel).ValidateHand(pb.ValidateHandRequest(record=record), timeout=5).result.valid
+        warned = sorted(r.getMessage() for r in caplog.records if r.name == "naipes.grpc" and r.levelname == "WARNING")
+        assert [re.sub(r"ipv4:127\.0\.0\.1:\d+", "PEER", line) for line in warned] == [
+            f"{name} from PEER: the request did not come within 1 seconds; the call is ended"
+            for name in ("Check", "LegalActions", "ValidateHand", "Watch")], warned
+    finally:
+        release.set()
+        server.stop(None)
+
+
+def test_a_request_within_its_bound_is_answered_and_none_is_unimplemented() -> None:
+    """The bound on a call's request leaves the calls it does not end as they were: a request that
+    comes within it (after 0.5 s of 2) is answered; a client that ends its request stream with no
+    message gets the answer grpcio gives a unary method called so, UNIMPLEMENTED, naming the method;
+    and 0 is no bound (a call that has sent nothing is still open after 2.5 s)."""
+    record = json_format.ParseDict(_record(), pb.HandRecord())
+    request = pb.ValidateHandRequest(record=record).SerializeToString()
+    release = threading.Event()
+
+    def late() -> Iterator[bytes]:
+        time.sleep(0.5)
+        yield request
+
+    def nothing() -> Iterator[bytes]:
+        release.wait(30)
+        yield from ()
+
+    for seconds in (2, 0):
+        release.clear()
+        server, port = create_server("127.0.0.1", 0, request_seconds=seconds)
+        server.start()
+        try:
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                opened = channel.stream_unary(f"/{SERVICE.full_name}/ValidateHand", request_serializer=None, response_deserializer=None)
+                assert pb.ValidateHandResponse.FromString(opened(late(), timeout=10)).result.valid
+                with pytest.raises(grpc.RpcError) as none:
+                    opened(iter(()), timeout=10)
+                assert none.value.code() == grpc.StatusCode.UNIMPLEMENTED
+                # (grpcio's own wording without the bound shows the method as bytes: "b'/naipes...'")
+                method = f"/{SERVICE.full_name}/ValidateHand" if seconds else f"b'/{SERVICE.full_name}/ValidateHand'"
+                assert none.value.details() == f'"{method}" requires exactly one request message.'
+                if not seconds:
+                    waiting = opened.future(nothing(), timeout=30)
+                    time.sleep(2.5)
+                    assert not waiting.done()
+                    waiting.cancel()
+        finally:
+            release.set()
+            server.stop(None)
+
+
 @pytest.mark.parametrize("rpc", ["ValidateHand", "LegalActions", "ResolveTrick", "SettleHand", "Deal", "DescribeRules"])
 def test_bytes_that_are_not_the_request_are_an_invalid_body(rpc, channel, http, rest_url) -> None:
     """A unary gRPC call reads its request's bytes itself (service.codec.request_json): bytes

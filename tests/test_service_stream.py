@@ -1325,13 +1325,13 @@ def test_grpc_a_stream_whose_client_takes_no_answer_for_the_idle_bound_is_cancel
 
 
 def test_unread_answers_end_a_stream_once_past_their_due_time() -> None:
-    """``grpc_server._Unread``: an answer not taken within its bound (the seconds, and a second a
-    UNREAD_BYTES_PER_SECOND of it) ends its stream once, told how long it waited; answers taken in
-    time, or with no bound (0), end nothing."""
+    """``grpc_server._taken_in_time``: an answer not taken within its bound (the seconds, and a
+    second a UNREAD_BYTES_PER_SECOND of it) ends its stream once, told how long it waited; answers
+    taken in time, or with no bound (0), end nothing."""
     from service import grpc_server
 
     ended: list[float] = []
-    watch = grpc_server._UNREAD.watch
+    watch = grpc_server._taken_in_time
     taken = list(watch(iter([b"a", b"b"]), 0.5, ended.append))
     unbounded = watch(iter([b"a", b"b"]), 0, ended.append)
     assert next(unbounded) == b"a"

@@ -256,6 +256,64 @@ def test_late_bodies_do_not_hold_the_rest_threads() -> None:
     assert server.returncode == 0, output
 
 
+def test_grpc_calls_that_never_send_their_request_are_ended_and_the_process_serves_again() -> None:
+    """NAIPES_BODY_SECONDS bounds a gRPC call's request as it bounds a REST body: ValidateHand
+    calls opened on one connection without a deadline, their request never sent, hold every place
+    of a one-process server (MAX_CALLS: the health check refused RESOURCE_EXHAUSTED, as the calls
+    beyond) for 2 s, not for as long as their client keeps them: each is cancelled
+    DEADLINE_EXCEEDED and why, counted REQUEST_TIMEOUT, a warning logged for each, and the server
+    answers again."""
+    import threading
+    from collections import Counter
+
+    from service_support import metrics_say
+
+    from service.grpc_server import MAX_CALLS
+    from service.handlers import SERVICE
+
+    server, rest_port, grpc_port = serve(1, {**os.environ, "NAIPES_BODY_SECONDS": "2"})
+    release = threading.Event()
+
+    def nothing():  # the request that never comes
+        release.wait(30)
+        yield from ()
+
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+            opened = channel.stream_unary(f"/{SERVICE.full_name}/ValidateHand", request_serializer=None, response_deserializer=None)
+            calls = [opened.future(nothing()) for _ in range(MAX_CALLS + 8)]
+            health = health_pb2_grpc.HealthStub(channel)
+            deadline = time.monotonic() + 10
+            while True:  # (until the calls have reached the server: they open one by one)
+                try:
+                    health.Check(health_pb2.HealthCheckRequest(), timeout=5)
+                except grpc.RpcError as exc:
+                    assert exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+                    break
+                assert time.monotonic() < deadline, "the calls never held the process's places"
+                time.sleep(0.02)
+            ended = Counter()
+            for call in calls:
+                with pytest.raises(grpc.RpcError) as outcome:
+                    call.result(timeout=20)
+                ended[outcome.value.code(), outcome.value.details()] += 1
+            held = ended.pop((grpc.StatusCode.DEADLINE_EXCEEDED, "the request did not come within 2 seconds: the call ended"), 0)
+            assert held >= MAX_CALLS and {code for code, _ in ended} <= {grpc.StatusCode.RESOURCE_EXHAUSTED}, ended
+            assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == health_pb2.HealthCheckResponse.SERVING
+            record, _ = load_example(rentoy_examples()[0])
+            request = pb.ValidateHandRequest(record=json_format.ParseDict(record, pb.HandRecord()))
+            assert to_json(naipes_pb2_grpc.NaipesServiceStub(channel).ValidateHand(request, timeout=5).result) == api.validate(record)
+        metrics_say(rest_port, f'naipes_requests_total{{code="REQUEST_TIMEOUT",method="ValidateHand",transport="grpc"}} {held}.0')
+    finally:
+        release.set()
+        output = stop(server)
+    assert server.returncode == 0, output
+    warnings = re.findall(r"WARNING ValidateHand from ipv4:127\.0\.0\.1:\d+: the request did not come within 2 seconds; the call is ended",
+                          output)
+    assert len(warnings) == held, output
+    assert "Traceback" not in output and "ERROR" not in output, output
+
+
 def test_zero_seconds_lift_the_bounds_on_bodies() -> None:
     """NAIPES_BODY_SECONDS=0 and NAIPES_STREAM_IDLE_SECONDS=0 (seconds from 0, README) bound
     nothing, as NAIPES_POOL_IDLE=0 keeps the pool: a body that pauses is read to its end and
