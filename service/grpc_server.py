@@ -209,10 +209,9 @@ class _RequestBound(grpc.ServerInterceptor):
     as the first message of a request stream (the same bytes on the wire) and waits for it under
     the watchdog (``watchdog.WATCHDOG``), which cancels a call past its time with
     ``DEADLINE_EXCEEDED``, counted ``REQUEST_TIMEOUT``, and logs a warning. The handlers so made
-    are kept a method (those of methods that exist only). Its cost, measured against no bound
-    (NAIPES_BODY_SECONDS=0): ValidateHand 2-3% fewer calls a second, the health check within the
-    noise (bench/NOTES.md); bounding grpcio's own wait for the request instead, from the thread
-    pool it hands the call to, cost as much and read grpcio's private call layout."""
+    are kept a method (those of methods that exist only). Its cost, against no bound
+    (NAIPES_BODY_SECONDS=0, ``python -m bench.server_ab``): within the noise of two servers alike,
+    the health check's and ValidateHand's calls a second (bench/NOTES.md)."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
