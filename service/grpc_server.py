@@ -194,11 +194,6 @@ def _cancel(context: grpc.ServicerContext, message: str) -> None:
         context.cancel()
 
 
-def _end_unread(context: grpc.ServicerContext, seconds: float) -> None:
-    """Cancel a stream whose client has taken no answer for ``seconds``."""
-    _cancel(context, f"the client took no answer for {seconds:.0f} seconds while the server waited to send it one: the stream ended")
-
-
 class _RequestBound(grpc.ServerInterceptor):
     """Ends a call whose request message has not come within ``seconds`` of its opening (every
     method whose request is one message: the service's, the health check's). grpcio gives a call
@@ -288,7 +283,7 @@ def _stream_method(name: str, compression: grpc.Compression | None = None) -> Ca
             unread.append("REQUEST_TIMEOUT")
             log.warning("%s from %s: the client took no answer for %.0f seconds while the server waited to send it one; "
                         "the stream is ended", name, context.peer(), waited)
-            _end_unread(context, waited)
+            _cancel(context, f"the client took no answer for {waited:.0f} seconds while the server waited to send it one: the stream ended")
 
         try:
             if not context.add_callback(release):  # when the call ends, however it ends

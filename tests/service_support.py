@@ -538,10 +538,18 @@ def serving(app: Any) -> Iterator[str]:
 
 def metrics_say(rest_port: int, *lines: str, seconds: float = 10) -> None:
     """Wait until the server's /metrics holds every one of ``lines`` (a process notes a call once
-    it has ended and writes its notes every quarter second); fail naming its streams' lines."""
+    it has ended and writes its notes every quarter second); fail naming the lines of their metrics."""
     import time
 
+    names = {line.split("{")[0] for line in lines}
     deadline = time.monotonic() + seconds
     while not all(line in (metrics := requests.get(f"http://127.0.0.1:{rest_port}/metrics", timeout=10).text) for line in lines):
-        assert time.monotonic() < deadline, [line for line in metrics.splitlines() if "ValidateHands" in line or "in_progress" in line]
+        assert time.monotonic() < deadline, [line for line in metrics.splitlines() if line.split("{")[0] in names]
         time.sleep(0.1)
+
+
+def never_sent(release: Any) -> Iterator[bytes]:
+    """A gRPC call's requests that never come: nothing until ``release`` (a threading.Event) is
+    set or 30 s have passed, then the end of the requests, empty."""
+    release.wait(30)
+    yield from ()

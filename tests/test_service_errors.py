@@ -24,6 +24,7 @@ from service_support import (
     call_rest,
     grpc_failure,
     load_example,
+    never_sent,
     rentoy_examples,
     rest_failure,
     rest_request,
@@ -634,14 +635,10 @@ def test_calls_that_never_send_their_request_leave_the_process_serving() -> None
         server.start()
         release = threading.Event()
 
-        def nothing(release: threading.Event = release) -> Iterator[bytes]:  # the request that never comes
-            release.wait(30)
-            yield from ()
-
         try:
             with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
                 opened = channel.stream_unary(f"/{SERVICE.full_name}/ValidateHand", request_serializer=None, response_deserializer=None)
-                calls = [opened.future(nothing(), timeout=60) for _ in range(stalled)]
+                calls = [opened.future(never_sent(release), timeout=60) for _ in range(stalled)]
                 health = health_pb2_grpc.HealthStub(channel)
                 stub = naipes_pb2_grpc.NaipesServiceStub(channel)
                 time.sleep(0.5)  # (the calls have reached the server)
@@ -678,15 +675,11 @@ def _requests_never_sent(channel: grpc.Channel, release: threading.Event) -> lis
     request streams end empty), without a deadline: the service's ValidateHand and LegalActions,
     the health check's Check and Watch. Each is (its method, the wait for its outcome)."""
 
-    def nothing() -> Iterator[bytes]:
-        release.wait(30)
-        yield from ()
-
     waits: list[tuple[str, Callable[[], object]]] = []
     for method in (f"/{SERVICE.full_name}/ValidateHand", f"/{SERVICE.full_name}/LegalActions", "/grpc.health.v1.Health/Check"):
-        call = channel.stream_unary(method, request_serializer=None, response_deserializer=None).future(nothing())
+        call = channel.stream_unary(method, request_serializer=None, response_deserializer=None).future(never_sent(release))
         waits.append((method, lambda call=call: call.result(timeout=10)))
-    watch = channel.stream_stream("/grpc.health.v1.Health/Watch", request_serializer=None, response_deserializer=None)(nothing())
+    watch = channel.stream_stream("/grpc.health.v1.Health/Watch", request_serializer=None, response_deserializer=None)(never_sent(release))
     waits.append(("/grpc.health.v1.Health/Watch", lambda: list(watch)))
     return waits
 
@@ -739,10 +732,6 @@ def test_a_request_within_its_bound_is_answered_and_none_is_unimplemented() -> N
         time.sleep(0.5)
         yield request
 
-    def nothing() -> Iterator[bytes]:
-        release.wait(30)
-        yield from ()
-
     for seconds in (2, 0):
         release.clear()
         server, port = create_server("127.0.0.1", 0, request_seconds=seconds)
@@ -758,7 +747,7 @@ def test_a_request_within_its_bound_is_answered_and_none_is_unimplemented() -> N
                 method = f"/{SERVICE.full_name}/ValidateHand" if seconds else f"b'/{SERVICE.full_name}/ValidateHand'"
                 assert none.value.details() == f'"{method}" requires exactly one request message.'
                 if not seconds:
-                    waiting = opened.future(nothing(), timeout=30)
+                    waiting = opened.future(never_sent(release), timeout=30)
                     time.sleep(2.5)
                     assert not waiting.done()
                     waiting.cancel()

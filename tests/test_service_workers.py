@@ -266,7 +266,7 @@ def test_grpc_calls_that_never_send_their_request_are_ended_and_the_process_serv
     import threading
     from collections import Counter
 
-    from service_support import metrics_say
+    from service_support import metrics_say, never_sent
 
     from service.grpc_server import MAX_CALLS
     from service.handlers import SERVICE
@@ -274,14 +274,10 @@ def test_grpc_calls_that_never_send_their_request_are_ended_and_the_process_serv
     server, rest_port, grpc_port = serve(1, {**os.environ, "NAIPES_BODY_SECONDS": "2"})
     release = threading.Event()
 
-    def nothing():  # the request that never comes
-        release.wait(30)
-        yield from ()
-
     try:
         with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
             opened = channel.stream_unary(f"/{SERVICE.full_name}/ValidateHand", request_serializer=None, response_deserializer=None)
-            calls = [opened.future(nothing()) for _ in range(MAX_CALLS + 8)]
+            calls = [opened.future(never_sent(release)) for _ in range(MAX_CALLS + 8)]
             health = health_pb2_grpc.HealthStub(channel)
             deadline = time.monotonic() + 10
             while True:  # (until the calls have reached the server: they open one by one)
