@@ -27,7 +27,7 @@ import os
 import re
 import socket
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import unquote, urlsplit
@@ -374,7 +374,7 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
             answers = stream.validate_ndjson(stream.read_lines(body, buffer=buffer, skip=skip, blanks=stream.BLANK_BYTES), count)
             if decoding is not None:  # (records answered bounded by the bytes sent: stream.RECORDS_PER_BYTE)
                 answers = stream.within_sent(answers, count, lambda: decoding.sent)
-            response = Response(answers, status=200, mimetype=NDJSON)
+            response = Response(_releasing(answers, release), status=200, mimetype=NDJSON)
         except BaseException:
             release()
             raise
@@ -383,6 +383,18 @@ def _stream_endpoint(route: Route) -> Callable[..., Response]:
 
     endpoint.__name__ = route.method.name
     return endpoint
+
+
+def _releasing(answers: Iterator[bytes], release: Callable[[], None]) -> Iterator[bytes]:
+    """A stream's ``answers``, its slot given back once they have ended, are closed or are
+    collected, as well as when the server closes the answer (``call_on_close``: an answer never
+    iterated). werkzeug's development server reads what is left of the body once the answer has
+    gone, and a reset there skips the answer's close: a client that went on sending past the end
+    of its stream and reset the connection held the slot for the life of the process."""
+    try:
+        yield from answers
+    finally:
+        release()
 
 
 def _json(data: Any, status: int, mimetype: str = "application/json") -> Response:

@@ -14,6 +14,7 @@ import os
 import re
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -39,6 +40,7 @@ from service_support import (
     rest_failure,
     varint,
 )
+from werkzeug.test import EnvironBuilder
 
 from naipes.v1 import naipes_pb2 as pb
 from naipes.v1 import naipes_pb2_grpc as pb_grpc
@@ -46,6 +48,7 @@ from service import handlers, stream
 from service.codec import from_json, to_json
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
 from service.openapi import CODED_BODY
+from service.rest import create_app
 
 NDJSON = "application/x-ndjson"
 
@@ -1153,6 +1156,67 @@ def test_rest_streams_beyond_the_slots_are_refused_and_every_other_call_is_answe
     slots_freed()
     status, _kind, answers = post_stream(rest_url, [line])
     assert status == 200 and answers == [expected(RECORDS[0])]
+
+
+def test_rest_stream_slot_is_freed_when_its_client_resets_a_body_still_coming(rest_url) -> None:
+    """A stream that has ended (here for its blank lines) while its client goes on sending gives its
+    slot back though the client then resets the connection. werkzeug's development server reads
+    what is left of a body after the answer, and a reset there skipped the answer's close, the one
+    place the slot was given back: the slot was held for the life of the process, and the second
+    such client left the process refusing every stream (TOO_MANY_STREAMS)."""
+    url = urlparse(rest_url)
+    sock = socket.create_connection((url.hostname, url.port), timeout=30)
+    stop = threading.Event()
+
+    def blanks() -> None:  # (a chunk of newlines every few milliseconds, until the reset)
+        try:
+            while not stop.is_set():
+                sock.sendall(b"1000\r\n" + b"\n" * 4096 + b"\r\n")
+                stop.wait(0.003)
+        except OSError:
+            pass  # (the server has shut the connection)
+
+    sender = threading.Thread(target=blanks)
+    try:
+        sock.sendall(f"POST /v1/hands:validateStream HTTP/1.1\r\nHost: {url.netloc}\r\nContent-Type: {NDJSON}\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n".encode())
+        line = ndjson_lines(RECORDS[:1])[0]
+        sock.sendall(b"%x\r\n%s\r\n" % (len(line), line))
+        sender.start()
+        received = b""
+        while not received.endswith(b"\r\n0\r\n\r\n"):  # the answer's last chunk: the stream has ended
+            data = sock.recv(1 << 16)
+            assert data, received
+            received += data
+        assert b'"code":"PAYLOAD_TOO_LARGE"' in received and b'"valid":true' in received
+        stop.wait(0.2)  # (the server reads the body still coming)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+    finally:
+        stop.set()
+        if sender.is_alive():
+            sender.join(10)
+        sock.close()
+    slots_freed()
+    status, _kind, answers = post_stream(rest_url, [line])
+    assert status == 200 and answers == [expected(RECORDS[0])]
+
+
+def test_rest_stream_slot_is_freed_by_answers_dropped_unclosed() -> None:
+    """A server that drops a stream's answer half sent without closing it (against WSGI; werkzeug's
+    development server when the connection breaks while it reads the rest of the body) still gives
+    the slot back, as the answers' generator is collected."""
+    app = create_app()
+    line = ndjson_lines(RECORDS[:2])
+    environ = EnvironBuilder(path="/v1/hands:validateStream", method="POST", data=b"".join(line),
+                             content_type=NDJSON).get_environ()
+    started: list[str] = []
+    held = stream.slots().taken  # (0 unless a stream of another test has yet to end)
+    answer = app(environ, lambda status, _headers, _exc=None: started.append(status))
+    first = next(iter(answer))
+    assert started == ["200 OK"] and json.loads(first) == expected(RECORDS[0])
+    assert stream.slots().taken == held + 1
+    del answer
+    assert stream.slots().taken == held
 
 
 def test_the_stream_slots_are_set_by_naipes_streams(monkeypatch: pytest.MonkeyPatch) -> None:
