@@ -6,7 +6,8 @@ Every label value comes from a closed set, whatever a client sends: ``transport`
 ``rest``; ``method`` an RPC's name in the service descriptor, ``Check`` (the gRPC health check),
 or for REST's routes outside the schema ``healthz``, ``metrics``, ``openapi``, and ``other`` for
 any path that is no route and any CORS preflight (``OPTIONS``); ``code`` is ``OK``, a code of the error table (``service.errors``) or
-``CANCELLED`` (a gRPC stream whose client went away) or ``DEADLINE_EXCEEDED`` (one whose deadline passed).
+``CANCELLED`` (a call whose client went away before the end of its answer: a gRPC stream, a REST
+answer whose connection broke as it was sent) or ``DEADLINE_EXCEEDED`` (a gRPC call whose deadline passed).
 
 Under ``naipes serve`` its processes write their metrics to files in one directory
 (prometheus_client's multiprocess mode: ``PROMETHEUS_MULTIPROC_DIR``, which ``naipes serve`` sets
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import sys
 import threading
 import time
 from collections import deque
@@ -229,7 +231,9 @@ def instrument(app: Flask) -> None:
 
 
 class _Answer:
-    """An answer's body as the WSGI server iterates it; its call is counted when the server closes it."""
+    """An answer's body as the WSGI server iterates it; its call is counted when the server closes
+    it, under the code the app gave it, else ``OK``, or the code of the error the server closes it
+    for (``_cut_short``: a stream whose client went away or took none of it)."""
 
     __slots__ = ("body", "calls", "environ", "started")
 
@@ -240,12 +244,23 @@ class _Answer:
         return iter(self.body)
 
     def close(self) -> None:
+        cut = sys.exc_info()[1]  # (what stopped the server sending it, when the server closes it for that)
         try:
             close = getattr(self.body, "close", None)
             if close is not None:
                 close()
         finally:
-            _count(self.calls, self.environ, self.started, "OK")
+            _count(self.calls, self.environ, self.started, "OK" if cut is None else _cut_short(cut))
+
+
+def _cut_short(error: BaseException) -> str:
+    """The code of an answer whose sending ``error`` stopped (its status line may have gone):
+    ``REQUEST_TIMEOUT`` for a write that timed out (a stream's socket has a timeout, its client took
+    none of the answer for that long), ``CANCELLED`` for a connection its client closed or reset,
+    ``INTERNAL`` for an answer that failed as it was made."""
+    if isinstance(error, TimeoutError):
+        return "REQUEST_TIMEOUT"
+    return "CANCELLED" if isinstance(error, OSError) else "INTERNAL"
 
 
 def _count(calls: dict[str, Calls], environ: dict[str, Any], started: float, default: str) -> None:
