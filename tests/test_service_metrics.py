@@ -409,6 +409,29 @@ def test_a_request_whose_error_cannot_be_answered_is_counted_internal(rest_url: 
     assert scrape(rest_url).get(ok, 0.0) == before.get(ok, 0.0)
 
 
+
+def test_a_stream_whose_answer_fails_as_it_is_made_is_counted_internal(rest_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A REST stream whose answers fail after its 200 has gone (here the validation raises after
+    the first answer, and the server leaves the answer without its end) is counted ``INTERNAL``, the code of
+    the error the server closes it for, not ``OK``; its slot is given back."""
+    from service import rest, stream
+
+    def failing(lines: Any, count: Any = None) -> Iterator[bytes]:
+        yield b'{"result":{}}\n'
+        raise RuntimeError("the answers broke")
+
+    monkeypatch.setattr(rest.stream, "validate_ndjson", failing)
+    internal, ok = calls("rest", "ValidateHands", "INTERNAL"), calls("rest", "ValidateHands", "OK")
+    before = scrape(rest_url)
+    answer = requests.post(f"{rest_url}/v1/hands:validateStream", data=b"{}\n", headers={"Content-Type": "application/x-ndjson"},
+                           timeout=10, stream=True)
+    assert answer.status_code == 200 and next(answer.iter_lines()) == b'{"result":{}}'  # (the line before the failure)
+    answer.close()  # (the answer has no end: werkzeug's server may leave the connection open)
+    monkeypatch.undo()
+    assert shown(rest_url, {internal: before.get(internal, 0.0) + 1}) == {internal: before.get(internal, 0.0) + 1}
+    assert scrape(rest_url).get(ok, 0.0) == before.get(ok, 0.0)
+    assert stream.slots().taken == 0
+
 # A child process: a process that serves (its metrics' thread running) and has counted 3 access
 # lines dropped forks while another of its threads holds the metrics' lock (gunicorn forking the
 # worker of a preloaded app). The forked child notes a call and drops a line; it prints what its
