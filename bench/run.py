@@ -400,6 +400,7 @@ class Server:
         self.log = (out / f"serve{tag}-w{workers}.log").open("w")
         self.refused: dict[str, int] = {}  # (calls_failed's keys)
         self.failed: dict[str, int] | None = None
+        self.cut: dict[str, int] | None = None  # (REST calls whose client went before their answer: ``__exit__``)
 
     def __enter__(self) -> Server:
         self.process = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT, cwd=ROOT)
@@ -435,7 +436,12 @@ class Server:
 
     def __exit__(self, failure: type[BaseException] | None, *_: Any) -> None:
         if failure is None:
-            self.failed = {key: count - self.refused.get(key, 0) for key, count in self.calls_failed().items() if count > self.refused.get(key, 0)}
+            failed = {key: count - self.refused.get(key, 0) for key, count in self.calls_failed().items() if count > self.refused.get(key, 0)}
+            # A REST call is CANCELLED when its client closed the connection before the answer went:
+            # wrk does so at the end of each run, with a call in flight on each of its connections. Not
+            # the server's error (wrk counts a connection it closes mid-run, on its timeout, as its own).
+            self.cut = {key: count for key, count in failed.items() if key.startswith("rest ") and key.endswith(" CANCELLED")}
+            self.failed = {key: count for key, count in failed.items() if key not in self.cut}
         self.process.send_signal(signal.SIGTERM)
         try:
             self.process.wait(timeout=30)
@@ -859,7 +865,7 @@ def service(cfg: Config, out: Path) -> dict[str, Any]:
         with Server(workers, out) as server, MemorySampler(server.process.pid) as memory:
             figures = measure(cfg, server, files, raw)
         figures["memory"] = memory.report()
-        figures["calls_failed"] = server.failed
+        figures["calls_failed"], figures["calls_cut"] = server.failed, server.cut
         results[str(workers)] = figures
     return results
 
@@ -1401,6 +1407,10 @@ def service_report(results: dict[str, Any], lines: list[str]) -> None:
             lines += ["Calls the server answered with an error (its /metrics as it stopped: h2load counts a gRPC error, in an HTTP "
                       "200's trailers, as a success; the warm-up's streams refused at once excepted): "
                       + (", ".join(f"{k} x{n}" for k, n in sorted(failed.items())) or "none") + ".", ""]
+        if (cut := figures.get("calls_cut")) is not None:
+            lines += ["REST calls whose client closed the connection before the answer went, counted `CANCELLED` (wrk closes its "
+                      f"{CONCURRENCY} connections at the end of each run, a call in flight on each): "
+                      + (", ".join(f"{k} x{n}" for k, n in sorted(cut.items())) or "none") + ".", ""]
 
 
 def scaling_report(results: dict[str, Any], lines: list[str]) -> None:
