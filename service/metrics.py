@@ -233,7 +233,7 @@ def instrument(app: Flask) -> None:
 class _Answer:
     """An answer's body as the WSGI server iterates it; its call is counted when the server closes
     it, under the code the app gave it, else ``OK``, or the code of the error the server closes it
-    for (``_cut_short``: a stream whose client went away or took none of it)."""
+    for (``_cut_code``: a stream whose client went away or took none of it)."""
 
     __slots__ = ("body", "calls", "environ", "started")
 
@@ -250,10 +250,10 @@ class _Answer:
             if close is not None:
                 close()
         finally:
-            _count(self.calls, self.environ, self.started, "OK" if cut is None else _cut_short(cut))
+            _count(self.calls, self.environ, self.started, "OK" if cut is None else _cut_code(cut))
 
 
-def _cut_short(error: BaseException) -> str:
+def _cut_code(error: BaseException) -> str:
     """The code of an answer whose sending ``error`` stopped (its status line may have gone):
     ``REQUEST_TIMEOUT`` for a write that timed out (a stream's socket has a timeout, its client took
     none of the answer for that long), ``CANCELLED`` for a connection its client closed or reset,

@@ -223,18 +223,14 @@ def test_a_server_of_the_suite_says_which_calls_it_answered_with_an_error(tmp_pa
 def _reset_rest_stream(port: int) -> None:
     """A REST stream whose client resets its connection once its first answer has come, the body
     still open: the server counts it CANCELLED."""
-    import struct
+    from test_service_stream_lines import Stream
 
-    line = b'{"id":"r0","record":{}}\n'
-    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-        sock.sendall(b"POST /v1/hands:validateStream HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-ndjson\r\n"
-                     b"Transfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n" % (len(line), line))
-        received = b""
-        while b'"id":"r0"' not in received:
-            data = sock.recv(65536)
-            assert data, received
-            received += data
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # (closed with a reset)
+    stream = Stream(port, None)
+    try:
+        stream.send(b'{"id":"r0","record":{}}\n')
+        assert [entry["id"] for entry in stream.wait(1, 30)] == ["r0"]
+    finally:
+        stream.reset()
 
 
 def _refused_stream(stub: Any) -> Any:
