@@ -10,7 +10,7 @@ from typing import Any
 
 from engine import options as options_mod
 from engine import rentoy, revesino, shuffle, tresillo
-from engine.cards import Suit, cards_str
+from engine.cards import Suit, cards_str, distinct
 from engine.errors import IllegalAction, InvalidInput, shown
 from engine.record import Game, json_int, read_dealer, read_seats, read_setup, replay, require
 
@@ -114,8 +114,7 @@ def resolve_trick(request: Any) -> dict[str, Any]:
     cards = game.DECK.parse_cards(require(request, "cards", str), "cards")
     if not cards:
         raise InvalidInput("WRONG_HAND_SIZE", "cards", "cards must hold at least the card led")
-    if len(set(cards)) != len(cards):
-        raise InvalidInput("DUPLICATE_CARD", "cards", f"cards {cards_str(cards)} has a card twice")
+    distinct(cards, "cards")
     trump = None
     if game.HAS_TRUMP:
         contract = require(request, "contract", dict)

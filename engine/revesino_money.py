@@ -936,7 +936,8 @@ _OTHER_GAMES_FIELDS = ("plate", "plateHolds", "cartulina", "score")
 
 def read_table(table: Any, seats: int) -> int:
     """Read and check a Revesino record's ``table`` (FORMAT.md section 5): ``{"fondo": n}``,
-    omitted: 0. Empty fields of other games' tables are accepted (protobuf prints defaults)."""
+    omitted: 0. Empty fields of other games' tables are accepted (protobuf prints defaults; a
+    Tresillo table's plate holding ``none``)."""
     del seats
     if table is None:
         return 0
@@ -946,8 +947,8 @@ def read_table(table: Any, seats: int) -> int:
         if name == "fondo":
             continue
         if name in _OTHER_GAMES_FIELDS:
-            if value is None or (not isinstance(value, bool) and value in (0, [], "")):
-                continue
+            if value is None or (not isinstance(value, bool) and value in (0, [], "")) or (name == "plateHolds" and value == "none"):
+                continue  # (a Tresillo table's fresh values, as a Rentoy table reads them too)
             raise InvalidInput("INVALID_TABLE", f"table.{name}", f"table.{name} is not part of a Revesino table (fondo)")
         raise InvalidInput("INVALID_FIELD", f"table.{name}", f"unknown table field {shown(name)}; a Revesino table has fondo")
     raw = table.get("fondo")

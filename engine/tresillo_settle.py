@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from engine.cards import DECK_40, Card, Suit, cards_str, suit_index, suit_word
+from engine.cards import DECK_40, Card, Suit, distinct, suit_index, suit_word
 from engine.errors import InvalidInput, shown
 from engine.record import check_tantos, fields_repr, json_int, read_dealer, replaced
 from engine.tresillo_options import Options, solera_unsurrenderable
@@ -752,8 +752,7 @@ def read_hand(options: Options, request: dict[str, Any]) -> Hand:
     if t.get("jugadorHand") is not None or surrender == "none":
         text = _get(t, "jugadorHand", str, required=True)
         cards = DECK_40.parse_cards(text, "tresillo.jugadorHand")
-        if len(set(cards)) != len(cards):
-            raise InvalidInput("DUPLICATE_CARD", "tresillo.jugadorHand", f"tresillo.jugadorHand {cards_str(cards)} has a card twice")
+        distinct(cards, "tresillo.jugadorHand")
         if len(cards) != 9:
             raise InvalidInput("WRONG_HAND_SIZE", "tresillo.jugadorHand",
                                f"tresillo.jugadorHand has {len(cards)} cards; the Jugador holds 9 when trick play starts")

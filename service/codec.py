@@ -146,7 +146,7 @@ def request_json(data: bytes, cls: type[Message]) -> dict[str, Any]:
             raise ServiceError("INVALID_FIELD", f"{where}: nested deeper than protobuf's parser follows (100 messages), "
                                "or not well formed", where) from None
         raise ServiceError("INVALID_FIELD", f"the message is not a {cls.DESCRIPTOR.name}", "body") from None
-    error = unknown_field_error(message)
+    error = unknown_field_error(message) or _opaque_error(data, cls)
     if error is not None:
         raise error
     return to_engine(message)
@@ -269,6 +269,112 @@ def _unknown_field(message: Message, path: str) -> tuple[str, int, str] | None:
     return None
 
 
+# The fields of the opaque types, by type: number -> (wire type, the type of a message field or "").
+_OPAQUE_FIELDS: dict[str, dict[int, tuple[int, str]]] = {
+    "Struct": {1: (2, "entry")},
+    "entry": {1: (2, ""), 2: (2, "Value")},  # (a map entry of Struct's fields: key, value)
+    "Value": {1: (0, ""), 2: (1, ""), 3: (2, ""), 4: (0, ""), 5: (2, "Struct"), 6: (2, "ListValue")},
+    "ListValue": {1: (2, "Value")},
+}
+
+
+def _opaque_error(data: bytes, cls: type[Message]) -> ServiceError | None:
+    """INVALID_FIELD for a request (its wire bytes, which protobuf has read) holding, within a
+    Struct, a Value or a ListValue (a record's ``rules``), a field that type lacks: protobuf keeps
+    such a field aside in a Value, and drops it from a map entry, where ``_unknown_field`` cannot
+    see it; REST refuses any key of ``rules`` that is not an option, and so does gRPC."""
+
+    def walk(chunk: bytes, descriptor: Any, path: str) -> tuple[str, int, str] | None:
+        counts: dict[int, int] = {}
+        for number, _key, content in _wire_fields(chunk) or ():
+            field = descriptor.fields_by_number.get(number)
+            if field is None or field.message_type is None:
+                continue
+            index = counts[number] = counts.get(number, -1) + 1
+            where = f"{path}.{field.json_name}" if path else field.json_name
+            if is_repeated(field):
+                where = f"{where}[{index}]"
+            if field.message_type.full_name in _OPAQUE:
+                found = opaque_unknown(content, field.message_type.name)
+                if found is not None:
+                    return where + found[0], found[1], found[2]
+            elif not field.message_type.GetOptions().map_entry:
+                found = walk(content, field.message_type, where)
+                if found is not None:
+                    return found
+        return None
+
+    unknown = walk(data, cls.DESCRIPTOR, "")
+    if unknown is None:
+        return None
+    where, number, name = unknown
+    where = where.removeprefix("record.")  # (a record's fields within the record, as REST names them)
+    return ServiceError("INVALID_FIELD", f"{where}: field number {number} is not a field of {name} "
+                        "(or not of its type): this service reads no such field", where)
+
+
+def opaque_unknown(data: bytes, name: str) -> tuple[str, int, str] | None:
+    """Where the wire bytes of a ``google.protobuf`` Struct, Value or ListValue (``name``) hold a
+    field the type lacks, or one of the wrong wire type: (the path within it in JSON's words,
+    ``.ladder`` or ``[2]``, the field's number, the type's name); None when it holds none, or
+    when the bytes are not well-formed fields (protobuf, which has read them, says)."""
+    fields = _typed_fields(data)
+    if fields is None:
+        return None
+    known = _OPAQUE_FIELDS[name]
+    key = next((content.decode("utf-8", "replace") for number, wire, content in fields if number == 1 and wire == 2), "")
+    index = -1
+    for number, wire, content in fields:
+        expected = known.get(number)
+        if expected is None or expected[0] != wire:
+            if name == "entry":
+                return (f".{key}" if key else ""), number, "a map entry of Struct"
+            return "", number, name
+        sub = expected[1]
+        if not sub:
+            continue
+        index += 1
+        found = opaque_unknown(content, sub)
+        if found is not None:
+            if name == "Struct":  # (the entry's key names where)
+                return found
+            if name == "entry":
+                return f".{key}{found[0]}", found[1], found[2]
+            if name == "ListValue":
+                return f"[{index}]{found[0]}", found[1], found[2]
+            return found
+    return None
+
+
+def _typed_fields(data: bytes) -> list[tuple[int, int, bytes]] | None:
+    """A message's fields in protobuf's wire format: (number, wire type, content: the bytes of a
+    length-delimited one, else empty); None when the bytes are not well-formed fields."""
+    out = []
+    i, end = 0, len(data)
+    while i < end:
+        tag, i = read_varint(data, i)
+        if tag < 8:
+            return None
+        kind = tag & 7
+        content = b""
+        if kind == 0:
+            _, i = read_varint(data, i)
+            if i < 0:
+                return None
+        elif kind in (1, 5):
+            i += 8 if kind == 1 else 4
+        elif kind == 2:
+            length, start = read_varint(data, i)
+            if length < 0 or start + length > end:
+                return None
+            content = data[start:start + length]
+            i = start + length
+        else:
+            return None
+        out.append((tag >> 3, kind, content))
+    return out if i == end else None
+
+
 def request_from_json(data: bytes, cls: type[Message], part: str | None = None) -> dict[str, Any] | None:
     """``to_engine`` of the request that a REST body makes (``json.loads``, then ``from_json``
     into ``cls`` or, with ``part``, into its field of that name), read by orjson and the
@@ -309,6 +415,16 @@ def loads(text: bytes | str, what: str) -> Any:
     A key given twice in one object is ``INVALID_FIELD`` naming it, as protobuf's JSON parser
     has it: JSON readers differ on which of the two counts, so neither is taken. An integer of more
     digits than Python's ``int()`` reads (4,300) is valid JSON: it is read as a ``LongInteger``."""
+    data = loads_marked(text, what)
+    error = twice_error(data, what)
+    if error is not None:
+        raise error
+    return data
+
+
+def loads_marked(text: bytes | str, what: str) -> Any:
+    """``loads``, a key given twice in an object left for ``twice_error`` to name: such an
+    object is a dict that ``twice_error`` knows (the last value of the key kept)."""
     try:
         try:
             data = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_object)
@@ -322,11 +438,22 @@ def loads(text: bytes | str, what: str) -> Any:
         raise ServiceError("MALFORMED_JSON", f"{what} is not valid JSON: {exc}") from None
     except RecursionError:
         raise ServiceError("MALFORMED_JSON", f"{what} nests arrays or objects too deeply to be read") from None
-    twice = _twice(data, "")
-    if twice is not None:
-        twice = _escaped(twice)  # (a lone surrogate written \\ud800: the answer's text is UTF-8)
-        raise ServiceError("INVALID_FIELD", f"{twice}: the key is given twice in one object of {what}", twice)
     return data
+
+
+def twice_error(data: Any, what: str, where: str = "") -> ServiceError | None:
+    """INVALID_FIELD naming the first key given twice in an object of ``data`` (``loads_marked``'s),
+    its path prefixed by ``where``; None when there is none."""
+    twice = _twice(data, where)
+    if twice is None:
+        return None
+    twice = _escaped(twice)  # (a lone surrogate written \\ud800: the answer's text is UTF-8)
+    return ServiceError("INVALID_FIELD", f"{twice}: the key is given twice in one object of {what}", twice)
+
+
+def twice_at_top(data: Any) -> bool:
+    """Whether ``data`` (``loads_marked``'s) is an object that gives one of its own keys twice."""
+    return isinstance(data, _Twice)
 
 
 class _Twice(dict[str, Any]):
@@ -589,8 +716,14 @@ def _checked_numbers(data: Any, descriptor: Any, where: str) -> Any:
     if type(data) is not dict:
         return data
     out = data
+    named: dict[Any, str] = {}  # field -> the key that gave it
     for key, value in data.items():
         field = _field_named(descriptor, key)
+        if field is not None and named.setdefault(field, key) != key:
+            # (by its JSON name and by its proto name: json_format's words were of a oneof of its own)
+            path = f"{where}.{field.json_name}" if where else field.json_name
+            raise ServiceError("INVALID_FIELD", f"{path}: the field is given twice in one object, as {shown(named[field])} "
+                               f"and as {shown(key)}", path)
         if field is None or value is None:
             continue
         path = f"{where}.{key}" if where else key
@@ -606,7 +739,8 @@ def _checked_numbers(data: Any, descriptor: Any, where: str) -> Any:
                 at = path if i is None else f"{path}[{i}]"
                 error = (integer_text_error(item, at) if kind is str
                          else out_of_range(item, at) if kind is LongInteger or (kind is float and math.isinf(item)) else None)
-                if error is None and (kind is int or kind is str):  # (a decimal integer: beyond its type's range?)
+                if error is None and (kind is int or kind is str or (kind is float and item.is_integer())):
+                    # (a decimal integer, or a float of one, 3e9: beyond its type's range?)
                     low, high = _INTEGER_RANGE[field.type]
                     if not low <= int(item) <= high:
                         error = out_of_range(item, at)
@@ -1123,6 +1257,8 @@ class _OtherField:
 
     def __call__(self, raw: bytes) -> Any:
         value = self.cls.FromString(raw)
+        if opaque_unknown(raw, self.cls.DESCRIPTOR.name) is not None:
+            raise _wire.Doubt  # (protobuf's parse of the request, and _opaque_error, name it)
         return _struct_json(value, self.integral) if self.kind == _STRUCT else _value_json(value, self.integral)
 
 

@@ -60,6 +60,29 @@ ERRORS: dict[str, ErrorKind] = {
 }
 
 
+# The most an error's message and field hold, in bytes of UTF-8; longer ones are cut (``cut``).
+# Messages quote a request's values cut already (``engine.errors.shown``); this bounds what they
+# are made of besides (a field named after a request's key, a list of cards), on both transports
+# alike. gRPC sends the message three times and the field twice in its trailers (grpc-message,
+# percent-encoded, and the status details: its message, ErrorInfo's field, BadRequest's field and
+# description), which grpcio holds to 16 KiB: over it, the call failed RESOURCE_EXHAUSTED
+# "received metadata size exceeds hard limit", the error's code and field lost.
+MESSAGE_AT_MOST = 2000
+FIELD_AT_MOST = 200
+
+
+def cut(text: str, at_most: int) -> str:
+    """``text``, or as much of it as ``at_most`` bytes of UTF-8 hold and its length in
+    characters when it is longer (``rules.xxx... (20,006 characters)``), as a message quotes a
+    long value."""
+    if len(text) <= at_most // 4:
+        return text
+    encoded = text.encode("utf-8", "surrogatepass")
+    if len(encoded) <= at_most:
+        return text
+    return f"{encoded[:at_most].decode('utf-8', 'ignore')}... ({len(text):,} characters)"
+
+
 class ServiceError(Exception):
     """An error answer: a code of ``ERRORS``, a message, and the offending field if any (in the
     record's JSON spelling, ``deal.hands[1]``, ``rules.foo``). (A plain exception class, as the
@@ -68,6 +91,7 @@ class ServiceError(Exception):
 
     def __init__(self, code: str, message: str, field: str | None = None) -> None:
         assert code in ERRORS, code
+        message, field = cut(message, MESSAGE_AT_MOST), None if field is None else cut(field, FIELD_AT_MOST)
         super().__init__(code, message, field)
         self.code, self.message, self.field = code, message, field
 

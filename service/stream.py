@@ -50,7 +50,7 @@ from typing import Any, NamedTuple, TypeVar
 import orjson
 
 from naipes.v1 import naipes_pb2 as pb
-from service.codec import as_json, from_engine, loads, plain, read_varint, request_json, to_engine, to_json, to_wire
+from service.codec import as_json, from_engine, plain, read_varint, request_json, to_engine, to_json, to_wire
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
 from service.handlers import ANSWERS, WIRE_ANSWERS
 
@@ -330,24 +330,46 @@ def request_of_line(line: bytes) -> tuple[pb.ValidateHandsRequest, dict[int, dic
     """A line of NDJSON as a request: ``{"id": ..., "record": {...}}``, ``{"id": ...,
     "batch": [...]}`` or a bare hand record; with the errors of the batch's items that could not
     be read, by index (an unreadable record spoils its own answer, not its batch's)."""
-    from service.codec import from_json
+    from service.codec import from_json, loads_marked, twice_at_top
 
-    data = loads(line, "the line")
-    if not is_message(data):
+    data = loads_marked(line, "the line")
+    if not is_message(data) or twice_at_top(data):
+        # A bare record, or a message giving a key of its own twice (which of two ids or records
+        # would be a guess): a key given twice is the line's error.
+        _raise_twice(data)
         return pb.ValidateHandsRequest(record=from_json(data, pb.HandRecord())), {}
     items = data.get("batch")
     if not isinstance(items, list) or not items:
+        _raise_twice(data, whole=False)  # (answered under the line's id: line_id)
         return _item(data), {}
+    _raise_twice({key: value for key, value in data.items() if key != "batch"})
     request = from_json({key: value for key, value in data.items() if key != "batch"}, pb.ValidateHandsRequest())
     unreadable: dict[int, dict[str, Any]] = {}
     for i, item in enumerate(items):  # (the line is at most MAX_REQUEST_BYTES long)
         try:
+            _raise_twice(item, f"batch[{i}]", whole=False)
             part = _item(item, f"batch[{i}]")
         except ServiceError as error:
-            part = pb.ValidateHandsRequest(id=item["id"]) if isinstance(item, dict) and isinstance(item.get("id"), str) else pb.ValidateHandsRequest()
+            known = isinstance(item, dict) and not twice_at_top(item) and isinstance(item.get("id"), str)
+            part = pb.ValidateHandsRequest(id=item["id"]) if known else pb.ValidateHandsRequest()
             unreadable[i] = problem_json(error)
         request.batch.append(part)
     return request, unreadable
+
+
+def _raise_twice(data: Any, where: str = "", whole: bool = True) -> None:
+    """INVALID_FIELD raised for a key given twice in ``data``, a line's JSON or an item of its
+    batch (``where``); with ``whole`` false, a message's: one within its record is named within
+    the record (``seats``), as ValidateHand names it, and the message's own within the line
+    (``batch[2].id``), as ``_item`` names the fields."""
+    from service.codec import twice_at_top, twice_error
+
+    record = data.get("record") if isinstance(data, dict) and not whole and not twice_at_top(data) else None
+    error = twice_error(record, "the line") if isinstance(record, dict) else None
+    if error is None:
+        error = twice_error(data, "the line", where)
+    if error is not None:
+        raise error
 
 
 def _item(data: Any, where: str = "") -> pb.ValidateHandsRequest:
@@ -369,18 +391,20 @@ def line_id(line: bytes) -> dict[str, Any]:
     """``{"id": ...}`` of a line whose request could not be read, when its JSON names one: a
     record's error is answered under its id (an empty dict when there is none to read). JSON
     orjson refuses and the standard library reads (a lone surrogate) is read as the line was."""
-    from service.codec import is_utf8, unique_keys
+    from service.codec import is_utf8, loads_marked, twice_at_top, unique_keys
 
     try:
         data = orjson.loads(line)
     except orjson.JSONDecodeError:
         try:
-            data = loads(line, "the line")  # (a key given twice is its error: which of two ids would be a guess)
+            data = loads_marked(line, "the line")
         except ServiceError:
             return {}
+        if twice_at_top(data):
+            return {}  # (which of two ids would be a guess: a key of the line's own given twice)
     else:
-        if not unique_keys(line):
-            return {}  # (which of two ids would be a guess)
+        if not unique_keys(line) and twice_at_top(loads_marked(line, "the line")):
+            return {}
     ident = data.get("id") if isinstance(data, dict) else None
     # (an id that is itself a lone surrogate is no id to answer under)
     return {"id": ident} if isinstance(ident, str) and is_utf8(ident) else {}

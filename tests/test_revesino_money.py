@@ -1297,7 +1297,9 @@ def test_a6_8_a_revoker_who_wins_the_hand_forfeits_the_party_which_names_no_tric
 def test_read_table() -> None:
     assert read_table(None, 4) == 0 and read_table({}, 4) == 0 and read_table({"fondo": 12}, 4) == 12
     assert read_table({"fondo": 12.0, "plate": 0, "plateHolds": "", "cartulina": [], "score": []}, 4) == 12
-    for bad, code, fld in [({"fondo": "x"}, "INVALID_FIELD", "table.fondo"), ({"fondo": True}, "INVALID_FIELD", "table.fondo"),
+    # A Tresillo table's fresh values, "none" in the plate as a Rentoy table reads it (one with a value is refused below)
+    assert read_table({"fondo": 3, "plate": 0, "plateHolds": "none", "cartulina": []}, 4) == 3
+    for bad, code, fld in [({"fondo": "x"}, "INVALID_FIELD", "table.fondo"), ({"plateHolds": "puesta"}, "INVALID_TABLE", "table.plateHolds"), ({"fondo": True}, "INVALID_FIELD", "table.fondo"),
                            ({"fondo": -1}, "INVALID_TABLE", "table.fondo"), ({"plate": 5}, "INVALID_TABLE", "table.plate"),
                            ({"score": [1, 2]}, "INVALID_TABLE", "table.score"), ({"pot": 1}, "INVALID_FIELD", "table.pot"),
                            ([], "INVALID_FIELD", "table")]:

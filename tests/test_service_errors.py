@@ -1256,3 +1256,124 @@ def test_a_wrong_hand_size_and_a_plate_without_tantos_name_their_field_in_the_me
     failure = rest_failure(rest_request(http, rest_url, "ValidateHand", {"record": tresillo}))
     assert (failure.code, failure.field) == ("INVALID_TABLE", "table.plateHolds")
     assert failure.message.startswith("table.plateHolds: ")
+
+
+# ---- long values, Struct fields, a field by two names, stream keys given twice ------------------
+
+LONG_TWICE = "1e " * 3000  # 9,000 characters: the whole list was quoted in the message
+
+
+@pytest.mark.parametrize(("rpc", "request_", "field"), [
+    ("ResolveTrick", {"game": "rentoy", "contract": {"trump": "oros"}, "cards": LONG_TWICE}, "cards"),
+    ("SettleHand", {"game": "tresillo", "seats": 4, "dealer": 0,
+                    "tresillo": {"jugador": 1, "lance": "entrada", "trump": "oros", "jugadorHand": LONG_TWICE, "tricks": [1] * 9}},
+     "tresillo.jugadorHand"),
+], ids=["a trick's cards", "the Jugador's hand"])
+def test_a_long_list_naming_a_card_twice_names_the_card_on_both_transports(rpc, request_, field, stub, channel, http, rest_url) -> None:
+    """docs/api.md: a long value is quoted by its first characters; a list of cards naming one
+    twice says which. It quoted the whole list, and over gRPC the error's trailers then passed
+    grpcio's 16 KiB: the call failed RESOURCE_EXHAUSTED without the error's code or field."""
+    assert_same_error(stub, http, rest_url, rpc, request_, "DUPLICATE_CARD", field)
+    assert rest_failure(rest_request(http, rest_url, rpc, request_)).message == f"{field}: 1e is named twice"
+    assert_healthy(channel, http, rest_url)
+
+
+def test_an_error_of_a_long_field_is_cut_and_reaches_a_grpc_client(stub, channel, http, rest_url) -> None:
+    """An option's name is the client's: 20,000 characters of it named the field whole, which over
+    gRPC (the field twice in the trailers) failed the call RESOURCE_EXHAUSTED without its details.
+    An error's field and message are cut (service.errors.cut), alike on both transports."""
+    name = "x" * 20_000
+    request_ = {"record": _changed(lambda r: r.__setitem__("rules", {name: 1}))}
+    field = f"rules.{'x' * 194}... (20,006 characters)"
+    assert_same_error(stub, http, rest_url, "ValidateHand", request_, "UNKNOWN_OPTION", field)
+    assert_healthy(channel, http, rest_url)
+
+
+def test_an_error_is_cut_to_its_bytes_of_utf8() -> None:
+    from service.errors import FIELD_AT_MOST, MESSAGE_AT_MOST, cut
+
+    assert cut("rules.ladder", FIELD_AT_MOST) == "rules.ladder"
+    assert cut("x" * 201, 200) == "x" * 200 + "... (201 characters)"
+    assert cut("ñ" * 150, 200) == "ñ" * 100 + "... (150 characters)"  # (two bytes each)
+    assert cut("ñ" * 100, 200) == "ñ" * 100
+    error = ServiceError("UNKNOWN_OPTION", "m" * 5000, "rules." + "€" * 1000)
+    assert len(error.message.encode()) <= MESSAGE_AT_MOST + 30 and error.message.endswith("... (5,000 characters)")
+    assert error.field is not None and error.field.endswith("... (1,006 characters)") and len(error.field.encode()) <= FIELD_AT_MOST + 30
+
+
+def _len(data: bytes) -> bytes:
+    return varint(len(data)) + data
+
+
+def test_a_field_the_struct_types_lack_is_refused_over_grpc(channel, http, rest_url) -> None:
+    """docs/api.md, Errors: a gRPC message holding a field its schema lacks is INVALID_FIELD naming
+    where, within the record's ``rules`` too (a Struct of Values, whose map entries protobuf reads
+    dropping such a field). They were read as if absent."""
+    call = channel.unary_unary(f"/{SERVICE.full_name}/ValidateHand", request_serializer=None, response_deserializer=None)
+    record = json_format.ParseDict(_record(), pb.HandRecord()).SerializeToString()
+    value = b"\x1a" + _len(b"1-3-6-12")  # Value{string_value}
+    unknown = b"\x98\x06\x01"  # field 99, a varint
+
+    def request(struct: bytes) -> bytes:
+        return b"\x0a" + _len(record + b"\x22" + _len(struct))  # ValidateHandRequest{record{rules}}
+
+    def entry(value_: bytes, extra: bytes = b"") -> bytes:
+        return b"\x0a" + _len(b"\x0a" + _len(b"ladder") + b"\x12" + _len(value_) + extra)
+
+    in_list = b"\x32" + _len(b"\x0a" + _len(b"\x20\x01") + b"\x0a" + _len(b"\x20\x01" + unknown))  # list_value [true, true + 99]
+    assert pb.ValidateHandResponse.FromString(call(request(entry(value)), timeout=10)).result.valid  # (the Struct well made)
+    for struct, field, name in ((entry(value + unknown), "rules.ladder", "Value"), (entry(value) + unknown, "rules", "Struct"),
+                                (entry(value, unknown), "rules.ladder", "a map entry of Struct"),
+                                (entry(in_list), "rules.ladder[1]", "Value")):
+        with pytest.raises(grpc.RpcError) as raised:
+            call(request(struct), timeout=10)
+        failure = grpc_failure(raised.value)
+        assert (failure.code, failure.field, failure.message) == (
+            "INVALID_FIELD", field, f"{field}: field number 99 is not a field of {name} (or not of its type): this service reads no such field")
+    assert_healthy(channel, http, rest_url)
+
+
+@pytest.mark.parametrize(("body", "field", "message"), [
+    ('{"game": "rentoy", "seats": 2, "dealer": 0, "table": {"score": [0, 3e9]}}', "table.score[1]", "3000000000.0 is out of range"),
+    ('{"game": "rentoy", "seats": 2, "dealer": 0, "table": {"score": [-1e30, 0]}}', "table.score[0]", "-1e+30 is out of range"),
+    ('{"game": "tresillo", "table": {"plateHolds": "none", "plate_holds": "none"}}', "table.plateHolds",
+     "the field is given twice in one object, as 'plateHolds' and as 'plate_holds'"),
+    ('{"game": "tresillo", "seats": 4, "dealer": 0, "tresillo": {"jugador_hand": "1o", "jugadorHand": "1o"}}', "tresillo.jugadorHand",
+     "the field is given twice in one object, as 'jugador_hand' and as 'jugadorHand'"),
+], ids=["a float item beyond its range", "a negative one", "a field by both its names", "the other name first"])
+def test_an_item_a_float_out_of_range_and_a_field_by_both_names_are_named(body, field, message, channel, http, rest_url) -> None:
+    """docs/api.md: a list's wrong item is named by its index, its value as JSON writes it; a field
+    given twice, by its JSON name and its proto name, as a key given twice is. They were protobuf's
+    words, naming the list (``Value out of range: 3000000000``) or the object holding the field
+    (``should not have multiple "_plate_holds" oneof fields``)."""
+    path = "/v1/hands:settle" if '"tresillo": {' in body else "/v1/hands:validate"
+    failure = rest_failure(_post(http, rest_url, path, body))
+    assert (failure.status, failure.code, failure.field, failure.message) == (400, "INVALID_FIELD", field, f"{field}: {message}")
+    assert_healthy(channel, http, rest_url)
+
+
+def test_a_key_given_twice_in_a_streams_record_is_that_records_error(http, rest_url) -> None:
+    """docs/api.md: an entry's error is the one ValidateHand gives its record, its field named within
+    the record, under its message's or item's id, and the batch's other items are answered. A key
+    given twice within a record was the whole line's error, named within the line, without its id
+    (a key of the message's own given twice still is: which of two ids would be a guess)."""
+    record = json.dumps(_record())
+    twice = record.replace('"game": "rentoy"', '"game": "rentoy", "game": "rentoy"', 1)
+    assert twice != record
+    lines = [f'{{"id": "a", "batch": [{{"id": "a0", "record": {twice}}}, {{"id": "a1", "record": {record}}}]}}',
+             f'{{"id": "b", "record": {twice}}}',
+             f'{{"id": "c", "id": "c", "record": {record}}}',
+             f'{{"id": "d", "batch": [{{"id": "d0", "id": "d0", "record": {record}}}, {{"id": "d1", "record": {record}}}]}}',
+             twice]
+    answer = _post(http, rest_url, "/v1/hands:validateStream", "\n".join(lines) + "\n", "application/x-ndjson")
+    entries = [json.loads(line) for line in answer.text.splitlines()]
+    said = "game: the key is given twice in one object of the line"
+    assert entries[0]["id"] == "a" and entries[0]["batch"][0] == {
+        "id": "a0", "error": {"code": "INVALID_FIELD", "field": "game", "message": said}}
+    assert entries[0]["batch"][1]["id"] == "a1" and entries[0]["batch"][1]["result"]["valid"]
+    assert entries[1] == {"id": "b", "error": {"code": "INVALID_FIELD", "field": "game", "message": said}}
+    assert entries[2] == {"error": {"code": "INVALID_FIELD", "field": "id", "message": "id: the key is given twice in one object of the line"}}
+    assert entries[3]["id"] == "d" and entries[3]["batch"][0] == {
+        "error": {"code": "INVALID_FIELD", "field": "batch[0].id", "message": "batch[0].id: the key is given twice in one object of the line"}}
+    assert entries[3]["batch"][1]["result"]["valid"]
+    assert entries[4] == {"error": {"code": "INVALID_FIELD", "field": "game", "message": said}}
