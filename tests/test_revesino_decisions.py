@@ -1656,3 +1656,23 @@ def test_r24_implicit_a_discard_while_void_is_no_renounce_the_privilege_starts_l
     assert [(p["payer"], p["payee"], p["amount"]) for p in refunds] == [("seat 1", "seat 2", 2), ("escrow", "seat 2", 9)]
     assert refunds[0]["reason"] == ("seat 2 renounces in trick 5, the napolitana: returned "
                                     "(1c forced in trick 3: pays the trick's leader 2)")
+
+
+def test_r28_a_revoker_keeps_the_quinola_take_he_made_before_his_revoke():
+    """docs/rules/revesino.md (Revokes): the forfeiture covers gains from the revoking trick on; a
+    quínola placed in an earlier trick took the fondo then, and its escrow becoming final when
+    trick 10 is led pays him, not forfeited. S2 places the quínola in trick 2 (17 into the escrow),
+    renounces espadas in trick 3 holding 1e, and wins trick 11's 1e payment, which is forfeited."""
+    record = {"game": "revesino", "seats": 4, "dealer": 0, "rules": {"allowRevokes": True}, "table": {"fondo": 16},
+              "deal": {"hands": ["4e 2c 2b 5b 3o 4o 5o 4c 6c 8c 6o 1b", "2e 3c 3b 6b 7o 8o 9o 5c 7c 9c 7b",
+                                 "3e 10o 5e 4b 6e 7e 8e 9e 10e 11e 1e", "12e 12c 12b 11b 1o 12o 11o 1c 11c 10c 2o"],
+                       "stock": "8b 9b 10b"},
+              "actions": ["1 quedo", "2 quedo", "3 quedo", "0 descarte 1b",
+                          "1 2e", "2 3e", "3 12e", "0 4e", "3 12c", "0 2c", "1 3c", "2 10o", "3 12b", "0 2b", "1 3b", "2 5e",
+                          "3 11b", "0 5b", "1 6b", "2 4b", "3 1o", "0 3o", "1 7o", "2 6e", "3 12o", "0 4o", "1 8o", "2 7e",
+                          "3 11o", "0 5o", "1 9o", "2 8e", "3 1c", "0 4c", "1 5c", "2 9e", "3 11c", "0 6c", "1 7c", "2 10e",
+                          "3 10c", "0 8c", "1 9c", "2 11e", "3 2o", "0 6o", "1 7b", "2 1e"]}
+    result = ok(record)
+    held = [p for p in result["payments"] if "escrow" in (p["payer"], p["payee"])]
+    assert [(p["payer"], p["payee"], p["amount"]) for p in held] == [("fondo", "escrow", 17), ("escrow", "seat 2", 17)]
+    assert [(f["seat"], f["amount"], f["trick"]) for f in result["forfeited"]] == [(2, 2, 11)]
