@@ -318,7 +318,7 @@ def opaque_unknown(data: bytes, name: str) -> tuple[str, int, str] | None:
     field the type lacks, or one of the wrong wire type: (the path within it in JSON's words,
     ``.ladder`` or ``[2]``, the field's number, the type's name); None when it holds none, or
     when the bytes are not well-formed fields (protobuf, which has read them, says)."""
-    fields = _typed_fields(data)
+    fields = wire_fields(data)
     if fields is None:
         return None
     known = _OPAQUE_FIELDS[name]
@@ -346,12 +346,14 @@ def opaque_unknown(data: bytes, name: str) -> tuple[str, int, str] | None:
     return None
 
 
-def _typed_fields(data: bytes) -> list[tuple[int, int, bytes]] | None:
+def wire_fields(data: bytes, raw: bool = False) -> list[tuple[int, int, bytes]] | None:
     """A message's fields in protobuf's wire format: (number, wire type, content: the bytes of a
-    length-delimited one, else empty); None when the bytes are not well-formed fields."""
+    length-delimited one, else empty; with ``raw``, the field's own bytes, its tag included); None
+    when the bytes are not well-formed fields."""
     out = []
     i, end = 0, len(data)
     while i < end:
+        at = i
         tag, i = read_varint(data, i)
         if tag < 8:
             return None
@@ -363,6 +365,8 @@ def _typed_fields(data: bytes) -> list[tuple[int, int, bytes]] | None:
                 return None
         elif kind in (1, 5):
             i += 8 if kind == 1 else 4
+            if i > end:
+                return None
         elif kind == 2:
             length, start = read_varint(data, i)
             if length < 0 or start + length > end:
@@ -371,8 +375,8 @@ def _typed_fields(data: bytes) -> list[tuple[int, int, bytes]] | None:
             i = start + length
         else:
             return None
-        out.append((tag >> 3, kind, content))
-    return out if i == end else None
+        out.append((tag >> 3, kind, data[at:i] if raw else content))
+    return out
 
 
 def request_from_json(data: bytes, cls: type[Message], part: str | None = None) -> dict[str, Any] | None:

@@ -50,7 +50,7 @@ from typing import Any, NamedTuple, TypeVar
 import orjson
 
 from naipes.v1 import naipes_pb2 as pb
-from service.codec import as_json, from_engine, plain, read_varint, request_json, to_engine, to_json, to_wire
+from service.codec import as_json, from_engine, plain, read_varint, request_json, to_engine, to_json, to_wire, wire_fields
 from service.errors import MAX_REQUEST_BYTES, ServiceError, from_exception
 from service.handlers import ANSWERS, WIRE_ANSWERS
 
@@ -84,11 +84,11 @@ def answer(request: pb.ValidateHandsRequest, unreadable: dict[int, dict[str, Any
     return _message(answer_json(to_engine(request), unreadable))
 
 
-def answer_bytes(request: dict[str, Any], first: int = 0) -> tuple[bytes, dict[str, Any]]:
+def answer_bytes(request: dict[str, Any], first: int = 0, unreadable: dict[int, dict[str, Any]] | None = None) -> tuple[bytes, dict[str, Any]]:
     """The serialized answer to a message in its JSON form (``answer`` serialized), written by
-    the codec straight from the answer's JSON (``to_wire``); and that answer's JSON (``first``:
-    ``answer_json``'s)."""
-    data = answer_json(request, first=first, wire=True)
+    the codec straight from the answer's JSON (``to_wire``); and that answer's JSON (``first``
+    and ``unreadable``: ``answer_json``'s)."""
+    data = answer_json(request, unreadable, first=first, wire=True)
     try:
         return to_wire(data, pb.ValidateHandsResponse), data
     except Exception:  # an answer the schema cannot hold
@@ -282,15 +282,65 @@ def split(data: bytes, size: int = PART_BYTES) -> tuple[bytes, list[Part]] | Non
 def answer_part(part: Part) -> Piece:
     """A ``Part``'s answer (in the pool): its items' answers, numbered as in their message."""
     counts = Answers()
+    unreadable = None
     try:
         request = request_json(part.data, pb.ValidateHandsRequest)
-    except Exception:  # the message is answered whole, as it would have been unsplit
-        return Piece(None, counts)
+    except Exception:
+        apart = read_apart(part.data, part.first)
+        if apart is None:  # the message is answered whole, as it would have been unsplit
+            return Piece(None, counts)
+        request, unreadable = apart
     if part.omit_events:
         request["omitEvents"] = True
-    data, answer = answer_bytes(request, first=part.first)
+    data, answer = answer_bytes(request, part.first, unreadable)
     counts.tally(answer)
     return Piece(data, counts)
+
+
+def read_apart(data: bytes, first: int = 0) -> tuple[dict[str, Any], dict[int, dict[str, Any]]] | None:
+    """A gRPC stream message ``request_json`` refused, read as REST reads a line whose batch holds
+    an item it cannot read: the message's JSON, each item read alone, with the error of each item
+    that cannot be read by its index (in its JSON's stead, its id if protobuf reads one; an error of
+    the item itself, ``body``, named as its place, ``batch[2]``, ``first`` the index of the first);
+    None when the message holds no batch, or its own fields are at fault (the message's error)."""
+    fields = wire_fields(data)
+    if fields is None:
+        return None
+    items = [content for number, wire, content in fields if number == 3 and wire == 2]
+    if not items:
+        return None
+    try:
+        request = request_json(b"".join(raw for number, wire, raw in wire_fields(data, raw=True) or () if number != 3), pb.ValidateHandsRequest)
+    except Exception:
+        return None
+    batch: list[dict[str, Any]] = []
+    unreadable: dict[int, dict[str, Any]] = {}
+    for i, item in enumerate(items):
+        try:
+            batch.append(request_json(item, pb.ValidateHandsRequest))
+        except ServiceError as error:
+            where = f"batch[{first + i}]"
+            if error.field == "body":
+                error = ServiceError(error.code, error.message.replace("the message", where, 1), where)
+            unreadable[i] = problem_json(error)
+            batch.append(message_id(item))
+    return {**request, "batch": batch}, unreadable
+
+
+def message_id(data: bytes) -> dict[str, Any]:
+    """``{"id": ...}`` of a gRPC stream message that holds an id, else empty: the message's error
+    is answered under it. Protobuf reads it; from a message it refuses (a record's rules nested
+    deeper than it follows), the id is read from the message's fields when they are well formed
+    and it is there once, valid UTF-8."""
+    try:
+        message = pb.ValidateHandsRequest.FromString(data)
+    except Exception:
+        ids = [content for number, wire, content in wire_fields(data) or () if number == 2 and wire == 2]
+        try:
+            return {"id": ids[0].decode()} if len(ids) == 1 else {}
+        except UnicodeDecodeError:
+            return {}
+    return {"id": message.id} if message.HasField("id") else {}
 
 
 def answer_wire(batch: list[Line | Part]) -> Answers:
@@ -310,7 +360,11 @@ def answer_wire(batch: list[Line | Part]) -> Answers:
             assert isinstance(data, bytes)
             request = request_json(data, pb.ValidateHandsRequest)
         except Exception as exc:  # not a ValidateHandsRequest (or, unexpected, INTERNAL): the message's error
-            error = {"error": problem(exc)}
+            apart = read_apart(data) if isinstance(data, bytes) and isinstance(exc, ServiceError) else None
+            if apart is not None:  # (its batch's items that can be read are answered, as REST's)
+                out.add(*answer_bytes(apart[0], unreadable=apart[1]))
+                continue
+            error = {**(message_id(data) if isinstance(data, bytes) else {}), "error": problem(exc)}
             out.add(from_engine(error, pb.ValidateHandsResponse).SerializeToString(), error)
             continue
         out.add(*answer_bytes(request))

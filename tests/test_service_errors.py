@@ -1054,7 +1054,11 @@ def test_rules_nested_too_deeply_are_named_on_both_transports(depth, stub, chann
     answers = [pb.ValidateHandsResponse.FromString(a) for a in call(iter([items[1], items[0], batch]), timeout=30)]
     assert (answers[0].error.code, answers[0].error.field) == ("INVALID_FIELD", "rules")
     assert answers[1].id == "ok" and answers[1].result.valid
-    assert (answers[2].error.code, answers[2].error.field) == ("INVALID_FIELD", "batch[1].record.rules")
+    # In a batch, the deep item is its own entry's error, named within its record, under its id, and
+    # the other items are answered (it was the whole message's error, batch[1].record.rules).
+    assert answers[2].id == "batch" and not answers[2].HasField("error")
+    assert [entry.id for entry in answers[2].batch] == ["ok", "deep"] and answers[2].batch[0].result.valid
+    assert (answers[2].batch[1].error.code, answers[2].batch[1].error.field) == ("INVALID_FIELD", "rules")
     assert_healthy(channel, http, rest_url)
 
 
@@ -1377,3 +1381,39 @@ def test_a_key_given_twice_in_a_streams_record_is_that_records_error(http, rest_
         "error": {"code": "INVALID_FIELD", "field": "batch[0].id", "message": "batch[0].id: the key is given twice in one object of the line"}}
     assert entries[3]["batch"][1]["result"]["valid"]
     assert entries[4] == {"error": {"code": "INVALID_FIELD", "field": "game", "message": said}}
+
+
+def test_a_grpc_stream_message_holding_a_field_its_schema_lacks_is_answered_as_rest_answers_its_line(channel, http, rest_url) -> None:
+    """docs/api.md: an entry's error carries its message's or item's id, and a batch's other items
+    are answered, over both transports: a gRPC message holding an unknown field (in itself, or in
+    an item of its batch) was answered by one error without the id, and its batch's good items
+    not at all, where REST answers the same line under its id, item by item. A batch large enough
+    to go to the pool in parts too."""
+    from service.stream import PART_BYTES
+
+    stream = channel.stream_stream(f"/{SERVICE.full_name}/ValidateHands", request_serializer=None, response_deserializer=None)
+    record = json_format.ParseDict(_record(), pb.HandRecord())
+    unknown = b"\x98\x06\x01"  # field 99, a varint
+
+    def item(ident: str, extra: bytes = b"") -> bytes:
+        data = pb.ValidateHandsRequest(id=ident, record=record).SerializeToString() + extra
+        return b"\x1a" + varint(len(data)) + data
+
+    one = pb.ValidateHandsRequest(id="m1", record=record).SerializeToString() + unknown
+    small = pb.ValidateHandsRequest(id="m2").SerializeToString() + item("m2.0", unknown) + item("m2.1")
+    count = PART_BYTES // len(item("x")) * 3  # (three parts or so)
+    large = pb.ValidateHandsRequest(id="m3").SerializeToString() + b"".join(
+        item(f"m3.{i}", unknown if i == count - 2 else b"") for i in range(count))
+    own = pb.ValidateHandsRequest(id="m4").SerializeToString() + unknown + item("m4.0")  # the message's own field: its error
+    answers = [pb.ValidateHandsResponse.FromString(a) for a in stream(iter([one, small, large, own]), timeout=60)]
+    said = "field number 99 is not a field of ValidateHandsRequest (or not of its type): this service reads no such field"
+    assert (answers[0].id, answers[0].error.code, answers[0].error.field) == ("m1", "INVALID_FIELD", "body")
+    assert answers[1].id == "m2" and [entry.id for entry in answers[1].batch] == ["m2.0", "m2.1"]
+    assert (answers[1].batch[0].error.field, answers[1].batch[0].error.message) == ("batch[0]", f"batch[0]: {said}")
+    assert answers[1].batch[1].result.valid
+    assert answers[2].id == "m3" and [entry.id for entry in answers[2].batch] == [f"m3.{i}" for i in range(count)]
+    bad = answers[2].batch[count - 2]
+    assert (bad.error.code, bad.error.field) == ("INVALID_FIELD", f"batch[{count - 2}]")
+    assert all(entry.result.valid for i, entry in enumerate(answers[2].batch) if i != count - 2)
+    assert (answers[3].id, answers[3].error.field, len(answers[3].batch)) == ("m4", "body", 0)
+    assert_healthy(channel, http, rest_url)

@@ -260,7 +260,7 @@ def parsed(data: bytes, cls: type[Message]) -> tuple[str, Any]:
         if where is not None:
             return "error", ("INVALID_FIELD", where, f"{where}: nested deeper than protobuf's parser follows (100 messages), or not well formed")
         return "error", ("INVALID_FIELD", "body", f"the message is not a {cls.DESCRIPTOR.name}")
-    unknown = codec.unknown_field_error(message)  # (a field protobuf keeps aside, unread: refused)
+    unknown = codec.unknown_field_error(message) or codec._opaque_error(data, cls)  # (a field protobuf keeps aside, unread: refused)
     if unknown is not None:
         return "error", (unknown.code, unknown.field, unknown.message)
     return "ok", json.dumps(json_format.MessageToDict(message))
