@@ -898,7 +898,7 @@ def _is_list(field: FieldDescriptor) -> bool:
     return is_repeated(field) and not (field.message_type is not None and field.message_type.GetOptions().map_entry)
 
 
-_EXPECTED = re.compile(r"expected (a string|an integer|a list|an object)\b.*")
+_EXPECTED = re.compile(r"expected (a string|an integer|a list|an object|true or false)\b.*")
 # What a repeated scalar field's items may be (a repeated message's are read by ``_item_error``).
 _KINDS: dict[str, Callable[[Any], bool]] = {
     "a string": lambda v: isinstance(v, str),
@@ -998,6 +998,7 @@ _REASONS = [
     (re.compile(r"Struct must be in a dict which is (.*)"), r"expected an object, not \1"),
     (re.compile(r"'(\w+)' object is not iterable"), r"expected an object, got \1"),
     (re.compile(r"Message too deep\. Max recursion depth is (\d+)"), r"nested deeper than protobuf's parser follows (\1 messages)"),
+    (re.compile(r"Expected true or false without quotes"), r"expected true or false"),  # (the value is said after: _in_json)
 ]
 
 

@@ -384,9 +384,11 @@ def request_of_line(line: bytes) -> tuple[pb.ValidateHandsRequest, dict[int, dic
     """A line of NDJSON as a request: ``{"id": ..., "record": {...}}``, ``{"id": ...,
     "batch": [...]}`` or a bare hand record; with the errors of the batch's items that could not
     be read, by index (an unreadable record spoils its own answer, not its batch's)."""
-    from service.codec import from_json, loads_marked, twice_at_top
+    from service.codec import from_json, json_kind, loads_marked, twice_at_top
 
     data = loads_marked(line, "the line")
+    if not isinstance(data, dict):
+        raise ServiceError("INVALID_FIELD", f"the line must be a JSON object, not {json_kind(data)}", "body")
     if not is_message(data) or twice_at_top(data):
         # A bare record, or a message giving a key of its own twice (which of two ids or records
         # would be a guess): a key given twice is the line's error.

@@ -1417,3 +1417,17 @@ def test_a_grpc_stream_message_holding_a_field_its_schema_lacks_is_answered_as_r
     assert all(entry.result.valid for i, entry in enumerate(answers[2].batch) if i != count - 2)
     assert (answers[3].id, answers[3].error.field, len(answers[3].batch)) == ("m4", "body", 0)
     assert_healthy(channel, http, rest_url)
+
+
+def test_a_stream_line_that_is_no_object_and_a_flag_given_a_string_say_what_they_hold(http, rest_url) -> None:
+    """docs/api.md: a message says what the request held, as JSON writes it, and what it read: a
+    line that is no JSON object was called "the body", and omitEvents given "true" was protobuf's
+    "Expected true or false without quotes", the value unsaid."""
+    record = json.dumps(_record())
+    lines = ["[1, 2]", '"text"', f'{{"id": "x", "omitEvents": "true", "record": {record}}}', f'{{"id": "y", "omitEvents": 1, "record": {record}}}']
+    answer = _post(http, rest_url, "/v1/hands:validateStream", "\n".join(lines) + "\n", "application/x-ndjson")
+    assert [json.loads(line) for line in answer.text.splitlines()] == [
+        {"error": {"code": "INVALID_FIELD", "field": "body", "message": "the line must be a JSON object, not a list"}},
+        {"error": {"code": "INVALID_FIELD", "field": "body", "message": "the line must be a JSON object, not a string"}},
+        {"id": "x", "error": {"code": "INVALID_FIELD", "field": "omitEvents", "message": "omitEvents: expected true or false, not 'true'"}},
+        {"id": "y", "error": {"code": "INVALID_FIELD", "field": "omitEvents", "message": "omitEvents: expected true or false, not 1"}}]
