@@ -115,7 +115,7 @@ function scalar(field, value, where) {
   }
   if (field.type === "bool") {
     if (typeof value === "boolean") return value;
-    throw new NaipesError("INVALID_FIELD", `${where}: Expected true or false without quotes`, where);  // (json_format's words)
+    throw new NaipesError("INVALID_FIELD", `${where}: expected true or false, not ${what(value)}`, where);  // (the service's words)
   }
   if (INT32.has(field.type)) {  // a JSON number, or a decimal string as protobuf's JSON mapping allows
     const number = typeof value === "string" && /^-?[0-9]+$/.test(value) ? Number(value) : value;
