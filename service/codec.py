@@ -960,7 +960,7 @@ def json_kind(value: Any) -> str:
 
 
 _FAILED = re.compile(r"Failed to parse (\S+) field: ")
-_NO_FIELD = re.compile(r'Message type "([\w.]+)" has no field named "([^"]+)"')
+_NO_FIELD = re.compile(r'Message type "([\w.]+)" has no field named "(.+)" at "[\w.]*"\.?$', re.DOTALL)
 _AT = re.compile(r' at "?([\w.\[\]]+?)"?\.*$')
 
 
@@ -971,7 +971,8 @@ def parse_error_field(message: str) -> tuple[str, str]:
     ``("deal.hands", "expected string ...")``; ``'Message type "naipes.v1.HandRecord" has no
     field named "foo" at "HandRecord". ...'`` gives ``("foo", "unknown field ...")``.
     """
-    text = message.splitlines()[0] if message else ""
+    # (its first line, but a key's own newlines: json_format lists the fields it has on the next)
+    text = message.split("\n Available Fields")[0] if message else ""
     parts: list[str] = []
     while m := _FAILED.match(text):
         parts.append(m[1])

@@ -146,6 +146,9 @@ REST_CASES = [
      "INVALID_FIELD", "table.cartulina[0].seat"),
     ("a cartulina entry's field", '{"game": "tresillo", "table": {"cartulina": [{"seat": 0}, {"seat": [1]}]}}',
      "INVALID_FIELD", "table.cartulina[1].seat"),
+    # (protobuf's words were read to the key's newline: "body: Message type ... has no field named "a")
+    ("an unknown key holding a newline", '{"game": "rentoy", "a\\nb": 1}', "INVALID_FIELD", "a\nb"),
+    ("an unknown key holding a quote", '{"game": "rentoy", "deal": {"x\\" at \\"y": 1}}', "INVALID_FIELD", 'deal.x" at "y'),
 ]
 
 
