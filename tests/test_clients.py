@@ -2770,3 +2770,43 @@ def test_rest_client_sends_again_the_lines_of_a_stream_cut_short_but_not_of_one_
     finally:
         page.close()
     assert short.value.code == "UNAVAILABLE" and len(page.held) == 1, short.value.message
+
+
+@pytest.mark.parametrize("timeout", [float("inf"), float("nan"), None, 0, -1, 1e12, True, "5"], ids=repr)
+def test_python_clients_take_a_timeout_only_of_seconds_a_deadline_can_hold(timeout, rest_url: str, grpc_target: str) -> None:
+    """A timeout is a number of seconds above 0, at most a year. An infinite one was an
+    OverflowError on the process's deadline thread, which died with it and took every other
+    RestClient's deadlines along (a call then waited for its server however long); over gRPC a
+    huge one ended every call at once DEADLINE_EXCEEDED, and None was a TypeError in a thread."""
+    for client in (RestClient, GrpcClient):
+        with pytest.raises(ValueError, match="timeout must be a number of seconds above 0 and at most 31536000"):
+            client(rest_url if client is RestClient else grpc_target, timeout=timeout)
+    with RestClient(rest_url, timeout=365 * 24 * 3600) as rest, GrpcClient(grpc_target, timeout=365 * 24 * 3600) as grpc_client:
+        assert rest.validate_hand(RECORD) == grpc_client.validate_hand(RECORD) == api.validate(RECORD)
+
+
+@pytest.mark.parametrize("records", [None, 5, RECORD, "abc", b"{}"], ids=["None", "a number", "one record", "a string", "bytes"])
+def test_python_clients_validate_hands_take_an_iterable_of_records_only(records, clients) -> None:
+    """As the JavaScript client: INVALID_FIELD naming records. A record given alone (a dict) was
+    iterated key by key, each key sent as a record, and None or a number was a bare TypeError."""
+    for client in clients:
+        with pytest.raises(NaipesError) as refused:
+            list(client.validate_hands(records))
+        assert (refused.value.code, refused.value.field) == ("INVALID_FIELD", "records")
+        assert refused.value.message.startswith("records: expected an iterable of records (a list, a generator), not ")
+
+
+def test_a_retry_after_is_seconds_or_a_date_within_a_minute() -> None:
+    """RFC 9110 10.2.3: Retry-After is seconds or an HTTP date; a date was a bare ValueError out of
+    validate_hands where a TOO_MANY_STREAMS answer is retried. Waits are held from 0 to 60 s, and
+    anything else waits 1 s, as the JavaScript client does."""
+    from datetime import UTC, datetime, timedelta
+    from email.utils import format_datetime
+
+    from naipes_client import _retry_delay
+
+    soon = format_datetime(datetime.now(UTC) + timedelta(seconds=30), usegmt=True)
+    assert 28 <= _retry_delay(soon) <= 30
+    assert _retry_delay("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # (past)
+    assert (_retry_delay("2"), _retry_delay("0.5"), _retry_delay("1e9"), _retry_delay("-3")) == (2.0, 0.5, 60.0, 0.0)
+    assert (_retry_delay(None), _retry_delay(""), _retry_delay("soon"), _retry_delay("nan")) == (1.0, 1.0, 1.0, 1.0)

@@ -23,6 +23,7 @@ the generated stubs and the service's codec between the messages and their JSON 
 
 from __future__ import annotations
 
+import email.utils
 import gzip
 import heapq
 import http.client
@@ -229,6 +230,10 @@ class _Records:
 
     def __init__(self, records: Iterable[JSON], size: int,
                  message: Callable[[list[JSON]], tuple[list[JSON | None], Any]] | None = None, *, same_thread: bool = False) -> None:
+        if isinstance(records, (str, bytes, dict)) or not hasattr(records, "__iter__"):
+            # (a record given alone, or a string, would be iterated key by key, character by character)
+            raise NaipesError("INVALID_FIELD", "records: expected an iterable of records (a list, a generator), "
+                              f"not {_kind(records)}", "records")
         self._size, self._message = size, message
         self._records: deque[JSON] = deque()
         self._ended = self._closed = False
@@ -366,6 +371,30 @@ class NaipesError(Exception):
         self.code, self.message, self.field, self.status = code, message, field, status
 
 
+# The longest timeout a client takes (a year, in seconds): a socket's and a gRPC deadline's
+# arithmetic overflows somewhere past 1e9 s, and an infinite one raised OverflowError on the
+# process's deadline thread, which then ended every other REST client's deadlines with it.
+MAX_TIMEOUT = 365 * 24 * 3600.0
+
+
+def _seconds(timeout: float) -> float:
+    """``timeout`` checked: a number of seconds above 0, at most ``MAX_TIMEOUT``; ValueError else."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not 0 < timeout <= MAX_TIMEOUT:
+        raise ValueError(f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT:.0f} (a year), not {timeout!r}")
+    return float(timeout)
+
+
+def _kind(value: object) -> str:
+    """What a value given for the records is, in a message."""
+    if value is None:
+        return "None"
+    if isinstance(value, dict):
+        return "a dict (one record: give a list of them)"
+    if isinstance(value, (str, bytes)):
+        return f"a {type(value).__name__}"
+    return f"{type(value).__name__} {value!r}"[:80]
+
+
 class RestClient:
     """Naipes over REST (JSON over HTTP/1.1). ``timeout``: a call's deadline, the seconds it waits
     for the server's whole answer (``DEADLINE_EXCEEDED`` then, however steadily the answer was
@@ -377,7 +406,7 @@ class RestClient:
 
     def __init__(self, base_url: str = "http://127.0.0.1:8080", timeout: float = 10.0, *, compress: bool = False):
         self.base_url = base_url.rstrip("/")
-        self.timeout = timeout
+        self.timeout = _seconds(timeout)
         self.compress = compress
         self._accept = {"Accept-Encoding": "gzip"} if compress else {}
 
@@ -503,7 +532,7 @@ class RestClient:
                     continue
                 if error.code != "TOO_MANY_STREAMS" or attempt == STREAM_RETRIES:
                     raise
-                delay = float(error.retry_after or 1)
+                delay = _retry_delay(error.retry_after)
             attempt += 1
             time.sleep(delay)
 
@@ -623,7 +652,7 @@ class GrpcClient:
 
         if connections < 1:
             raise ValueError(f"connections must be at least 1, not {connections}")
-        self._grpc, self._pb, self.timeout = grpc, naipes_pb2, timeout
+        self._grpc, self._pb, self.timeout = grpc, naipes_pb2, _seconds(timeout)
         # Connections of this channel's own, to every address of the target, taken in turn.
         options = [("grpc.use_local_subchannel_pool", 1), ("grpc.lb_policy_name", "round_robin")]
         compression = grpc.Compression.Gzip if compress else None
@@ -853,6 +882,21 @@ def _pumped(answers: Iterable[bytes], source: _Records, progress: _Progress) -> 
         if data is None:
             return
         yield data
+
+
+def _retry_delay(value: str | None) -> float:
+    """The seconds a ``Retry-After`` says to wait: a number of them, or an HTTP date to wait until
+    (RFC 9110, 10.2.3), from 0 to 60; 1 when there is none or it is neither."""
+    if not value:
+        return 1.0
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            seconds = email.utils.parsedate_to_datetime(value).timestamp() - time.time()
+        except (TypeError, ValueError, OverflowError):
+            return 1.0
+    return min(max(seconds, 0.0), 60.0) if math.isfinite(seconds) else 1.0
 
 
 class _Deadline:
