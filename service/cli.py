@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import errno
 import logging
-import math
 import os
 import re
 import secrets
@@ -525,13 +524,19 @@ any_port_argument = _within(0, 65535, "a port (0 to 65535; 0: any free port)")
 workers_argument = _within(1, None, "a number of workers (1 or more)")
 
 
+# The most seconds a setting takes (a year): a socket's timeout and a thread's wait overflow past
+# about 9.2e9 s, and NAIPES_STREAM_IDLE_SECONDS=99999999999 was every REST stream's 500
+# (socket.settimeout's OverflowError), NAIPES_POOL_IDLE=9223372037 a traceback after every stream.
+MAX_SECONDS = 365 * 24 * 3600
+
+
 def seconds_argument(text: str) -> float:
-    """A number of seconds, 0 or more, in ASCII digits with an optional decimal part (``2``,
-    ``0.5``): ``float()`` alone reads ``nan``, ``inf``, ``-1`` and ``1e3`` too."""
+    """A number of seconds from 0 to ``MAX_SECONDS``, in ASCII digits with an optional decimal
+    part (``2``, ``0.5``): ``float()`` alone reads ``nan``, ``inf``, ``-1`` and ``1e3`` too."""
     from engine.errors import shown
 
-    if re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", text) is None or not math.isfinite(float(text)):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds (0 or more), not {shown(text)}")
+    if re.fullmatch(r"[0-9]+(?:\.[0-9]+)?", text) is None or not 0 <= float(text) <= MAX_SECONDS:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds (0 or more, at most {MAX_SECONDS}: a year), not {shown(text)}")
     return float(text)
 
 
@@ -632,6 +637,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    if sys.stderr is None:  # started with stderr closed (2>&-): print(file=sys.stderr) would write to stdout
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (the process's, to its end)
     try:
         status = _main(argv)
         # (on a pipe stdout is buffered: its broken pipe is met here, not at exit, where Python

@@ -981,18 +981,23 @@ def test_a_bad_access_log_setting_is_a_usage_error(command) -> None:
 @pytest.mark.parametrize(("command", "name", "value", "why"), [
     ((NAIPES, "serve"), "NAIPES_STREAMS", "two", "expected an integer, not 'two'"),
     ((NAIPES, "serve"), "NAIPES_STREAM_WORKERS", "0", "0 is not a number of processes (1 or more)"),
-    ((NAIPES, "serve"), "NAIPES_POOL_IDLE", "-5", "expected a number of seconds (0 or more), not '-5'"),
-    ((NAIPES, "serve"), "NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more), not 'ten'"),
-    ((NAIPES, "serve"), "NAIPES_STREAM_IDLE_SECONDS", "inf", "expected a number of seconds (0 or more), not 'inf'"),
+    ((NAIPES, "serve"), "NAIPES_POOL_IDLE", "-5", "expected a number of seconds (0 or more, at most 31536000: a year), not '-5'"),
+    ((NAIPES, "serve"), "NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more, at most 31536000: a year), not 'ten'"),
+    ((NAIPES, "serve"), "NAIPES_STREAM_IDLE_SECONDS", "inf", "expected a number of seconds (0 or more, at most 31536000: a year), not 'inf'"),
+    # (past what a socket's timeout holds: every REST stream was a 500; a pool's wait, a traceback after each stream)
+    ((NAIPES, "serve"), "NAIPES_STREAM_IDLE_SECONDS", "99999999999",
+     "expected a number of seconds (0 or more, at most 31536000: a year), not '99999999999'"),
+    ((NAIPES, "audit", "-"), "NAIPES_POOL_IDLE", "9223372037", "expected a number of seconds (0 or more, at most 31536000: a year), not '9223372037'"),
+    ((NAIPES, "serve"), "NAIPES_BODY_SECONDS", "31536000.5", "expected a number of seconds (0 or more, at most 31536000: a year), not '31536000.5'"),
     ((NAIPES, "serve"), "NAIPES_COMPRESS_ANSWERS", "gzip", "expected 1 or 0, not 'gzip'"),
     ((NAIPES, "serve"), "NAIPES_GRPC_COMPRESSION", "br", "expected none, gzip or deflate, not 'br'"),
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_GRPC_COMPRESSION", "1", "expected none, gzip or deflate, not '1'"),
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_STREAMS", "0", "0 is not a number of streams (1 or more)"),
-    ((sys.executable, "-m", "service.grpc_server"), "NAIPES_STREAM_IDLE_SECONDS", "ten", "expected a number of seconds (0 or more), not 'ten'"),
-    ((sys.executable, "-m", "service.grpc_server"), "NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more), not 'ten'"),
+    ((sys.executable, "-m", "service.grpc_server"), "NAIPES_STREAM_IDLE_SECONDS", "ten", "expected a number of seconds (0 or more, at most 31536000: a year), not 'ten'"),
+    ((sys.executable, "-m", "service.grpc_server"), "NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more, at most 31536000: a year), not 'ten'"),
     ((NAIPES, "audit", "-"), "NAIPES_STREAM_WORKERS", "0", "0 is not a number of processes (1 or more)"),
     ((NAIPES, "audit", "-"), "NAIPES_STREAM_WORKERS", "two", "expected an integer, not 'two'"),
-    ((NAIPES, "audit", "-"), "NAIPES_POOL_IDLE", "junk", "expected a number of seconds (0 or more), not 'junk'"),
+    ((NAIPES, "audit", "-"), "NAIPES_POOL_IDLE", "junk", "expected a number of seconds (0 or more, at most 31536000: a year), not 'junk'"),
 ], ids=lambda v: v if isinstance(v, str) and v.startswith("NAIPES") else None)
 def test_a_bad_stream_or_body_setting_is_a_usage_error(command, name, value, why) -> None:
     """The streaming validator's and REST bodies' and answers' settings are checked as the server starts: a bad
@@ -1008,8 +1013,8 @@ def test_a_bad_stream_or_body_setting_is_a_usage_error(command, name, value, why
 
 
 @pytest.mark.parametrize(("name", "value", "why"), [
-    ("NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more), not 'ten'"),
-    ("NAIPES_STREAM_IDLE_SECONDS", "-1", "expected a number of seconds (0 or more), not '-1'"),
+    ("NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more, at most 31536000: a year), not 'ten'"),
+    ("NAIPES_STREAM_IDLE_SECONDS", "-1", "expected a number of seconds (0 or more, at most 31536000: a year), not '-1'"),
     ("NAIPES_STREAMS", "two", "expected an integer, not 'two'"),
     ("NAIPES_COMPRESS_ANSWERS", "yes", "expected 1 or 0, not 'yes'"),
 ])
@@ -1256,3 +1261,18 @@ def test_integer_arguments_are_ascii_digits() -> None:
     done = naipes("deal", "--seats", "1" + "0" * 30)
     assert done.returncode == 2 and "error: argument --seats: " in done.stderr and " is out of range" in done.stderr, done.stderr
     assert naipes("deal", "--seats", "4", "--dealer", "-0", "--seed", "x").returncode == 0
+
+
+def test_with_stderr_closed_nothing_but_answers_goes_to_stdout(tmp_path) -> None:
+    """README: stdout carries the answers, errors and the audit's summary go to stderr. Started with
+    stderr closed (2>&-), print(file=sys.stderr) wrote to stdout: a problem JSON where an answer is
+    looked for, and an audit's summary as the last line of its NDJSON."""
+    record = json.loads((ROOT / "clients" / "examples" / "rentoy-hand.json").read_text())
+    archive = tmp_path / "one.ndjson"
+    archive.write_text(json.dumps(record) + "\n")
+    (tmp_path / "bad.json").write_text("nope")
+    for command, status, lines in ((f"{NAIPES} deal --seats 3 --seed a", 2, 0), (f"{NAIPES} validate {tmp_path / 'bad.json'}", 2, 0),
+                                   (f"{NAIPES} audit {archive}", 0, 1)):
+        done = subprocess.run(["bash", "-c", f"{command} 2>&-"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert done.returncode == status, (command, done.stdout)
+        assert len(done.stdout.splitlines()) == lines and all("result" in json.loads(line) for line in done.stdout.splitlines()), command
