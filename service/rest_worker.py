@@ -418,6 +418,9 @@ class ArrivedBody(io.RawIOBase):
         self.body = body
         self.reader = body.reader
         self.pending = memoryview(b"")  # bytes taken from gunicorn's reader, not yet read
+        # A body of known length: its Content-Length (what its reader has left to read, and what
+        # is held read ahead), to say how much of it came when it ends short.
+        self.length = self.reader.length + body.buf.tell() if isinstance(self.reader, LengthReader) else None
 
     def readable(self) -> bool:
         return True
@@ -447,9 +450,10 @@ class ArrivedBody(io.RawIOBase):
                 return b""
             # The bytes gunicorn holds, else one read of the socket (of up to the rest of the body).
             data = reader.unreader.read(None, read_ahead=reader.length)
-            if not data:  # the client closed before the end: the body ends there, as gunicorn's reader has it
+            if not data:  # the client closed before the end (gunicorn's reader ends the body there, silently)
+                came = (self.length or 0) - reader.length
                 reader.length = 0
-                return b""
+                raise ServiceError("MALFORMED_JSON", f"the body ended after {came:,} of its {self.length:,} bytes (its Content-Length)")
             if len(data) > reader.length:  # the next request's bytes
                 reader.unreader.unread(data[reader.length:])
                 data = data[:reader.length]

@@ -427,16 +427,17 @@ def test_a_stream_that_cannot_be_decoded_ends_with_its_error_after_the_lines_bef
 
 def test_a_stream_cut_short_by_its_client_ends_with_its_error(served) -> None:
     """A body of known length whose client closes before its end: the lines before are answered,
-    and the gzip data cut short is the last entry (a plain body's would end there, its last line
-    cut short answered as it is)."""
+    and the body cut short is the last entry, as a plain body's is (test_service_stream_lines): it
+    ended before its Content-Length, and before the end of its gzip data with it."""
     port, _ = served
     pieces = _PIECES[:-1]  # (gzip's trailer not sent)
-    client = Stream(port, sum(map(len, pieces)) + 100, "gzip")
+    sent = sum(map(len, pieces))
+    client = Stream(port, sent + 100, "gzip")
     try:
         client.send(b"".join(pieces))
         client.sock.shutdown(socket.SHUT_WR)
         entries = client.wait(5, 10)
-        assert entries[3:] == [_error("the body (Content-Encoding: gzip) ended before the end of its gzip data")] and len(entries) == 4
+        assert entries[3:] == [_error(f"the body ended after {sent:,} of its {sent + 100:,} bytes (its Content-Length)")] and len(entries) == 4
     finally:
         client.close()
 

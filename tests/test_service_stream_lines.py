@@ -265,3 +265,24 @@ def test_a_stream_whose_client_resets_the_connection_is_counted_cancelled(rest_p
         stream.reset()
     expected = {cancelled: before + 1, in_progress: 0.0}
     assert shown(base, expected) == expected
+
+
+@pytest.mark.parametrize("cut", ["at a line's end", "within a line"])
+def test_a_body_ending_before_its_content_length_ends_the_stream_saying_so(rest_port: int, record: dict, cut: str) -> None:
+    """docs/api.md: a body that cannot be read to its end ends the stream with a MALFORMED_JSON
+    entry, after the lines before, and a line cut short is not answered. gunicorn's reader of a
+    body of known length ends it silently where its client stopped sending: cut at a line's end,
+    the stream looked complete; within a line, the piece was answered as a line of bad JSON."""
+    lines = lines_of(record, 3)
+    length = sum(map(len, lines))
+    sent = lines[0] + lines[1] + (lines[2][:40] if cut == "within a line" else b"")
+    client = Stream(rest_port, length)
+    try:
+        client.send(sent)
+        client.sock.shutdown(socket.SHUT_WR)
+        entries = client.wait(4, IDLE * 3)
+    finally:
+        client.close()
+    assert [entry.get("id") for entry in entries[:2]] == ["r0", "r1"] and len(entries) == 3, entries
+    assert entries[2] == {"error": {"code": "MALFORMED_JSON", "message": f"the body ended after {len(sent):,} of its {length:,} bytes "
+                                                                          "(its Content-Length): the lines before are answered"}}
