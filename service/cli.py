@@ -294,6 +294,7 @@ def _read_json(path: str) -> Any:
 
 def _record(path: str) -> Any:
     """A hand record, or the ``record`` of an example file ``{"record": ..., "expect": ...}``."""
+    from engine.errors import shown
     from service.codec import json_kind
     from service.errors import ServiceError
 
@@ -301,8 +302,17 @@ def _record(path: str) -> Any:
     if isinstance(data, dict) and "record" in data and "game" not in data:
         if not isinstance(data["record"], dict):  # (it was named the body, an object)
             raise ServiceError("INVALID_FIELD", f"record must be a JSON object, not {json_kind(data['record'])}", "record")
+        other = next((key for key in data if key not in SAMPLE_KEYS), None)
+        if other is not None:  # (rules or omitEvents beside the record were ignored, silently)
+            raise ServiceError("INVALID_FIELD", f"{other}: unknown field {shown(other)} of a sample (record and expect: "
+                               "a record's own fields go inside it)", other)
         return data["record"]
     return data
+
+
+# The fields of a sample file (records/examples/README.md): the record, and the figures it must
+# give, which validate reads past (tests/test_examples.py checks them).
+SAMPLE_KEYS = ("record", "expect")
 
 
 class OutputError(Exception):
@@ -325,8 +335,9 @@ def _writing() -> Iterator[None]:
         raise OutputError(exc.strerror or str(exc)) from None
 
 
-def _answer(call: Callable[[], tuple[Message, int]]) -> int:
-    """Run a handler; print its answer as REST would, or the error as problem JSON on stderr."""
+def _answer(call: Callable[[], tuple[Any, int]]) -> int:
+    """Run a handler; print its answer as REST would (a message, or its JSON as REST prints it),
+    or the error as problem JSON on stderr."""
     from service.codec import dumps, to_json
     from service.errors import from_exception, problem
 
@@ -339,21 +350,29 @@ def _answer(call: Callable[[], tuple[Message, int]]) -> int:
         print(dumps(problem(error)), file=sys.stderr)
         return EXIT_INTERNAL if error.code == "INTERNAL" else EXIT_INVALID
     with _writing():
-        print(dumps(to_json(message)))
+        print(dumps(message if isinstance(message, dict) else to_json(message)))
     return status
 
 
 def validate(path: str) -> int:
     from naipes.v1 import naipes_pb2 as pb
     from service import handlers
-    from service.codec import from_json
+    from service.codec import from_json, to_engine
 
-    def call() -> tuple[Message, int]:
-        record = from_json(_record(path), pb.HandRecord())
-        result = handlers.validate_hand(pb.ValidateHandRequest(record=record)).result
-        return result, EXIT_VALID if result.valid else EXIT_VIOLATION
+    def call() -> tuple[Any, int]:
+        request = pb.ValidateHandRequest(record=from_json(_record(path), pb.HandRecord()))
+        result = _as_rest(handlers.ANSWERS["ValidateHand"](to_engine(request)), pb.ValidateHandResponse)["result"]
+        return result, EXIT_VALID if result.get("valid") else EXIT_VIOLATION
 
     return _answer(call)
+
+
+def _as_rest(answer: dict[str, Any], cls: type[Message]) -> Any:
+    """An engine answer as REST prints it, its keys in the same order (``codec.as_json``, which
+    ``service.rest`` answers with): to_json of the message would print them in the schema's."""
+    from service.codec import as_json
+
+    return as_json(answer, cls)
 
 
 # How soon an answer ``naipes audit`` has written reaches its stdout, however few follow it.
@@ -455,12 +474,12 @@ def audit(path: str, omit_events: bool = False) -> int:
 def legal(path: str, seat: int | None) -> int:
     from naipes.v1 import naipes_pb2 as pb
     from service import handlers
-    from service.codec import from_json
+    from service.codec import from_json, to_engine
 
-    def call() -> tuple[Message, int]:
+    def call() -> tuple[Any, int]:
         request = pb.LegalActionsRequest(record=from_json(_record(path), pb.HandRecord()), seat=seat)
-        answer = handlers.legal_actions(request)
-        return answer, EXIT_VALID if answer.valid else EXIT_VIOLATION
+        answer = _as_rest(handlers.ANSWERS["LegalActions"](to_engine(request)), pb.LegalActionsResponse)
+        return answer, EXIT_VALID if answer.get("valid") else EXIT_VIOLATION
 
     return _answer(call)
 

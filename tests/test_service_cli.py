@@ -1276,3 +1276,37 @@ def test_with_stderr_closed_nothing_but_answers_goes_to_stdout(tmp_path) -> None
         done = subprocess.run(["bash", "-c", f"{command} 2>&-"], cwd=ROOT, capture_output=True, text=True, timeout=60)
         assert done.returncode == status, (command, done.stdout)
         assert len(done.stdout.splitlines()) == lines and all("result" in json.loads(line) for line in done.stdout.splitlines()), command
+
+
+def test_validate_and_legal_print_the_bytes_rest_answers(http, rest_url) -> None:
+    """cli.py: every answer is printed as the REST API answers it, to the byte: validate and legal
+    printed the message's JSON, its keys in the schema's order, where REST (and naipes audit) keep
+    the engine's (the same JSON, other bytes)."""
+    from examples_support import examples_dir
+
+    for path in [*sorted(examples_dir().glob("*.json")), *sorted((ROOT / "clients" / "examples").glob("*-hand.json"))]:
+        data = json.loads(path.read_text())
+        record = data.get("record", data)
+        done = subprocess.run([NAIPES, "validate", str(path)], cwd=ROOT, capture_output=True, timeout=60)
+        answer = http.post(rest_url + "/v1/hands:validate", json=record, timeout=30)
+        assert done.stdout == answer.content, path.name
+        for seat in (None, 1):
+            done = subprocess.run([NAIPES, "legal", str(path), *(["--seat", str(seat)] if seat is not None else [])], cwd=ROOT,
+                                  capture_output=True, timeout=60)
+            answer = http.post(rest_url + "/v1/hands:legalActions", json=record, params={} if seat is None else {"seat": seat}, timeout=30)
+            assert done.stdout == answer.content, (path.name, seat)
+
+
+@pytest.mark.parametrize("key", ["rules", "omitEvents", "seats"])
+def test_a_samples_field_beside_its_record_and_expect_is_refused(key, tmp_path) -> None:
+    """records/examples/README.md: a sample is {"record": ..., "expect": ...}; a record's field given
+    beside the record (rules, seats) or a request's (omitEvents) was ignored, silently: the record
+    validated under the default rules, with its events."""
+    record = json.loads((ROOT / "clients" / "examples" / "rentoy-hand.json").read_text())
+    path = tmp_path / "sample.json"
+    path.write_text(json.dumps({"record": record, key: {"noSuchOption": True} if key == "rules" else True}))
+    done = subprocess.run([NAIPES, "validate", str(path)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (2, "")
+    problem = json.loads(done.stderr)
+    assert (problem["code"], problem["field"]) == ("INVALID_FIELD", key)
+    assert problem["detail"] == f"{key}: unknown field '{key}' of a sample (record and expect: a record's own fields go inside it)"
