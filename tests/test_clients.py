@@ -2810,3 +2810,53 @@ def test_a_retry_after_is_seconds_or_a_date_within_a_minute() -> None:
     assert _retry_delay("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0  # (past)
     assert (_retry_delay("2"), _retry_delay("0.5"), _retry_delay("1e9"), _retry_delay("-3")) == (2.0, 0.5, 60.0, 0.0)
     assert (_retry_delay(None), _retry_delay(""), _retry_delay("soon"), _retry_delay("nan")) == (1.0, 1.0, 1.0, 1.0)
+
+
+def test_javascript_client_refuses_what_it_would_send_otherwise(tmp_path: Path, rest_url: str) -> None:
+    """What JSON or a URL would turn into another request, refused as the Python clients refuse it:
+    a POST's record left undefined went without a body, read as {} (MISSING_FIELD game), where
+    null and Python's None are the body refused; a record undefined or a function in
+    validateHands answered undefined; a Map in the rules was written {} (the hand validated under
+    the default rules); a seat [3] and a game ["rentoy"] went as their text (3, rentoy), and a game
+    5 asked for game '5', null for 'null'. And a timeoutMs no timer holds ended every call at once
+    (2 ** 31 ms and more, Infinity) or threw RangeError or TypeError from the call: the
+    constructor refuses it."""
+    out = _node(tmp_path, f"""
+const naipes = new Naipes({json.dumps(rest_url)});
+const said = async (promise) => {{
+  try {{ return await promise; }} catch (error) {{ return {{ code: error.code, field: error.field ?? null, message: error.message }}; }}
+}};
+const timeouts = [];
+for (const timeoutMs of [2 ** 31, Infinity, NaN, -1, null, 0]) {{
+  try {{ new Naipes("http://x", {{ timeoutMs }}); timeouts.push("made"); }} catch (error) {{ timeouts.push(`${{error.constructor.name}}: ${{error.message}}`); }}
+}}
+console.log(JSON.stringify([
+  await said(naipes.validateHand(undefined)),
+  (await naipes.validateHands([undefined, () => 1, record])).map((answer) => answer.error ?? "result"),
+  await said(naipes.validateHand({{ ...record, rules: new Map([["ladder", "bogus"]]) }})),
+  await said(naipes.legalActions(record, [3])),
+  await said(naipes.describeRules(["rentoy"])),
+  await said(naipes.describeRules(5)),
+  await said(naipes.describeRules(null)),
+  timeouts,
+  Object.keys(await naipes.describeRules("rentoy")).length > 0,
+]));
+""")
+    assert out[0] == {"code": "INVALID_FIELD", "field": "body", "message": "the body must be a JSON object, not null"}
+    assert out[1] == [{"code": "INVALID_FIELD", "message": "the record: JSON cannot hold undefined"},
+                      {"code": "INVALID_FIELD", "message": "the record: JSON cannot hold a function"}, "result"]
+    assert out[2] == {"code": "INVALID_FIELD", "field": "rules", "message": "rules: JSON cannot hold a Map (an object or a list is sent)"}
+    assert out[3] == {"code": "INVALID_FIELD", "field": "seat", "message": "seat: expected an integer, not '[3]'"}
+    assert out[4] == {"code": "INVALID_FIELD", "field": "game", "message": "game: expected a string, not a list"}
+    assert out[5] == {"code": "INVALID_FIELD", "field": "game", "message": "game: expected a string, not 5"}
+    assert out[6] == {"code": "UNKNOWN_GAME", "field": "game", "message": "unknown game '': expected tresillo, revesino or rentoy"}
+    refused = "RangeError: timeoutMs must be a number of milliseconds above 0 and at most 2147483647 (a timer's), not "
+    assert out[7] == [refused + text for text in ("2147483648", "Infinity", "NaN", "-1", "null", "0")]
+    assert out[8] is True
+    with RestClient(rest_url) as rest:  # the Python client's words, the same
+        with pytest.raises(NaipesError) as refused_seat:
+            rest.legal_actions(RECORD, [3])  # type: ignore[arg-type]
+        assert refused_seat.value.message == out[3]["message"]
+        with pytest.raises(NaipesError) as refused_game:
+            rest.describe_rules(5)  # type: ignore[arg-type]
+        assert refused_game.value.message == out[5]["message"]

@@ -572,3 +572,25 @@ def test_node_settles_a_hand_without_payments(node: list[str], grpc_target: str)
     assert validated == {"answer": api.validate(nothing_moves)} and validated["answer"]["payments"] == []
     assert in_progress == {"answer": api.validate(calls[2][1]["record"])}
     assert "payments" not in in_progress["answer"] and "table" not in in_progress["answer"]
+
+
+def test_node_call_refuses_a_timeout_no_deadline_holds(grpc_target: str) -> None:
+    """naipes_grpc.mjs's call: a timeoutMs of NaN, or one grpc-js finds too far in the future,
+    threw outside the call's promise ("Deadline is too far in the future"), and the process ended,
+    whatever its caller caught. It is a RangeError the caller's promise rejects with, and the next
+    call is answered."""
+    script = """
+import { connect, call } from "./naipes_grpc.mjs";
+const client = connect(process.argv[1]);
+const out = [];
+for (const timeoutMs of [NaN, 1e16, Infinity, -1, 5000]) {
+  try { out.push(Object.keys(await call(client, "DescribeRules", { game: "rentoy" }, { timeoutMs })).length > 0); }
+  catch (error) { out.push(`${error.constructor.name}: ${error.message}`); }
+}
+client.close();
+console.log(JSON.stringify(out));
+"""
+    run = subprocess.run(["node", "--input-type=module", "-e", script, grpc_target], cwd=EXAMPLES, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    refused = "RangeError: timeoutMs must be a number of milliseconds above 0 and at most 2147483647, not "
+    assert json.loads(run.stdout) == [refused + "NaN", refused + "10000000000000000", refused + "Infinity", refused + "-1", True]

@@ -30,6 +30,7 @@ import protobuf from "protobufjs";
 const PROTOS = fileURLToPath(new URL("../../protos", import.meta.url));
 const GOOGLE = dirname(googleProtoFiles.getProtoPath());  // the folder that holds google/api, google/rpc, google/protobuf
 export const TIMEOUT_MS = 10_000;
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;  // the longest a call waits (as the REST client's timer holds)
 
 // The service, as grpc-js calls it: messages as plain objects, fields in lowerCamelCase, every
 // field without presence at its default (a list as []), an `optional` field only when sent.
@@ -273,6 +274,10 @@ function requestMessage(method, request) {
 export async function call(client, rpc, request, { timeoutMs = TIMEOUT_MS } = {}) {
   const method = SERVICE.methods[rpc];
   if (method === undefined || method.requestStream || method.responseStream) throw new TypeError(`${rpc} is not a unary RPC of NaipesService`);
+  // (grpc-js threw on a NaN or too distant deadline outside the call's promise: the process ended)
+  if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || timeoutMs > MAX_TIMEOUT_MS) {
+    throw new RangeError(`timeoutMs must be a number of milliseconds above 0 and at most ${MAX_TIMEOUT_MS}, not ${String(timeoutMs)}`);
+  }
   method.resolve();
   const message = requestMessage(method, request);
   const answer = await new Promise((resolve, reject) => {

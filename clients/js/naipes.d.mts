@@ -111,7 +111,8 @@ export interface NaipesOptions {
    *  browser's own fetch refuses any other than the window). */
   fetchImpl?: typeof fetch;
   /** How long a call waits for its answer (DEADLINE_EXCEEDED after); for validateHands, how long
-   *  the stream may go without answering. Default 10,000. */
+   *  the stream may go without answering. Default 10,000; above 0 and at most 2 ** 31 - 1 (what a
+   *  timer holds, about 24.8 days), else the constructor throws RangeError. */
   timeoutMs?: number;
   /** True: every body sent gzip-compressed (Content-Encoding: gzip; an archive's NDJSON in about a
    *  tenth of its bytes), which the service decodes. The answers come compressed whatever this

@@ -45,6 +45,11 @@ export class Naipes {
   /** `timeoutMs`: how long a call waits for its answer (DEADLINE_EXCEEDED after); for
    *  validateHands, how long the stream may go without answering (it may take much longer). */
   constructor(baseUrl = "http://127.0.0.1:8080", { fetchImpl = globalThis.fetch, timeoutMs = 10_000, compress = false } = {}) {
+    // (a timer holds at most 2 ** 31 - 1 ms, about 24.8 days: past it, or Infinity, a call ended
+    // DEADLINE_EXCEEDED at once; NaN, -1 or null were a RangeError or TypeError from the call)
+    if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || timeoutMs > MAX_TIMEOUT_MS) {
+      throw new RangeError(`timeoutMs must be a number of milliseconds above 0 and at most ${MAX_TIMEOUT_MS} (a timer's), not ${String(timeoutMs)}`);
+    }
     this.baseUrl = baseUrl.replace(/\/+$/, "");
     this.fetch = fetchImpl;
     this.timeoutMs = timeoutMs;
@@ -65,7 +70,9 @@ export class Naipes {
     // A body JSON cannot hold (NaN, which JSON.stringify would send as null, the field lost; a
     // BigInt, on which it throws TypeError) is refused before sending, INVALID_FIELD naming the
     // field, as validateHands answers such a record and the Python client refuses it.
-    const sent = body === undefined ? undefined : recordText(body);
+    // (a POST's body left undefined is sent as JSON null, refused as the body, as the Python
+    // client sends its None: no body at all was read as {}, MISSING_FIELD game)
+    const sent = method === "GET" ? undefined : recordText(body === undefined ? null : body);
     if (sent !== undefined && typeof sent !== "string") {
       const { code, field, message } = sent.error;
       throw new NaipesError({ code, field, detail: message });
@@ -105,6 +112,11 @@ export class Naipes {
   /** Who acts and every legal action; with `seat`, that seat's view only (null or undefined: no
    *  seat, everyone's). */
   legalActions(record, seat, { requestId } = {}) {
+    if (seat !== undefined && seat !== null && !["number", "string", "bigint"].includes(typeof seat)) {
+      // (a list [3] went as its text, 3: seat 3's view)
+      return Promise.reject(new NaipesError({ code: "INVALID_FIELD", field: "seat", status: 400,
+                                              detail: `seat: expected an integer, not ${quoted(JSON.stringify(seat) ?? String(seat))}` }));
+    }
     const query = seat === undefined || seat === null ? "" : `?seat=${encodeURIComponent(seat)}`;
     return this.#call("POST", `/v1/hands:legalActions${query}`, record, requestId);
   }
@@ -126,6 +138,11 @@ export class Naipes {
 
   /** A game's house-rule options with their defaults. */
   describeRules(game, { requestId } = {}) {
+    if (game === undefined || game === null) game = "";  // (no game, as the Python clients' None: not 'null')
+    if (typeof game !== "string") {  // (["rentoy"] went as its text, rentoy; 5 as '5')
+      return Promise.reject(new NaipesError({ code: "INVALID_FIELD", field: "game", status: 400,
+                                              detail: `game: expected a string, not ${said(game)}` }));
+    }
     // "." and ".." are no game, but no path segment either: fetch's URL parser drops them (and
     // their spellings with %2e) with the segment before, and the service answered NOT_FOUND for
     // its route /v1/rules. They are refused here as the service refuses any other unknown game.
@@ -383,6 +400,15 @@ function requestHeaders(requestId) {
 /** A string quoted as the service quotes it in a message (engine/errors.py, shown): in single
  *  quotes, a backslash, a quote and a control character escaped as Python escapes them, a long
  *  one by its first 60 characters and its length. */
+/** A value given where a string is taken, as the service says it: a string quoted, a number or a
+ *  boolean as JSON writes it, a list or an object by its kind. */
+function said(value) {
+  if (typeof value === "string") return quoted(value);
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "an object";
+  return typeof value === "bigint" ? `${value}` : String(value);
+}
+
 function quoted(text) {
   const escapes = { "\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
   const quote = (chars) => `'${chars.join("").replace(/[\\'\x00-\x1f\x7f-\x9f]/g,
@@ -396,10 +422,15 @@ function quoted(text) {
  *  a BigInt, which it throws on). `undefined` is left out as JSON.stringify leaves it. */
 function recordText(record) {
   try {
-    return JSON.stringify(record, (key, value) => {
+    const text = JSON.stringify(record, (key, value) => {
       if (typeof value === "number" && !Number.isFinite(value)) throw new TypeError(`${value}`);
+      if (value instanceof Map || value instanceof Set) throw new TypeError("a Map");  // (written {}: its entries lost)
       return value;
     });
+    if (text === undefined) {  // (undefined, a function or a symbol: JSON.stringify writes nothing)
+      return { error: { code: "INVALID_FIELD", message: `the record: JSON cannot hold ${typeof record === "undefined" ? "undefined" : `a ${typeof record}`}` } };
+    }
+    return text;
   } catch (error) {
     const [field, what] = unwritable(record, "", new Set()) ?? ["", error.message];
     return { error: { code: "INVALID_FIELD", ...(field ? { field } : {}), message: `${field || "the record"}: JSON cannot hold ${what}` } };
@@ -411,6 +442,7 @@ function recordText(record) {
 function unwritable(value, path, enclosing) {
   if (typeof value === "number" && !Number.isFinite(value)) return [path, String(value)];
   if (typeof value === "bigint") return [path, `the BigInt ${value}n`];
+  if (value instanceof Map || value instanceof Set) return [path, `a ${value instanceof Map ? "Map" : "Set"} (an object or a list is sent)`];
   if (value === null || typeof value !== "object" || typeof value.toJSON === "function") return null;
   if (enclosing.has(value)) return [path, "a reference to itself"];
   enclosing.add(value);
@@ -462,6 +494,7 @@ function httpError(response, text) {
 }
 
 const MAX_BATCH = 1000;  // the service's limit on the records of one line
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;  // the longest a timer (setTimeout, AbortSignal.timeout) waits
 const REQUEST_RECORDS = 2000;  // the records of one validateHands request at most (the Python RestClient's REST_CHUNK)
 const FLUSH_MS = 50;  // an async iterable's pause after which the records come so far are sent (the Python clients' FLUSH_SECONDS)
 const PAUSED = Symbol("paused");
