@@ -37,6 +37,7 @@ from service_support import (  # noqa: E402
     engine_error,
     examples_dir,
     load_example,
+    tool,
 )
 
 from service.errors import ERRORS  # noqa: E402
@@ -2860,3 +2861,22 @@ console.log(JSON.stringify([
         with pytest.raises(NaipesError) as refused_game:
             rest.describe_rules(5)  # type: ignore[arg-type]
         assert refused_game.value.message == out[5]["message"]
+
+
+def test_javascript_audit_answers_a_message_without_its_record_as_naipes_audit(tmp_path: Path, rest_url: str) -> None:
+    """A line that is a message with no record to send ({"id": "b"}, an empty batch) was sent as a
+    record (its id lost, "unknown field 'id'") or not answered at all (the audit counted one record
+    fewer than naipes audit); a batch that is no list was read as a record. Each is its entry's
+    error under its id, as naipes audit answers it (the first two to the byte)."""
+    lines = [json.dumps({"id": "b"}), json.dumps({"batch": [], "id": "h"}), json.dumps({"batch": "x", "id": "i"}),
+             json.dumps({"id": "k", "record": RECORD})]
+    archive = tmp_path / "archive.ndjson"
+    archive.write_text("\n".join(lines) + "\n")
+    run = subprocess.run(["node", str(AUDIT), str(archive), rest_url], capture_output=True, text=True, timeout=60)
+    cli = subprocess.run([tool("naipes"), "audit", str(archive)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == cli.returncode == 2, run.stderr
+    answers, expected = run.stdout.splitlines(), cli.stdout.splitlines()
+    assert answers[:2] == expected[:2] and len(answers) == len(expected) == 4
+    assert json.loads(answers[2]) == {"id": "i", "error": {"code": "INVALID_FIELD", "field": "batch", "message": 'batch: expected a list, not "x"'}}
+    assert json.loads(answers[3]) == {"id": "k", "result": api.validate(RECORD)}
+    assert "4 records" in run.stderr.splitlines()[-1]

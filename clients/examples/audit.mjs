@@ -9,7 +9,9 @@
 // audit`'s: 0 all valid, 1 a violation, 2 a record not well formed; 3 no answer (the server
 // unreachable or silent past the timeout, or its INTERNAL error), the answers before it printed.
 // Through naipes.mjs's validateHandsStream: one request's records and answers held at a time,
-// whatever the archive's length.
+// whatever the archive's length. It sends records, not the lines themselves: a line's own
+// "omitEvents" is not read (--omit-events is, for every record), and the fields of a line beside
+// its record and id are not checked, where naipes audit answers them as the service does.
 //   node clients/examples/audit.mjs hands.ndjson [http://127.0.0.1:8080] [--omit-events]
 import { once } from "node:events";
 import { createReadStream } from "node:fs";
@@ -68,12 +70,35 @@ async function* records() {
       await printAnswered();  // (at once when every line before it has been answered)
       continue;
     }
-    for (const item of Array.isArray(data?.batch) && data.game === undefined ? data.batch : [data]) {
+    const message = isMessage(data);
+    if (message && data.batch !== undefined && !Array.isArray(data.batch)) {  // (it was sent as a record, its id lost)
+      waiting.push({ ...ident(data), error: { code: "INVALID_FIELD", field: "batch", message: `batch: expected a list, not ${JSON.stringify(data.batch)}` } });
+      await printAnswered();
+      continue;
+    }
+    if (message && data.record === undefined && !data.batch?.length) {  // ({"id": "b"} was sent as a record; {"batch": []} not answered)
+      waiting.push({ ...ident(data), error: { code: "MISSING_FIELD", field: "record", message: "record is required" } });
+      await printAnswered();
+      continue;
+    }
+    for (const item of message && Array.isArray(data.batch) ? data.batch : [data]) {
       const wrapped = item?.record !== undefined && item.game === undefined;  // {"id", "record"}, or a record
       waiting.push(wrapped && item.id !== undefined ? { id: item.id } : {});
       yield wrapped ? item.record : item;
     }
   }
+}
+
+/** Whether a line's JSON is a message of the stream rather than a bare record, as the service
+ *  reads it: an object without "game" holding any of its keys. */
+function isMessage(data) {
+  return data !== null && typeof data === "object" && !Array.isArray(data) && data.game === undefined
+    && ["record", "batch", "id", "omitEvents"].some((key) => key in data);
+}
+
+/** {id} of a message whose id is a string (the service answers under it), else {}. */
+function ident(data) {
+  return typeof data.id === "string" ? { id: data.id } : {};
 }
 
 const start = performance.now();
