@@ -1129,7 +1129,7 @@ def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES, buffer: int = READ_A
     blank = 0 if blanks is None else -blanks  # (the blank lines' bytes less the others' and the allowance)
     while True:
         try:
-            line = stream.readline(limit + 1)
+            line = stream.readline(limit + 2)  # (a line of ``limit`` bytes and its end, CRLF or LF)
         except Exception as exc:
             yield _ending(exc)
             return
@@ -1140,6 +1140,9 @@ def read_lines(stream: Any, limit: int = MAX_REQUEST_BYTES, buffer: int = READ_A
             yield ending
             if ending is not Ending.TOO_LARGE:
                 return
+            continue
+        if len(line) > limit + 1 and not line.endswith(b"\r\n"):  # (read whole, one byte over: no skipping)
+            yield Ending.TOO_LARGE
             continue
         if line.isspace():
             blank += len(line)
