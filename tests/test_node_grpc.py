@@ -328,6 +328,11 @@ UNREADABLE = [
     ("SettleHand", {"game": "rentoy", "seats": 4, "dealer": 1, "table": {"score": 4}, "rentoy": {"winner": 1, "value": 3, "end": "fold"}}),
     ("SettleHand", {"game": "rentoy", "seats": 4, "dealer": 1, "table": {"score": [4, None]}, "rentoy": {"winner": 1, "value": 3, "end": "fold"}}),
     ("SettleHand", {"game": "tresillo", "seats": 4, "dealer": 3, "table": {"cartulina": [None]}, "tresillo": {"annulled": True}}),
+    # A field by both its names (one was kept, silently), and unknown keys: one quoting a quote,
+    # and one past what an error's field and message hold (cut as the service cuts them).
+    ("ValidateHand", {"record": dict(RECORD, table={"score": [0, 0], "plate_holds": "none", "plateHolds": "none"})}),
+    ("ValidateHand", {"record": {**RECORD, "a'b": 1}}),
+    ("ValidateHand", {"record": {**RECORD, "x" * 20_000: 1}}),
 ]
 
 
@@ -594,3 +599,25 @@ console.log(JSON.stringify(out));
     assert run.returncode == 0, run.stderr
     refused = "RangeError: timeoutMs must be a number of milliseconds above 0 and at most 2147483647, not "
     assert json.loads(run.stdout) == [refused + "NaN", refused + "10000000000000000", refused + "Infinity", refused + "-1", True]
+
+
+def test_node_calls_read_a_bigint_and_an_undefined_field_as_the_rest_client_does(grpc_target: str) -> None:
+    """JSON has neither, so the parity above cannot carry them: a BigInt was JSON.stringify's
+    TypeError out of naipes_grpc.mjs (now INVALID_FIELD naming it, as naipes.mjs refuses it), and a
+    field left undefined was refused as an object that is none, where naipes.mjs leaves it out."""
+    script = """
+import { connect, call } from "./naipes_grpc.mjs";
+import { readFileSync } from "node:fs";
+const record = JSON.parse(readFileSync("rentoy-hand.json"));
+const client = connect(process.argv[1]);
+const out = [];
+for (const request of [{ record: { ...record, seats: 4n } }, { record: { ...record, table: undefined } }]) {
+  try { out.push((await call(client, "ValidateHand", request)).valid); }
+  catch (error) { out.push([error.code, error.field, error.message]); }
+}
+client.close();
+console.log(JSON.stringify(out));
+"""
+    run = subprocess.run(["node", "--input-type=module", "-e", script, grpc_target], cwd=EXAMPLES, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [["INVALID_FIELD", "seats", "seats: expected an integer, not the BigInt 4n"], True]

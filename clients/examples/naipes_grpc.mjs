@@ -61,9 +61,23 @@ const SERVICE = root.lookupService("naipes.v1.NaipesService");
 
 export class NaipesError extends Error {
   constructor(code, message, field = null) {
-    super(message);
-    Object.assign(this, { code, field });
+    // (cut as the service cuts an error's, service/errors.py: a field named after a request's key)
+    super(cut(message, MESSAGE_AT_MOST));
+    Object.assign(this, { code, field: field === null ? null : cut(field, FIELD_AT_MOST) });
   }
+}
+
+// The most an error's message and field hold, in bytes of UTF-8 (service/errors.py).
+const MESSAGE_AT_MOST = 2000;
+const FIELD_AT_MOST = 200;
+const UTF8 = new TextEncoder();
+
+/** `text`, or as much of it as `atMost` bytes of UTF-8 hold and its length in characters. */
+function cut(text, atMost) {
+  const bytes = UTF8.encode(text);
+  if (bytes.length <= atMost) return text;
+  const kept = new TextDecoder().decode(bytes.subarray(0, atMost)).replace(/\uFFFD$/, "");  // (a character cut in two: dropped)
+  return `${kept}... (${[...text].length.toLocaleString("en-US")} characters)`;
 }
 
 // --- JSON to a request message, checked against the schema -----------------------------------
@@ -89,7 +103,8 @@ const shown = (text) => {
   return chars.length > 60 ? `${quoted(chars.slice(0, 60))}... (${chars.length.toLocaleString("en-US")} characters)` : quoted(chars);
 };
 const what = (value) => typeof value === "string" ? shown(value)
-  : Array.isArray(value) ? "a list" : value !== null && typeof value === "object" ? "an object" : JSON.stringify(value);
+  : Array.isArray(value) ? "a list" : value !== null && typeof value === "object" ? "an object"
+    : typeof value === "bigint" ? `the BigInt ${value}n` : JSON.stringify(value);  // (JSON.stringify threw TypeError on a BigInt)
 const kind = (value) => typeof value === "number" ? "a number" : typeof value === "string" ? "a string" : what(value);
 
 function jsonToValue(value, where) {  // a JSON value as a google.protobuf.Value
@@ -137,11 +152,17 @@ export function jsonToMessage(messageType, data, where = "") {
     throw new NaipesError("INVALID_FIELD", `${where}: expected an object, not ${kind(data)}`, where);
   }
   const out = {};
+  const named = new Map();  // field -> the key that gave it
   for (const [key, value] of Object.entries(data)) {
     const path = where ? `${where}.${key}` : key;
     const field = messageType.fieldsArray.find((f) => jsonName(f) === key || protoName(messageType, f) === key);
-    if (field === undefined) throw new NaipesError("INVALID_FIELD", `${path}: unknown field '${key}' of ${messageType.name}`, path);
-    if (value === null) continue;  // null is the field absent, as in protobuf's JSON mapping
+    if (field === undefined) throw new NaipesError("INVALID_FIELD", `${path}: unknown field ${shown(key)} of ${messageType.name}`, path);
+    if (named.has(field)) {  // (by its JSON name and its proto name: one was kept, silently)
+      const at = where ? `${where}.${jsonName(field)}` : jsonName(field);
+      throw new NaipesError("INVALID_FIELD", `${at}: the field is given twice in one object, as ${shown(named.get(field))} and as ${shown(key)}`, at);
+    }
+    named.set(field, key);
+    if (value === null || value === undefined) continue;  // null is the field absent, as in protobuf's JSON mapping (undefined, as JSON.stringify leaves it out)
     field.resolve();
     const wellKnown = field.resolvedType?.fullName;
     const one = (item, at) => wellKnown === ".google.protobuf.Struct" ? jsonToStruct(item, at)
