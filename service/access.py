@@ -69,7 +69,7 @@ def setting(text: str) -> bool:
     anything else."""
     flag = _FLAGS.get(text.strip().lower() or "0")
     if flag is None:
-        raise ValueError(f"expected 1 or 0, not {text!r}")
+        raise ValueError(f"expected 1 or 0 (or true or false), not {text!r}")
     return flag
 
 

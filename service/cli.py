@@ -131,12 +131,12 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
     # A host the servers cannot listen on (a name that does not resolve, an address of another
     # machine) was gunicorn's retries for 5 seconds and its error, or taken for a port in use.
     if (why := _host_error(host)) is not None:
-        raise SystemExit(f"naipes serve: --host {host}: {why}")
+        raise SystemExit(f"naipes serve: host {host} (--host, NAIPES_HOST): {why}")
     # Both servers bind with SO_REUSEPORT (their processes share a port), which lets them bind a port
     # another server of this user listens on with it too (another naipes serve): the kernel would
     # share the connections between the two, silently. A port something listens on is refused.
-    for name, port in (("--rest-port", rest_port), ("--grpc-port", grpc_port)):
-        if _listening(host, port):
+    for name, port in (("--rest-port, NAIPES_REST_PORT", rest_port), ("--grpc-port, NAIPES_GRPC_PORT", grpc_port)):
+        if _listening(host, port):  # (the argument or the variable: either may have given it)
             raise SystemExit(f"naipes serve: {address(host, port)} ({name}) is in use: something listens there already")
     # The metrics of every process, summed at /metrics (service/metrics.py): prometheus_client's
     # multiprocess mode, in a fresh directory of this server's own, in memory where /dev/shm is
@@ -462,7 +462,7 @@ def audit(path: str, omit_events: bool = False) -> int:
     elapsed = time.perf_counter() - start
     records = sum(codes.values())
     answered = codes.get("OK", 0)
-    print(f"naipes: {records} records in {elapsed:.1f} s ({records / elapsed if elapsed else 0:,.0f} a second): {answered - violations} valid, "
+    print(f"naipes: {records} record{'' if records == 1 else 's'} in {elapsed:.1f} s ({records / elapsed if elapsed else 0:,.0f} a second): {answered - violations} valid, "
           f"{violations} with a violation, {records - answered} not validated (an error entry)", file=sys.stderr)
     if codes.get("INTERNAL"):
         return EXIT_INTERNAL

@@ -786,7 +786,7 @@ def test_serve_refuses_a_port_another_server_listens_on() -> None:
                 pass
             output = stop(server) if server.returncode is None else server.communicate()[0]
         assert server.returncode == 1, output
-        assert output.strip() == f"naipes serve: 127.0.0.1:{taken} ({flag}) is in use: something listens there already", output
+        assert output.strip() == f"naipes serve: 127.0.0.1:{taken} ({flag}, NAIPES_{flag[2:].replace('-', '_').upper()}) is in use: something listens there already", output
 
 
 @pytest.mark.parametrize(("flag", "other", "default"), [("--rest-port", "--grpc-port", 8080), ("--grpc-port", "--rest-port", 50051)])
@@ -809,7 +809,7 @@ def test_serve_listens_on_8080_and_50051_unless_told_otherwise(flag: str, other:
             pass
         output = stop(server) if server.returncode is None else server.communicate()[0]
     assert server.returncode == 1, output
-    assert output == f"naipes serve: 127.0.0.1:{default} ({flag}) is in use: something listens there already\n", output
+    assert output == f"naipes serve: 127.0.0.1:{default} ({flag}, NAIPES_{flag[2:].replace('-', '_').upper()}) is in use: something listens there already\n", output
 
 
 def test_an_empty_naipes_host_is_the_default_host() -> None:
@@ -826,7 +826,7 @@ def test_an_empty_naipes_host_is_the_default_host() -> None:
         done = subprocess.run([NAIPES, "serve", "--workers", "1", "--rest-port", str(_free_port()), "--grpc-port", str(taken)],
                               cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1, done.stderr
-    assert done.stderr == f"naipes serve: 127.0.0.1:{taken} (--grpc-port) is in use: something listens there already\n", done.stderr
+    assert done.stderr == f"naipes serve: 127.0.0.1:{taken} (--grpc-port, NAIPES_GRPC_PORT) is in use: something listens there already\n", done.stderr
     server, target, output = _grpc_server_alone("--port", "0", env=env)
     try:
         assert target.startswith("127.0.0.1:"), output
@@ -974,7 +974,7 @@ def test_a_bad_access_log_setting_is_a_usage_error(command) -> None:
     """NAIPES_ACCESS_LOG is 1 or 0 (true or false); anything else is the command's usage error
     naming it, exit 2, before anything starts."""
     done = subprocess.run(command, cwd=ROOT, env={**os.environ, "NAIPES_ACCESS_LOG": "yes please"}, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and done.stderr.endswith("error: NAIPES_ACCESS_LOG: expected 1 or 0, not 'yes please'\n"), done.stderr
+    assert done.returncode == 2 and done.stderr.endswith("error: NAIPES_ACCESS_LOG: expected 1 or 0 (or true or false), not 'yes please'\n"), done.stderr
     assert "Traceback" not in done.stderr and "listening" not in done.stderr, done.stderr
 
 
@@ -989,7 +989,7 @@ def test_a_bad_access_log_setting_is_a_usage_error(command) -> None:
      "expected a number of seconds (0 or more, at most 31536000: a year), not '99999999999'"),
     ((NAIPES, "audit", "-"), "NAIPES_POOL_IDLE", "9223372037", "expected a number of seconds (0 or more, at most 31536000: a year), not '9223372037'"),
     ((NAIPES, "serve"), "NAIPES_BODY_SECONDS", "31536000.5", "expected a number of seconds (0 or more, at most 31536000: a year), not '31536000.5'"),
-    ((NAIPES, "serve"), "NAIPES_COMPRESS_ANSWERS", "gzip", "expected 1 or 0, not 'gzip'"),
+    ((NAIPES, "serve"), "NAIPES_COMPRESS_ANSWERS", "gzip", "expected 1 or 0 (or true or false), not 'gzip'"),
     ((NAIPES, "serve"), "NAIPES_GRPC_COMPRESSION", "br", "expected none, gzip or deflate, not 'br'"),
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_GRPC_COMPRESSION", "1", "expected none, gzip or deflate, not '1'"),
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_STREAMS", "0", "0 is not a number of streams (1 or more)"),
@@ -1016,7 +1016,7 @@ def test_a_bad_stream_or_body_setting_is_a_usage_error(command, name, value, why
     ("NAIPES_BODY_SECONDS", "ten", "expected a number of seconds (0 or more, at most 31536000: a year), not 'ten'"),
     ("NAIPES_STREAM_IDLE_SECONDS", "-1", "expected a number of seconds (0 or more, at most 31536000: a year), not '-1'"),
     ("NAIPES_STREAMS", "two", "expected an integer, not 'two'"),
-    ("NAIPES_COMPRESS_ANSWERS", "yes", "expected 1 or 0, not 'yes'"),
+    ("NAIPES_COMPRESS_ANSWERS", "yes", "expected 1 or 0 (or true or false), not 'yes'"),
 ])
 def test_the_rest_app_made_without_naipes_serve_refuses_a_bad_setting_naming_it(monkeypatch, name, value, why) -> None:
     """gunicorn running ``service.rest:create_app()`` itself: a bad setting of the streams or the
@@ -1103,8 +1103,8 @@ def test_serve_refuses_a_host_it_cannot_listen_on(host, why) -> None:
     wildcard, and the gRPC server's traceback followed, "host must not be empty".)"""
     done = subprocess.run([NAIPES, "serve", "--host", host, "--rest-port", str(_free_port()), "--grpc-port", str(_free_port())],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
-    assert done.returncode == 1 and done.stderr.startswith(f"naipes serve: --host {host}: "), done.stderr
-    assert why is None or done.stderr == f"naipes serve: --host {host}: {why}\n", done.stderr
+    assert done.returncode == 1 and done.stderr.startswith(f"naipes serve: host {host} (--host, NAIPES_HOST): "), done.stderr
+    assert why is None or done.stderr == f"naipes serve: host {host} (--host, NAIPES_HOST): {why}\n", done.stderr
     assert "listening" not in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
