@@ -172,6 +172,9 @@ def _response(data: dict[str, Any]) -> pb.ValidateHandsResponse:
         return from_engine({**head, "error": problem(exc)}, pb.ValidateHandsResponse)
 
 
+_BROKE = "OK, breaking a rule"  # (``Answers.lines``: a result whose record breaks a rule)
+
+
 class Answers(list[Any]):
     """A batch's answers, as the pool sends them back (bytes, or a ``Piece`` for a ``Part``):
     with ``codes``, how many records they answer by code (``OK``, or the record's error's), and
@@ -184,20 +187,62 @@ class Answers(list[Any]):
         super().__init__()
         self.codes: dict[str, int] = {}
         self.violations = 0
+        # Each answer's own counts, in order (``prefix``): its code, _BROKE for a result that
+        # breaks a rule, (codes, violations) for a batch's, None for a ``Piece``.
+        self.lines: list[Any] = []
 
     def add(self, answer: bytes, data: dict[str, Any]) -> None:
         """Appends ``answer``, whose JSON is ``data``."""
         self.append(answer)
         self.tally(data)
 
+    def add_piece(self, piece: Piece) -> None:
+        """Appends a ``Part``'s answer (counted with its message: ``validate_wire``)."""
+        self.append(piece)
+        self.lines.append(None)
+
     def tally(self, data: dict[str, Any]) -> None:
         """Counts the records of an answer whose JSON is ``data``."""
         codes = self.codes
-        for item in data.get("batch") or (data,):
-            code = item["error"]["code"] if "error" in item else "OK"
+        items = data.get("batch")
+        if not items:
+            code = data["error"]["code"] if "error" in data else "OK"
             codes[code] = codes.get(code, 0) + 1
+            broke = code == "OK" and not data["result"].get("valid")
+            self.violations += broke
+            self.lines.append(_BROKE if broke else code)
+            return
+        line: dict[str, int] = {}
+        violations = 0
+        for item in items:
+            code = item["error"]["code"] if "error" in item else "OK"
+            line[code] = line.get(code, 0) + 1
             if code == "OK" and not item["result"].get("valid"):
-                self.violations += 1
+                violations += 1
+        for code, records in line.items():
+            codes[code] = codes.get(code, 0) + records
+        self.violations += violations
+        self.lines.append((line, violations))
+
+    def prefix(self, count: int) -> Answers:
+        """The counts of the first ``count`` answers alone (a stream that ended before the rest
+        were sent: ``_pipelined``)."""
+        out = Answers()
+        codes = out.codes
+        for entry in self.lines[:count]:
+            if entry is None:
+                continue
+            if isinstance(entry, str):
+                broke = entry == _BROKE  # (==: the answers come pickled from the pool)
+                code = "OK" if broke else entry
+                codes[code] = codes.get(code, 0) + 1
+                out.violations += broke
+                continue
+            line, violations = entry
+            for code, records in line.items():
+                codes[code] = codes.get(code, 0) + records
+            out.violations += violations
+        return out
 
     def merge(self, other: Answers) -> None:
         """Adds ``other``'s counts to these."""
@@ -350,7 +395,7 @@ def answer_wire(batch: list[Line | Part]) -> Answers:
     out = Answers()
     for data in batch:
         if isinstance(data, Part):
-            out.append(answer_part(data))
+            out.add_piece(answer_part(data))
             continue
         try:
             if data is Ending.TOO_LARGE:
@@ -528,7 +573,7 @@ def _internal(batch: list[Any], answer: Callable[[dict[str, Any]], bytes]) -> An
         if isinstance(item, Part):
             counts = Answers()
             counts.tally(error)
-            out.append(Piece(data, counts, whole=True))
+            out.add_piece(Piece(data, counts, whole=True))
         else:
             out.add(data, error)
     return out
@@ -889,11 +934,18 @@ def _pipelined(items: Iterable[T], work: Callable[[list[T]], list[R]], on_failur
                         if executor is _pool:
                             _discard_pool(executor)
                             executor = pool()
-                if count is not None and isinstance(answers, Answers):
-                    count(answers)
-                for item, out in zip(chunk, answers, strict=True):
-                    yield out
-                    window.give(_size(item))
+                # Counted as they are given: a batch whole once its last answer has been, and,
+                # when the stream ends before (its client gone, a compressed stream's bound),
+                # the answers given (its records were counted as it came back, though never sent).
+                given = 0
+                try:
+                    for item, out in zip(chunk, answers, strict=True):
+                        given += 1  # (handed on: a stream closed while it waits here has given it)
+                        yield out
+                        window.give(_size(item))
+                finally:
+                    if count is not None and isinstance(answers, Answers):
+                        count(answers if given == len(answers) else answers.prefix(given))
             if ended and not pending and not buffer:
                 if paused:
                     raise Paused

@@ -472,3 +472,23 @@ def test_a_forked_process_writes_its_own_metrics() -> None:
     done = subprocess.run([sys.executable, "-c", _FORKED], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"before": {"calls": 0.0, "dropped": 3.0}, "calls": 1.0, "dropped": 1.0}, done.stdout
+
+
+def test_a_stream_ended_before_its_records_were_sent_counts_the_records_it_sent(rest_url: str) -> None:
+    """naipes_stream_records_total is the records answered: they were counted a pool's chunk at a
+    time as the pool gave them back, ahead of their lines, so a stream ended before them (here a
+    compressed one past its allowance) counted records its client never got: 32,000 for the 1,000
+    of its one line sent (and that count ended the stream a chunk early). Now each as its line is
+    handed on."""
+    import gzip
+
+    body = gzip.compress((json.dumps({"batch": [{}] * 1000}) + "\n").encode() * 300, 9)
+    missing, too_large = (key("naipes_stream_records_total", transport="rest", code=code) for code in ("MISSING_FIELD", "PAYLOAD_TOO_LARGE"))
+    before = scrape(rest_url)
+    answer = requests.post(f"{rest_url}/v1/hands:validateStream", data=body, timeout=60,
+                           headers={"Content-Type": "application/x-ndjson", "Content-Encoding": "gzip"})
+    lines = [json.loads(line) for line in answer.content.splitlines()]
+    assert lines[-1]["error"]["code"] == "PAYLOAD_TOO_LARGE" and 1 < len(lines) < 300
+    sent = sum(len(line["batch"]) for line in lines[:-1])
+    expected = {missing: before.get(missing, 0.0) + sent, too_large: before.get(too_large, 0.0) + 1}
+    assert shown(rest_url, expected) == expected
