@@ -192,29 +192,9 @@ def _unreadable(data: bytes, cls: type[Message]) -> str | None:
 
 def _wire_fields(data: bytes) -> list[tuple[int, bytes, bytes]] | None:
     """A message's length-delimited fields in protobuf's wire format: (number, key, content); None
-    when the bytes are not well-formed fields."""
-    out = []
-    i, end = 0, len(data)
-    while i < end:
-        tag, i = read_varint(data, i)
-        if tag < 8:  # (none, or field number 0, which protobuf refuses)
-            return None
-        kind = tag & 7
-        if kind == 0:
-            _, i = read_varint(data, i)
-            if i < 0:
-                return None
-        elif kind in (1, 5):
-            i += 8 if kind == 1 else 4
-        elif kind == 2:
-            length, start = read_varint(data, i)
-            if length < 0 or start + length > end:
-                return None
-            out.append((tag >> 3, _varint(tag), data[start:start + length]))
-            i = start + length
-        else:
-            return None  # (groups: no message of this schema has one)
-    return out if i == end else None
+    when the bytes are not well-formed fields (``wire_fields``)."""
+    fields = wire_fields(data)
+    return None if fields is None else [(number, _varint(number << 3 | 2), content) for number, kind, content in fields if kind == 2]
 
 
 def read_varint(data: bytes, i: int) -> tuple[int, int]:
@@ -355,7 +335,7 @@ def wire_fields(data: bytes, raw: bool = False) -> list[tuple[int, int, bytes]] 
     while i < end:
         at = i
         tag, i = read_varint(data, i)
-        if tag < 8:
+        if tag < 8:  # (none, or field number 0, which protobuf refuses)
             return None
         kind = tag & 7
         content = b""
@@ -374,7 +354,7 @@ def wire_fields(data: bytes, raw: bool = False) -> list[tuple[int, int, bytes]] 
             content = data[start:start + length]
             i = start + length
         else:
-            return None
+            return None  # (groups: no message of this schema has one)
         out.append((tag >> 3, kind, data[at:i] if raw else content))
     return out
 
