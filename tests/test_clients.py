@@ -273,18 +273,32 @@ def _answered_as_plain(packed: RestClient | GrpcClient, plain: RestClient | Grpc
 def test_grpc_client_compress_is_answered_as_plain(grpc_target: str) -> None:
     """``GrpcClient(compress=True)`` sends every message gzip-compressed (gRPC's own compression):
     every call's answer, an archive's and every refusal are the plain client's; a message of 8 MiB
-    reaches the server as a few KiB, which refuses it once decompressed (grpcio's words), where the
-    plain client's is refused as it comes."""
+    is refused by both before sending, in the server's words. Sent compressed all the same, it
+    reaches the server as a few KiB, which grpcio refuses once decompressed, where sent plain it is
+    refused as it comes (grpcio's words, without the service's code)."""
+    import grpc
+
+    from naipes.v1 import naipes_pb2 as pb
+
+    large = {"game": "rentoy", "seats": 4, "dealer": 0, "actions": ["x" * 1000] * 8192}
     with GrpcClient(grpc_target, compress=True) as packed, GrpcClient(grpc_target) as plain:
         _answered_as_plain(packed, plain)
-        large = {"game": "rentoy", "seats": 4, "dealer": 0, "actions": ["x" * 1000] * 8192}
         with pytest.raises(NaipesError) as packed_error:
             packed.validate_hand(large)
         with pytest.raises(NaipesError) as plain_error:
             plain.validate_hand(large)
-    assert packed_error.value.code == plain_error.value.code == "RESOURCE_EXHAUSTED"
-    assert packed_error.value.message == "Decompressed message larger than max", packed_error.value.message
-    assert "Received message larger than max" in plain_error.value.message, plain_error.value.message
+    assert packed_error.value.code == plain_error.value.code == "PAYLOAD_TOO_LARGE"
+    assert packed_error.value.message == plain_error.value.message
+    request = pb.ValidateHandRequest(record=pb.HandRecord(game="rentoy", seats=4, dealer=0, actions=large["actions"])).SerializeToString()
+    said = []
+    for compression in (grpc.Compression.Gzip, None):
+        with grpc.insecure_channel(grpc_target, compression=compression) as channel:
+            call = channel.unary_unary("/naipes.v1.NaipesService/ValidateHand", request_serializer=None, response_deserializer=None)
+            with pytest.raises(grpc.RpcError) as raised:
+                call(request, timeout=30)
+            said.append((raised.value.code(), raised.value.details()))
+    assert said[0] == (grpc.StatusCode.RESOURCE_EXHAUSTED, "Decompressed message larger than max"), said
+    assert said[1][0] == grpc.StatusCode.RESOURCE_EXHAUSTED and "Received message larger than max" in said[1][1], said
 
 
 def _read_request(conn: socket.socket) -> tuple[str, dict[str, str], bytes]:
@@ -2880,3 +2894,20 @@ def test_javascript_audit_answers_a_message_without_its_record_as_naipes_audit(t
     assert json.loads(answers[2]) == {"id": "i", "error": {"code": "INVALID_FIELD", "field": "batch", "message": 'batch: expected a list, not "x"'}}
     assert json.loads(answers[3]) == {"id": "k", "result": api.validate(RECORD)}
     assert "4 records" in run.stderr.splitlines()[-1]
+
+
+def test_grpc_client_refuses_a_request_over_the_limit_as_the_server_would(grpc_target: str) -> None:
+    """A request over 1 MiB is the server's PAYLOAD_TOO_LARGE, and one past grpcio's 1.5 MiB was
+    grpcio's RESOURCE_EXHAUSTED alone, without the service's code: GrpcClient.validate_hands said
+    PAYLOAD_TOO_LARGE for such a record, validate_hand did not. The client says the server's words
+    for both, before sending."""
+    from service.grpc_server import MESSAGE_CEILING
+
+    with GrpcClient(grpc_target) as grpc_client:
+        for size in (MESSAGE_CEILING - 4096, MESSAGE_CEILING + 4096):
+            record = dict(RECORD, actions=["x" * size])
+            with pytest.raises(NaipesError) as refused:
+                grpc_client.validate_hand(record)
+            assert refused.value.code == "PAYLOAD_TOO_LARGE" and refused.value.field is None
+            assert re.fullmatch(r"the request message is \d+ bytes, larger than the 1048576 the service accepts", refused.value.message)
+        assert grpc_client.validate_hand(RECORD) == api.validate(RECORD)

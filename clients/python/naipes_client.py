@@ -669,6 +669,9 @@ class GrpcClient:
         """One unary call: ``method``, the stub's (``self._stub.Deal``), with the call's deadline
         and request ID; the answer's wire bytes, or its error as a NaipesError."""
         metadata = _request_id(request_id)
+        size = request.ByteSize()
+        if size > MAX_MESSAGE:  # (the server's answer to it, said here: past 1.5 MiB grpcio refused it, RESOURCE_EXHAUSTED alone)
+            raise NaipesError("PAYLOAD_TOO_LARGE", f"the request message is {size} bytes, larger than the {MAX_MESSAGE} the service accepts")
         try:
             answer: bytes = method(request, timeout=self.timeout, metadata=metadata)
             return answer
