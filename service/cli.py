@@ -42,8 +42,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, BinaryIO, TypeVar
 
-from google.protobuf.message import Message
-
 EXIT_VALID, EXIT_VIOLATION, EXIT_INVALID, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED = 128 + signal.SIGINT  # Ctrl-C: 130, as a shell reports a command SIGINT ended
 REST_THREADS = 4  # threads per gunicorn worker
@@ -357,22 +355,16 @@ def _answer(call: Callable[[], tuple[Any, int]]) -> int:
 def validate(path: str) -> int:
     from naipes.v1 import naipes_pb2 as pb
     from service import handlers
-    from service.codec import from_json, to_engine
+    from service.codec import as_json, from_json, to_engine
 
     def call() -> tuple[Any, int]:
+        # (the engine's answer as REST prints it, codec.as_json: its keys in the same order, where
+        # to_json of the message printed them in the schema's)
         request = pb.ValidateHandRequest(record=from_json(_record(path), pb.HandRecord()))
-        result = _as_rest(handlers.ANSWERS["ValidateHand"](to_engine(request)), pb.ValidateHandResponse)["result"]
+        result = as_json(handlers.ANSWERS["ValidateHand"](to_engine(request)), pb.ValidateHandResponse)["result"]
         return result, EXIT_VALID if result.get("valid") else EXIT_VIOLATION
 
     return _answer(call)
-
-
-def _as_rest(answer: dict[str, Any], cls: type[Message]) -> Any:
-    """An engine answer as REST prints it, its keys in the same order (``codec.as_json``, which
-    ``service.rest`` answers with): to_json of the message would print them in the schema's."""
-    from service.codec import as_json
-
-    return as_json(answer, cls)
 
 
 # How soon an answer ``naipes audit`` has written reaches its stdout, however few follow it.
@@ -474,11 +466,11 @@ def audit(path: str, omit_events: bool = False) -> int:
 def legal(path: str, seat: int | None) -> int:
     from naipes.v1 import naipes_pb2 as pb
     from service import handlers
-    from service.codec import from_json, to_engine
+    from service.codec import as_json, from_json, to_engine
 
     def call() -> tuple[Any, int]:
         request = pb.LegalActionsRequest(record=from_json(_record(path), pb.HandRecord()), seat=seat)
-        answer = _as_rest(handlers.ANSWERS["LegalActions"](to_engine(request)), pb.LegalActionsResponse)
+        answer = as_json(handlers.ANSWERS["LegalActions"](to_engine(request)), pb.LegalActionsResponse)  # (as validate's)
         return answer, EXIT_VALID if answer.get("valid") else EXIT_VIOLATION
 
     return _answer(call)

@@ -29,7 +29,7 @@ import math
 import re
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import orjson
@@ -160,18 +160,7 @@ def _unreadable(data: bytes, cls: type[Message]) -> str | None:
     tried alone, inside its enclosing fields, so that it is parsed as deep as it was."""
 
     def find(chunk: bytes, descriptor: Any, path: str, wrap: Callable[[bytes], bytes]) -> str | None:
-        fields = _wire_fields(chunk)
-        if fields is None:
-            return None
-        counts: dict[int, int] = {}
-        for number, key, content in fields:
-            field = descriptor.fields_by_number.get(number)
-            if field is None or field.message_type is None or field.message_type.GetOptions().map_entry:
-                continue
-            index = counts[number] = counts.get(number, -1) + 1
-            where = f"{path}.{field.json_name}" if path else field.json_name
-            if is_repeated(field):
-                where = f"{where}[{index}]"
+        for field, where, key, content in _message_fields(chunk, descriptor, path):
 
             def inner(sub: bytes, key: bytes = key) -> bytes:
                 return wrap(key + _varint(len(sub)) + sub)
@@ -190,11 +179,18 @@ def _unreadable(data: bytes, cls: type[Message]) -> str | None:
     return found.removeprefix("record.") if found is not None else None
 
 
-def _wire_fields(data: bytes) -> list[tuple[int, bytes, bytes]] | None:
-    """A message's length-delimited fields in protobuf's wire format: (number, key, content); None
-    when the bytes are not well-formed fields (``wire_fields``)."""
-    fields = wire_fields(data)
-    return None if fields is None else [(number, _varint(number << 3 | 2), content) for number, kind, content in fields if kind == 2]
+def _message_fields(chunk: bytes, descriptor: Any, path: str) -> Iterator[tuple[Any, str, bytes, bytes]]:
+    """The fields of a ``descriptor`` message's wire bytes that are messages (a map's entries
+    aside), each with its path in JSON's words (``table.cartulina[1]``, within ``path``), its key
+    and its content; none when the bytes are not well-formed fields."""
+    counts: dict[int, int] = {}
+    for number, kind, content, _whole in wire_fields(chunk) or ():
+        field = descriptor.fields_by_number.get(number)
+        if kind != 2 or field is None or field.message_type is None or field.message_type.GetOptions().map_entry:
+            continue
+        index = counts[number] = counts.get(number, -1) + 1
+        where = f"{path}.{field.json_name}" if path else field.json_name
+        yield field, f"{where}[{index}]" if is_repeated(field) else where, _varint(number << 3 | 2), content
 
 
 def read_varint(data: bytes, i: int) -> tuple[int, int]:
@@ -224,7 +220,11 @@ def unknown_field_error(message: Message) -> ServiceError | None:
     unknown = _unknown_field(message, "")
     if unknown is None:
         return None
-    where, number, name = unknown
+    return _unknown_error(*unknown)
+
+
+def _unknown_error(where: str, number: int, name: str) -> ServiceError:
+    """INVALID_FIELD for field ``number`` of a ``name`` message at ``where`` (the request's own: the body)."""
     return ServiceError("INVALID_FIELD", f"{where or 'the message'}: field number {number} is not a field of {name} "
                         "(or not of its type): this service reads no such field", where or "body")
 
@@ -265,32 +265,20 @@ def _opaque_error(data: bytes, cls: type[Message]) -> ServiceError | None:
     see it; REST refuses any key of ``rules`` that is not an option, and so does gRPC."""
 
     def walk(chunk: bytes, descriptor: Any, path: str) -> tuple[str, int, str] | None:
-        counts: dict[int, int] = {}
-        for number, _key, content in _wire_fields(chunk) or ():
-            field = descriptor.fields_by_number.get(number)
-            if field is None or field.message_type is None:
-                continue
-            index = counts[number] = counts.get(number, -1) + 1
-            where = f"{path}.{field.json_name}" if path else field.json_name
-            if is_repeated(field):
-                where = f"{where}[{index}]"
+        for field, where, _key, content in _message_fields(chunk, descriptor, path):
             if field.message_type.full_name in _OPAQUE:
                 found = opaque_unknown(content, field.message_type.name)
                 if found is not None:
                     return where + found[0], found[1], found[2]
-            elif not field.message_type.GetOptions().map_entry:
-                found = walk(content, field.message_type, where)
-                if found is not None:
-                    return found
+            elif (found := walk(content, field.message_type, where)) is not None:
+                return found
         return None
 
     unknown = walk(data, cls.DESCRIPTOR, "")
     if unknown is None:
         return None
     where, number, name = unknown
-    where = where.removeprefix("record.")  # (a record's fields within the record, as REST names them)
-    return ServiceError("INVALID_FIELD", f"{where}: field number {number} is not a field of {name} "
-                        "(or not of its type): this service reads no such field", where)
+    return _unknown_error(where.removeprefix("record."), number, name)  # (a record's fields within the record, as REST names them)
 
 
 def opaque_unknown(data: bytes, name: str) -> tuple[str, int, str] | None:
@@ -302,9 +290,9 @@ def opaque_unknown(data: bytes, name: str) -> tuple[str, int, str] | None:
     if fields is None:
         return None
     known = _OPAQUE_FIELDS[name]
-    key = next((content.decode("utf-8", "replace") for number, wire, content in fields if number == 1 and wire == 2), "")
+    key = next((content.decode("utf-8", "replace") for number, wire, content, _whole in fields if number == 1 and wire == 2), "")
     index = -1
-    for number, wire, content in fields:
+    for number, wire, content, _whole in fields:
         expected = known.get(number)
         if expected is None or expected[0] != wire:
             if name == "entry":
@@ -326,10 +314,10 @@ def opaque_unknown(data: bytes, name: str) -> tuple[str, int, str] | None:
     return None
 
 
-def wire_fields(data: bytes, raw: bool = False) -> list[tuple[int, int, bytes]] | None:
+def wire_fields(data: bytes) -> list[tuple[int, int, bytes, bytes]] | None:
     """A message's fields in protobuf's wire format: (number, wire type, content: the bytes of a
-    length-delimited one, else empty; with ``raw``, the field's own bytes, its tag included); None
-    when the bytes are not well-formed fields."""
+    length-delimited one, else empty, and the field's own bytes, its tag included); None when the
+    bytes are not well-formed fields."""
     out = []
     i, end = 0, len(data)
     while i < end:
@@ -355,7 +343,7 @@ def wire_fields(data: bytes, raw: bool = False) -> list[tuple[int, int, bytes]] 
             i = start + length
         else:
             return None  # (groups: no message of this schema has one)
-        out.append((tag >> 3, kind, data[at:i] if raw else content))
+        out.append((tag >> 3, kind, content, data[at:i]))
     return out
 
 

@@ -172,9 +172,6 @@ def _response(data: dict[str, Any]) -> pb.ValidateHandsResponse:
         return from_engine({**head, "error": problem(exc)}, pb.ValidateHandsResponse)
 
 
-_BROKE = "OK, breaking a rule"  # (``Answers.lines``: a result whose record breaks a rule)
-
-
 class Answers(list[Any]):
     """A batch's answers, as the pool sends them back (bytes, or a ``Piece`` for a ``Part``):
     with ``codes``, how many records they answer by code (``OK``, or the record's error's), and
@@ -187,9 +184,7 @@ class Answers(list[Any]):
         super().__init__()
         self.codes: dict[str, int] = {}
         self.violations = 0
-        # Each answer's own counts, in order (``prefix``): its code, _BROKE for a result that
-        # breaks a rule, (codes, violations) for a batch's, None for a ``Piece``.
-        self.lines: list[Any] = []
+        self.lines: list[tuple[dict[str, int], int] | None] = []  # each answer's own counts (``prefix``); a ``Piece``'s None
 
     def add(self, answer: bytes, data: dict[str, Any]) -> None:
         """Appends ``answer``, whose JSON is ``data``."""
@@ -203,52 +198,33 @@ class Answers(list[Any]):
 
     def tally(self, data: dict[str, Any]) -> None:
         """Counts the records of an answer whose JSON is ``data``."""
-        codes = self.codes
-        items = data.get("batch")
-        if not items:
-            code = data["error"]["code"] if "error" in data else "OK"
-            codes[code] = codes.get(code, 0) + 1
-            broke = code == "OK" and not data["result"].get("valid")
-            self.violations += broke
-            self.lines.append(_BROKE if broke else code)
-            return
         line: dict[str, int] = {}
         violations = 0
-        for item in items:
+        for item in data.get("batch") or (data,):
             code = item["error"]["code"] if "error" in item else "OK"
             line[code] = line.get(code, 0) + 1
             if code == "OK" and not item["result"].get("valid"):
                 violations += 1
-        for code, records in line.items():
-            codes[code] = codes.get(code, 0) + records
-        self.violations += violations
         self.lines.append((line, violations))
+        self._count(line, violations)
 
     def prefix(self, count: int) -> Answers:
         """The counts of the first ``count`` answers alone (a stream that ended before the rest
         were sent: ``_pipelined``)."""
         out = Answers()
-        codes = out.codes
         for entry in self.lines[:count]:
-            if entry is None:
-                continue
-            if isinstance(entry, str):
-                broke = entry == _BROKE  # (==: the answers come pickled from the pool)
-                code = "OK" if broke else entry
-                codes[code] = codes.get(code, 0) + 1
-                out.violations += broke
-                continue
-            line, violations = entry
-            for code, records in line.items():
-                codes[code] = codes.get(code, 0) + records
-            out.violations += violations
+            if entry is not None:
+                out._count(*entry)
         return out
 
     def merge(self, other: Answers) -> None:
         """Adds ``other``'s counts to these."""
-        for code, records in other.codes.items():
+        self._count(other.codes, other.violations)
+
+    def _count(self, codes: dict[str, int], violations: int) -> None:
+        for code, records in codes.items():
             self.codes[code] = self.codes.get(code, 0) + records
-        self.violations += other.violations
+        self.violations += violations
 
 
 class Part(NamedTuple):
@@ -351,11 +327,11 @@ def read_apart(data: bytes, first: int = 0) -> tuple[dict[str, Any], dict[int, d
     fields = wire_fields(data)
     if fields is None:
         return None
-    items = [content for number, wire, content in fields if number == 3 and wire == 2]
+    items = [content for number, wire, content, _whole in fields if number == 3 and wire == 2]
     if not items:
         return None
     try:
-        request = request_json(b"".join(raw for number, wire, raw in wire_fields(data, raw=True) or () if number != 3), pb.ValidateHandsRequest)
+        request = request_json(b"".join(whole for number, _wire, _content, whole in fields if number != 3), pb.ValidateHandsRequest)
     except Exception:
         return None
     batch: list[dict[str, Any]] = []
@@ -380,7 +356,7 @@ def message_id(data: bytes) -> dict[str, Any]:
     try:
         message = pb.ValidateHandsRequest.FromString(data)
     except Exception:
-        ids = [content for number, wire, content in wire_fields(data) or () if number == 2 and wire == 2]
+        ids = [content for number, wire, content, _whole in wire_fields(data) or () if number == 2 and wire == 2]
         try:
             return {"id": ids[0].decode()} if len(ids) == 1 else {}
         except UnicodeDecodeError:
