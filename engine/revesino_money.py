@@ -199,7 +199,7 @@ class _Side:
         self.what: Final = what
         self.placer: Final = placer
         self.forced: Final = forced
-        self.returned = False
+        self.returned = ""  # when it was returned ("at the revesino's announcement"), "" while it stands
 
 
 class _Escrow:
@@ -231,8 +231,8 @@ class _Ledger:
         self.fines: list[tuple[int, int]] = []  # (seat, trick) of each renuncio fine
         self.revoked: dict[int, int] = {}  # seat -> trick of his first revoke
         self.gergi: list[tuple[int, int, Card]] = []  # (seat, trick, ace) led
-        self.quinola_take: tuple[int, int] | None = None  # (seat, amount) the placed quínola took from the fondo
-        self.quinola_take_reversed = False
+        self.quinola_take: tuple[int, int, int] | None = None  # (seat, amount, trick) the placed quínola took from the fondo
+        self.quinola_take_reversed = ""  # when the take went back to the fondo, "" while it stands
         self.doubled: set[int] = set()  # seats whose quínola fondo payment in play stands
 
     # -- transfers --
@@ -319,7 +319,7 @@ class _Ledger:
             self.pending.append(_Escrow(seat, amount, "take", trick))
         else:
             self.move(FONDO, seat, amount, f"{reason}: takes the fondo, {amount}", trick)
-        self.quinola_take = (seat, amount)
+        self.quinola_take = (seat, amount, trick)
 
     # -- the fondo's renewal (A6.1) --
 
@@ -359,7 +359,14 @@ class _Ledger:
 
     def finalize_escrow(self) -> None:
         for e in self.pending:
-            if e.kind == "take":
+            if e.kind == "take" and self.options.renuncio_forfeits != "laterGains" and self.forfeits(e.seat, 12):
+                # R28 laterPayments: the take reaches him only now, after his revoke.
+                what = f"no revesino announced: the quínola placed in trick {e.trick} keeps the fondo it took, {e.amount}"
+                self.forfeit(e.seat, e.amount, what, None)
+                self.move(ESCROW, FONDO, e.amount, f"the fondo taken by the quínola in trick {e.trick}, {e.amount}, goes back "
+                                                   f"to the fondo: seat {e.seat} revoked in trick {self.revoked[e.seat]}")
+                self.quinola_take_reversed = f"at his renuncio in trick {self.revoked[e.seat]}"
+            elif e.kind == "take":
                 self.move(ESCROW, e.seat, e.amount, f"no revesino announced: the quínola placed in trick {e.trick} keeps the fondo it took, {e.amount}")
             else:
                 self.move(ESCROW, FONDO, e.amount, f"no revesino announced: the quínola payment of trick {e.trick}, {e.amount}, stays in the fondo")
@@ -368,7 +375,7 @@ class _Ledger:
     def reverse_escrow(self, e: _Escrow, reason: str) -> None:
         if e.kind == "take":
             self.move(ESCROW, FONDO, e.amount, f"{reason}: the fondo taken by the quínola in trick {e.trick}, {e.amount}, returned")
-            self.quinola_take_reversed = True
+            self.quinola_take_reversed = "at the revesino's announcement"
         else:
             self.move(ESCROW, e.seat, e.amount, f"{reason}: the quínola payment of trick {e.trick}, {e.amount}, returned")
             self.doubled.discard(e.seat)
@@ -407,7 +414,10 @@ def _trick(led: _Ledger, t: PlayedTrick, napolitana: int | None, announced: bool
             led.move(p.seat, FONDO, REVOKE_FINE, f"renuncio: seat {p.seat} played {p.card} in trick {n} without following suit, "
                                                  f"{REVOKE_FINE} into the fondo; he collects nothing more this hand", n)
             led.fines.append((p.seat, n))
-            led.revoked.setdefault(p.seat, n)
+            if p.seat not in led.revoked:
+                led.revoked[p.seat] = n
+                if o.renuncio_forfeits == "wholeHand":
+                    _forfeit_earlier(led, p.seat, n)
     late = announced and n >= 10  # A6.5 step 2: no ace or quínola payments once a revesino is on
     for p in specials:
         card, seat = p.card, p.seat
@@ -426,6 +436,33 @@ def _trick(led: _Ledger, t: PlayedTrick, napolitana: int | None, announced: bool
             _quinola(led, t, p, napolitana, late, voided)
     if o.renew_timing == "immediately" and led.fondo == 0:
         led.renew(f"the fondo emptied in trick {n}: renewed at once", n, at_deal=False)
+
+
+def _forfeit_earlier(led: _Ledger, seat: int, n: int) -> None:
+    """R28 ``renuncioForfeits: wholeHand``: at his first revoke, in trick ``n``, the revoker gives
+    back what he gained before it, each listed in ``forfeited`` under trick ``n``: each side payment
+    he was paid, to its payer, and the fondo his quínola took, to the fondo (from the escrow in
+    tricks 1-9, from him once final). His own money returned to him stays his; later gains are
+    forfeited as they come."""
+    why = f"renuncio by seat {seat} in trick {n}"
+    when = f"at his renuncio in trick {n}"
+    for s in led.side:
+        if s.payee == seat and not s.returned:
+            led.move(seat, s.payer, s.amount, f"{why}: returned ({s.what})", n)
+            led.forfeit(seat, s.amount, s.what, n)
+            s.returned = when
+    take = led.quinola_take
+    if take is None or take[0] != seat or led.quinola_take_reversed:
+        return
+    _, amount, trick = take
+    escrowed = [e for e in led.pending if e.kind == "take"]
+    if escrowed:
+        led.pending.remove(escrowed[0])
+        led.move(ESCROW, FONDO, amount, f"{why}: the fondo taken by his quínola in trick {trick}, {amount}, returned from the escrow", n)
+    else:
+        led.move(seat, FONDO, amount, f"{why}: the fondo taken by his quínola in trick {trick}, {amount}, returned", n)
+    led.quinola_take_reversed = when
+    led.forfeit(seat, amount, f"quínola placed in trick {trick}: takes the fondo, {amount}", n)
 
 
 def _quinola(led: _Ledger, t: PlayedTrick, p: Play, napolitana: int | None, late: bool, voided: bool) -> None:
@@ -494,7 +531,7 @@ def _refund_forced(led: _Ledger, tricks: list[PlayedTrick], nap: int, since: int
     for s in led.side:
         if s.forced == nap and s.trick < since and not s.returned:
             led.move(s.payee, s.payer, s.amount, f"{why}: returned ({s.what})")
-            s.returned = True
+            s.returned = f"at his renounce in trick {since}"
     if led.options.quinola_penalty_trigger != "forced":
         return
     forced = {t.number for t in tricks if t.number < since for p in t.plays
@@ -513,7 +550,7 @@ def _announce(led: _Ledger, announcer: int) -> None:
     for s in led.side:
         if not s.returned:
             led.move(s.payee, s.payer, s.amount, f"{why}: {s.what} returned")
-            s.returned = True
+            s.returned = "at the revesino's announcement"
     for e in list(led.pending):
         if not (e.kind == "pay" and e.seat == announcer):
             led.reverse_escrow(e, why)
@@ -596,19 +633,22 @@ def _nap_failure(led: _Ledger, tricks: list[PlayedTrick], nap: int) -> None:
     o = led.options
     received: dict[int, int] = {}
     returned: dict[int, int] = {}
+    when = ""  # when they were returned: all at the revesino's announcement, or all at his renuncio
     for s in led.side:
         if s.placer == nap and s.payee == nap:
             received[s.payer] = received.get(s.payer, 0) + s.amount
             if s.returned:
                 returned[s.payer] = returned.get(s.payer, 0) + s.amount
+                when = s.returned
     for payer in _play_order(nap):
         r = received.get(payer, 0)
         due = o.napolitana_refund_factor * r - returned.get(payer, 0)
         if due <= 0:
             continue
         reason = (f"failed napolitana: pays back {o.napolitana_refund_factor} x the {r} he was paid for the cards he sold"
-                  # (revesinoVoidsNapolitana false: the announcement of a revesino returned some of it already)
-                  + (f", less the {returned[payer]} returned at the revesino's announcement" if returned.get(payer) else ""))
+                  # (revesinoVoidsNapolitana false: the announcement of a revesino returned some of it
+                  # already; renuncioForfeits wholeHand: his revoke in trick 10 or 11 did)
+                  + (f", less the {returned[payer]} returned {when}" if returned.get(payer) else ""))
         back = r - returned.get(payer, 0)  # the part that only returns the payer's own money
         if led.forfeits(payer, 12) and due > back:
             led.forfeit(payer, due - max(0, back), reason, None)
@@ -627,7 +667,7 @@ def _nap_failure(led: _Ledger, tricks: list[PlayedTrick], nap: int) -> None:
         amount = take[1]
         times = 2 if o.napolitana_quinola_payback == "double" else o.napolitana_refund_factor
         due = times * amount - (amount if led.quinola_take_reversed else 0)
-        less = f", less the {amount} returned to it at the revesino's announcement" if led.quinola_take_reversed else ""
+        less = f", less the {amount} returned to it {led.quinola_take_reversed}" if led.quinola_take_reversed else ""
         what = f"pays twice the fondo it took ({amount}) into the fondo" if times == 2 else \
             f"returns the fondo it took ({amount}) to the fondo, and no doubling"
         led.move(nap, FONDO, due, f"failed napolitana: he sold the quínola and {what}{less}")

@@ -88,3 +88,8 @@ class Options:
     # Revokes (A5, A6.8, R28).
     allow_revokes: bool = option(False, (False, True), "R28",
                                  "accept a revoke and fine it (2 to the fondo, no more collecting that hand)")
+    renuncio_forfeits: str = option("laterGains", ("laterGains", "laterPayments", "wholeHand"), "R28",
+                                    "what a revoker forfeits: laterGains: what he would gain from his revoke's trick on (a "
+                                    "quínola take of an earlier trick stays his when its escrow is made final); laterPayments: "
+                                    "also such a take, which goes back to the fondo; wholeHand: every gain of the hand, what he "
+                                    "was paid before his revoke returned at it")

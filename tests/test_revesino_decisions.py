@@ -1658,12 +1658,9 @@ def test_r24_implicit_a_discard_while_void_is_no_renounce_the_privilege_starts_l
                                     "(1c forced in trick 3: pays the trick's leader 2)")
 
 
-def test_r28_a_revoker_keeps_the_quinola_take_he_made_before_his_revoke():
-    """docs/rules/revesino.md (Revokes): the forfeiture covers gains from the revoking trick on; a
-    quínola placed in an earlier trick took the fondo then, and its escrow becoming final when
-    trick 10 is led pays him, not forfeited. S2 places the quínola in trick 2 (17 into the escrow),
-    renounces espadas in trick 3 holding 1e, and wins trick 11's 1e payment, which is forfeited."""
-    record = {"game": "revesino", "seats": 4, "dealer": 0, "rules": {"allowRevokes": True}, "table": {"fondo": 16},
+# S2 places the quínola in trick 2 (17 into the escrow), renounces espadas in trick 3 holding 1e,
+# and places 1e in trick 11; S1 wins the hand.
+R28_REVOKER = {"game": "revesino", "seats": 4, "dealer": 0, "rules": {"allowRevokes": True}, "table": {"fondo": 16},
               "deal": {"hands": ["4e 2c 2b 5b 3o 4o 5o 4c 6c 8c 6o 1b", "2e 3c 3b 6b 7o 8o 9o 5c 7c 9c 7b",
                                  "3e 10o 5e 4b 6e 7e 8e 9e 10e 11e 1e", "12e 12c 12b 11b 1o 12o 11o 1c 11c 10c 2o"],
                        "stock": "8b 9b 10b"},
@@ -1672,7 +1669,53 @@ def test_r28_a_revoker_keeps_the_quinola_take_he_made_before_his_revoke():
                           "3 11b", "0 5b", "1 6b", "2 4b", "3 1o", "0 3o", "1 7o", "2 6e", "3 12o", "0 4o", "1 8o", "2 7e",
                           "3 11o", "0 5o", "1 9o", "2 8e", "3 1c", "0 4c", "1 5c", "2 9e", "3 11c", "0 6c", "1 7c", "2 10e",
                           "3 10c", "0 8c", "1 9c", "2 11e", "3 2o", "0 6o", "1 7b", "2 1e"]}
-    result = ok(record)
+
+
+def test_r28_a_revoker_keeps_the_quinola_take_he_made_before_his_revoke():
+    """docs/rules/revesino.md (Revokes): the forfeiture covers gains from the revoking trick on; a
+    quínola placed in an earlier trick took the fondo then, and its escrow becoming final when
+    trick 10 is led pays him, not forfeited (``renuncioForfeits: laterGains``, the default). S2's
+    take of trick 2 is paid him; his 1e payment of trick 11 is forfeited."""
+    result = ok(R28_REVOKER)
     held = [p for p in result["payments"] if "escrow" in (p["payer"], p["payee"])]
     assert [(p["payer"], p["payee"], p["amount"]) for p in held] == [("fondo", "escrow", 17), ("escrow", "seat 2", 17)]
     assert [(f["seat"], f["amount"], f["trick"]) for f in result["forfeited"]] == [(2, 2, 11)]
+    assert result["net"] == [-2, 8, 19, -11] and result["table"] == {"fondo": 2}
+    assert result == ok({**R28_REVOKER, "rules": {"allowRevokes": True, "renuncioForfeits": "laterGains"}})
+
+
+def test_r28_renuncio_forfeits_later_payments_sends_an_escrowed_take_back_to_the_fondo():
+    """R28 ``renuncioForfeits: laterPayments`` (docs/rules/revesino.md): the take of trick 2, still
+    in the escrow when S2 revokes in trick 3, would reach him when trick 10 is led, after his
+    revoke: it goes back to the fondo and is listed in ``forfeited`` (no trick, as the payment it
+    replaces). The side payments of trick 2 were paid to him before and stand. SettleHand agrees."""
+    record = {**R28_REVOKER, "rules": {"allowRevokes": True, "renuncioForfeits": "laterPayments"}}
+    result = ok(record)
+    held = [p for p in result["payments"] if "escrow" in (p["payer"], p["payee"])]
+    assert [(p["payer"], p["payee"], p["amount"]) for p in held] == [("fondo", "escrow", 17), ("escrow", "fondo", 17)]
+    assert held[1]["reason"] == "the fondo taken by the quínola in trick 2, 17, goes back to the fondo: seat 2 revoked in trick 3"
+    assert "trick" not in held[1]
+    assert [(f["seat"], f["amount"], f.get("trick")) for f in result["forfeited"]] == [(2, 17, None), (2, 2, 11)]
+    assert moves(result, 2)[1:] == [("seat 3", "seat 2", 2), ("seat 0", "seat 2", 1), ("seat 1", "seat 2", 1)]
+    assert result["net"] == [-2, 8, 2, -11] and result["table"] == {"fondo": 19}
+    summary = settle(record, result)
+    assert (summary["net"], summary["payments"], summary["forfeited"]) == (result["net"], result["payments"], result["forfeited"])
+
+
+def test_r28_renuncio_forfeits_whole_hand_returns_what_he_was_paid_before_his_revoke():
+    """R28 ``renuncioForfeits: wholeHand`` (docs/rules/revesino.md): at his revoke in trick 3,
+    after its fine, S2 gives back what he gained in trick 2, the side payments to their payers and
+    the quínola's take from the escrow to the fondo, all with trick 3's payments and each listed in
+    ``forfeited`` under trick 3; trick 11's 1e payment is forfeited as it comes. SettleHand agrees."""
+    record = {**R28_REVOKER, "rules": {"allowRevokes": True, "renuncioForfeits": "wholeHand"}}
+    result = ok(record)
+    assert moves(result, 3) == [("seat 2", "fondo", 2), ("seat 2", "seat 3", 2), ("seat 2", "seat 0", 1), ("seat 2", "seat 1", 1),
+                                ("escrow", "fondo", 17)]
+    returned = [p["reason"] for p in result["payments"] if p.get("trick") == 3][1:]
+    assert returned[0] == "renuncio by seat 2 in trick 3: returned (quínola placed in trick 2: the trick's winner pays 2)"
+    assert returned[3] == "renuncio by seat 2 in trick 3: the fondo taken by his quínola in trick 2, 17, returned from the escrow"
+    assert [(f["seat"], f["amount"], f["trick"]) for f in result["forfeited"]] == [(2, 2, 3), (2, 1, 3), (2, 1, 3), (2, 17, 3), (2, 2, 11)]
+    assert result["forfeited"][3]["reason"] == "quínola placed in trick 2: takes the fondo, 17 (forfeited: seat 2 revoked)"
+    assert result["net"] == [-1, 9, -2, -9] and result["table"] == {"fondo": 19} and result["escrow"] == 0
+    summary = settle(record, result)
+    assert (summary["net"], summary["payments"], summary["forfeited"]) == (result["net"], result["payments"], result["forfeited"])

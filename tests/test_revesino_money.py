@@ -1292,6 +1292,43 @@ def test_a6_8_a_revoker_who_wins_the_hand_forfeits_the_party_which_names_no_tric
         {"seat": 1, "amount": 7, "reason": "the party to the hand winner (the player with most points pays): 7 (forfeited: seat 1 revoked)"}]
 
 
+def test_r28_renuncio_forfeits_whole_hand_returns_a_final_quinola_take_from_the_revoker() -> None:
+    """R28 ``renuncioForfeits: wholeHand``: S0 places the quínola in trick 10 (final at once: 17
+    from the fondo, 2 + 1 + 1 from the others) and revokes in trick 11: with that trick's payments,
+    after the fine, he pays the take back to the fondo from his own and each side payment back to
+    its payer; the party he would win is forfeited as it comes. Under ``laterGains`` and
+    ``laterPayments`` the take was collected before the revoke and stays his."""
+    tricks = chain([3] * 9 + [("5c 10o 6c 9c", {}), ("3c 4c 2b 8c", {"revoke": "2b"})])
+    assert (tricks[9].plays[1].seat, tricks[9].plays[1].kind, tricks[10].plays[2].seat) == (0, "placed", 0)
+    course = Course(dealer=0, fondo=16, tricks=tricks, finished=True)
+    whole = run(course, allow_revokes=True, renuncio_forfeits="wholeHand")
+    assert [(p["payer"], p["payee"], p["amount"]) for p in whole["payments"] if p.get("trick") == 11] == [
+        ("seat 0", "fondo", 2), ("seat 0", "seat 2", 2), ("seat 0", "seat 3", 1), ("seat 0", "seat 1", 1), ("seat 0", "fondo", 17)]
+    assert whole["payments"][-1]["reason"] == "renuncio by seat 0 in trick 11: the fondo taken by his quínola in trick 10, 17, returned"
+    assert [(f["amount"], f.get("trick")) for f in whole["forfeited"]] == [(2, 11), (1, 11), (1, 11), (17, 11), (4, None)]
+    assert whole["net"] == [-3, 0, 0, 0] and whole["fondo"] == 19
+    for value in ("laterGains", "laterPayments"):
+        later = run(course, allow_revokes=True, renuncio_forfeits=value)
+        assert later["net"] == [18, -1, -2, -1] and later["fondo"] == 2, value
+        assert [(f["amount"], f.get("trick")) for f in later["forfeited"]] == [(4, None)], value
+
+
+def test_r28_whole_hand_a_failed_napolitana_pays_back_less_what_his_revoke_returned() -> None:
+    """R28 ``renuncioForfeits: wholeHand`` with A6.6: the napolitana S1 sells 1b in trick 2 (S2
+    pays him 1), revokes in trick 10 (his renounces after trick 9 are revokes) and fails by
+    winning trick 11. The revoke returned the 1; his failure's refund of 2 x 1 says so and pays the
+    other 1, as after a revesino's announcement: the same net as under the default."""
+    tricks = chain([3, ("5c 6c 1b 9c", {})] + [3] * 7 + [("5c 6c 2b 9c", {"revoke": "2b"}), 1])
+    course = Course(dealer=0, fondo=16, tricks=tricks, finished=True, napolitana=1)
+    whole = run(course, allow_revokes=True, renuncio_forfeits="wholeHand")
+    assert whole["napolitana"] == {"seat": 1, "outcome": "failed"}
+    refunds = [(p["payer"], p["payee"], p["amount"], p["reason"]) for p in whole["payments"] if p["payee"] == "seat 2"]
+    assert refunds == [("seat 1", "seat 2", 1, "renuncio by seat 1 in trick 10: returned (1b placed in trick 2: the trick's winner pays 1)"),
+                       ("seat 1", "seat 2", 1, "failed napolitana: pays back 2 x the 1 he was paid for the cards he sold, "
+                                               "less the 1 returned at his renuncio in trick 10")]
+    assert whole["net"] == run(course, allow_revokes=True)["net"] == [3, -7, 1, 0]
+
+
 # ---- read_table ---------------------------------------------------------------------------------
 
 def test_read_table() -> None:

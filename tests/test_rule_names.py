@@ -88,6 +88,7 @@ NOT_IN_SPEC = {
     ("revesino", "implicitNapolitanaRefund"): "a case of R24 the spec does not raise",
     ("revesino", "napolitanaQuinolaPayback"): "R22's factor for the sold quínola's fondo take, Hoyle's reading",
     ("revesino", "announcerQuinola"): "R19's own quínola as the seed's quínola jugada, forced only",
+    ("revesino", "renuncioForfeits"): "R28's scope, read from the seed's 'no tendrá derecho a cobrar ninguno'",
 }
 
 

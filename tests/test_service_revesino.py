@@ -1128,6 +1128,7 @@ SPEC_OPTIONS = {
     "napolitanaMayAnnounce": False,         # A4.2 (Hoyle)
     "revesinoVoidsNapolitana": True,        # R36
     "allowRevokes": False,                  # A5, R28
+    "renuncioForfeits": "laterGains",       # R28 (ours) from his revoke's trick on | and a take paid after it | the whole hand
 }
 
 # The values of every option that takes words, the spec's alternatives in the comments above, in
@@ -1149,6 +1150,7 @@ SPEC_WORDS = {
     "napolitanaDeclaration": ["explicit", "implicit"],
     "implicitNapolitanaRefund": ["none", "refunded"],
     "napolitanaQuinolaPayback": ["double", "factor"],
+    "renuncioForfeits": ["laterGains", "laterPayments", "wholeHand"],
 }
 
 

@@ -263,6 +263,13 @@ export interface RevesinoRules {
    * false.
    */
   allowRevokes?: boolean | undefined;
+  /**
+   * what a revoker forfeits: laterGains: what he would gain from his revoke's trick on (a quínola
+   * take of an earlier trick stays his when its escrow is made final); laterPayments: also such a
+   * take, which goes back to the fondo; wholeHand: every gain of the hand, what he was paid before
+   * his revoke returned at it (rule R28). Default "laterGains".
+   */
+  renuncioForfeits?: "laterGains" | "later_gains" | "laterPayments" | "later_payments" | "wholeHand" | "whole_hand" | undefined;
 }
 
 /** Rentoy's house rules (GET /v1/games/rentoy/rules). */
