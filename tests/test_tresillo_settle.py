@@ -356,6 +356,27 @@ def test_a9_vuelta_solera_won_and_surrendered_through_settle_hand() -> None:
         "condiciones of the vuelta solera surrendered: vuelta 2 = 2, rounded up 5"}
 
 
+def test_a33_settle_hand_takes_tricks_played_on_past_a_decided_result() -> None:
+    """A33 / docs/rules/tresillo.md (SettleHand): under ``stopWhenDecided`` (the default) the hand
+    5-2-2 is decided at trick 7, the Jugador's fifth; SettleHand takes the tricks to that point or
+    played on to the ninth, as the spec's examples give them, with the same money either way, but
+    not tricks that stop before the result is certain."""
+    summary = {"jugador": 1, "lance": "entrada", "trump": "oros", "jugadorHand": PLAIN}
+
+    def settle(tricks: list[int], **rules: bool) -> dict[str, Any]:
+        return api.settle_hand({"game": "tresillo", "seats": 4, "dealer": 0, "rules": rules, "tresillo": {**summary, "tricks": tricks}})
+
+    decided = settle(WIN_NO_PRIMERAS[:7])
+    assert decided["outcome"] == "sacada"
+    for rules in ({}, {"stopWhenDecided": True}, {"stopWhenDecided": False}):
+        out = settle(WIN_NO_PRIMERAS, **rules)
+        assert (out["outcome"], out["net"], out["payments"]) == (decided["outcome"], decided["net"], decided["payments"]), rules
+    with pytest.raises(InvalidInput) as caught:
+        settle(WIN_NO_PRIMERAS[:6])
+    assert (caught.value.field, caught.value.message) == (
+        "tresillo.tricks", "tresillo.tricks: the hand is not over: its result still depends on the tricks to play")
+
+
 def test_a9_solera_surrender_forbidden_is_rejected() -> None:
     request = summary_request(tresillo={"jugador": 1, "lance": "vuelta", "solera": True, "trump": "oros",
                                         "surrender": "accepted", "tricks": [1]})
