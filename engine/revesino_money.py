@@ -721,6 +721,23 @@ def choose_payer(options: Options, dealer: int, points: list[int], tricks: list[
     return payer
 
 
+def _tie(points: list[int], tricks: list[int], winner: int, payer: int) -> str:
+    """How R2 chose ``payer`` among seats tied on most points ("" when none tied with him)."""
+    tied = [s for s in range(SEATS) if s != winner and points[s] == points[payer]]
+    if len(tied) == 1:
+        return ""
+    seats = ", ".join(f"seat {s}" for s in tied[:-1]) + f" and seat {tied[-1]}"
+    even = [s for s in tied if tricks[s] == tricks[payer]]
+    tie = f"; {seats} tie on {points[payer]} points"
+    if len(even) == 1:
+        return f"{tie}, seat {payer} took the most tricks"
+    if len(even) == len(tied):
+        tie += f" and {tricks[payer]} tricks"
+    else:
+        tie += f", {' and '.join(f'seat {s}' for s in even)} on the most tricks ({tricks[payer]})"
+    return f"{tie}, seat {payer} the later in the tie-break order"
+
+
 def party_value(options: Options, out_of_play: tuple[Card, ...]) -> int:
     """A6.7: the points of the four cards out of play plus ``partyBonus``."""
     points = options.party_bonus
@@ -935,7 +952,7 @@ def _pay_party(led: _Ledger, points: list[int], seat_tricks: list[int], winner: 
     alone = failed_nap if failed_nap is not None and o.napolitana_pays_party_for_all else None
     if o.hand_payout == "partyFromMost":
         payer = alone if alone is not None else choose_payer(o, led.dealer, points, seat_tricks, winner)
-        why = "the failed napolitana pays" if alone is not None else "the player with most points pays"
+        why = "the failed napolitana pays" if alone is not None else "the player with most points pays" + _tie(points, seat_tricks, winner, payer)
         led.gain(payer, winner, party, f"the party to the hand winner ({why}): {party}", None, 12)
         return payer
     amount = party if o.hand_payout == "partyFromEach" else o.fixed_payout

@@ -1289,7 +1289,30 @@ def test_a6_8_a_revoker_who_wins_the_hand_forfeits_the_party_which_names_no_tric
             allow_revokes=True)
     assert r["handWinner"] == 1 and r["party"] == 7 and not pay(r, "seat 2", "seat 1")
     assert r["forfeited"] == [
-        {"seat": 1, "amount": 7, "reason": "the party to the hand winner (the player with most points pays): 7 (forfeited: seat 1 revoked)"}]
+        {"seat": 1, "amount": 7, "reason": "the party to the hand winner (the player with most points pays; seat 0, seat 2 and seat 3 tie "
+                                           "on 0 points, seat 2 took the most tricks): 7 (forfeited: seat 1 revoked)"}]
+
+
+def test_r2_r3_the_party_payment_says_how_a_tie_on_points_was_broken() -> None:
+    """R2 / R3: the party's reason names the tie-break that chose its payer among seats tied on most
+    points: more tricks (above), or tricks tied too, the later seat in the ``tiebreakOrder``; with
+    no tie it says only "the player with most points pays" (RV-8, test_r21)."""
+    out = (C("12e"), C("5b"), C("7c"), C("9o"))
+
+    def party(winners: list[int], **rules: Any) -> str:
+        r = run(Course(dealer=0, fondo=16, tricks=chain(winners), finished=True, out_of_play=out), **rules)
+        assert r["points"] == [0, 0, 0, 0]
+        return next(p["reason"] for p in r["payments"] if "party" in p["reason"])
+
+    even = [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3]  # S3 wins on fewest tricks; S0, S1 and S2 took 3 each
+    assert party(even) == ("the party to the hand winner (the player with most points pays; seat 0, seat 1 and seat 2 tie on 0 "
+                           "points and 3 tricks, seat 2 the later in the tie-break order): 7")
+    assert party(even, tiebreak_order="dealerThenLeft") == (
+        "the party to the hand winner (the player with most points pays; seat 0, seat 1 and seat 2 tie on 0 points and 3 tricks, "
+        "seat 1 the later in the tie-break order): 7")
+    some = [0, 1, 1, 1, 2, 2, 2, 3, 3, 1, 2]  # S0 wins on 1 trick; S1 and S2 took 4 each, S3 2
+    assert party(some) == ("the party to the hand winner (the player with most points pays; seat 1, seat 2 and seat 3 tie on 0 points, "
+                           "seat 1 and seat 2 on the most tricks (4), seat 2 the later in the tie-break order): 7")
 
 
 def test_r28_renuncio_forfeits_whole_hand_returns_a_final_quinola_take_from_the_revoker() -> None:
