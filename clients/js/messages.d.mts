@@ -726,7 +726,11 @@ export interface ResolveTrickRequest {
   cards?:
     | string
     | undefined;
-  /** The dealer's seat (Tresillo at four seats: the alcalde plays no card). */
+  /**
+   * The dealer's seat, checked as a seat of the table wherever given; used by Tresillo at four
+   * seats (the alcalde plays no card) and by Revesino (an immediate renewal's top-up is paid from
+   * him on). A trick of Rentoy or of three-seat Tresillo does not depend on him.
+   */
   dealer?:
     | number
     | undefined;
