@@ -110,7 +110,8 @@ def test_python_clients_take_or_refuse_the_same_seat(clients, seat: object, fiel
     same NaipesError naming ``seat`` (README: every failure of a call is a NaipesError). The gRPC
     client raised protobuf's TypeError or ValueError for them; then it read them as JSON, so that
     it answered 3.0, which the REST client's query sends as "3.0" and the service refuses, and
-    worded 2**40 and True otherwise (``1099511627776``, ``true``, not ``'1099511627776'``, ``'True'``)."""
+    worded 2**40 and True otherwise (``1099511627776``, ``true``, not ``'1099511627776'``, ``'True'``).
+    A boolean now goes as JSON writes it, "true", as the JavaScript client sends it: both say ``'true'``."""
     rest, grpc_client = clients
     partial = dict(RECORD, actions=RECORD["actions"][:5])
     answers = []
@@ -919,6 +920,86 @@ def test_python_clients_raise_unavailable_for_a_server_that_is_down() -> None:
                 with pytest.raises(NaipesError) as err:
                     call()
                 assert err.value.code == "UNAVAILABLE", type(client).__name__
+
+
+CLOSED = ("UNAVAILABLE", None, "the client is closed")  # a call of a closed client: code, field, message
+
+
+def _every_call(client: RestClient | GrpcClient, read: list[int]) -> dict[str, Any]:
+    """Each call of a Python client, once (``read`` counts the records validate_hands takes)."""
+    def records() -> Any:
+        read.append(1)
+        yield RECORD
+
+    trick = {"game": "rentoy", "seats": 4, "leader": 1, "contract": {"trump": "copas"}, "cards": "12e 2e 3c 1e"}
+    settle = {"game": "rentoy", "seats": 4, "table": {"score": [4, 5]}, "rentoy": {"winner": 1, "value": 3, "end": "fold"}}
+    return {
+        "validate_hand": lambda: client.validate_hand(RECORD),
+        "legal_actions": lambda: client.legal_actions(RECORD, 3),
+        "resolve_trick": lambda: client.resolve_trick(trick),
+        "settle_hand": lambda: client.settle_hand(settle),
+        "deal": lambda: client.deal({"game": "rentoy", "seats": 4, "dealer": 0, "seed": "s"}),
+        "describe_rules": lambda: client.describe_rules("rentoy"),
+        "validate_hands": lambda: list(client.validate_hands(records())),
+        "validate_hands of no records": lambda: list(client.validate_hands([])),
+        # (refused first as closed, whatever else is wrong: the gRPC client refuses these itself)
+        "validate_hand of a record no message holds": lambda: client.validate_hand(dict(RECORD, seats="four")),
+        "legal_actions of a seat True": lambda: client.legal_actions(RECORD, True),  # type: ignore[arg-type]
+        "describe_rules of a game 5": lambda: client.describe_rules(5),  # type: ignore[arg-type]
+        "deal with a request ID refused": lambda: client.deal({"game": "rentoy"}, request_id=""),
+        "validate_hands of a batch 0": lambda: list(client.validate_hands(records(), batch=0)),
+    }
+
+
+@pytest.mark.parametrize("used", [False, True], ids=["closed unused", "closed after a call"])
+def test_python_clients_raise_naipes_error_once_closed(used: bool, rest_url: str, grpc_target: str) -> None:
+    """Every call of a closed client (``close()``, or its ``with`` block left) is a NaipesError
+    UNAVAILABLE, "the client is closed", before anything else is said of it (both clients alike,
+    though the gRPC client refuses some requests itself) and before it reads a record: the gRPC
+    client's were grpcio's ValueError ("Cannot invoke RPC on closed channel!", a stream's "Cannot
+    invoke RPC: Channel closed!"), and the REST client went on sending them as if it were open.
+    Closing again is nothing."""
+    for client in (RestClient(rest_url), GrpcClient(grpc_target)):
+        if used:
+            assert client.validate_hand(RECORD) == api.validate(RECORD)
+        with client:
+            pass
+        read: list[int] = []
+        for name, call in _every_call(client, read).items():
+            with pytest.raises(NaipesError) as raised:
+                call()
+            assert (raised.value.code, raised.value.field, raised.value.message) == CLOSED, (type(client).__name__, name)
+        assert read == [], type(client).__name__
+        client.close()
+
+
+def test_python_clients_raise_naipes_error_for_validate_hands_closed_while_it_runs(rest_url: str, grpc_target: str,
+                                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client closed between validate_hands' answers: the next is NaipesError UNAVAILABLE, "the
+    client is closed". Over gRPC the stream is cut short (grpcio's CANCELLED "Stream removed
+    (Channel closed!)") or, its records having paused past PAUSE_SECONDS, the next stream would
+    open on the closed channel (grpcio's ValueError); over REST the next request (here a record
+    each) was sent as if the client were open."""
+    import naipes_client
+
+    monkeypatch.setattr(naipes_client, "REST_CHUNK", 1)
+    monkeypatch.setattr(naipes_client, "PAUSE_SECONDS", 0.2)
+
+    def feed() -> Any:
+        yield RECORD
+        time.sleep(0.5)
+        yield RECORD
+
+    for make in (lambda: RestClient(rest_url), lambda: GrpcClient(grpc_target)):
+        for pause in (0.0, 0.3):  # (gRPC: the first stream still open when closed, then ended)
+            client = make()
+            answers = client.validate_hands(feed(), batch=1)
+            assert next(answers) == {"result": api.validate(RECORD)}
+            time.sleep(pause)
+            client.close()
+            with pytest.raises(NaipesError) as raised:
+                next(answers)
+            assert (raised.value.code, raised.value.field, raised.value.message) == CLOSED, (type(client).__name__, pause)
 
 
 def test_rest_client_answers_records_json_cannot_hold_without_a_request() -> None:
@@ -2130,12 +2211,13 @@ def test_python_clients_refuse_a_batch_the_service_would_not_take(clients) -> No
     a batch); any other is INVALID_FIELD naming ``batch``, before anything is sent (a batch of 0
     was taken silently as no limit but the bytes, and one over 1000 had every record refused by
     the service). 1 and 1000 are taken."""
+    shown = ["0", "-1", "1001", "2.5", "true", "'50'", "null"]  # (as JSON writes them, a string as the service quotes it)
     for client in clients:
-        for bad in BAD_BATCHES:
+        for bad, text in zip(BAD_BATCHES, shown, strict=True):
             with pytest.raises(NaipesError) as err:
                 next(iter(client.validate_hands([RECORD] * 2, batch=bad)))  # type: ignore[arg-type]
             assert (err.value.code, err.value.field, err.value.message) == (
-                "INVALID_FIELD", "batch", f"batch: expected a number of records from 1 to 1000, not {bad!r}")
+                "INVALID_FIELD", "batch", f"batch: expected a number of records from 1 to 1000, not {text}")
         for good in (1, 1000):
             assert [answer["result"]["valid"] for answer in client.validate_hands([RECORD] * 3, batch=good)] == [True] * 3
 
@@ -2157,6 +2239,36 @@ console.log(JSON.stringify(out));
     shown = ["0", "-1", "1001", "2.5", "true", "50", "null"]
     assert out[:-2] == [[True, "INVALID_FIELD", "batch", f"batch: expected a number of records from 1 to 1000, not {text}"] for text in shown]
     assert out[-2:] == [[True, "UNAVAILABLE", None, "http://127.0.0.1:9: fetch was called"]] * 2
+
+
+def test_python_clients_word_a_boolean_and_none_as_the_javascript_client(clients, tmp_path: Path) -> None:
+    """A seat, a batch or the records given as a boolean or None are worded as JSON writes them
+    (true, false, null), as the JavaScript client and the service word them: the Python clients
+    said True, False and None (a seat True went as the query's "True", which the service quoted
+    back as 'True', where the JavaScript client's seat true is 'true')."""
+    js = _node(tmp_path, """
+globalThis.fetch = () => { throw new Error("fetch was called"); };
+const naipes = new Naipes("http://127.0.0.1:9");
+const said = async (promise) => { try { await promise; return "answered"; } catch (error) { return error.message; } };
+console.log(JSON.stringify([
+  await said(naipes.legalActions(record, true)), await said(naipes.legalActions(record, false)),
+  await said(naipes.validateHands([record], { batch: true })), await said(naipes.validateHands([record], { batch: null })),
+]));
+""")
+    batch = "batch: expected a number of records from 1 to 1000, not "
+    assert js == ["seat: expected an integer, not 'true'", "seat: expected an integer, not 'false'", batch + "true", batch + "null"]
+    for client in clients:
+        python = []
+        for call in (lambda c=client: c.legal_actions(RECORD, True), lambda c=client: c.legal_actions(RECORD, False),
+                     lambda c=client: next(c.validate_hands([RECORD], batch=True)),
+                     lambda c=client: next(c.validate_hands([RECORD], batch=None))):  # type: ignore[arg-type]
+            with pytest.raises(NaipesError) as raised:
+                call()
+            python.append(raised.value.message)
+        assert python == js, type(client).__name__
+        with pytest.raises(NaipesError) as refused:
+            list(client.validate_hands(None))  # type: ignore[arg-type]
+        assert refused.value.message == "records: expected an iterable of records (a list, a generator), not null"
 
 
 def test_python_clients_send_a_request_id(clients, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -2875,6 +2987,50 @@ console.log(JSON.stringify([
         with pytest.raises(NaipesError) as refused_game:
             rest.describe_rules(5)  # type: ignore[arg-type]
         assert refused_game.value.message == out[5]["message"]
+
+
+def test_javascript_client_never_throws_at_once(rest_url: str, tmp_path: Path) -> None:
+    """Every method of naipes.mjs answers with a promise (validateHandsStream with its async
+    iterator) whatever it is given, its failure that promise's rejection, never a throw at once,
+    outside the promise its caller awaits or catches. Options null are no options, as undefined
+    are (and a requestId, a seat or a game null): each method threw TypeError at once for them
+    ("Cannot destructure ... as it is null"), validateHands rejected with it. A seat JSON cannot
+    write (a cycle) is refused as any seat that is no integer (JSON.stringify's TypeError, at
+    once); an option whose getter throws rejects with its error."""
+    calls = [_js_call(rpc, request) for _name, rpc, request in UNARY_CALLS]
+    for call in calls:  # (options null after the arguments; legalActions' seat null without one)
+        call[1] = [*call[1], *([None] if call[0] == "legalActions" and len(call[1]) == 1 else []), None]
+    out = _node(tmp_path, f"""
+const naipes = new Naipes({json.dumps(rest_url)});
+const cyclic = {{}};
+cyclic.self = cyclic;
+const throwing = {{ get requestId() {{ throw new Error("the getter's own"); }}, get batch() {{ throw new Error("the getter's own"); }} }};
+const calls = [
+  ...{json.dumps(calls)},
+  ["validateHands", [[record], null]], ["validateHandsStream", [[record], null]],
+  ["legalActions", [record, cyclic]], ["validateHand", [record, throwing]], ["validateHandsStream", [[record], throwing]],
+];
+const out = [];
+for (const [method, args] of calls) {{
+  let made;
+  try {{ made = naipes[method](...args); }} catch (error) {{ out.push({{ atOnce: `${{error.constructor.name}}: ${{error.message}}` }}); continue; }}
+  try {{
+    if (!made[Symbol.asyncIterator]) {{ out.push({{ answer: await made }}); continue; }}
+    const answers = [];
+    for await (const answer of made) answers.push(answer);
+    out.push({{ answer: answers }});
+  }} catch (error) {{
+    out.push({{ error: [error.constructor.name, error.code ?? null, error.field ?? null, error.message] }});
+  }}
+}}
+console.log(JSON.stringify(out));
+""")
+    unary, out = out[:len(UNARY_CALLS)], out[len(UNARY_CALLS):]
+    for (name, rpc, request), answer in zip(UNARY_CALLS, unary, strict=True):
+        assert answer == {"answer": engine_answer(rpc, request)}, name
+    assert out[:2] == [{"answer": [{"result": api.validate(RECORD)}]}] * 2
+    assert out[2] == {"error": ["NaipesError", "INVALID_FIELD", "seat", "seat: expected an integer, not '[object Object]'"]}
+    assert out[3:] == [{"error": ["Error", None, None, "the getter's own"]}] * 2
 
 
 def test_javascript_audit_answers_a_message_without_its_record_as_naipes_audit(tmp_path: Path, rest_url: str) -> None:

@@ -190,6 +190,12 @@ await naipes.validateHand(record, { requestId: "abc-1" });
 await naipes.legalActions(record, null, { requestId: "abc-2" });
 await naipes.describeRules("rentoy", { requestId: undefined });
 const ids: CallOptions = { requestId: null };
+await naipes.validateHand(record, null);  // (options null: none, as undefined)
+await naipes.legalActions(record, null, null);
+await naipes.deal({ seats: 4 }, null);
+await naipes.describeRules("rentoy", null);
+await naipes.validateHands([record], null);
+for await (const answer of naipes.validateHandsStream([record], null)) answer.result?.valid;
 await naipes.validateHands([record], { batch: 10, retries: 1, requestId: "abc-3" });
 const brief: ValidationResult = await naipes.validateHand(record, { omitEvents: true, requestId: "abc-4" });
 await naipes.validateHands([record], { batch: 10, omitEvents: true });

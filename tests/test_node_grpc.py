@@ -621,3 +621,32 @@ console.log(JSON.stringify(out));
     run = subprocess.run(["node", "--input-type=module", "-e", script, grpc_target], cwd=EXAMPLES, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout) == [["INVALID_FIELD", "seats", "seats: expected an integer, not the BigInt 4n"], True]
+
+
+def test_node_call_on_a_closed_client_is_a_naipes_error(grpc_target: str) -> None:
+    """naipes_grpc.mjs's call on a client once closed (``client.close()``) rejects with a NaipesError
+    UNAVAILABLE, "the client is closed", before anything else is said of the request, as the
+    Python GrpcClient's calls: it was grpc-js's Error "Channel has been shut down", with no code
+    (a request no message can hold was refused as such, the service's request sent nowhere)."""
+    script = """
+import { connect, call, NaipesError } from "./naipes_grpc.mjs";
+import { readFileSync } from "node:fs";
+const record = JSON.parse(readFileSync("rentoy-hand.json"));
+const client = connect(process.argv[1]);
+const out = [(await call(client, "ValidateHand", { record })).valid];
+client.close();
+const calls = [["ValidateHand", { record }], ["DescribeRules", { game: "rentoy" }], ["Deal", { game: "rentoy", seats: "four" }]];
+for (const [rpc, request] of calls) {
+  try { await call(client, rpc, request); out.push("answered"); }
+  catch (error) { out.push([error instanceof NaipesError, error.code ?? null, error.field ?? null, error.message]); }
+}
+console.log(JSON.stringify(out));
+"""
+    run = subprocess.run(["node", "--input-type=module", "-e", script, grpc_target], cwd=EXAMPLES, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == [True, *[[True, "UNAVAILABLE", None, "the client is closed"]] * 3]
+    with GrpcClient(grpc_target) as grpc_client:  # the Python client's words, the same
+        pass
+    with pytest.raises(NaipesError) as closed:
+        grpc_client.deal({"game": "rentoy", "seats": "four"})
+    assert (closed.value.code, closed.value.field, closed.value.message) == ("UNAVAILABLE", None, "the client is closed")

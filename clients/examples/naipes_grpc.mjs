@@ -291,13 +291,18 @@ function requestMessage(method, request) {
 
 /** Call the unary RPC `rpc` ("Deal") with its request's JSON; its answer's JSON, as the REST route
  *  answers it (ValidateHand's `result` itself: `response_body`). A request no message can hold is
- *  refused before sending, and any failure is a NaipesError. */
+ *  refused before sending, and any failure is a NaipesError: a call of a client once closed
+ *  (`client.close()`) UNAVAILABLE, "the client is closed", before anything else is said of it, as
+ *  the Python GrpcClient's (grpc-js threw Error "Channel has been shut down"). */
 export async function call(client, rpc, request, { timeoutMs = TIMEOUT_MS } = {}) {
   const method = SERVICE.methods[rpc];
   if (method === undefined || method.requestStream || method.responseStream) throw new TypeError(`${rpc} is not a unary RPC of NaipesService`);
   // (grpc-js threw on a NaN or too distant deadline outside the call's promise: the process ended)
   if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || timeoutMs > MAX_TIMEOUT_MS) {
     throw new RangeError(`timeoutMs must be a number of milliseconds above 0 and at most ${MAX_TIMEOUT_MS}, not ${String(timeoutMs)}`);
+  }
+  if (client.getChannel?.().getConnectivityState(false) === grpc.connectivityState.SHUTDOWN) {
+    throw new NaipesError("UNAVAILABLE", "the client is closed");
   }
   method.resolve();
   const message = requestMessage(method, request);

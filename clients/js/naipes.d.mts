@@ -149,8 +149,9 @@ export interface ValidateHandsOptions extends CallOptions {
   requestId?: string | null | undefined;
 }
 
-/** The REST client. Every method throws a NaipesError for every failure, and takes a request ID
- *  in its last argument (`{ requestId: "abc-1" }`, CallOptions). */
+/** The REST client. Every method throws a NaipesError for every failure (its promise rejects, or
+ *  validateHandsStream's iterator: never at once, whatever it is given), and takes a request ID
+ *  in its last argument (`{ requestId: "abc-1" }`, CallOptions; options null are none). */
 export class Naipes {
   /** `baseUrl` default "http://127.0.0.1:8080". */
   constructor(baseUrl?: string, options?: NaipesOptions);
@@ -162,21 +163,21 @@ export class Naipes {
 
   /** Replay a hand record: legality, next legal actions, tricks, settlement (with `omitEvents`,
    *  its `events` empty). */
-  validateHand<G extends Game>(record: Request<M.HandRecord, G>, options?: ValidateHandOptions): Promise<M.ValidationResult>;
+  validateHand<G extends Game>(record: Request<M.HandRecord, G>, options?: ValidateHandOptions | null): Promise<M.ValidationResult>;
   /** Who acts and every legal action; with `seat`, that seat's view only (null: no seat). */
-  legalActions<G extends Game>(record: Request<M.HandRecord, G>, seat?: number | null, options?: CallOptions): Promise<M.LegalActionsResponse>;
+  legalActions<G extends Game>(record: Request<M.HandRecord, G>, seat?: number | null, options?: CallOptions | null): Promise<M.LegalActionsResponse>;
   /** The winner of one trick. */
-  resolveTrick<G extends Game>(request: Request<M.ResolveTrickRequest, G>, options?: CallOptions): Promise<M.ResolveTrickResponse>;
+  resolveTrick<G extends Game>(request: Request<M.ResolveTrickRequest, G>, options?: CallOptions | null): Promise<M.ResolveTrickResponse>;
   /** The settlement of a finished hand from its summary and the table before it. */
-  settleHand<G extends Game>(request: Request<M.SettleHandRequest, G>, options?: CallOptions): Promise<M.SettleHandResponse>;
+  settleHand<G extends Game>(request: Request<M.SettleHandRequest, G>, options?: CallOptions | null): Promise<M.SettleHandResponse>;
   /** A deterministic deal from a seed, with its commitment. */
-  deal(request: DealRequest, options?: CallOptions): Promise<M.DealResponse>;
+  deal(request: DealRequest, options?: CallOptions | null): Promise<M.DealResponse>;
   /** A game's house-rule options with their defaults. */
-  describeRules(game: Game, options?: CallOptions): Promise<M.DescribeRulesResponse>;
+  describeRules(game: Game, options?: CallOptions | null): Promise<M.DescribeRulesResponse>;
   /** Validate many records (an array, any iterable or an async iterable): a promise of one answer
    *  per record, in order, once every record has been answered (2,000 records a stream). A record
    *  JSON cannot hold (NaN, a BigInt) is answered by an INVALID_FIELD error in its place. */
-  validateHands(records: Iterable<HandRecord> | AsyncIterable<HandRecord>, options?: ValidateHandsOptions): Promise<ValidateHandsAnswer[]>;
+  validateHands(records: Iterable<HandRecord> | AsyncIterable<HandRecord>, options?: ValidateHandsOptions | null): Promise<ValidateHandsAnswer[]>;
   /** validateHands' answers one by one, each as soon as its line of the stream is answered
    *  (`for await (const answer of naipes.validateHandsStream(records))`), one stream's records and
    *  answers held at a time: for an archive too large to hold its answers, or a live feed (an async
@@ -185,5 +186,5 @@ export class Naipes {
    *  the stream in flight and closes the iterable. A stream cut short after some answers (the
    *  service ends one whose caller holds an answer 30 s) is sent again from its first record not
    *  answered. */
-  validateHandsStream(records: Iterable<HandRecord> | AsyncIterable<HandRecord>, options?: ValidateHandsOptions): AsyncGenerator<ValidateHandsAnswer, void, undefined>;
+  validateHandsStream(records: Iterable<HandRecord> | AsyncIterable<HandRecord>, options?: ValidateHandsOptions | null): AsyncGenerator<ValidateHandsAnswer, void, undefined>;
 }

@@ -10,7 +10,9 @@
 // before sending; besides, UNAVAILABLE (no server, or an answer that cannot be read: in a
 // browser, an answer the page may not read too, its origin not allowed by the server's CORS),
 // DEADLINE_EXCEEDED (no answer within the timeout) and HTTP_<status> (HTTP_502) for an HTTP error
-// that is not the service's problem JSON (a proxy's page).
+// that is not the service's problem JSON (a proxy's page). Every method answers with a promise
+// (validateHandsStream with an async iterator) whatever it is given: a failure, a bad argument's
+// too, is its rejection, never a throw at once. Options null are none, as undefined.
 //
 // Every method takes a `requestId` in its last argument (`{ requestId: "abc-1" }`): 1 to 128
 // visible ASCII characters, sent as the request's X-Request-Id header, which the service sends
@@ -105,50 +107,54 @@ export class Naipes {
   /** Replay a hand record: legality, next legal actions, tricks, settlement. `omitEvents`: the
    *  result's `events` empty, every other field as without it (?omitEvents=true; nothing is
    *  sent without it). */
-  validateHand(record, { omitEvents = false, requestId } = {}) {
+  async validateHand(record, options) {
+    const { omitEvents = false, requestId } = options ?? {};
     return this.#call("POST", `/v1/hands:validate${omitEvents ? "?omitEvents=true" : ""}`, record, requestId);
   }
 
   /** Who acts and every legal action; with `seat`, that seat's view only (null or undefined: no
    *  seat, everyone's). */
-  legalActions(record, seat, { requestId } = {}) {
+  async legalActions(record, seat, options) {
+    const { requestId } = options ?? {};
     if (seat !== undefined && seat !== null && !["number", "string", "bigint"].includes(typeof seat)) {
       // (a list [3] went as its text, 3: seat 3's view)
-      return Promise.reject(new NaipesError({ code: "INVALID_FIELD", field: "seat", status: 400,
-                                              detail: `seat: expected an integer, not ${quoted(JSON.stringify(seat) ?? String(seat))}` }));
+      throw new NaipesError({ code: "INVALID_FIELD", field: "seat", status: 400, detail: `seat: expected an integer, not ${quoted(written(seat))}` });
     }
     const query = seat === undefined || seat === null ? "" : `?seat=${encodeURIComponent(seat)}`;
     return this.#call("POST", `/v1/hands:legalActions${query}`, record, requestId);
   }
 
   /** The winner of one trick: {game, seats, leader, contract: {trump}, cards}. */
-  resolveTrick(request, { requestId } = {}) {
+  async resolveTrick(request, options) {
+    const { requestId } = options ?? {};
     return this.#call("POST", "/v1/tricks:resolve", request, requestId);
   }
 
   /** The settlement of a finished hand from its summary and the table before it. */
-  settleHand(request, { requestId } = {}) {
+  async settleHand(request, options) {
+    const { requestId } = options ?? {};
     return this.#call("POST", "/v1/hands:settle", request, requestId);
   }
 
   /** A deterministic deal from a seed, with its commitment. */
-  deal(request, { requestId } = {}) {
+  async deal(request, options) {
+    const { requestId } = options ?? {};
     return this.#call("POST", "/v1/deals", request, requestId);
   }
 
   /** A game's house-rule options with their defaults. */
-  describeRules(game, { requestId } = {}) {
+  async describeRules(game, options) {
+    const { requestId } = options ?? {};
     if (game === undefined || game === null) game = "";  // (no game, as the Python clients' None: not 'null')
     if (typeof game !== "string") {  // (["rentoy"] went as its text, rentoy; 5 as '5')
-      return Promise.reject(new NaipesError({ code: "INVALID_FIELD", field: "game", status: 400,
-                                              detail: `game: expected a string, not ${said(game)}` }));
+      throw new NaipesError({ code: "INVALID_FIELD", field: "game", status: 400, detail: `game: expected a string, not ${said(game)}` });
     }
     // "." and ".." are no game, but no path segment either: fetch's URL parser drops them (and
     // their spellings with %2e) with the segment before, and the service answered NOT_FOUND for
     // its route /v1/rules. They are refused here as the service refuses any other unknown game.
     if (game === "." || game === "..") {
-      return Promise.reject(new NaipesError({ code: "UNKNOWN_GAME", field: "game", status: 400,
-                                              detail: `unknown game ${quoted(game)}: expected tresillo, revesino or rentoy` }));
+      throw new NaipesError({ code: "UNKNOWN_GAME", field: "game", status: 400,
+                              detail: `unknown game ${quoted(game)}: expected tresillo, revesino or rentoy` });
     }
     return this.#call("GET", `/v1/games/${encodeURIComponent(game)}/rules`, undefined, requestId);
   }
@@ -182,7 +188,10 @@ export class Naipes {
    *  before it; leaving the loop early (break) cancels the stream in flight and closes the
    *  iterable (its `return()`). A stream cut short after some answers (the service ends one whose
    *  caller holds an answer 30 s) is sent again from its first record not answered. */
-  async *validateHandsStream(records, { batch = 50, retries = 30, omitEvents = false, requestId } = {}) {
+  async *validateHandsStream(records, options) {
+    // (read here, not in the parameters: a generator's parameters are read as it is called, and
+    // options null threw TypeError at once, outside the iterator)
+    const { batch = 50, retries = 30, omitEvents = false, requestId } = options ?? {};
     if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH) {
       throw new NaipesError({ code: "INVALID_FIELD", field: "batch",
                               detail: `batch: expected a number of records from 1 to ${MAX_BATCH}, not ${String(batch)}` });
@@ -395,6 +404,15 @@ function requestHeaders(requestId) {
                             detail: `x-request-id: expected 1 to 128 visible ASCII characters, not ${shown}` });
   }
   return { "X-Request-Id": requestId };
+}
+
+/** A value's JSON text, or, when JSON cannot write it (a cycle, a symbol), its String. */
+function written(value) {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 /** A string quoted as the service quotes it in a message (engine/errors.py, shown): in single

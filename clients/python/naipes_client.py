@@ -78,9 +78,10 @@ REQUEST_ID = re.compile(r"[\x21-\x7e]{1,128}")  # a request ID, as the service r
 
 def _batch(batch: object) -> int:
     """``validate_hands``' ``batch``: a number of records from 1 to ``MAX_BATCH`` (the service
-    refuses a batch of more); anything else is refused here, INVALID_FIELD naming ``batch``."""
+    refuses a batch of more); anything else is refused here, INVALID_FIELD naming ``batch``, worded
+    as the service words a value (True and None as JSON writes them, ``true`` and ``null``)."""
     if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_BATCH:
-        raise NaipesError("INVALID_FIELD", f"batch: expected a number of records from 1 to {MAX_BATCH}, not {batch!r}", "batch")
+        raise NaipesError("INVALID_FIELD", f"batch: expected a number of records from 1 to {MAX_BATCH}, not {_shown(batch)}", "batch")
     return batch
 
 
@@ -105,6 +106,17 @@ def _shown(value: object) -> str:
     if not isinstance(value, str):
         return json.dumps(value, default=repr)
     return quoted(value) if len(value) <= 60 else f"{quoted(value[:60])}... ({len(value):,} characters)"
+
+
+def _query_text(value: object) -> str:
+    """A value as the text of a query parameter (a seat), as the JavaScript client sends it: a
+    string as it is, anything else as JSON writes it (True is "true", not "True"; [3, 4] "[3,4]")."""
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, separators=(",", ":"))
+    except (TypeError, ValueError):  # (what JSON cannot write: its text, refused by the service as any)
+        return str(value)
 
 
 def _json_length(record: object) -> int:
@@ -360,15 +372,23 @@ class _Records:
 
 class NaipesError(Exception):
     """A call failed: ``code`` (``UNKNOWN_CARD``), ``field`` (``deal.hands[1]``). Besides the
-    service's codes (docs/api.md): ``UNAVAILABLE`` (no server, or no answer to be read),
-    ``DEADLINE_EXCEEDED`` (no answer within the timeout), and over REST ``HTTP_<status>``
-    (``HTTP_502``) for an HTTP error that is not the service's problem JSON (a proxy's page)."""
+    service's codes (docs/api.md): ``UNAVAILABLE`` (no server, or no answer to be read, or the
+    client closed: "the client is closed"), ``DEADLINE_EXCEEDED`` (no answer within the
+    timeout), and over REST ``HTTP_<status>`` (``HTTP_502``) for an HTTP error that is not the
+    service's problem JSON (a proxy's page)."""
 
     retry_after: str | None = None  # REST: the Retry-After of a TOO_MANY_STREAMS answer
 
     def __init__(self, code: str, message: str, field: str | None = None, status: int | grpc.StatusCode | None = None):
         super().__init__(f"{code}: {message}")
         self.code, self.message, self.field, self.status = code, message, field, status
+
+
+def _closed() -> NaipesError:
+    """The error of a call of a client once closed (``close()``, or its ``with`` block left),
+    raised before anything else is said of the call, so that both clients say it alike (the gRPC
+    client refuses some requests itself that the REST client leaves to the server)."""
+    return NaipesError("UNAVAILABLE", "the client is closed")
 
 
 # The longest timeout a client takes (a year, in seconds): a socket's and a gRPC deadline's
@@ -385,14 +405,16 @@ def _seconds(timeout: float) -> float:
 
 
 def _kind(value: object) -> str:
-    """What a value given for the records is, in a message."""
+    """What a value given for the records is, in a message (None and True as JSON writes them, null
+    and true, as the JavaScript client words them)."""
     if value is None:
-        return "None"
+        return "null"
     if isinstance(value, dict):
         return "a dict (one record: give a list of them)"
     if isinstance(value, (str, bytes)):
         return f"a {type(value).__name__}"
-    return f"{type(value).__name__} {value!r}"[:80]
+    shown = json.dumps(value) if isinstance(value, int | float) else repr(value)  # (True as JSON writes it: true)
+    return f"{type(value).__name__} {shown}"[:80]
 
 
 class RestClient:
@@ -409,8 +431,15 @@ class RestClient:
         self.timeout = _seconds(timeout)
         self.compress = compress
         self._accept = {"Accept-Encoding": "gzip"} if compress else {}
+        self._closed = False
+
+    def _open(self) -> None:
+        """A call's first step: refused once the client is closed."""
+        if self._closed:
+            raise _closed()
 
     def _call(self, method: str, path: str, body: JSON | None = None, request_id: str | None = None) -> JSON:
+        self._open()
         headers = {**dict(_request_id(request_id)), **self._accept}
         text = None if method == "GET" else _record_text(body)  # (a POST's None is sent: JSON null, refused as the body)
         if isinstance(text, dict):  # JSON cannot hold it: refused before sending, as the gRPC client does
@@ -443,7 +472,7 @@ class RestClient:
         return self._call("POST", "/v1/hands:validate" + query, record, request_id)
 
     def legal_actions(self, record: JSON, seat: int | None = None, *, request_id: str | None = None) -> JSON:
-        query = "" if seat is None else "?" + urllib.parse.urlencode({"seat": seat})
+        query = "" if seat is None else "?" + urllib.parse.urlencode({"seat": _query_text(seat)})
         return self._call("POST", "/v1/hands:legalActions" + query, record, request_id)
 
     def resolve_trick(self, request: JSON, *, request_id: str | None = None) -> JSON:
@@ -458,6 +487,7 @@ class RestClient:
     def describe_rules(self, game: str, *, request_id: str | None = None) -> JSON:
         """A game's house-rule options. ``game`` None is no game, the empty one (as the gRPC client
         sends it); anything but a string is refused here, as the service words it (INVALID_FIELD)."""
+        self._open()
         if game is None:
             game = ""
         if not isinstance(game, str):
@@ -486,6 +516,7 @@ class RestClient:
         whose answer is cut short after some of its lines (the service ends a stream whose caller
         holds an answer 30 seconds, the client then taking none) is sent again from its first line
         not answered."""
+        self._open()  # (before its records are read)
         headers, batch = {"Content-Type": "application/x-ndjson", **dict(_request_id(request_id)), **self._accept}, _batch(batch)
         source = _Records(records, REST_CHUNK, same_thread=same_thread)
         try:
@@ -507,6 +538,7 @@ class RestClient:
         body, headers = self._body(parts, headers, omit_events)
         attempt = 0
         while True:
+            self._open()  # (closed between the requests of validate_hands: those after are not sent)
             request = urllib.request.Request(self.base_url + "/v1/hands:validateStream", data=body, method="POST", headers=headers)
             answered, cut = 0, False  # (the lines answered by this request; whether its answer was cut short, not ended)
             try:
@@ -545,7 +577,9 @@ class RestClient:
         return b"".join(lines), headers
 
     def close(self) -> None:
-        pass
+        """Every call after it raises NaipesError UNAVAILABLE, "the client is closed" (a call under
+        way ends as it would have: the client holds no connection between calls)."""
+        self._closed = True
 
     def __enter__(self) -> RestClient:
         return self
@@ -659,6 +693,12 @@ class GrpcClient:
         self._channels = [grpc.insecure_channel(target, options=options, compression=compression) for _ in range(connections)]
         self._stubs = [_Stub(channel, naipes_pb2) for channel in self._channels]
         self._turns = count()  # (next() on it is atomic: threads may share the client)
+        self._closed = False
+
+    def _open(self) -> None:
+        """A call's first step: refused once the client is closed."""
+        if self._closed:
+            raise _closed()
 
     @property
     def _stub(self) -> _Stub:
@@ -672,11 +712,23 @@ class GrpcClient:
         size = request.ByteSize()
         if size > MAX_MESSAGE:  # (the server's answer to it, said here: past 1.5 MiB grpcio refused it, RESOURCE_EXHAUSTED alone)
             raise NaipesError("PAYLOAD_TOO_LARGE", f"the request message is {size} bytes, larger than the {MAX_MESSAGE} the service accepts")
+        self._open()  # (closed by another thread since the call's start)
         try:
             answer: bytes = method(request, timeout=self.timeout, metadata=metadata)
             return answer
         except self._grpc.RpcError as exc:
-            raise _grpc_error(exc) from None
+            raise self._cut_short(exc) from None
+        except ValueError:  # grpcio's "Cannot invoke RPC on closed channel!": closed by another thread meanwhile
+            if self._closed:
+                raise _closed() from None
+            raise
+
+    def _cut_short(self, exc: grpc.RpcError) -> NaipesError:
+        """A call's error as a NaipesError; one the client's ``close()`` cancelled (grpcio's
+        CANCELLED "Channel closed!") is the closed client's."""
+        if self._closed and exc.code() == self._grpc.StatusCode.CANCELLED:
+            return _closed()
+        return _grpc_error(exc)
 
     def _message(self, cls: type[M], data: JSON) -> M:
         """JSON into the request message; JSON no message can hold is refused here, before
@@ -710,6 +762,7 @@ class GrpcClient:
     def validate_hand(self, record: JSON, *, omit_events: bool = False, request_id: str | None = None) -> JSON:
         """The record's validation result. ``omit_events``: the result's ``events`` left empty,
         every other field as without it (the request's ``omit_events``, not set when false)."""
+        self._open()
         request = self._pb.ValidateHandRequest(record=self._message(self._pb.HandRecord, record))
         if omit_events:
             request.omit_events = True
@@ -720,25 +773,30 @@ class GrpcClient:
         """Who acts and every legal action; with ``seat``, that seat's view only. The seat is read
         as the REST client's query parameter is (an integer, or one in a decimal string), else
         refused before sending (INVALID_FIELD naming ``seat``), after the record's own errors."""
+        self._open()
         hand = self._message(self._pb.HandRecord, record)
-        # (the seat as the text the REST client's query sends: 3.0 is "3.0", True is "True", both refused)
-        request = self._pb.LegalActionsRequest() if seat is None else self._message(self._pb.LegalActionsRequest, {"seat": str(seat)})
+        # (the seat as the text the REST client's query sends: 3.0 is "3.0", True is "true", both refused)
+        request = self._pb.LegalActionsRequest() if seat is None else self._message(self._pb.LegalActionsRequest, {"seat": _query_text(seat)})
         request.record.CopyFrom(hand)
         return self._json(self._call(self._stub.LegalActions, request, request_id), self._pb.LegalActionsResponse)
 
     def resolve_trick(self, request: JSON, *, request_id: str | None = None) -> JSON:
+        self._open()
         return self._json(self._call(self._stub.ResolveTrick, self._message(self._pb.ResolveTrickRequest, request), request_id),
                           self._pb.ResolveTrickResponse)
 
     def settle_hand(self, request: JSON, *, request_id: str | None = None) -> JSON:
+        self._open()
         return self._json(self._call(self._stub.SettleHand, self._message(self._pb.SettleHandRequest, request), request_id),
                           self._pb.SettleHandResponse)
 
     def deal(self, request: JSON, *, request_id: str | None = None) -> JSON:
+        self._open()
         return self._json(self._call(self._stub.Deal, self._message(self._pb.DealRequest, request), request_id), self._pb.DealResponse)
 
     def describe_rules(self, game: str, *, request_id: str | None = None) -> JSON:
         """A game's house-rule options (``game`` read as the REST client reads it: None is the empty game)."""
+        self._open()
         return self._json(self._call(self._stub.DescribeRules, self._message(self._pb.DescribeRulesRequest, {"game": game}), request_id),
                           self._pb.DescribeRulesResponse)
 
@@ -768,6 +826,7 @@ class GrpcClient:
         batches ahead of them, for an iterable bound to its thread (a SQLite cursor, which raises
         its ProgrammingError on another): for an archive, not a live feed, since the answers wait
         while the client reads."""
+        self._open()  # (before its records are read)
         metadata = _request_id(request_id)
         size = _batch(batch)
 
@@ -813,7 +872,13 @@ class GrpcClient:
                 stream, progress = _Stream(), _Progress(self.timeout)
                 stream.pending.extend(again)
                 source.pump()  # (same_thread: the first messages' records, read before the call takes them)
-                call = self._stub.ValidateHands(messages(stream, progress), metadata=metadata)
+                self._open()  # (closed since the last stream)
+                try:
+                    call = self._stub.ValidateHands(messages(stream, progress), metadata=metadata)
+                except ValueError:  # grpcio's "Cannot invoke RPC: Channel closed!": closed by another thread meanwhile
+                    if self._closed:
+                        raise _closed() from None
+                    raise
                 progress.watch(call.cancel)
                 answered = failed = False
                 try:
@@ -836,7 +901,7 @@ class GrpcClient:
                 except self._grpc.RpcError as exc:
                     if progress.expired:
                         raise NaipesError("DEADLINE_EXCEEDED", f"no answer to the stream's messages within {self.timeout} s") from None
-                    error = _grpc_error(exc)
+                    error = self._cut_short(exc)
                     if error.code == "DEADLINE_EXCEEDED":
                         # The call has no deadline: the server ended it, the caller having taken no
                         # answer for 30 s (the answers it had sent and the caller had not taken are
@@ -860,6 +925,9 @@ class GrpcClient:
             source.close()
 
     def close(self) -> None:
+        """Closes the client's connections: every call after it, and one under way that it cancels,
+        raises NaipesError UNAVAILABLE, "the client is closed" (not grpcio's ValueError)."""
+        self._closed = True
         for channel in self._channels:
             channel.close()
 
