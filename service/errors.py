@@ -72,15 +72,16 @@ FIELD_AT_MOST = 200
 
 
 def cut(text: str, at_most: int) -> str:
-    """``text``, or as much of it as ``at_most`` bytes of UTF-8 hold and its length in
-    characters when it is longer (``rules.xxx... (20,006 characters)``), as a message quotes a
-    long value."""
+    """``text``, or, when it is longer than ``at_most`` bytes of UTF-8, as much of it as those
+    bytes hold beside its length in characters (``rules.xxx... (20,006 characters)``), as a
+    message quotes a long value: ``at_most`` bytes in all."""
     if len(text) <= at_most // 4:
         return text
     encoded = text.encode("utf-8", "surrogatepass")
     if len(encoded) <= at_most:
         return text
-    return f"{encoded[:at_most].decode('utf-8', 'ignore')}... ({len(text):,} characters)"
+    tail = f"... ({len(text):,} characters)"
+    return encoded[:at_most - len(tail)].decode("utf-8", "ignore") + tail
 
 
 class ServiceError(Exception):

@@ -1291,7 +1291,8 @@ def test_an_error_of_a_long_field_is_cut_and_reaches_a_grpc_client(stub, channel
     An error's field and message are cut (service.errors.cut), alike on both transports."""
     name = "x" * 20_000
     request_ = {"record": _changed(lambda r: r.__setitem__("rules", {name: 1}))}
-    field = f"rules.{'x' * 194}... (20,006 characters)"
+    field = f"rules.{'x' * 171}... (20,006 characters)"
+    assert len(field) == 200
     assert_same_error(stub, http, rest_url, "ValidateHand", request_, "UNKNOWN_OPTION", field)
     assert_healthy(channel, http, rest_url)
 
@@ -1300,12 +1301,14 @@ def test_an_error_is_cut_to_its_bytes_of_utf8() -> None:
     from service.errors import FIELD_AT_MOST, MESSAGE_AT_MOST, cut
 
     assert cut("rules.ladder", FIELD_AT_MOST) == "rules.ladder"
-    assert cut("x" * 201, 200) == "x" * 200 + "... (201 characters)"
-    assert cut("ñ" * 150, 200) == "ñ" * 100 + "... (150 characters)"  # (two bytes each)
+    assert cut("x" * 201, 200) == "x" * 180 + "... (201 characters)"  # (200 bytes in all, the length's 20 among them)
+    assert cut("x" * 200, 200) == "x" * 200
+    assert cut("ñ" * 150, 200) == "ñ" * 90 + "... (150 characters)"  # (two bytes each)
+    assert cut("€" * 100, 200) == "€" * 60 + "... (100 characters)"  # (three bytes each: the 61st would pass 200)
     assert cut("ñ" * 100, 200) == "ñ" * 100
     error = ServiceError("UNKNOWN_OPTION", "m" * 5000, "rules." + "€" * 1000)
-    assert len(error.message.encode()) <= MESSAGE_AT_MOST + 30 and error.message.endswith("... (5,000 characters)")
-    assert error.field is not None and error.field.endswith("... (1,006 characters)") and len(error.field.encode()) <= FIELD_AT_MOST + 30
+    assert len(error.message.encode()) == MESSAGE_AT_MOST and error.message.endswith("... (5,000 characters)")
+    assert error.field is not None and error.field.endswith("... (1,006 characters)") and FIELD_AT_MOST - 2 <= len(error.field.encode()) <= FIELD_AT_MOST
 
 
 def _len(data: bytes) -> bytes:

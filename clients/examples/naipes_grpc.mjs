@@ -72,12 +72,14 @@ const MESSAGE_AT_MOST = 2000;
 const FIELD_AT_MOST = 200;
 const UTF8 = new TextEncoder();
 
-/** `text`, or as much of it as `atMost` bytes of UTF-8 hold and its length in characters. */
+/** `text`, or, when longer than `atMost` bytes of UTF-8, as much of it as those bytes hold beside
+ *  its length in characters: `atMost` bytes in all. */
 function cut(text, atMost) {
   const bytes = UTF8.encode(text);
   if (bytes.length <= atMost) return text;
-  const kept = new TextDecoder().decode(bytes.subarray(0, atMost)).replace(/\uFFFD$/, "");  // (a character cut in two: dropped)
-  return `${kept}... (${[...text].length.toLocaleString("en-US")} characters)`;
+  const tail = `... (${[...text].length.toLocaleString("en-US")} characters)`;
+  const kept = new TextDecoder().decode(bytes.subarray(0, atMost - tail.length)).replace(/\uFFFD$/, "");  // (a character cut in two: dropped)
+  return kept + tail;
 }
 
 // --- JSON to a request message, checked against the schema -----------------------------------
