@@ -585,9 +585,9 @@ STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 o
 # How long a request may take to come (service/watchdog.py): REST's bodies, gRPC's requests.
 BODY_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument),)
 REST_SETTINGS = (*BODY_SETTINGS, ("NAIPES_COMPRESS_ANSWERS", flag_argument))
-# The bound on a call's request and the compression of gRPC's answers (service/grpc_server.py),
+# The bound on a call's request, the compression of gRPC's answers and its connections' age (service/grpc_server.py),
 # checked as naipes serve and python -m service.grpc_server start.
-GRPC_SETTINGS = (*BODY_SETTINGS, ("NAIPES_GRPC_COMPRESSION", compression_argument))
+GRPC_SETTINGS = (*BODY_SETTINGS, ("NAIPES_GRPC_COMPRESSION", compression_argument), ("NAIPES_GRPC_CONNECTION_AGE", seconds_argument))
 
 
 def check_settings(settings: tuple[tuple[str, Callable[[str], object]], ...]) -> None:

@@ -98,6 +98,19 @@ def answer_compression() -> grpc.Compression | None:
     return {"none": None, "gzip": grpc.Compression.Gzip, "deflate": grpc.Compression.Deflate}[value]
 
 
+def connection_age() -> float:
+    """``NAIPES_GRPC_CONNECTION_AGE``: seconds after which the server asks a client to move to a
+    new connection (HTTP/2 GOAWAY, grpcio's ``grpc.max_connection_age_ms``), 0, unset or empty for
+    never. Calls under way on the old connection go on to their end (no grace bound is set); the
+    client's next calls open a new one, resolving the name again: a client balancing over a
+    headless Service's pods (deploy/k8s) then reaches pods added since it connected. A ValueError
+    naming it for anything but seconds."""
+    from service.cli import GRPC_SETTINGS, check_settings
+
+    check_settings(GRPC_SETTINGS)
+    return float(os.environ.get("NAIPES_GRPC_CONNECTION_AGE") or 0)
+
+
 def _method(name: str, handler: Callable[[Any], Any], compression: grpc.Compression | None = None) -> Callable[[Any, grpc.ServicerContext], Any]:
     calls = metrics.Calls("grpc", name)
 
@@ -344,12 +357,15 @@ class _Health(health.HealthServicer):
 
 
 def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | None = None,
-                  max_calls: int = MAX_CALLS, request_seconds: float | None = None) -> tuple[grpc.Server, int]:
+                  max_calls: int = MAX_CALLS, request_seconds: float | None = None,
+                  connection_seconds: float | None = None) -> tuple[grpc.Server, int]:
     """A started-ready (not yet started) server bound to ``host:port``; returns it and its port.
     Its thread pool has ``max_workers`` threads, by default one for each call it takes. A call's
     request must come within ``request_seconds`` (default ``watchdog.BODY_SECONDS``; 0: no bound,
-    ``_RequestBound``). Its answers compressed as ``NAIPES_GRPC_COMPRESSION`` says (``answer_compression``)."""
+    ``_RequestBound``). Its answers compressed as ``NAIPES_GRPC_COMPRESSION`` says (``answer_compression``).
+    A connection is asked to move on after ``connection_seconds`` (default ``connection_age()``; 0: never)."""
     request_seconds = BODY_SECONDS if request_seconds is None else request_seconds
+    age = connection_age() if connection_seconds is None else connection_seconds
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers or max_calls),
         interceptors=[_RequestBound(request_seconds)] if request_seconds else None,
@@ -357,7 +373,9 @@ def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | Non
         # SO_REUSEPORT: `naipes serve --workers N` runs N of these processes on one port, and
         # the kernel spreads the connections over them. A stream's receive window: STREAM_WINDOW.
         options=[("grpc.max_receive_message_length", MESSAGE_CEILING), ("grpc.so_reuseport", 1),
-                 ("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", STREAM_WINDOW)],
+                 ("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", STREAM_WINDOW),
+                 # (an int32 of milliseconds: 24.8 days at most, the most a year's setting gets)
+                 *([("grpc.max_connection_age_ms", min(2**31 - 1, max(1, round(age * 1000))))] if age else [])],
     )
     server.add_generic_rpc_handlers((rpc_handlers(answer_compression()),))
     health_servicer = _Health()
