@@ -246,7 +246,11 @@ class _RequestBound(grpc.ServerInterceptor):
 
         def call(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
             def end(waited: float) -> None:  # (on the watchdog's thread; before the cancel, which forgets the call's peer)
-                calls.done("REQUEST_TIMEOUT", time.perf_counter() - waited, context)
+                try:  # (sent back in the initial metadata, as every other answer's, an error's too)
+                    request_id = access.grpc_request_id(context)
+                except ServiceError:  # (an ID refused: the call ends all the same, for its request's lateness)
+                    request_id = None
+                calls.done("REQUEST_TIMEOUT", time.perf_counter() - waited, context, request_id)
                 log.warning("%s from %s: the request did not come within %g seconds; the call is ended", name, context.peer(), seconds)
                 _cancel(context, message)
 

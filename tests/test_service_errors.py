@@ -722,6 +722,28 @@ def test_a_call_whose_request_does_not_come_in_time_is_ended_whatever_its_method
         server.stop(None)
 
 
+def test_a_call_whose_request_does_not_come_in_time_sends_its_request_id_back() -> None:
+    """docs/api.md (Request IDs): every answer, errors included, sends the call's x-request-id
+    back in its initial metadata; a call ended for a request that did not come (1 s here) sent
+    none, where REST's 408 for a body that did not come echoes its header. Its ID is sent before
+    the cancel, and the metrics count the call under it (an ID refused: the call ends all the same)."""
+    server, port = create_server("127.0.0.1", 0, request_seconds=1)
+    server.start()
+    release = threading.Event()
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            method = channel.stream_unary(f"/{SERVICE.full_name}/ValidateHand", request_serializer=None, response_deserializer=None)
+            for given, back in (("late-1", (("x-request-id", "late-1"),)), ("bad id", ())):
+                call = method.future(never_sent(release), metadata=(("x-request-id", given),))
+                with pytest.raises(grpc.RpcError) as ended:
+                    call.result(timeout=10)
+                assert ended.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+                assert tuple(call.initial_metadata()) == back, given
+    finally:
+        release.set()
+        server.stop(None)
+
+
 def test_a_request_within_its_bound_is_answered_and_none_is_unimplemented() -> None:
     """The bound on a call's request leaves the calls it does not end as they were: a request that
     comes within it (after 0.5 s of 2) is answered; a client that ends its request stream with no
