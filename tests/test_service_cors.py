@@ -38,6 +38,9 @@ def test_answers_and_errors_carry_the_origin_header(http, rest_url) -> None:
     assert bad.headers["Access-Control-Expose-Headers"] == "Retry-After, X-Request-Id"
     health = http.get(f"{rest_url}/healthz", headers={"Origin": ORIGIN}, timeout=10)
     assert health.headers["Access-Control-Allow-Origin"] == "*"
+    # (docs/api.md: only a request that names its Origin, as a browser's cross-origin one does)
+    plain = http.get(f"{rest_url}/healthz", timeout=10)
+    assert plain.status_code == 200 and not [h for h in plain.headers if h.lower().startswith("access-control-")]
 
 
 @pytest.mark.parametrize(("setting", "allowed", "refused"), [
