@@ -714,7 +714,8 @@ def read_hand(options: Options, request: dict[str, Any]) -> Hand:
             raise InvalidInput("INVALID_FIELD", f"tresillo.{name}", f"unknown field tresillo.{name}; the fields are {', '.join(known)}")
     if _get(t, "annulled", bool, False):
         for name in known[1:]:  # (an annulled hand was never played: nothing of it is settled)
-            if t.get(name) not in (None, [], "", False, "none"):
+            value = t.get(name)  # (empty: absent, false, "", "none" or []; a seat 0 is a seat)
+            if not (value is None or value is False or (isinstance(value, str) and value in ("", "none")) or value == []):
                 raise InvalidInput("INVALID_FIELD", f"tresillo.{name}",
                                    f"an annulled hand (everybody passed) has no {name}: give annulled alone, or the hand without it")
         return Hand(seats=seats, dealer=dealer, annulled=True)

@@ -981,7 +981,8 @@ def test_8_8_annulled_summary_carries_nothing_of_a_hand() -> None:
     out = api.settle_hand({**base, "tresillo": empty})
     assert out["outcome"] == "annulled" and out["net"] == [-5, 0, 0, 0]
     for name, value in (("jugador", 1), ("lance", "entrada"), ("trump", "oros"), ("solera", True), ("jugadorHand", PLAIN),
-                        ("tricks", [1]), ("bola", "made"), ("surrender", "accepted"), ("defender", 2)):
+                        ("tricks", [1]), ("bola", "made"), ("surrender", "accepted"), ("defender", 2),
+                        ("jugador", 0), ("defender", 0), ("tricks", [0])):  # (a seat 0 is a value: it read as false)
         with pytest.raises(InvalidInput) as err:
             api.settle_hand({**base, "tresillo": {"annulled": True, name: value}})
         assert (err.value.code, err.value.field) == ("INVALID_FIELD", f"tresillo.{name}"), name
