@@ -185,7 +185,7 @@ def settle_hand(request: Any) -> dict[str, Any]:
         if other != game.NAME and request.get(other) is not None:  # (an empty summary too)
             raise InvalidInput("INVALID_FIELD", other, f"{other} is the summary of a {other} hand; a {game.NAME} hand's is {game.NAME}")
     opts: Any = options_mod.parse_options(game.Options, request.get("rules"))
-    table = game.read_table(request.get("table") or {}, seats)
+    table = game.read_table({} if request.get("table") is None else request["table"], seats)  # (not a falsy non-object: refused)
     out = game.settle_summary(opts, table, request)
     if dealer is not None:
         out["nextDealer"] = game.next_dealer(opts, dealer, seats)

@@ -370,7 +370,7 @@ def read_setup(game: Game, record: Any) -> tuple[Setup, list[Any]]:
     seats = read_seats(game, record)
     dealer = read_dealer(record, seats)
     options = game_options(game, record.get("rules"))
-    table = game.read_table(record.get("table") or {}, seats)
+    table = game.read_table({} if record.get("table") is None else record["table"], seats)  # (not a falsy non-object: refused)
     deal = require(record, "deal", dict)
     unknown = set(deal) - {"hands", "stock", "seed"}
     if unknown:

@@ -20,6 +20,7 @@ from engine.record import (
     Setup,
     call_actions,
     fields_repr,
+    json_int,
     play_actions,
     remember_last,
     replaced,
@@ -157,15 +158,27 @@ class State:
 # ---- setup -------------------------------------------------------------------------------
 
 
+# The fields of the other games' tables, read as absent at a fresh table's values (0, "", [],
+# the plate holding "none"), as their tables read an empty Rentoy score.
+_OTHER_GAMES_FIELDS = ("plate", "plateHolds", "cartulina", "fondo")
+
+
 def read_table(table: Any, seats: int) -> tuple[int, int]:
     if not isinstance(table, dict):
         raise InvalidInput("INVALID_FIELD", "table", "table must be an object such as {\"score\": [4, 5]}")
-    for name in table:
-        if name != "score" and table[name] not in (None, [], 0, "", "none"):
+    for name, value in table.items():
+        if name == "score":
+            continue
+        if name not in _OTHER_GAMES_FIELDS:
+            raise InvalidInput("INVALID_FIELD", f"table.{name}", f"unknown table field {shown(name)}; a Rentoy table has score")
+        if not (value is None or (not isinstance(value, bool) and value in (0, [], "")) or (name == "plateHolds" and value == "none")):
             raise InvalidInput("INVALID_TABLE", f"table.{name}", f"table.{name} is not part of a Rentoy table (only score)")
-    score = table.get("score") or [0, 0]
-    if (not isinstance(score, list) or len(score) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in score)):
+    given = table.get("score")
+    if given is None or given == []:  # (an empty list: protobuf JSON's printing of no score)
+        given = [0, 0]
+    read = [json_int(v) for v in given] if isinstance(given, list) else [None]  # (30.0 is 30, as the other games read a table)
+    score = [v for v in read if v is not None]
+    if len(read) != 2 or len(score) != 2:
         raise InvalidInput("INVALID_FIELD", "table.score", "table.score must be two integers: [team 0, team 1]")
     for team, points in enumerate(score):  # (a wrong item is named by its index; a match over, below, by the whole score)
         if points < 0:

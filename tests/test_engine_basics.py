@@ -942,3 +942,35 @@ def test_any_json_value_in_any_field_is_answered_or_refused_never_a_crash(name: 
             else:
                 assert isinstance(answer, dict), (at, value)
     assert refused > 0  # (the request's own fields, given a list or an object, are refused)
+
+
+@pytest.mark.parametrize("game", ["tresillo", "revesino", "rentoy"])
+def test_a_table_the_service_refuses_is_refused_by_the_engine_too(game: str) -> None:
+    """engine.api takes the contract the service speaks: a table that is no object ([], 0, false,
+    "") was read as a fresh table (``or {}``) where REST refuses it naming ``table``; a Rentoy
+    score that is no list ({}, 0) was [0, 0], an unknown Rentoy table field with an empty value
+    (``bogus: 0``) was taken, and a score of integral floats ([4.0, 5], as a Struct holds numbers)
+    was refused where the other games read 30.0 as 30. None and an empty list still read as fresh."""
+    from engine.errors import InvalidInput
+
+    record = {"game": game, "seats": 4, "dealer": 0, "deal": {"seed": "t"}, "actions": []}
+    for table in ([], 0, False, ""):
+        with pytest.raises(InvalidInput) as err:
+            api.validate({**record, "table": table})
+        assert (err.value.code, err.value.field) == ("INVALID_FIELD", "table"), table
+        with pytest.raises(InvalidInput) as err:
+            api.settle_hand({"game": game, "seats": 4, "dealer": 0, "table": table, game: {}})
+        assert (err.value.code, err.value.field) == ("INVALID_FIELD", "table"), table
+    assert api.validate({**record, "table": None})["valid"] is True
+    if game != "rentoy":
+        return
+    for score in ({}, 0, "", False, [4.5, 5], [1, 2, 3]):
+        with pytest.raises(InvalidInput) as err:
+            api.validate({**record, "table": {"score": score}})
+        assert (err.value.code, err.value.field) == ("INVALID_FIELD", "table.score"), score
+    with pytest.raises(InvalidInput) as err:
+        api.validate({**record, "table": {"bogus": 0}})
+    assert (err.value.code, err.value.field, err.value.message) == (
+        "INVALID_FIELD", "table.bogus", "unknown table field 'bogus'; a Rentoy table has score")
+    assert api.validate({**record, "table": {"score": [4.0, 5]}})["valid"] is True
+    assert api.validate({**record, "table": {"score": [], "plate": 0, "plateHolds": "none", "cartulina": [], "fondo": 0}})["valid"] is True
