@@ -139,18 +139,6 @@ def with_header(raw: bytes, name: bytes, value: bytes) -> bytes:
     return raw[:end] + b"\r\n" + name + b": " + value + raw[end:]
 
 
-def test_a_header_line_is_held_to_its_bytes_with_its_crlf(rest_port) -> None:
-    """docs/api.md's HEADERS_TOO_LARGE: a header line over 8,190 bytes with its CRLF, its name,
-    colon and value over 8,188: 8,188 of them are served, 8,189 refused."""
-    def sent(size: int) -> bytes:
-        line = b"X-Big: " + b"a" * (size - len(b"X-Big: "))
-        assert len(line) == size
-        return exchange(rest_port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + line + b"\r\n\r\n")
-
-    assert sent(8188).startswith(b"HTTP/1.1 200 ")
-    assert sent(8189).startswith(b"HTTP/1.1 431 ")
-
-
 @pytest.mark.parametrize(("case", "raw", "status", "code", "words"), CASES, ids=[c[0] for c in CASES])
 def test_gunicorn_errors_carry_cors(case, raw, status, code, words, rest_port) -> None:
     """docs/api.md, "Browsers (CORS)": the errors gunicorn answers carry the CORS headers the app's
@@ -162,18 +150,6 @@ def test_gunicorn_errors_carry_cors(case, raw, status, code, words, rest_port) -
         assert not [name for name in headers if name.startswith("access-control-")], headers
     else:
         assert (headers["access-control-allow-origin"], headers["access-control-expose-headers"]) == ("*", "Retry-After, X-Request-Id"), headers
-
-
-def test_a_header_line_is_held_to_its_bytes_with_its_crlf(rest_port) -> None:
-    """docs/api.md's HEADERS_TOO_LARGE: a header line over 8,190 bytes with its CRLF, its name,
-    colon and value over 8,188: 8,188 of them are served, 8,189 refused."""
-    def sent(size: int) -> bytes:
-        line = b"X-Big: " + b"a" * (size - len(b"X-Big: "))
-        assert len(line) == size
-        return exchange(rest_port, b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n" + line + b"\r\n\r\n")
-
-    assert sent(8188).startswith(b"HTTP/1.1 200 ")
-    assert sent(8189).startswith(b"HTTP/1.1 431 ")
 
 
 @pytest.mark.parametrize(("case", "raw", "status", "code", "words"), CASES, ids=[c[0] for c in CASES])
