@@ -63,7 +63,7 @@ def quantity(text: str) -> int:
 def test_the_manifest_is_valid_kubernetes() -> None:
     run = subprocess.run([installed("kubernetes-validate"), "--strict", str(MANIFEST)], capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert run.stdout.count("passed") == 3, run.stdout  # the Deployment and the two Services
+    assert run.stdout.count("passed") == 4, run.stdout  # the Deployment, the two Services and the disruption budget
 
 
 def test_the_grpc_service_gives_every_pod_to_a_balancing_client() -> None:
@@ -133,6 +133,19 @@ def _pipe(source: Any, sink: Any) -> None:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
+
+
+def test_the_replicas_spread_and_are_drained_one_at_a_time() -> None:
+    """The pods spread over the nodes, and a PodDisruptionBudget lets a drain take one at a time,
+    both selecting the Deployment's pods (the audit: a drain could evict all three at once)."""
+    documents = list(yaml.safe_load_all(MANIFEST.read_text()))
+    deployment = next(d for d in documents if d["kind"] == "Deployment")
+    labels = deployment["spec"]["selector"]["matchLabels"]
+    budget = next(d for d in documents if d["kind"] == "PodDisruptionBudget")
+    assert budget["spec"] == {"maxUnavailable": 1, "selector": {"matchLabels": labels}}
+    (spread,) = deployment["spec"]["template"]["spec"]["topologySpreadConstraints"]
+    assert spread["topologyKey"] == "kubernetes.io/hostname" and spread["labelSelector"] == {"matchLabels": labels}
+    assert deployment["spec"]["replicas"] > 1
 
 
 def test_the_manifest_tells_prometheus_where_to_scrape() -> None:
