@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import errno
 import logging
+import math
 import os
 import re
 import secrets
@@ -156,6 +157,10 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
         env["NAIPES_STREAM_WORKERS"] = str(pool_size())  # (counted here: a pinned process sees one CPU)
         log.info("naipes serve: each gRPC process and REST worker pinned to one of CPUs %s", affinity.written(cpus))
     grpc_command = [sys.executable, "-m", "service.grpc_server", "--host", host, "--port", str(grpc_port)]
+    # How long calls under way may go on once a stop is asked (NAIPES_STOP_SECONDS, each server
+    # reading it; unset, gRPC's 2 s and gunicorn's 5), then 5 s more before a server that has not
+    # ended is killed.
+    grace = stop_seconds(REST_STOP_SECONDS)
     ended_with_this = _ended_with_this_process()
     children = {f"gRPC worker {i + 1}" if workers > 1 else "gRPC":
                 subprocess.Popen(grpc_command, env={**env, affinity.CPU_ENV: str(cpus[i % len(cpus)])} if cpus else env,
@@ -173,7 +178,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
     # --config: service/gunicorn_conf.py, a worker that exits is marked dead for the metrics.
     children["REST"] = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--worker-class", REST_WORKER_CLASS, "--threads", str(REST_THREADS),
-         "--reuse-port", "--bind", address(host, rest_port), "--graceful-timeout", "5", "--log-level", "warning",
+         "--reuse-port", "--bind", address(host, rest_port), "--graceful-timeout", str(math.ceil(grace)), "--log-level", "warning",
          "--no-control-socket", "--config", "python:service.gunicorn_conf", *_worker_tmp_dir(), "service.rest:create_app()"],
         env={**env, affinity.SERVER_CPUS_ENV: affinity.written(affinity.turned(cpus, workers))} if cpus else env,
         preexec_fn=ended_with_this)
@@ -206,7 +211,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
         for child in children.values():
             if child.poll() is None:
                 child.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + max(grace, REST_STOP_SECONDS) + 5
         for child in children.values():
             try:
                 child.wait(timeout=max(0.1, deadline - time.monotonic()))
@@ -587,7 +592,17 @@ BODY_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument),)
 REST_SETTINGS = (*BODY_SETTINGS, ("NAIPES_COMPRESS_ANSWERS", flag_argument))
 # The bound on a call's request, the compression of gRPC's answers and its connections' age (service/grpc_server.py),
 # checked as naipes serve and python -m service.grpc_server start.
-GRPC_SETTINGS = (*BODY_SETTINGS, ("NAIPES_GRPC_COMPRESSION", compression_argument), ("NAIPES_GRPC_CONNECTION_AGE", seconds_argument))
+# How long calls under way may go on after a stop signal (naipes serve's servers; 0: they end at once).
+STOP_SETTINGS = (("NAIPES_STOP_SECONDS", seconds_argument),)
+GRPC_SETTINGS = (*BODY_SETTINGS, ("NAIPES_GRPC_COMPRESSION", compression_argument), ("NAIPES_GRPC_CONNECTION_AGE", seconds_argument),
+                 *STOP_SETTINGS)
+
+
+def stop_seconds(default: float) -> float:
+    """``NAIPES_STOP_SECONDS``: how long the calls under way when a server is told to stop (SIGTERM,
+    Ctrl-C) may go on before they are ended, its ports closed at once; ``default`` when unset or
+    empty (gRPC's 2 s, REST's 5 s). Checked where a server starts (``GRPC_SETTINGS``, naipes serve)."""
+    return float(os.environ.get("NAIPES_STOP_SECONDS") or default)
 
 
 def check_settings(settings: tuple[tuple[str, Callable[[str], object]], ...]) -> None:
@@ -602,6 +617,9 @@ def check_settings(settings: tuple[tuple[str, Callable[[str], object]], ...]) ->
             except argparse.ArgumentTypeError as exc:
                 raise ValueError(f"{name}: {exc}") from None
 
+
+# How long calls under way may go on after a stop signal unless NAIPES_STOP_SECONDS says (stop_seconds).
+GRPC_STOP_SECONDS, REST_STOP_SECONDS = 2.0, 5.0
 
 # naipes serve's integer arguments: (its argument's dest, the environment variable of its default,
 # the default's default, how it is read).

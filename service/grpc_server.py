@@ -428,14 +428,17 @@ def stop_signals() -> Callable[[], int]:
 
 
 def serve(host: str, port: int, max_workers: int | None = None) -> None:
-    """Serve until SIGINT or SIGTERM, then stop with a short grace period."""
+    """Serve until SIGINT or SIGTERM, then stop: the port closed at once, the calls under way given
+    ``NAIPES_STOP_SECONDS`` (2 s unless set) to end."""
+    from service.cli import GRPC_STOP_SECONDS, stop_seconds
+
     server, bound = create_server(host, port, max_workers)
     wait_for_stop = stop_signals()  # (before the port listens: a signal as soon as it does is a stop too)
     server.start()
     log.info("gRPC listening on %s", address(host, bound))
     ready.announce("grpc")
     wait_for_stop()
-    server.stop(grace=2).wait()
+    server.stop(grace=stop_seconds(GRPC_STOP_SECONDS)).wait()
     stream.shutdown_pool()
     # How the connections were spread over `naipes serve --workers N` processes (the benchmark reads it).
     log.info("gRPC stopped: process %d answered %d unary calls", os.getpid(), next(_calls) - 1)

@@ -135,6 +135,18 @@ def _pipe(source: Any, sink: Any) -> None:
                 pass
 
 
+def test_the_pod_s_grace_holds_its_pause_and_the_servers_stop() -> None:
+    """The pod's terminationGracePeriodSeconds holds the preStop pause, NAIPES_STOP_SECONDS and the
+    5 s naipes serve gives its servers after them (else the kubelet kills it mid-stop)."""
+    documents = list(yaml.safe_load_all(MANIFEST.read_text()))
+    pod = next(d for d in documents if d["kind"] == "Deployment")["spec"]["template"]["spec"]
+    naipes = container()
+    env = {e["name"]: e["value"] for e in naipes["env"]}
+    pause = naipes["lifecycle"]["preStop"]["exec"]["command"]
+    assert pause[0] == "sleep"
+    assert pod["terminationGracePeriodSeconds"] > int(pause[1]) + float(env["NAIPES_STOP_SECONDS"]) + 5
+
+
 def test_the_replicas_spread_and_are_drained_one_at_a_time() -> None:
     """The pods spread over the nodes, and a PodDisruptionBudget lets a drain take one at a time,
     both selecting the Deployment's pods (the audit: a drain could evict all three at once)."""

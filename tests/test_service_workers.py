@@ -14,7 +14,9 @@ import socket
 import struct
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -120,6 +122,68 @@ def test_two_workers_serve_both_transports() -> None:
     with socket.socket() as s:  # every gRPC process is gone: the port is free again
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("127.0.0.1", grpc_port))
+
+
+@pytest.mark.parametrize("stop_seconds", [None, "8"])
+def test_a_stop_gives_the_calls_under_way_the_stop_seconds(stop_seconds: str | None) -> None:
+    """NAIPES_STOP_SECONDS (the manifest's 20, with its preStop pause): how long the calls under way
+    when naipes serve is told to stop may go on. Unset, gRPC's are ended 2 s after SIGTERM
+    (UNAVAILABLE), so a stream of 4 s more was cut; set to 8, a gRPC and a REST stream sent over
+    4 s after the signal are answered to their end, and naipes serve exits 0."""
+    import threading
+
+    env = {**os.environ, "NAIPES_STOP_SECONDS": stop_seconds} if stop_seconds else None
+    server, rest_port, grpc_port = serve(1, env=env)
+    record, _ = load_example(rentoy_examples()[0])
+    message = json_format.ParseDict(record, pb.HandRecord())
+    outcome: dict[str, Any] = {}
+    started = threading.Barrier(3)
+
+    def slowly(item: Callable[[int], Any]) -> Iterator[Any]:
+        started.wait()
+        for i in range(10):  # (4 s of a stream after the stop)
+            time.sleep(0.4)
+            yield item(i)
+
+    def over_grpc() -> None:
+        with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+            answers = naipes_pb2_grpc.NaipesServiceStub(channel).ValidateHands(
+                slowly(lambda i: pb.ValidateHandsRequest(id=str(i), record=message)), timeout=60)
+            ids = []
+            try:
+                ids.extend(answer.id for answer in answers)
+                outcome["grpc"] = ids
+            except grpc.RpcError as exc:
+                outcome["grpc"] = (exc.code(), ids)
+
+    def over_rest() -> None:
+        try:
+            answer = requests.post(f"http://127.0.0.1:{rest_port}/v1/hands:validateStream",
+                                   data=slowly(lambda i: (json.dumps(record) + "\n").encode()),
+                                   headers={"Content-Type": "application/x-ndjson"}, timeout=60)
+            outcome["rest"] = len(answer.text.splitlines())
+        except requests.RequestException as exc:
+            outcome["rest"] = exc
+
+    threads = [threading.Thread(target=over_grpc), threading.Thread(target=over_rest)]
+    try:
+        for thread in threads:
+            thread.start()
+        started.wait()
+        time.sleep(0.2)  # (the streams open: the stop comes with their first records in flight)
+        server.send_signal(signal.SIGTERM)
+        for thread in threads:
+            thread.join(60)
+        output, _ = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            stop(server)
+    if stop_seconds:
+        assert outcome == {"grpc": [str(i) for i in range(10)], "rest": 10}, outcome
+        assert server.returncode == 0, output
+    else:
+        code, ids = outcome["grpc"]
+        assert code == grpc.StatusCode.UNAVAILABLE and len(ids) < 10, outcome
 
 
 def served_dir(pid: int, name: str = "PROMETHEUS_MULTIPROC_DIR") -> Path:
