@@ -346,6 +346,44 @@ class Listener:
         assert not self._thread.is_alive(), "the server's thread still waits in accept()"
 
 
+class Relay:
+    """A TCP relay to the server on 127.0.0.1:``port`` (``target`` is its own address) that counts
+    the connections it is given (``connections``) and the bytes the server sends back (``received``)."""
+
+    def __init__(self, port: int) -> None:
+        self.received = self.connections = 0
+        self._lock = threading.Lock()
+
+        def handle(client: socket.socket) -> None:
+            self.connections += 1  # (on the listener's one thread)
+            server = socket.create_connection(("127.0.0.1", port))
+            threading.Thread(target=self._pipe, args=(client, server, False), daemon=True).start()
+            threading.Thread(target=self._pipe, args=(server, client, True), daemon=True).start()
+
+        self.listener = Listener(handle)
+        self.listener.start()
+        self.target = f"127.0.0.1:{self.listener.port}"
+
+    def _pipe(self, source: socket.socket, sink: socket.socket, counted: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                if counted:  # (before it is sent on: the client may read it and return at once)
+                    with self._lock:
+                        self.received += len(data)
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.listener.close()
+
+
 # A self-signed certificate for 127.0.0.1 and localhost, and its key, for the tests only (valid to 2126).
 TLS_PEM = ROOT / "tests" / "tls" / "localhost.pem"
 

@@ -81,25 +81,14 @@ def test_a_grpc_connection_past_its_age_moves_on_and_its_calls_go_on() -> None:
     when it connects, so without it pods added later got none of its calls. A connection past the
     age is asked to move on (GOAWAY): the client's next call goes on a new connection, while a stream
     under way on the old one is answered to its end. Counted at a relay in front of the server."""
-    from service_support import Listener
+    from service_support import Relay
 
     from clients.python.naipes_client import GrpcClient
     from service.grpc_server import create_server
 
     server, port = create_server(port=0, connection_seconds=0.5)
     server.start()
-    connections = []
-
-    def handle(client: Any) -> None:
-        import socket
-
-        connections.append(client)
-        upstream = socket.create_connection(("127.0.0.1", port))
-        for source, sink in ((client, upstream), (upstream, client)):
-            threading.Thread(target=_pipe, args=(source, sink), daemon=True).start()
-
-    listener = Listener(handle)
-    listener.start()
+    relay = Relay(port)
     record = random_record("rentoy")
 
     def slowly() -> Any:
@@ -108,31 +97,15 @@ def test_a_grpc_connection_past_its_age_moves_on_and_its_calls_go_on() -> None:
             yield record
 
     try:
-        with GrpcClient(f"127.0.0.1:{listener.port}") as client:
+        with GrpcClient(relay.target) as client:
             assert client.validate_hand(record)["valid"] is True
             answers = list(client.validate_hands(slowly(), batch=1))
             assert len(answers) == 6 and all(a["result"]["valid"] for a in answers)
             assert client.validate_hand(record)["valid"] is True
-        assert len(connections) >= 2  # (the last call's connection is not the first)
+        assert relay.connections >= 2  # (the last call's connection is not the first)
     finally:
-        listener.close()
+        relay.close()
         server.stop(None)
-
-
-def _pipe(source: Any, sink: Any) -> None:
-    import socket
-
-    try:
-        while data := source.recv(65536):
-            sink.sendall(data)
-    except OSError:
-        pass
-    finally:
-        for sock in (source, sink):
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
 
 def test_the_pod_s_grace_holds_its_pause_and_the_servers_stop() -> None:

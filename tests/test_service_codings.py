@@ -25,7 +25,7 @@ import pytest
 import requests
 from examples_support import examples_dir
 from google.protobuf import json_format
-from service_support import UNARY_CALLS, load_example, rentoy_examples, rest_failure, rest_layout, stop
+from service_support import UNARY_CALLS, Relay, load_example, rentoy_examples, rest_failure, rest_layout, stop
 from test_service_stream_lines import Stream, lines_of
 from test_service_workers import serve
 
@@ -793,46 +793,6 @@ def test_grpc_messages_compressed_by_the_client_are_answered_as_plain_ones(compr
     assert stub.ValidateHand(request, timeout=10, compression=compression) == stub.ValidateHand(request, timeout=10)
 
 
-class _Relay:
-    """A TCP relay to the gRPC server on ``port`` that counts the bytes the server sends back."""
-
-    def __init__(self, port: int) -> None:
-        import threading
-
-        from service_support import Listener
-
-        self.received = 0
-        self._lock = threading.Lock()
-
-        def handle(client: socket.socket) -> None:
-            server = socket.create_connection(("127.0.0.1", port))
-            threading.Thread(target=self._pipe, args=(client, server, False), daemon=True).start()
-            threading.Thread(target=self._pipe, args=(server, client, True), daemon=True).start()
-
-        self.listener = Listener(handle)
-        self.listener.start()
-        self.target = f"127.0.0.1:{self.listener.port}"
-
-    def _pipe(self, source: socket.socket, sink: socket.socket, counted: bool) -> None:
-        try:
-            while data := source.recv(65536):
-                if counted:  # (before it is sent on: the client may read it and return at once)
-                    with self._lock:
-                        self.received += len(data)
-                sink.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for sock in (source, sink):
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                except OSError:
-                    pass
-
-    def close(self) -> None:
-        self.listener.close()
-
-
 @pytest.fixture(scope="module", params=["none", "gzip", "deflate"])
 def compressing_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, int]]:
     """A gRPC server made with ``NAIPES_GRPC_COMPRESSION`` (the param), in this process: its
@@ -848,11 +808,11 @@ def compressing_server(request: pytest.FixtureRequest) -> Iterator[tuple[str, in
 
 
 def _received(port: int, calls: Callable[[Any], Any], options: list[tuple[str, Any]] | None = None) -> tuple[Any, int]:
-    """What ``calls`` (given a stub on a fresh channel through a ``_Relay``) returns, and the bytes
+    """What ``calls`` (given a stub on a fresh channel through a ``Relay``) returns, and the bytes
     the server sent for it."""
     from naipes.v1 import naipes_pb2_grpc
 
-    relay = _Relay(port)
+    relay = Relay(port)
     try:
         with grpc.insecure_channel(relay.target, options=options or []) as channel:
             got = calls(naipes_pb2_grpc.NaipesServiceStub(channel))
