@@ -411,8 +411,9 @@ def _trick(led: _Ledger, t: PlayedTrick, napolitana: int | None, announced: bool
     specials = t.specials  # (the other plays move no money)
     for p in specials:
         if p.revoke:
+            nothing = "nothing this hand, what he was paid before returned" if o.renuncio_forfeits == "wholeHand" else "nothing more this hand"
             led.move(p.seat, FONDO, REVOKE_FINE, f"renuncio: seat {p.seat} played {p.card} in trick {n} without following suit, "
-                                                 f"{REVOKE_FINE} into the fondo; he collects nothing more this hand", n)
+                                                 f"{REVOKE_FINE} into the fondo; he collects {nothing}", n)
             led.fines.append((p.seat, n))
             if p.seat not in led.revoked:
                 led.revoked[p.seat] = n
@@ -439,17 +440,18 @@ def _trick(led: _Ledger, t: PlayedTrick, napolitana: int | None, announced: bool
 
 
 def _forfeit_earlier(led: _Ledger, seat: int, n: int) -> None:
-    """R28 ``renuncioForfeits: wholeHand``: at his first revoke, in trick ``n``, the revoker gives
-    back what he gained before it, each listed in ``forfeited`` under trick ``n``: each side payment
-    he was paid, to its payer, and the fondo his quínola took, to the fondo (from the escrow in
-    tricks 1-9, from him once final). His own money returned to him stays his; later gains are
-    forfeited as they come."""
+    """R28 ``renuncioForfeits: wholeHand``: at his first revoke, in trick ``n``, after its fine, the
+    revoker gives back what he gained before it, each listed in ``forfeited``: each side payment he
+    was paid, to its payer, and the fondo his quínola took, to the fondo (from the escrow in tricks
+    1-9, from him once final). These returns belong to the hand, not to a trick, as R24's refunds
+    (``_refund_forced``): a trick's payments stay what ResolveTrick, which knows that trick alone,
+    answers. His own money returned to him stays his; later gains are forfeited as they come."""
     why = f"renuncio by seat {seat} in trick {n}"
     when = f"at his renuncio in trick {n}"
     for s in led.side:
         if s.payee == seat and not s.returned:
-            led.move(seat, s.payer, s.amount, f"{why}: returned ({s.what})", n)
-            led.forfeit(seat, s.amount, s.what, n)
+            led.move(seat, s.payer, s.amount, f"{why}: returned ({s.what})")
+            led.forfeit(seat, s.amount, s.what, None)
             s.returned = when
     take = led.quinola_take
     if take is None or take[0] != seat or led.quinola_take_reversed:
@@ -458,11 +460,11 @@ def _forfeit_earlier(led: _Ledger, seat: int, n: int) -> None:
     escrowed = [e for e in led.pending if e.kind == "take"]
     if escrowed:
         led.pending.remove(escrowed[0])
-        led.move(ESCROW, FONDO, amount, f"{why}: the fondo taken by his quínola in trick {trick}, {amount}, returned from the escrow", n)
+        led.move(ESCROW, FONDO, amount, f"{why}: the fondo taken by his quínola in trick {trick}, {amount}, returned from the escrow")
     else:
-        led.move(seat, FONDO, amount, f"{why}: the fondo taken by his quínola in trick {trick}, {amount}, returned", n)
+        led.move(seat, FONDO, amount, f"{why}: the fondo taken by his quínola in trick {trick}, {amount}, returned")
     led.quinola_take_reversed = when
-    led.forfeit(seat, amount, f"quínola placed in trick {trick}: takes the fondo, {amount}", n)
+    led.forfeit(seat, amount, f"quínola placed in trick {trick}: takes the fondo, {amount}", None)
 
 
 def _quinola(led: _Ledger, t: PlayedTrick, p: Play, napolitana: int | None, late: bool, voided: bool) -> None:

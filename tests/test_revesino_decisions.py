@@ -1704,18 +1704,26 @@ def test_r28_renuncio_forfeits_later_payments_sends_an_escrowed_take_back_to_the
 
 def test_r28_renuncio_forfeits_whole_hand_returns_what_he_was_paid_before_his_revoke():
     """R28 ``renuncioForfeits: wholeHand`` (docs/rules/revesino.md): at his revoke in trick 3,
-    after its fine, S2 gives back what he gained in trick 2, the side payments to their payers and
-    the quínola's take from the escrow to the fondo, all with trick 3's payments and each listed in
-    ``forfeited`` under trick 3; trick 11's 1e payment is forfeited as it comes. SettleHand agrees."""
+    right after its fine, S2 gives back what he gained in trick 2, the side payments to their
+    payers and the quínola's take from the escrow to the fondo, each listed in ``forfeited``;
+    these returns belong to the hand (no trick), so trick 3's payments are ResolveTrick's for it;
+    trick 11's 1e payment is forfeited as it comes. SettleHand agrees."""
     record = {**R28_REVOKER, "rules": {"allowRevokes": True, "renuncioForfeits": "wholeHand"}}
     result = ok(record)
-    assert moves(result, 3) == [("seat 2", "fondo", 2), ("seat 2", "seat 3", 2), ("seat 2", "seat 0", 1), ("seat 2", "seat 1", 1),
-                                ("escrow", "fondo", 17)]
-    returned = [p["reason"] for p in result["payments"] if p.get("trick") == 3][1:]
-    assert returned[0] == "renuncio by seat 2 in trick 3: returned (quínola placed in trick 2: the trick's winner pays 2)"
-    assert returned[3] == "renuncio by seat 2 in trick 3: the fondo taken by his quínola in trick 2, 17, returned from the escrow"
-    assert [(f["seat"], f["amount"], f["trick"]) for f in result["forfeited"]] == [(2, 2, 3), (2, 1, 3), (2, 1, 3), (2, 17, 3), (2, 2, 11)]
+    fine = next(i for i, p in enumerate(result["payments"]) if p.get("trick") == 3)
+    returned = result["payments"][fine + 1:fine + 5]
+    assert [(p["payer"], p["payee"], p["amount"], "trick" in p) for p in returned] == [
+        ("seat 2", "seat 3", 2, False), ("seat 2", "seat 0", 1, False), ("seat 2", "seat 1", 1, False), ("escrow", "fondo", 17, False)]
+    assert result["payments"][fine]["reason"].endswith("he collects nothing this hand, what he was paid before returned")
+    assert returned[0]["reason"] == "renuncio by seat 2 in trick 3: returned (quínola placed in trick 2: the trick's winner pays 2)"
+    assert returned[3]["reason"] == "renuncio by seat 2 in trick 3: the fondo taken by his quínola in trick 2, 17, returned from the escrow"
+    assert [(f["seat"], f["amount"], f.get("trick")) for f in result["forfeited"]] == [
+        (2, 2, None), (2, 1, None), (2, 1, None), (2, 17, None), (2, 2, 11)]
     assert result["forfeited"][3]["reason"] == "quínola placed in trick 2: takes the fondo, 17 (forfeited: seat 2 revoked)"
     assert result["net"] == [-1, 9, -2, -9] and result["table"] == {"fondo": 19} and result["escrow"] == 0
+    trick = result["tricks"][2]
+    alone = api.resolve_trick({"game": "revesino", "seats": 4, "dealer": 0, "leader": trick["leader"], "cards": " ".join(trick["cards"]),
+                               "number": 3, "fondo": 0, "revoked": "5e", "rules": record["rules"]})
+    assert alone["payments"] == [p for p in result["payments"] if p.get("trick") == 3] and "forfeited" not in alone
     summary = settle(record, result)
     assert (summary["net"], summary["payments"], summary["forfeited"]) == (result["net"], result["payments"], result["forfeited"])
