@@ -164,7 +164,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
     ended_with_this = _ended_with_this_process()
     children = {f"gRPC worker {i + 1}" if workers > 1 else "gRPC":
                 subprocess.Popen(grpc_command, env={**env, affinity.CPU_ENV: str(cpus[i % len(cpus)])} if cpus else env,
-                                 preexec_fn=ended_with_this)
+                                 preexec_fn=ended_with_this, process_group=0)
                 for i in range(workers)}
     # gthread workers: keep-alive connections, and a long ValidateHands stream does not trip the
     # worker timeout (a sync worker is killed after --timeout seconds in one request); ours
@@ -181,7 +181,10 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
          "--reuse-port", "--bind", address(host, rest_port), "--graceful-timeout", str(math.ceil(grace)), "--log-level", "warning",
          "--no-control-socket", "--config", "python:service.gunicorn_conf", *_worker_tmp_dir(), "service.rest:create_app()"],
         env={**env, affinity.SERVER_CPUS_ENV: affinity.written(affinity.turned(cpus, workers))} if cpus else env,
-        preexec_fn=ended_with_this)
+        preexec_fn=ended_with_this, process_group=0)
+    # Each server in a process group of its own (process_group=0): a terminal's Ctrl-C reaches
+    # this process alone, which stops them with SIGTERM and their grace (gunicorn's master, given
+    # the SIGINT itself, ended its calls at once).
     stopping: list[int] = []
 
     def on_signal(signum: int, _frame: Any) -> None:
@@ -211,13 +214,23 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
         for child in children.values():
             if child.poll() is None:
                 child.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + max(grace, REST_STOP_SECONDS) + 5
+        # A server not ended 5 s after the grace (and 10 s after the stop) is killed with every
+        # process of its group, and so is every one at a second stop signal (Ctrl-C again): the
+        # calls under way end then.
+        deadline, asked = time.monotonic() + max(grace, REST_STOP_SECONDS) + 5, len(stopping)
+        while any(child.poll() is None for child in children.values()):
+            if time.monotonic() > deadline or len(stopping) > asked:
+                if len(stopping) > asked:
+                    log.info("naipes: stopped again: the calls under way are ended")
+                for child in children.values():
+                    try:  # (its group: gunicorn's workers and the pools' processes with it)
+                        os.killpg(child.pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+                break
+            time.sleep(0.05)
         for child in children.values():
-            try:
-                child.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
+            child.wait()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         run.remove()
@@ -556,6 +569,18 @@ def seconds_argument(text: str) -> float:
     return float(text)
 
 
+def age_argument(text: str) -> float:
+    """``NAIPES_GRPC_CONNECTION_AGE``: seconds as ``seconds_argument`` reads them, 0 (never) or 1 and
+    more: a connection asked to move on every few milliseconds refused its calls (grpc-js's
+    'Stream refused by server' for three calls in four at 0.001 s)."""
+    from engine.errors import shown
+
+    seconds = seconds_argument(text)
+    if 0 < seconds < 1:
+        raise argparse.ArgumentTypeError(f"expected 0 (never) or a number of seconds from 1, not {shown(text)}")
+    return seconds
+
+
 def flag_argument(text: str) -> bool:
     """An on/off setting's value (``access.setting``: 1 or 0, true or false, any case):
     ``NAIPES_COMPRESS_ANSWERS``'s."""
@@ -594,7 +619,7 @@ REST_SETTINGS = (*BODY_SETTINGS, ("NAIPES_COMPRESS_ANSWERS", flag_argument))
 # checked as naipes serve and python -m service.grpc_server start.
 # How long calls under way may go on after a stop signal (naipes serve's servers; 0: they end at once).
 STOP_SETTINGS = (("NAIPES_STOP_SECONDS", seconds_argument),)
-GRPC_SETTINGS = (*BODY_SETTINGS, ("NAIPES_GRPC_COMPRESSION", compression_argument), ("NAIPES_GRPC_CONNECTION_AGE", seconds_argument),
+GRPC_SETTINGS = (*BODY_SETTINGS, ("NAIPES_GRPC_COMPRESSION", compression_argument), ("NAIPES_GRPC_CONNECTION_AGE", age_argument),
                  *STOP_SETTINGS)
 
 

@@ -246,6 +246,17 @@ class ProblemWorker(ThreadWorker):  # type: ignore[misc]  # (gunicorn has no typ
         super().load_wsgi()
         self.wsgi = self._honouring_close(self.wsgi)
 
+    def set_accept_enabled(self, enabled: bool) -> None:
+        """gunicorn's, and once the worker stops (``alive`` false: a stop signal) its listening
+        sockets closed at once: with ``--reuse-port`` each worker has its own, which gunicorn closes
+        only after the calls under way end (NAIPES_STOP_SECONDS), and meanwhile the kernel went on
+        handing it new connections that nothing accepted, each a wait and then a reset, where a
+        closed port refuses them at once (a client, a load balancer, tries elsewhere)."""
+        super().set_accept_enabled(enabled)
+        if not enabled and not self.alive:
+            for listener in self.sockets:
+                listener.close()
+
     def _honouring_close(self, app: Any) -> Any:
         """The app, its ``Connection: close`` honoured: gunicorn drops the header (hop-by-hop)
         and would keep the connection, reading the rest of an unread body first (for up to five

@@ -994,6 +994,7 @@ def test_a_bad_access_log_setting_is_a_usage_error(command) -> None:
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_GRPC_COMPRESSION", "1", "expected none, gzip or deflate, not '1'"),
     ((NAIPES, "serve"), "NAIPES_GRPC_CONNECTION_AGE", "5m", "expected a number of seconds (0 or more, at most 31536000: a year), not '5m'"),
     ((NAIPES, "serve"), "NAIPES_STOP_SECONDS", "twenty", "expected a number of seconds (0 or more, at most 31536000: a year), not 'twenty'"),
+    ((NAIPES, "serve"), "NAIPES_GRPC_CONNECTION_AGE", "0.001", "expected 0 (never) or a number of seconds from 1, not '0.001'"),
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_STOP_SECONDS", "1e3",
      "expected a number of seconds (0 or more, at most 31536000: a year), not '1e3'"),
     ((sys.executable, "-m", "service.grpc_server"), "NAIPES_GRPC_CONNECTION_AGE", "-1",

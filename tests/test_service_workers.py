@@ -65,15 +65,16 @@ def sockets(pid: int) -> int:
 
 
 def serve(workers: int, env: dict[str, str] | None = None, extra: tuple[str, ...] = (), cpus: list[int] | None = None,
-          output: list[str] | None = None) -> tuple[subprocess.Popen[str], int, int]:
+          output: list[str] | None = None, session: bool = False) -> tuple[subprocess.Popen[str], int, int]:
     """``naipes serve`` (with ``extra`` arguments) on free loopback ports, once it has written that
     it is ready (every gRPC process listens and every REST worker has loaded the app): (server,
     REST port, gRPC port). ``cpus``: started on those CPUs only (its affinity, as ``taskset``
-    sets it); ``output``: gets the lines it wrote up to ``naipes ready``."""
+    sets it); ``output``: gets the lines it wrote up to ``naipes ready``; ``session``: in a session
+    (and process group) of its own, as a terminal runs a command, for a Ctrl-C sent to its group."""
     rest_port, grpc_port = _free_port(), _free_port()
     server = subprocess.Popen([NAIPES, "serve", "--host", "127.0.0.1", "--rest-port", str(rest_port), "--grpc-port", str(grpc_port),
                                "--workers", str(workers), *extra], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env,
-                              preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
+                              preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None, start_new_session=session)
     lines = read_until(server, lambda lines: bool(lines) and "naipes ready" in lines[-1])
     if output is not None:
         output.extend(lines)
@@ -124,16 +125,19 @@ def test_two_workers_serve_both_transports() -> None:
         s.bind(("127.0.0.1", grpc_port))
 
 
-@pytest.mark.parametrize("stop_seconds", [None, "8"])
-def test_a_stop_gives_the_calls_under_way_the_stop_seconds(stop_seconds: str | None) -> None:
+@pytest.mark.parametrize(("stop_seconds", "how"), [(None, "SIGTERM"), ("8", "SIGTERM"), ("8", "Ctrl-C"), ("30", "twice")])
+def test_a_stop_gives_the_calls_under_way_the_stop_seconds(stop_seconds: str | None, how: str) -> None:
     """NAIPES_STOP_SECONDS (the manifest's 20, with its preStop pause): how long the calls under way
     when naipes serve is told to stop may go on. Unset, gRPC's are ended 2 s after SIGTERM
     (UNAVAILABLE), so a stream of 4 s more was cut; set to 8, a gRPC and a REST stream sent over
-    4 s after the signal are answered to their end, and naipes serve exits 0."""
+    4 s after the signal are answered to their end, naipes serve exits 0, and meanwhile both ports
+    refuse new connections (REST's stayed open and silent: each a wait, then a reset). A terminal's
+    Ctrl-C (SIGINT to the process group) gives the same grace (gunicorn, given it too, ended its
+    calls at once); a second stop signal ends the calls under way at once."""
     import threading
 
     env = {**os.environ, "NAIPES_STOP_SECONDS": stop_seconds} if stop_seconds else None
-    server, rest_port, grpc_port = serve(1, env=env)
+    server, rest_port, grpc_port = serve(1, env=env, session=True)
     record, _ = load_example(rentoy_examples()[0])
     message = json_format.ParseDict(record, pb.HandRecord())
     outcome: dict[str, Any] = {}
@@ -166,19 +170,37 @@ def test_a_stop_gives_the_calls_under_way_the_stop_seconds(stop_seconds: str | N
             outcome["rest"] = exc
 
     threads = [threading.Thread(target=over_grpc), threading.Thread(target=over_rest)]
+    refused = []
     try:
         for thread in threads:
             thread.start()
         started.wait()
         time.sleep(0.2)  # (the streams open: the stop comes with their first records in flight)
-        server.send_signal(signal.SIGTERM)
+        if how == "Ctrl-C":
+            os.killpg(server.pid, signal.SIGINT)
+        else:
+            server.send_signal(signal.SIGTERM)
+        time.sleep(1)
+        for port in (rest_port, grpc_port):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+            except ConnectionRefusedError:
+                refused.append(port)
+        if how == "twice":
+            server.send_signal(signal.SIGTERM)
+            output, _ = server.communicate(timeout=10)  # (not the 30 s of the grace)
         for thread in threads:
             thread.join(60)
-        output, _ = server.communicate(timeout=60)
+        if how != "twice":
+            output, _ = server.communicate(timeout=60)
     finally:
         if server.poll() is None:
             stop(server)
-    if stop_seconds:
+    assert refused == [rest_port, grpc_port], output
+    if how == "twice":
+        assert "naipes: stopped again: the calls under way are ended" in output, output
+        assert outcome["grpc"][0] == grpc.StatusCode.UNAVAILABLE and isinstance(outcome["rest"], requests.RequestException), outcome
+    elif stop_seconds:
         assert outcome == {"grpc": [str(i) for i in range(10)], "rest": 10}, outcome
         assert server.returncode == 0, output
     else:
