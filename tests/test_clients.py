@@ -3001,7 +3001,7 @@ def test_javascript_client_never_throws_at_once(rest_url: str, tmp_path: Path) -
     for call in calls:  # (options null after the arguments; legalActions' seat null without one)
         call[1] = [*call[1], *([None] if call[0] == "legalActions" and len(call[1]) == 1 else []), None]
     out = _node(tmp_path, f"""
-const naipes = new Naipes({json.dumps(rest_url)});
+const naipes = new Naipes({json.dumps(rest_url)}, null);  // (the constructor's options null: none too)
 const cyclic = {{}};
 cyclic.self = cyclic;
 const throwing = {{ get requestId() {{ throw new Error("the getter's own"); }}, get batch() {{ throw new Error("the getter's own"); }} }};

@@ -333,6 +333,8 @@ UNREADABLE = [
     ("ValidateHand", {"record": dict(RECORD, table={"score": [0, 0], "plate_holds": "none", "plateHolds": "none"})}),
     ("ValidateHand", {"record": {**RECORD, "a'b": 1}}),
     ("ValidateHand", {"record": {**RECORD, "x" * 20_000: 1}}),
+    # (cut in the middle of a three-byte character, and at the end of a whole U+FFFD, which stays)
+    *(("ValidateHand", {"record": {**RECORD, character * count: 1}}) for character in ("€", "\ufffd") for count in (100, 101, 102)),
 ]
 
 
@@ -633,18 +635,20 @@ import { connect, call, NaipesError } from "./naipes_grpc.mjs";
 import { readFileSync } from "node:fs";
 const record = JSON.parse(readFileSync("rentoy-hand.json"));
 const client = connect(process.argv[1]);
-const out = [(await call(client, "ValidateHand", { record })).valid];
+const out = [(await call(client, "ValidateHand", { record }, null)).valid];  // (options null: none)
 client.close();
-const calls = [["ValidateHand", { record }], ["DescribeRules", { game: "rentoy" }], ["Deal", { game: "rentoy", seats: "four" }]];
+const calls = [["ValidateHand", { record }], ["DescribeRules", { game: "rentoy" }], ["Deal", { game: "rentoy", seats: "four" }],
+               ["NoSuchRpc", {}]];
 for (const [rpc, request] of calls) {
-  try { await call(client, rpc, request); out.push("answered"); }
+  try { await call(client, rpc, request, { timeoutMs: -1 }); out.push("answered"); }
   catch (error) { out.push([error instanceof NaipesError, error.code ?? null, error.field ?? null, error.message]); }
 }
 console.log(JSON.stringify(out));
 """
     run = subprocess.run(["node", "--input-type=module", "-e", script, grpc_target], cwd=EXAMPLES, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
-    assert json.loads(run.stdout) == [True, *[[True, "UNAVAILABLE", None, "the client is closed"]] * 3]
+    # (closed, whatever else is wrong with the call: a bad timeout, an RPC that does not exist)
+    assert json.loads(run.stdout) == [True, *[[True, "UNAVAILABLE", None, "the client is closed"]] * 4]
     with GrpcClient(grpc_target) as grpc_client:  # the Python client's words, the same
         pass
     with pytest.raises(NaipesError) as closed:

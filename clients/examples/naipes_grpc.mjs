@@ -73,13 +73,15 @@ const FIELD_AT_MOST = 200;
 const UTF8 = new TextEncoder();
 
 /** `text`, or, when longer than `atMost` bytes of UTF-8, as much of it as those bytes hold beside
- *  its length in characters: `atMost` bytes in all. */
+ *  its length in characters: `atMost` bytes in all. A character the cut splits is dropped (as
+ *  Python's decode with "ignore" drops it), a whole U+FFFD kept. */
 function cut(text, atMost) {
   const bytes = UTF8.encode(text);
   if (bytes.length <= atMost) return text;
   const tail = `... (${[...text].length.toLocaleString("en-US")} characters)`;
-  const kept = new TextDecoder().decode(bytes.subarray(0, atMost - tail.length)).replace(/\uFFFD$/, "");  // (a character cut in two: dropped)
-  return kept + tail;
+  let end = atMost - tail.length;
+  while (end > 0 && (bytes[end] & 0xc0) === 0x80) end -= 1;  // (back to the first byte of the character cut)
+  return new TextDecoder().decode(bytes.subarray(0, end)) + tail;
 }
 
 // --- JSON to a request message, checked against the schema -----------------------------------
@@ -296,15 +298,16 @@ function requestMessage(method, request) {
  *  refused before sending, and any failure is a NaipesError: a call of a client once closed
  *  (`client.close()`) UNAVAILABLE, "the client is closed", before anything else is said of it, as
  *  the Python GrpcClient's (grpc-js threw Error "Channel has been shut down"). */
-export async function call(client, rpc, request, { timeoutMs = TIMEOUT_MS } = {}) {
+export async function call(client, rpc, request, options) {
+  if (client.getChannel?.().getConnectivityState(false) === grpc.connectivityState.SHUTDOWN) {
+    throw new NaipesError("UNAVAILABLE", "the client is closed");
+  }
+  const { timeoutMs = TIMEOUT_MS } = options ?? {};  // (options null are none, as the REST client's)
   const method = SERVICE.methods[rpc];
   if (method === undefined || method.requestStream || method.responseStream) throw new TypeError(`${rpc} is not a unary RPC of NaipesService`);
   // (grpc-js threw on a NaN or too distant deadline outside the call's promise: the process ended)
   if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || timeoutMs > MAX_TIMEOUT_MS) {
     throw new RangeError(`timeoutMs must be a number of milliseconds above 0 and at most ${MAX_TIMEOUT_MS}, not ${String(timeoutMs)}`);
-  }
-  if (client.getChannel?.().getConnectivityState(false) === grpc.connectivityState.SHUTDOWN) {
-    throw new NaipesError("UNAVAILABLE", "the client is closed");
   }
   method.resolve();
   const message = requestMessage(method, request);

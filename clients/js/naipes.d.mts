@@ -154,7 +154,7 @@ export interface ValidateHandsOptions extends CallOptions {
  *  in its last argument (`{ requestId: "abc-1" }`, CallOptions; options null are none). */
 export class Naipes {
   /** `baseUrl` default "http://127.0.0.1:8080". */
-  constructor(baseUrl?: string, options?: NaipesOptions);
+  constructor(baseUrl?: string, options?: NaipesOptions | null);
   /** The base URL, without a trailing slash. */
   baseUrl: string;
   fetch: typeof fetch;

@@ -46,7 +46,8 @@ export class NaipesError extends Error {
 export class Naipes {
   /** `timeoutMs`: how long a call waits for its answer (DEADLINE_EXCEEDED after); for
    *  validateHands, how long the stream may go without answering (it may take much longer). */
-  constructor(baseUrl = "http://127.0.0.1:8080", { fetchImpl = globalThis.fetch, timeoutMs = 10_000, compress = false } = {}) {
+  constructor(baseUrl = "http://127.0.0.1:8080", options = undefined) {
+    const { fetchImpl = globalThis.fetch, timeoutMs = 10_000, compress = false } = options ?? {};  // (null: none, as the methods')
     // (a timer holds at most 2 ** 31 - 1 ms, about 24.8 days: past it, or Infinity, a call ended
     // DEADLINE_EXCEEDED at once; NaN, -1 or null were a RangeError or TypeError from the call)
     if (typeof timeoutMs !== "number" || !(timeoutMs > 0) || timeoutMs > MAX_TIMEOUT_MS) {
