@@ -615,10 +615,12 @@ STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 o
 # How long a request may take to come (service/watchdog.py): REST's bodies, gRPC's requests.
 BODY_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument),)
 REST_SETTINGS = (*BODY_SETTINGS, ("NAIPES_COMPRESS_ANSWERS", flag_argument))
-# The bound on a call's request, the compression of gRPC's answers and its connections' age (service/grpc_server.py),
-# checked as naipes serve and python -m service.grpc_server start.
-# How long calls under way may go on after a stop signal (naipes serve's servers; 0: they end at once).
+# How long calls under way may go on after a stop signal (naipes serve's servers; 0: they end at
+# once), and how long unless it is set (stop_seconds).
 STOP_SETTINGS = (("NAIPES_STOP_SECONDS", seconds_argument),)
+GRPC_STOP_SECONDS, REST_STOP_SECONDS = 2.0, 5.0
+# The bound on a call's request, the compression of gRPC's answers, its connections' age and its
+# stop (service/grpc_server.py), checked as naipes serve and python -m service.grpc_server start.
 GRPC_SETTINGS = (*BODY_SETTINGS, ("NAIPES_GRPC_COMPRESSION", compression_argument), ("NAIPES_GRPC_CONNECTION_AGE", age_argument),
                  *STOP_SETTINGS)
 
@@ -642,9 +644,6 @@ def check_settings(settings: tuple[tuple[str, Callable[[str], object]], ...]) ->
             except argparse.ArgumentTypeError as exc:
                 raise ValueError(f"{name}: {exc}") from None
 
-
-# How long calls under way may go on after a stop signal unless NAIPES_STOP_SECONDS says (stop_seconds).
-GRPC_STOP_SECONDS, REST_STOP_SECONDS = 2.0, 5.0
 
 # naipes serve's integer arguments: (its argument's dest, the environment variable of its default,
 # the default's default, how it is read).

@@ -378,7 +378,7 @@ def create_server(host: str = "127.0.0.1", port: int = 0, max_workers: int | Non
         # the kernel spreads the connections over them. A stream's receive window: STREAM_WINDOW.
         options=[("grpc.max_receive_message_length", MESSAGE_CEILING), ("grpc.so_reuseport", 1),
                  ("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", STREAM_WINDOW),
-                 # (an int32 of milliseconds: 24.8 days at most, the most a year's setting gets)
+                 # (an int32 of milliseconds: its largest, about 24.8 days, grpcio reads as never)
                  *([("grpc.max_connection_age_ms", min(2**31 - 1, max(1, round(age * 1000))))] if age else [])],
     )
     server.add_generic_rpc_handlers((rpc_handlers(answer_compression()),))
