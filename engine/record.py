@@ -320,6 +320,13 @@ def check_tantos(amount: int, field: str, what: str, code: str = "INVALID_TABLE"
         raise InvalidInput(code, field, f"{what} is more than a table carries: at most {MAX_TANTOS:,} tantos")
 
 
+def fresh_table_field(name: str, value: Any) -> bool:
+    """Whether a field of another game's table holds a fresh table's value (absent, 0, "", an empty
+    list, a Tresillo plate holding "none"), which a Revesino or Rentoy table reads as absent: protobuf
+    JSON prints every field of the one table message, another game's at its defaults."""
+    return value is None or (not isinstance(value, bool) and value in (0, [], "")) or (name == "plateHolds" and value == "none")
+
+
 def json_int(value: Any) -> int | None:
     """A JSON integer (an integral float from protobuf's Struct included), else None."""
     if isinstance(value, bool):

@@ -20,6 +20,7 @@ from engine.record import (
     Setup,
     call_actions,
     fields_repr,
+    fresh_table_field,
     json_int,
     play_actions,
     remember_last,
@@ -158,8 +159,7 @@ class State:
 # ---- setup -------------------------------------------------------------------------------
 
 
-# The fields of the other games' tables, read as absent at a fresh table's values (0, "", [],
-# the plate holding "none"), as their tables read an empty Rentoy score.
+# The fields of the other games' tables, read as absent at a fresh table's values (fresh_table_field).
 _OTHER_GAMES_FIELDS = ("plate", "plateHolds", "cartulina", "fondo")
 
 
@@ -171,7 +171,7 @@ def read_table(table: Any, seats: int) -> tuple[int, int]:
             continue
         if name not in _OTHER_GAMES_FIELDS:
             raise InvalidInput("INVALID_FIELD", f"table.{name}", f"unknown table field {shown(name)}; a Rentoy table has score")
-        if not (value is None or (not isinstance(value, bool) and value in (0, [], "")) or (name == "plateHolds" and value == "none")):
+        if not fresh_table_field(name, value):
             raise InvalidInput("INVALID_TABLE", f"table.{name}", f"table.{name} is not part of a Rentoy table (only score)")
     given = table.get("score")
     if given is None or given == []:  # (an empty list: protobuf JSON's printing of no score)

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from engine.cards import DECK_48, SUIT_WORDS, Card, Suit, cards_str, distinct, key_mask
 from engine.errors import InvalidInput, shown
-from engine.record import check_tantos, fields_repr, json_int
+from engine.record import check_tantos, fields_repr, fresh_table_field, json_int
 from engine.revesino_options import Options
 from engine.tricks import rank_table, winning_index
 
@@ -1006,8 +1006,8 @@ def read_table(table: Any, seats: int) -> int:
         if name == "fondo":
             continue
         if name in _OTHER_GAMES_FIELDS:
-            if value is None or (not isinstance(value, bool) and value in (0, [], "")) or (name == "plateHolds" and value == "none"):
-                continue  # (a Tresillo table's fresh values, as a Rentoy table reads them too)
+            if fresh_table_field(name, value):
+                continue
             raise InvalidInput("INVALID_TABLE", f"table.{name}", f"table.{name} is not part of a Revesino table (fondo)")
         raise InvalidInput("INVALID_FIELD", f"table.{name}", f"unknown table field {shown(name)}; a Revesino table has fondo")
     raw = table.get("fondo")

@@ -126,6 +126,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
 
     from service import affinity, ready, run_dir
     from service.grpc_server import address
+    from service.stream import env_seconds
 
     # A host the servers cannot listen on (a name that does not resolve, an address of another
     # machine) was gunicorn's retries for 5 seconds and its error, or taken for a port in use.
@@ -160,7 +161,7 @@ def serve(host: str, rest_port: int, grpc_port: int, workers: int, access_log: b
     # How long calls under way may go on once a stop is asked (NAIPES_STOP_SECONDS, each server
     # reading it; unset, gRPC's 2 s and gunicorn's 5), then 5 s more before a server that has not
     # ended is killed.
-    grace = stop_seconds(REST_STOP_SECONDS)
+    grace = env_seconds("NAIPES_STOP_SECONDS", REST_STOP_SECONDS)  # (checked by the command)
     ended_with_this = _ended_with_this_process()
     children = {f"gRPC worker {i + 1}" if workers > 1 else "gRPC":
                 subprocess.Popen(grpc_command, env={**env, affinity.CPU_ENV: str(cpus[i % len(cpus)])} if cpus else env,
@@ -616,20 +617,13 @@ STREAM_SETTINGS = (("NAIPES_STREAMS", _within(1, None, "a number of streams (1 o
 BODY_SETTINGS = (("NAIPES_BODY_SECONDS", seconds_argument),)
 REST_SETTINGS = (*BODY_SETTINGS, ("NAIPES_COMPRESS_ANSWERS", flag_argument))
 # How long calls under way may go on after a stop signal (naipes serve's servers; 0: they end at
-# once), and how long unless it is set (stop_seconds).
+# once), and how long unless it is set.
 STOP_SETTINGS = (("NAIPES_STOP_SECONDS", seconds_argument),)
 GRPC_STOP_SECONDS, REST_STOP_SECONDS = 2.0, 5.0
 # The bound on a call's request, the compression of gRPC's answers, its connections' age and its
 # stop (service/grpc_server.py), checked as naipes serve and python -m service.grpc_server start.
 GRPC_SETTINGS = (*BODY_SETTINGS, ("NAIPES_GRPC_COMPRESSION", compression_argument), ("NAIPES_GRPC_CONNECTION_AGE", age_argument),
                  *STOP_SETTINGS)
-
-
-def stop_seconds(default: float) -> float:
-    """``NAIPES_STOP_SECONDS``: how long the calls under way when a server is told to stop (SIGTERM,
-    Ctrl-C) may go on before they are ended, its ports closed at once; ``default`` when unset or
-    empty (gRPC's 2 s, REST's 5 s). Checked where a server starts (``GRPC_SETTINGS``, naipes serve)."""
-    return float(os.environ.get("NAIPES_STOP_SECONDS") or default)
 
 
 def check_settings(settings: tuple[tuple[str, Callable[[str], object]], ...]) -> None:

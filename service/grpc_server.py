@@ -103,12 +103,9 @@ def connection_age() -> float:
     new connection (HTTP/2 GOAWAY, grpcio's ``grpc.max_connection_age_ms``), 0, unset or empty for
     never. Calls under way on the old connection go on to their end (no grace bound is set); the
     client's next calls open a new one, resolving the name again: a client balancing over a
-    headless Service's pods (deploy/k8s) then reaches pods added since it connected. A ValueError
-    naming it for anything but seconds."""
-    from service.cli import GRPC_SETTINGS, check_settings
-
-    check_settings(GRPC_SETTINGS)
-    return float(os.environ.get("NAIPES_GRPC_CONNECTION_AGE") or 0)
+    headless Service's pods (deploy/k8s) then reaches pods added since it connected. A bad value is
+    refused where the server is made (``answer_compression``'s check of ``cli.GRPC_SETTINGS``)."""
+    return stream.env_seconds("NAIPES_GRPC_CONNECTION_AGE", 0.0)
 
 
 def _method(name: str, handler: Callable[[Any], Any], compression: grpc.Compression | None = None) -> Callable[[Any, grpc.ServicerContext], Any]:
@@ -430,7 +427,7 @@ def stop_signals() -> Callable[[], int]:
 def serve(host: str, port: int, max_workers: int | None = None) -> None:
     """Serve until SIGINT or SIGTERM, then stop: the port closed at once, the calls under way given
     ``NAIPES_STOP_SECONDS`` (2 s unless set) to end."""
-    from service.cli import GRPC_STOP_SECONDS, stop_seconds
+    from service.cli import GRPC_STOP_SECONDS
 
     server, bound = create_server(host, port, max_workers)
     wait_for_stop = stop_signals()  # (before the port listens: a signal as soon as it does is a stop too)
@@ -438,7 +435,7 @@ def serve(host: str, port: int, max_workers: int | None = None) -> None:
     log.info("gRPC listening on %s", address(host, bound))
     ready.announce("grpc")
     wait_for_stop()
-    server.stop(grace=stop_seconds(GRPC_STOP_SECONDS)).wait()
+    server.stop(grace=stream.env_seconds("NAIPES_STOP_SECONDS", GRPC_STOP_SECONDS)).wait()  # (checked as the server started)
     stream.shutdown_pool()
     # How the connections were spread over `naipes serve --workers N` processes (the benchmark reads it).
     log.info("gRPC stopped: process %d answered %d unary calls", os.getpid(), next(_calls) - 1)
