@@ -391,6 +391,17 @@ def _closed() -> NaipesError:
     return NaipesError("UNAVAILABLE", "the client is closed")
 
 
+class _Closable:
+    """What both clients share of their ``close()``: ``_closed``, set by it, and ``_open()``,
+    a call's first step, refused once it is set."""
+
+    _closed = False
+
+    def _open(self) -> None:
+        if self._closed:
+            raise _closed()
+
+
 # The longest timeout a client takes (a year, in seconds): a socket's and a gRPC deadline's
 # arithmetic overflows somewhere past 1e9 s, and an infinite one raised OverflowError on the
 # process's deadline thread, which then ended every other REST client's deadlines with it.
@@ -417,7 +428,7 @@ def _kind(value: object) -> str:
     return f"{type(value).__name__} {shown}"[:80]
 
 
-class RestClient:
+class RestClient(_Closable):
     """Naipes over REST (JSON over HTTP/1.1). ``timeout``: a call's deadline, the seconds it waits
     for the server's whole answer (``DEADLINE_EXCEEDED`` then, however steadily the answer was
     coming); ``validate_hands``: how long a stream may stay silent. ``compress``: every body is
@@ -431,12 +442,6 @@ class RestClient:
         self.timeout = _seconds(timeout)
         self.compress = compress
         self._accept = {"Accept-Encoding": "gzip"} if compress else {}
-        self._closed = False
-
-    def _open(self) -> None:
-        """A call's first step: refused once the client is closed."""
-        if self._closed:
-            raise _closed()
 
     def _call(self, method: str, path: str, body: JSON | None = None, request_id: str | None = None) -> JSON:
         self._open()
@@ -659,7 +664,7 @@ class _Stub:
             setattr(self, method.name, calling(path, request_serializer=serialize))
 
 
-class GrpcClient:
+class GrpcClient(_Closable):
     """Naipes over gRPC; answers are converted to the same JSON the REST API gives. ``target``:
     ``host:port``, or a gRPC name of several addresses, each a replica of the service, which the
     calls take in turn (gRPC's ``round_robin``): ``dns:///naipes-grpc.games.svc:50051`` (a headless
@@ -693,12 +698,6 @@ class GrpcClient:
         self._channels = [grpc.insecure_channel(target, options=options, compression=compression) for _ in range(connections)]
         self._stubs = [_Stub(channel, naipes_pb2) for channel in self._channels]
         self._turns = count()  # (next() on it is atomic: threads may share the client)
-        self._closed = False
-
-    def _open(self) -> None:
-        """A call's first step: refused once the client is closed."""
-        if self._closed:
-            raise _closed()
 
     @property
     def _stub(self) -> _Stub:
